@@ -1,0 +1,53 @@
+# The human entry point. `make test` and `make demo` are each the one command a fresh
+# Debian 12 machine needs: both install what is missing and build first.
+BUILD ?= build
+JOBS ?= $(shell nproc)
+CMAKE_FLAGS ?=
+DEB_PACKAGES := cmake g++ pkg-config libcurl4-openssl-dev libcpp-httplib-dev libmicrohttpd-dev \
+                libcli11-dev nlohmann-json3-dev doctest-dev
+SOURCES = $(shell find core fakeprovider loadgen reports tests bench -name '*.cpp' -o -name '*.hpp' 2>/dev/null)
+
+.PHONY: all deps build test asan tsan fmt fmt-check demo bench clean
+
+all: build
+
+deps:
+	@missing=""; for p in $(DEB_PACKAGES); do \
+	  dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing:$$missing"; \
+	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	  $$SUDO apt-get update -q && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -q $$missing; \
+	fi
+
+build: deps
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release $(CMAKE_FLAGS) >/dev/null
+	cmake --build $(BUILD) -j $(JOBS)
+
+test: build
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+asan:
+	$(MAKE) test BUILD=build-asan CMAKE_FLAGS="-DCMAKE_BUILD_TYPE=RelWithDebInfo -DSTAMPEDE_SANITIZE=address,undefined"
+
+tsan:
+	$(MAKE) test BUILD=build-tsan CMAKE_FLAGS="-DCMAKE_BUILD_TYPE=RelWithDebInfo -DSTAMPEDE_SANITIZE=thread"
+
+fmt:
+	clang-format -i $(SOURCES)
+
+fmt-check:
+	clang-format --dry-run --Werror $(SOURCES)
+
+demo: build
+	@echo "== the reference storm, exponential backoff without jitter =="
+	-$(BUILD)/bin/loadgen simulate --scenario examples/storm.json --strategy exponential
+	@echo
+	@echo "== the same storm with full jitter =="
+	$(BUILD)/bin/loadgen simulate --scenario examples/storm.json --strategy full-jitter
+
+bench: build
+	bench/sim_million.sh $(BUILD)
+
+clean:
+	rm -rf build build-asan build-tsan

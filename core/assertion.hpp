@@ -1,0 +1,35 @@
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "parsed.hpp"
+#include "summary.hpp"
+
+namespace stampede {
+
+// "peak_ratio <= 2", "delivered == items": a metric, a comparison, a number or a metric.
+struct Assertion {
+  std::string text;
+  std::string metric;
+  std::string op;          // < <= > >= == !=
+  std::string rhs_metric;  // empty when the right side is a number
+  double rhs_value = 0;
+};
+
+struct Verdict {
+  std::string text;
+  bool passed = false;
+  double actual = 0;
+  double expected = 0;
+};
+
+Parsed<Assertion> parse_assertion(std::string_view text);
+Verdict evaluate(const Assertion& a, const Summary& s);
+
+// Every expression parsed, or the first error.
+Parsed<std::vector<Assertion>> parse_assertions(const std::vector<std::string>& texts);
+std::vector<Verdict> evaluate_all(const std::vector<Assertion>& list, const Summary& s);
+
+}  // namespace stampede

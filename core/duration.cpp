@@ -1,0 +1,82 @@
+#include "duration.hpp"
+
+#include <array>
+#include <cmath>
+#include <cstdio>
+#include <utility>
+
+namespace stampede {
+namespace {
+
+constexpr std::array<std::pair<std::string_view, std::int64_t>, 8> kUnits{{
+    {"ns", 1},
+    {"us", 1'000},
+    {"ms", kNsPerMs},
+    {"s", kNsPerSec},
+    {"m", 60 * kNsPerSec},
+    {"min", 60 * kNsPerSec},
+    {"h", 3600 * kNsPerSec},
+    {"d", 86400 * kNsPerSec},
+}};
+
+constexpr std::string_view kAccepted = "a number and a unit: ns, us, ms, s, m, h (e.g. 250ms, 30s)";
+
+}  // namespace
+
+Parsed<std::int64_t> parse_duration_ns(std::string_view text) {
+  auto fail = [&](const std::string& why) {
+    return Parsed<std::int64_t>::fail("'" + std::string(text) + "' is not a duration (" + why +
+                                      "); expected " + std::string(kAccepted));
+  };
+  std::size_t i = 0;
+  std::int64_t whole = 0;
+  bool digits = false;
+  while (i < text.size() && text[i] >= '0' && text[i] <= '9') {
+    if (whole > (INT64_MAX - 9) / 10) return fail("too large");
+    whole = whole * 10 + (text[i] - '0');
+    digits = true;
+    ++i;
+  }
+  double fraction = 0;
+  if (i < text.size() && text[i] == '.') {
+    ++i;
+    double scale = 0.1;
+    while (i < text.size() && text[i] >= '0' && text[i] <= '9') {
+      fraction += (text[i] - '0') * scale;
+      scale /= 10;
+      digits = true;
+      ++i;
+    }
+  }
+  if (!digits) return fail(text.empty() ? "empty" : "no number");
+  const std::string_view unit = text.substr(i);
+  if (unit.empty()) return fail("no unit");
+  for (const auto& [name, factor] : kUnits) {
+    if (unit != name) continue;
+    if (whole > INT64_MAX / factor - 1) return fail("too large");
+    const auto frac_ns = static_cast<std::int64_t>(std::llround(fraction * factor));
+    return Parsed<std::int64_t>::ok(whole * factor + frac_ns);
+  }
+  return fail("unknown unit '" + std::string(unit) + "'");
+}
+
+std::string format_duration(std::int64_t ns) {
+  char buf[48];
+  auto fmt = [&](double v, const char* unit) {
+    std::snprintf(buf, sizeof buf, "%.3f", v);
+    std::string s = buf;
+    while (s.back() == '0') s.pop_back();
+    if (s.back() == '.') s.pop_back();
+    return s + unit;
+  };
+  const std::int64_t mag = ns < 0 ? -ns : ns;
+  if (mag == 0) return "0s";
+  if (mag % (3600 * kNsPerSec) == 0) return fmt(static_cast<double>(ns) / (3600 * kNsPerSec), "h");
+  if (mag % (60 * kNsPerSec) == 0) return fmt(static_cast<double>(ns) / (60 * kNsPerSec), "m");
+  if (mag >= kNsPerSec) return fmt(static_cast<double>(ns) / kNsPerSec, "s");
+  if (mag >= kNsPerMs) return fmt(static_cast<double>(ns) / kNsPerMs, "ms");
+  if (mag >= 1000) return fmt(static_cast<double>(ns) / 1000, "us");
+  return fmt(static_cast<double>(ns), "ns");
+}
+
+}  // namespace stampede

@@ -1,0 +1,21 @@
+#include "outcome.hpp"
+
+namespace stampede {
+
+std::optional<Outcome> parse_outcome_name(std::string_view name) {
+  for (std::size_t i = 0; i < kOutcomeCount; ++i) {
+    if (kOutcomeNames[i] == name) return static_cast<Outcome>(i);
+  }
+  return std::nullopt;
+}
+
+Outcome classify_status(int status) {
+  if (status >= 200 && status < 300) return Outcome::kOk;
+  if (status == 429) return Outcome::kRateLimited;
+  if (status == 503) return Outcome::kUnavailable;
+  if (status == 529) return Outcome::kOverloaded;
+  if (status >= 500) return Outcome::kServerError;
+  return Outcome::kClientError;
+}
+
+}  // namespace stampede

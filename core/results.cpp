@@ -1,0 +1,187 @@
+#include "results.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+#include "generated/version.hpp"
+
+namespace stampede {
+
+using json = nlohmann::json;
+
+void Recording::record_send(std::int64_t t_ns, Outcome client_view) {
+  client_by_outcome.add(t_ns, static_cast<std::size_t>(client_view));
+  ++requests;
+}
+
+void Recording::record_arrival(std::int64_t t_ns, int send_number, Outcome outcome) {
+  provider_by_outcome.add(t_ns, static_cast<std::size_t>(outcome));
+  const auto label =
+      std::clamp<std::size_t>(static_cast<std::size_t>(std::max(send_number, 1)), 1, kSendLabels) -
+      1;
+  provider_by_send.add(t_ns, label);
+}
+
+void Recording::merge(const Recording& o) {
+  provider_by_outcome.merge(o.provider_by_outcome);
+  provider_by_send.merge(o.provider_by_send);
+  client_by_outcome.merge(o.client_by_outcome);
+  backoff.merge(o.backoff);
+  item_latency_ns.merge(o.item_latency_ns);
+  sends_per_item.merge(o.sends_per_item);
+  lateness_ns.merge(o.lateness_ns);
+  items += o.items;
+  delivered += o.delivered;
+  dead_lettered += o.dead_lettered;
+  unfinished += o.unfinished;
+  requests += o.requests;
+  drain_ns = std::max(drain_ns, o.drain_ns);
+}
+
+Summary summarize(const Recording& r, const ProviderConfig& provider, bool provider_side) {
+  Summary s;
+  s.items = static_cast<double>(r.items);
+  s.delivered = static_cast<double>(r.delivered);
+  s.dead_lettered = static_cast<double>(r.dead_lettered);
+  s.unfinished = static_cast<double>(r.unfinished);
+  s.requests = static_cast<double>(r.requests);
+  s.amplification = r.items ? s.requests / s.items : 0;
+  s.drain_s = ns_to_s(r.drain_ns);
+  s.p50_s = ns_to_s(r.item_latency_ns.quantile(0.50));
+  s.p99_s = ns_to_s(r.item_latency_ns.quantile(0.99));
+  s.attempts_p99 = static_cast<double>(r.sends_per_item.quantile(0.99));
+  s.lateness_p50_ms = static_cast<double>(r.lateness_ns.quantile(0.50)) / kNsPerMs;
+  s.lateness_p99_ms = static_cast<double>(r.lateness_ns.quantile(0.99)) / kNsPerMs;
+
+  // The provider's own view when there is one; the clients' sends otherwise.
+  const auto& arrivals = provider_side ? r.provider_by_outcome : r.client_by_outcome;
+  const auto first_bin = static_cast<std::size_t>(recovery_ns(provider) / arrivals.bin_ns());
+  for (std::size_t b = first_bin; b < arrivals.bins(); ++b) {
+    const auto n = static_cast<double>(arrivals.bin_total(b));
+    if (n > s.peak_arrivals) {
+      s.peak_arrivals = n;
+      s.peak_second = ns_to_s(static_cast<std::int64_t>(b) * arrivals.bin_ns());
+    }
+  }
+  const auto& limit = provider.allowance ? provider.allowance : provider.capacity;
+  if (limit) s.peak_ratio = s.peak_arrivals / (limit->per_second() * ns_to_s(arrivals.bin_ns()));
+  return s;
+}
+
+std::vector<std::string> outcome_labels() {
+  return {kOutcomeNames.begin(), kOutcomeNames.end()};
+}
+
+std::vector<std::string> send_labels() {
+  std::vector<std::string> labels;
+  for (std::size_t i = 1; i < kSendLabels; ++i) labels.push_back(std::to_string(i));
+  labels.push_back(std::to_string(kSendLabels) + "+");
+  return labels;
+}
+
+json to_json(const Results& r) {
+  const auto& rec = r.recording;
+  json verdicts = json::array();
+  for (const auto& v : r.verdicts) {
+    verdicts.push_back({{"assertion", v.text},
+                        {"passed", v.passed},
+                        {"actual", v.actual},
+                        {"expected", v.expected}});
+  }
+  return {
+      {"format", kResultsFormat},
+      {"stampede_version", kVersion},
+      {"engine", r.engine},
+      {"scenario", to_json(r.scenario)},
+      {"summary", to_json(r.summary)},
+      {"assertions", verdicts},
+      {"counts",
+       {{"items", rec.items},
+        {"delivered", rec.delivered},
+        {"dead_lettered", rec.dead_lettered},
+        {"unfinished", rec.unfinished},
+        {"requests", rec.requests},
+        {"drain_ns", rec.drain_ns}}},
+      {"histograms",
+       {{"provider_side", r.provider_side},
+        {"provider_arrivals_by_outcome", rec.provider_by_outcome.to_json(outcome_labels())},
+        {"provider_arrivals_by_send", rec.provider_by_send.to_json(send_labels())},
+        {"client_sends_by_outcome", rec.client_by_outcome.to_json(outcome_labels())},
+        {"backoff_transitions", rec.backoff.to_json({"entered", "left"})}}},
+      {"distributions",
+       {{"item_latency_ns", rec.item_latency_ns.to_json()},
+        {"sends_per_item", rec.sends_per_item.to_json()},
+        {"lateness_ns", rec.lateness_ns.to_json()}}},
+  };
+}
+
+Parsed<Results> results_from_json(const json& j) {
+  try {
+    if (!j.is_object() || j.value("format", 0) != kResultsFormat) {
+      return Parsed<Results>::fail("not a stampede results document (format " +
+                                   std::to_string(kResultsFormat) + ")");
+    }
+    Results r;
+    r.engine = j.at("engine").get<std::string>();
+    auto scenario = scenario_from_json(j.at("scenario"));
+    if (!scenario) return Parsed<Results>::fail("its scenario: " + scenario.error());
+    r.scenario = *scenario;
+    r.summary = summary_from_json(j.at("summary"));
+    for (const auto& v : j.at("assertions")) {
+      r.verdicts.push_back({v.at("assertion").get<std::string>(), v.at("passed").get<bool>(),
+                            v.at("actual").get<double>(), v.at("expected").get<double>()});
+    }
+    const auto& c = j.at("counts");
+    auto& rec = r.recording;
+    rec.items = c.at("items").get<std::int64_t>();
+    rec.delivered = c.at("delivered").get<std::int64_t>();
+    rec.dead_lettered = c.at("dead_lettered").get<std::int64_t>();
+    rec.unfinished = c.at("unfinished").get<std::int64_t>();
+    rec.requests = c.at("requests").get<std::int64_t>();
+    rec.drain_ns = c.at("drain_ns").get<std::int64_t>();
+    const auto& h = j.at("histograms");
+    r.provider_side = h.at("provider_side").get<bool>();
+    rec.provider_by_outcome = BinnedCounts::from_json(h.at("provider_arrivals_by_outcome"));
+    rec.provider_by_send = BinnedCounts::from_json(h.at("provider_arrivals_by_send"));
+    rec.client_by_outcome = BinnedCounts::from_json(h.at("client_sends_by_outcome"));
+    rec.backoff = BinnedCounts::from_json(h.at("backoff_transitions"));
+    const auto& d = j.at("distributions");
+    rec.item_latency_ns = LogHistogram::from_json(d.at("item_latency_ns"));
+    rec.sends_per_item = LogHistogram::from_json(d.at("sends_per_item"));
+    rec.lateness_ns = LogHistogram::from_json(d.at("lateness_ns"));
+    return Parsed<Results>::ok(std::move(r));
+  } catch (const std::exception& e) {
+    return Parsed<Results>::fail(std::string("malformed results document: ") + e.what());
+  }
+}
+
+Parsed<Results> load_results_file(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return Parsed<Results>::fail("cannot read results file '" + path + "'");
+  std::stringstream text;
+  text << in.rdbuf();
+  const json j = json::parse(text.str(), nullptr, false);
+  if (j.is_discarded())
+    return Parsed<Results>::fail("results file '" + path + "' is not valid JSON");
+  auto r = results_from_json(j);
+  if (!r) return Parsed<Results>::fail("results file '" + path + "': " + r.error());
+  return r;
+}
+
+std::optional<std::string> write_file_atomically(const std::string& path, const std::string& text) {
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out) return "cannot write '" + tmp + "'";
+    out << text;
+    out.flush();
+    if (!out) return "cannot write '" + tmp + "'";
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0)
+    return "cannot rename '" + tmp + "' to '" + path + "'";
+  return std::nullopt;
+}
+
+}  // namespace stampede

@@ -1,0 +1,68 @@
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "assertion.hpp"
+#include "binned_counts.hpp"
+#include "duration.hpp"
+#include "log_histogram.hpp"
+#include "outcome.hpp"
+#include "parsed.hpp"
+#include "scenario.hpp"
+#include "summary.hpp"
+
+namespace stampede {
+
+// Sends are labelled by their number within an item: 1 is the first send, 2 the first retry;
+// the last label collects everything beyond.
+inline constexpr std::size_t kSendLabels = 16;
+inline constexpr int kResultsFormat = 1;
+
+// What an engine (or one of its threads) records. Bounded whatever the traffic; merged by
+// adding, so each thread records alone and the run adds them up at the end.
+struct Recording {
+  BinnedCounts provider_by_outcome{kNsPerSec, kOutcomeCount};
+  BinnedCounts provider_by_send{kNsPerSec, kSendLabels};
+  BinnedCounts client_by_outcome{kNsPerSec, kOutcomeCount};
+  BinnedCounts backoff{kNsPerSec, 2};  // items entering and leaving a backoff sleep
+  LogHistogram item_latency_ns;        // delivered items, from the intended start
+  LogHistogram sends_per_item;         // finished items
+  LogHistogram lateness_ns;            // actual send - intended send
+  std::int64_t items = 0;
+  std::int64_t delivered = 0;
+  std::int64_t dead_lettered = 0;
+  std::int64_t unfinished = 0;
+  std::int64_t requests = 0;
+  std::int64_t drain_ns = 0;  // last delivery
+
+  void record_send(std::int64_t t_ns, Outcome client_view);
+  void record_arrival(std::int64_t t_ns, int send_number, Outcome outcome);
+  void merge(const Recording& other);
+};
+
+struct Results {
+  std::string engine;  // "simulate" or "run"
+  Scenario scenario;
+  Recording recording;
+  bool provider_side = false;  // provider_by_* were recorded by (or for) the provider
+  Summary summary;
+  std::vector<Verdict> verdicts;
+};
+
+Summary summarize(const Recording& r, const ProviderConfig& provider, bool provider_side);
+
+nlohmann::json to_json(const Results& r);
+Parsed<Results> results_from_json(const nlohmann::json& j);
+Parsed<Results> load_results_file(const std::string& path);
+
+// Writes to a temporary name and renames, so an interrupted run never leaves half a file.
+std::optional<std::string> write_file_atomically(const std::string& path, const std::string& text);
+
+std::vector<std::string> outcome_labels();
+std::vector<std::string> send_labels();
+
+}  // namespace stampede

@@ -1,0 +1,135 @@
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "parsed.hpp"
+#include "rate.hpp"
+
+namespace stampede {
+
+// One scenario file describes the provider, the fleet and the expectations; the same file
+// feeds fakeprovider, `loadgen run` and `loadgen simulate`. Every field is spelled in the
+// file exactly as its flag takes it, so a flag overrides a field with the same parser.
+
+enum class LimiterKind { kFixedWindow, kSlidingWindow, kTokenBucket };
+enum class OutageAction { kStatus503, kStatus529, kStatus500, kReset };
+enum class RateLimitHeaders { kNone, kIetf, kXRateLimit };
+enum class WorkloadKind { kStorm, kSteady, kQueue };
+enum class StrategyKind {
+  kNone,
+  kFixed,
+  kExponential,
+  kFullJitter,
+  kEqualJitter,
+  kDecorrelatedJitter
+};
+enum class RetryAfterMode { kIgnore, kExact, kJittered };
+
+struct OutageWindow {
+  std::int64_t start_ns = 0;
+  std::int64_t end_ns = 0;
+  OutageAction action = OutageAction::kStatus503;
+  bool operator==(const OutageWindow&) const = default;
+};
+
+struct ProviderConfig {
+  std::optional<Rate> allowance;  // per tenant; none = unlimited
+  LimiterKind limiter = LimiterKind::kFixedWindow;
+  std::optional<std::int64_t> burst;  // token bucket size; default one second of allowance
+  std::optional<Rate> capacity;       // global, across tenants; answered with 529
+  std::vector<OutageWindow> outages;
+  double error_rate = 0;  // fraction answered 400
+  std::int64_t latency_min_ns = 0;
+  std::int64_t latency_max_ns = 0;
+  std::string tenant_header = "X-Api-Key";
+  bool retry_after = true;
+  RateLimitHeaders ratelimit_headers = RateLimitHeaders::kIetf;
+  std::uint64_t seed = 1;
+};
+
+struct RetryBudgetConfig {
+  double max_tokens = 0;
+  double token_ratio = 0;
+  bool operator==(const RetryBudgetConfig&) const = default;
+};
+
+struct BreakerConfig {
+  std::int64_t failures = 0;
+  std::int64_t cooldown_ns = 0;
+  bool operator==(const BreakerConfig&) const = default;
+};
+
+struct FleetConfig {
+  std::int64_t clients = 100;
+  WorkloadKind workload = WorkloadKind::kStorm;
+  std::optional<std::int64_t> items;  // default: one per client (storm, queue) or rate x duration
+  std::optional<Rate> rate;           // steady workload's open-loop arrival rate
+  std::optional<std::int64_t> duration_ns;
+  StrategyKind strategy = StrategyKind::kFullJitter;
+  std::int64_t base_ns = 1'000'000'000;
+  std::int64_t cap_ns = 60'000'000'000;
+  std::int64_t max_attempts = 0;  // retries after the first send; 0 = unbounded
+  std::optional<std::int64_t> deadline_ns;
+  RetryAfterMode retry_after = RetryAfterMode::kIgnore;
+  std::optional<RetryBudgetConfig> retry_budget;
+  std::optional<BreakerConfig> breaker;
+  std::int64_t timeout_ns = 30'000'000'000;
+  std::uint64_t seed = 1;
+
+  // Items the workload will create in all.
+  std::int64_t item_count() const;
+};
+
+struct Scenario {
+  std::string name = "unnamed";
+  std::string description;
+  ProviderConfig provider;
+  FleetConfig fleet;
+  std::vector<std::string> expectations;  // assertion expressions, e.g. "peak_ratio <= 2"
+};
+
+// Sets one field from a file value or a flag ("fleet.strategy", "provider.outages", ...).
+// Returns the error, naming the field, the bad value and what is accepted.
+std::optional<std::string> set_field(Scenario& s, std::string_view field,
+                                     const nlohmann::json& value);
+
+// Every field name set_field accepts, for help texts and error messages.
+std::vector<std::string> field_names();
+
+Parsed<Scenario> scenario_from_json(const nlohmann::json& j);
+Parsed<Scenario> load_scenario_file(const std::string& path);
+nlohmann::json to_json(const Scenario& s);
+
+// A scenario file (or the defaults when the path is empty), then flag overrides in order,
+// then validate(): the one way every binary builds its scenario. The error is every problem,
+// one per line.
+struct FieldOverride {
+  std::string field;
+  nlohmann::json value;
+};
+Parsed<Scenario> build_scenario(const std::string& path,
+                                const std::vector<FieldOverride>& overrides);
+
+// Cross-field rules (cap below base, steady without a rate, ...): every error, not the first.
+std::vector<std::string> validate(const Scenario& s);
+
+// The end of the last outage window, or 0 when there is none.
+std::int64_t recovery_ns(const ProviderConfig& p);
+
+std::string_view to_string(LimiterKind k);
+std::string_view to_string(WorkloadKind k);
+std::string_view to_string(StrategyKind k);
+std::string_view to_string(RetryAfterMode k);
+std::string_view to_string(RateLimitHeaders k);
+std::string format_outage(const OutageWindow& w);
+
+Parsed<StrategyKind> parse_strategy(std::string_view text);
+Parsed<OutageWindow> parse_outage(std::string_view text);
+
+}  // namespace stampede

@@ -1,0 +1,58 @@
+#pragma once
+
+#include <array>
+#include <string_view>
+
+namespace stampede {
+
+// The flags that override scenario fields. Data only: each binary's main.cpp registers them
+// with its own parser, and every value goes through set_field, the scenario file's parser.
+// Where a binary takes both lists, a provider flag whose name a fleet flag already has is
+// spelled with a "provider-" prefix (--provider-seed, --provider-retry-after).
+struct ScenarioFlag {
+  std::string_view flag;
+  std::string_view field;
+  std::string_view help;
+  bool repeatable = false;
+};
+
+inline constexpr std::array<ScenarioFlag, 11> kProviderFlags{{
+    {"--allowance", "provider.allowance", "per-tenant allowance: N/s, N/min or N/h"},
+    {"--limiter", "provider.limiter", "fixed-window, sliding-window or token-bucket"},
+    {"--burst", "provider.burst", "token bucket size (default: one second of allowance)"},
+    {"--capacity", "provider.capacity", "global capacity across tenants, answered 529: N/s"},
+    {"--outage", "provider.outages",
+     "START-END[:STATUS], STATUS 503 (default), 529, 500 or reset; repeatable; replaces the "
+     "file's outages",
+     true},
+    {"--error-rate", "provider.error_rate", "fraction of requests answered 400"},
+    {"--latency", "provider.latency", "service time: 5ms, or a uniform range 5ms-20ms"},
+    {"--tenant-header", "provider.tenant_header", "header naming the tenant (default X-Api-Key)"},
+    {"--retry-after", "provider.retry_after", "send Retry-After on 429/503/529: on or off"},
+    {"--ratelimit-headers", "provider.ratelimit_headers", "none, ietf or x-ratelimit"},
+    {"--seed", "provider.seed", "seed of the provider's injected errors and latency"},
+}};
+
+inline constexpr std::array<ScenarioFlag, 15> kFleetFlags{{
+    {"--clients", "fleet.clients", "concurrent clients, each with its own stream and state"},
+    {"--workload", "fleet.workload",
+     "storm (each client sends at t=0), steady (open loop at --rate) or queue (items drained by "
+     "the clients)"},
+    {"--items", "fleet.items", "items in all (default: one per client)"},
+    {"--rate", "fleet.rate", "steady workload's arrival rate: N/s, N/min or N/h"},
+    {"--duration", "fleet.duration", "steady workload's duration, e.g. 60s"},
+    {"--strategy", "fleet.strategy",
+     "none, fixed, exponential, full-jitter, equal-jitter or decorrelated-jitter"},
+    {"--base", "fleet.base", "base delay, e.g. 1s"},
+    {"--cap", "fleet.cap", "delay cap, e.g. 60s"},
+    {"--max-attempts", "fleet.max_attempts", "retries after the first send; 0 = unbounded"},
+    {"--deadline", "fleet.deadline", "total time an item may take, from its first send"},
+    {"--retry-after", "fleet.retry_after",
+     "what to do with a Retry-After: ignore, exact or jittered (hint plus full jitter)"},
+    {"--retry-budget", "fleet.retry_budget", "MAX_TOKENS,RATIO, gRPC-style retry throttling"},
+    {"--breaker", "fleet.breaker", "FAILURES,COOLDOWN circuit breaker, e.g. 5,30s"},
+    {"--timeout", "fleet.timeout", "per-request timeout, e.g. 10s"},
+    {"--seed", "fleet.seed", "seed of the fleet's random streams"},
+}};
+
+}  // namespace stampede

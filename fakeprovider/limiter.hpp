@@ -1,0 +1,73 @@
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+
+#include "rate.hpp"
+#include "scenario.hpp"
+
+namespace stampede {
+
+struct LimitVerdict {
+  bool admitted = false;
+  std::int64_t retry_after_ns = 0;  // when rejected: until the next admission could succeed
+  std::int64_t limit = 0;           // for the RateLimit headers
+  std::int64_t remaining = 0;
+  std::int64_t reset_ns = 0;  // until the quota is whole again
+};
+
+// A limiter decides one arrival at a time on the time it is given; it reads no clock and
+// takes no lock (the caller serialises), so the simulator and the server share it.
+class Limiter {
+ public:
+  virtual ~Limiter() = default;
+  virtual LimitVerdict try_acquire(std::int64_t now_ns) = 0;
+};
+
+// Fixed windows aligned to the scenario start: [0, w), [w, 2w), ...
+class FixedWindowLimiter final : public Limiter {
+ public:
+  explicit FixedWindowLimiter(Rate rate) : rate_(rate) {}
+  LimitVerdict try_acquire(std::int64_t now_ns) override;
+
+ private:
+  Rate rate_;
+  std::int64_t window_ = -1;
+  std::int64_t used_ = 0;
+};
+
+// An exact sliding log: no window of the rate's length ever holds more than its count.
+class SlidingWindowLimiter final : public Limiter {
+ public:
+  explicit SlidingWindowLimiter(Rate rate);
+  LimitVerdict try_acquire(std::int64_t now_ns) override;
+
+ private:
+  Rate rate_;
+  std::unique_ptr<std::int64_t[]> ring_;  // admission times, oldest at head_
+  std::int64_t head_ = 0;
+  std::int64_t size_ = 0;
+};
+
+// GCRA, the token bucket's exact integer form: at most burst + rate * t in any span t.
+class TokenBucketLimiter final : public Limiter {
+ public:
+  TokenBucketLimiter(Rate rate, std::int64_t burst) : rate_(rate), burst_(burst) {}
+  LimitVerdict try_acquire(std::int64_t now_ns) override;
+
+ private:
+  Rate rate_;
+  std::int64_t burst_;
+  // Theoretical arrival time, scaled by rate_.count so an emission interval of
+  // window / count stays an integer.
+  __int128 tat_scaled_ = 0;
+};
+
+// One second of allowance, at least 1: a burst the size of the per-second rate.
+std::int64_t default_burst(const Rate& rate);
+
+std::unique_ptr<Limiter> make_limiter(LimiterKind kind, const Rate& rate,
+                                      std::optional<std::int64_t> burst);
+
+}  // namespace stampede

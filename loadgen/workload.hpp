@@ -1,0 +1,37 @@
+#pragma once
+
+#include <cstdint>
+#include <optional>
+
+#include "scenario.hpp"
+
+namespace stampede {
+
+struct WorkItem {
+  std::int64_t id = 0;
+  std::int64_t intended_ns = 0;  // when the item arrived: its latency counts from here
+};
+
+// Which item a client takes next. storm: item k belongs to client k mod N, all at t=0;
+// steady: the same queues, item k arriving at k / rate; queue: one shared queue, all at
+// t=0, taken by whichever worker is free. Pure arithmetic on item ids, no clock.
+class Workload {
+ public:
+  explicit Workload(const FleetConfig& fleet);
+
+  // The item after `previous` for this client (previous = -1 for its first).
+  std::optional<WorkItem> next(std::int64_t client, std::int64_t previous);
+  std::int64_t total() const { return total_; }
+
+ private:
+  std::int64_t intended_ns(std::int64_t id) const;
+
+  WorkloadKind kind_;
+  std::int64_t clients_;
+  std::int64_t total_;
+  std::int64_t rate_count_ = 0;
+  std::int64_t rate_window_ns_ = 0;
+  std::int64_t next_shared_ = 0;
+};
+
+}  // namespace stampede

@@ -1,0 +1,81 @@
+#include "terminal_summary.hpp"
+
+#include <cstdio>
+
+namespace stampede {
+namespace {
+
+constexpr std::size_t kWavesShown = 10;
+
+std::string fmt(const char* f, auto... args) {
+  char buf[512];
+  std::snprintf(buf, sizeof buf, f, args...);
+  return buf;
+}
+
+std::string number(double v) {
+  if (v == static_cast<double>(static_cast<long long>(v)))
+    return fmt("%lld", static_cast<long long>(v));
+  return fmt("%.3g", v);
+}
+
+std::string waves(const Results& r) {
+  const auto& h = r.provider_side ? r.recording.provider_by_outcome : r.recording.client_by_outcome;
+  const auto first = static_cast<std::size_t>(recovery_ns(r.scenario.provider) / h.bin_ns());
+  std::string out;
+  std::size_t shown = 0;
+  for (std::size_t b = first; b < h.bins(); ++b) {
+    const auto n = h.bin_total(b);
+    if (n == 0) continue;
+    if (shown == kWavesShown) return out + " ...";
+    out += fmt("%st=%lld: %lld", shown ? ", " : "  ",
+               static_cast<long long>(static_cast<std::int64_t>(b) * h.bin_ns() / kNsPerSec),
+               static_cast<long long>(n));
+    ++shown;
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string format_terminal_summary(const Results& r) {
+  const auto& s = r.summary;
+  const auto& f = r.scenario.fleet;
+  const auto& p = r.scenario.provider;
+  std::string out;
+  out += fmt("%s (%s): %lld clients, %s workload, %s base %s cap %s, seed %llu\n",
+             r.scenario.name.c_str(), r.engine.c_str(), static_cast<long long>(f.clients),
+             std::string(to_string(f.workload)).c_str(), std::string(to_string(f.strategy)).c_str(),
+             format_duration(f.base_ns).c_str(), format_duration(f.cap_ns).c_str(),
+             static_cast<unsigned long long>(f.seed));
+  std::string outages;
+  for (const auto& w : p.outages) outages += " " + format_outage(w);
+  out += fmt("provider: allowance %s (%s)%s%s\n",
+             p.allowance ? format_rate(*p.allowance).c_str() : "unlimited",
+             std::string(to_string(p.limiter)).c_str(), outages.empty() ? "" : ", outages",
+             outages.c_str());
+  out += "\n";
+  out += fmt("busiest second after recovery: t=%s s, %s requests (%.1fx the allowance)\n",
+             number(s.peak_second).c_str(), number(s.peak_arrivals).c_str(), s.peak_ratio);
+  out += fmt("requests made:  %s (%.2f per item)\n", number(s.requests).c_str(), s.amplification);
+  out +=
+      fmt("delivered %s of %s, dead-lettered %s, unfinished %s\n", number(s.delivered).c_str(),
+          number(s.items).c_str(), number(s.dead_lettered).c_str(), number(s.unfinished).c_str());
+  out += fmt("last item got through at t=%s s; item latency p50 %.3f s, p99 %.3f s\n",
+             number(s.drain_s).c_str(), s.p50_s, s.p99_s);
+  if (r.engine == "run") {
+    out += fmt("harness wake lateness: p50 %.3f ms, p99 %.3f ms\n", s.lateness_p50_ms,
+               s.lateness_p99_ms);
+  }
+  out += "\nseconds with any traffic, after the outage:\n" + waves(r) + "\n";
+  if (!r.verdicts.empty()) {
+    out += "\n";
+    for (const auto& v : r.verdicts) {
+      out += fmt("  %s  %s (%s)\n", v.passed ? "PASS" : "FAIL", v.text.c_str(),
+                 number(v.actual).c_str());
+    }
+  }
+  return out;
+}
+
+}  // namespace stampede

@@ -1,0 +1,42 @@
+#include <doctest/doctest.h>
+
+#include "duration.hpp"
+
+using namespace stampede;
+
+TEST_CASE("durations parse with their unit") {
+  struct Row {
+    const char* text;
+    std::int64_t ns;
+  };
+  for (const Row& r :
+       {Row{"1s", kNsPerSec}, Row{"250ms", 250 * kNsPerMs}, Row{"1.5s", 1'500'000'000},
+        Row{"2m", 120 * kNsPerSec}, Row{"1h", 3600 * kNsPerSec}, Row{"100us", 100'000},
+        Row{"10ns", 10}, Row{"0s", 0}, Row{"0.25min", 15 * kNsPerSec}}) {
+    CAPTURE(r.text);
+    const auto d = parse_duration_ns(r.text);
+    REQUIRE(d);
+    CHECK(*d == r.ns);
+  }
+}
+
+TEST_CASE("bad durations name the value and what is accepted") {
+  for (const char* bad :
+       {"", "30", "s", "-1s", "1sec", "1.5", "abc", "1 s", "99999999999999999999s"}) {
+    CAPTURE(bad);
+    const auto d = parse_duration_ns(bad);
+    REQUIRE_FALSE(d);
+    CHECK(d.error().find("expected") != std::string::npos);
+  }
+}
+
+TEST_CASE("durations format back to what parses") {
+  for (std::int64_t ns : std::initializer_list<std::int64_t>{
+           kNsPerSec, 60 * kNsPerSec, 1'500'000'000, 250 * kNsPerMs, 3600 * kNsPerSec, 1234}) {
+    const auto text = format_duration(ns);
+    CAPTURE(text);
+    const auto back = parse_duration_ns(text);
+    REQUIRE(back);
+    CHECK(*back == ns);
+  }
+}
