@@ -34,10 +34,10 @@ tsan:
 	$(MAKE) test BUILD=build-tsan CMAKE_FLAGS="-DCMAKE_BUILD_TYPE=RelWithDebInfo -DSTAMPEDE_SANITIZE=thread"
 
 fmt:
-	clang-format -i $(SOURCES)
+	@clang-format -i $(SOURCES)
 
 fmt-check:
-	clang-format --dry-run --Werror $(SOURCES)
+	@clang-format --dry-run --Werror $(SOURCES) && echo "fmt-check: clean"
 
 demo: build
 	@echo "== the reference storm, exponential backoff without jitter =="
@@ -47,7 +47,7 @@ demo: build
 	$(BUILD)/bin/loadgen simulate --scenario examples/storm.json --strategy full-jitter
 
 bench: build
-	bench/sim_million.sh $(BUILD)
+	bench/sim/run.sh $(BUILD)
 
 clean:
 	rm -rf build build-asan build-tsan

@@ -1,9 +1,9 @@
 #include "sim_engine.hpp"
 
 #include <chrono>
-#include <queue>
 #include <vector>
 
+#include "event_queue.hpp"
 #include "provider_policy.hpp"
 #include "retry_policy.hpp"
 #include "workload.hpp"
@@ -12,15 +12,6 @@ namespace stampede {
 namespace {
 
 enum class EventKind : std::uint8_t { kSend, kAnswer };
-
-struct Event {
-  std::int64_t t_ns;
-  std::uint64_t seq;  // ties at one instant go in the order they were scheduled
-  std::uint32_t client;
-  EventKind kind;
-
-  bool operator>(const Event& o) const { return t_ns != o.t_ns ? t_ns > o.t_ns : seq > o.seq; }
-};
 
 struct SimClient {
   Rng rng;
@@ -67,10 +58,10 @@ class Simulation {
     auto last_report = std::chrono::steady_clock::now();
     std::int64_t events = 0;
     while (!queue_.empty()) {
-      const Event e = queue_.top();
+      const TimedEvent e = queue_.top();
       if (e.t_ns > options_.horizon_ns) break;
       queue_.pop();
-      if (e.kind == EventKind::kSend) {
+      if (static_cast<EventKind>(e.kind) == EventKind::kSend) {
         send(e.client, e.t_ns);
       } else {
         answer(e.client, e.t_ns);
@@ -87,7 +78,7 @@ class Simulation {
   }
 
   void schedule(std::uint32_t client, std::int64_t t_ns, EventKind kind) {
-    queue_.push({t_ns, seq_++, client, kind});
+    queue_.push(t_ns, client, static_cast<std::uint8_t>(kind));
   }
 
   ClientGuards& guards(std::uint32_t client) {
@@ -160,8 +151,7 @@ class Simulation {
   bool per_client_guards_;
   std::vector<ClientGuards> guards_;
   std::vector<SimClient> clients_;
-  std::priority_queue<Event, std::vector<Event>, std::greater<>> queue_;
-  std::uint64_t seq_ = 0;
+  EventQueue queue_;
   Recording rec_;
 };
 
