@@ -61,22 +61,39 @@ Parsed<std::int64_t> parse_duration_ns(std::string_view text) {
 }
 
 std::string format_duration(std::int64_t ns) {
-  char buf[48];
-  auto fmt = [&](double v, const char* unit) {
-    std::snprintf(buf, sizeof buf, "%.3f", v);
-    std::string s = buf;
-    while (s.back() == '0') s.pop_back();
-    if (s.back() == '.') s.pop_back();
-    return s + unit;
-  };
   const std::int64_t mag = ns < 0 ? -ns : ns;
   if (mag == 0) return "0s";
-  if (mag % (3600 * kNsPerSec) == 0) return fmt(static_cast<double>(ns) / (3600 * kNsPerSec), "h");
-  if (mag % (60 * kNsPerSec) == 0) return fmt(static_cast<double>(ns) / (60 * kNsPerSec), "m");
-  if (mag >= kNsPerSec) return fmt(static_cast<double>(ns) / kNsPerSec, "s");
-  if (mag >= kNsPerMs) return fmt(static_cast<double>(ns) / kNsPerMs, "ms");
-  if (mag >= 1000) return fmt(static_cast<double>(ns) / 1000, "us");
-  return fmt(static_cast<double>(ns), "ns");
+  // Hours and minutes only when whole; otherwise the largest unit that spells the value
+  // exactly in at most three decimals, so the text parses back to the same nanoseconds.
+  struct Unit {
+    std::int64_t ns;
+    const char* name;
+    bool whole_only;
+  };
+  constexpr std::array<Unit, 5> kFormatUnits{{{3600 * kNsPerSec, "h", true},
+                                              {60 * kNsPerSec, "m", true},
+                                              {kNsPerSec, "s", false},
+                                              {kNsPerMs, "ms", false},
+                                              {1'000, "us", false}}};
+  Unit unit{1, "ns", true};
+  for (const auto& u : kFormatUnits) {
+    if (mag >= u.ns && mag % (u.whole_only ? u.ns : u.ns / 1000) == 0) {
+      unit = u;
+      break;
+    }
+  }
+  char buf[48];
+  std::snprintf(buf, sizeof buf, "%s%lld", ns < 0 ? "-" : "",
+                static_cast<long long>(mag / unit.ns));
+  std::string text = buf;
+  const std::int64_t thousandths = mag % unit.ns * 1000 / unit.ns;
+  if (thousandths != 0) {
+    std::snprintf(buf, sizeof buf, ".%03lld", static_cast<long long>(thousandths));
+    std::string fraction = buf;
+    while (fraction.back() == '0') fraction.pop_back();
+    text += fraction;
+  }
+  return text + unit.name;
 }
 
 }  // namespace stampede

@@ -7,7 +7,7 @@ namespace stampede {
 std::int64_t Backoff::ceiling(std::int64_t attempt) const {
   const std::int64_t shift = std::max<std::int64_t>(0, attempt - 1);
   // Doubling past the cap (or past 63 bits) is the cap.
-  if (shift >= 62 || base_ns_ > (cap_ns_ >> shift)) return cap_ns_;
+  if (shift >= 63 || base_ns_ > (cap_ns_ >> shift)) return cap_ns_;
   return std::min(cap_ns_, base_ns_ << shift);
 }
 

@@ -188,8 +188,8 @@ int main(int argc, char** argv) {
   } catch (const CLI::Success& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    return usage_error(std::string(e.what()) +
-                       "\nRun 'loadgen --help' or 'loadgen SUBCOMMAND --help'.");
+    // One line, like every other usage error: the problem, then where the choices are.
+    return usage_error(std::string(e.what()) + " (see 'loadgen --help')");
   }
   if (simulate->parsed()) return simulate_main(sim);
   return advise_main(adv);

@@ -32,11 +32,26 @@ TEST_CASE("bad durations name the value and what is accepted") {
 
 TEST_CASE("durations format back to what parses") {
   for (std::int64_t ns : std::initializer_list<std::int64_t>{
-           kNsPerSec, 60 * kNsPerSec, 1'500'000'000, 250 * kNsPerMs, 3600 * kNsPerSec, 1234}) {
+           kNsPerSec, 60 * kNsPerSec, 1'500'000'000, 250 * kNsPerMs, 3600 * kNsPerSec, 1234,
+           1'234'567, 1'000'500'000, 61 * kNsPerSec, 90 * 60 * kNsPerSec, 999, 1, 0,
+           7 * 86400 * kNsPerSec + 1}) {
     const auto text = format_duration(ns);
     CAPTURE(text);
     const auto back = parse_duration_ns(text);
     REQUIRE(back);
     CHECK(*back == ns);
+  }
+}
+
+TEST_CASE("durations format in their largest whole unit") {
+  struct Row {
+    std::int64_t ns;
+    const char* text;
+  };
+  for (const Row& r : {Row{0, "0s"}, Row{kNsPerSec, "1s"}, Row{1'500'000'000, "1.5s"},
+                       Row{250 * kNsPerMs, "250ms"}, Row{120 * kNsPerSec, "2m"},
+                       Row{3600 * kNsPerSec, "1h"}, Row{100'000, "100us"}, Row{10, "10ns"}}) {
+    CAPTURE(r.ns);
+    CHECK(format_duration(r.ns) == r.text);
   }
 }

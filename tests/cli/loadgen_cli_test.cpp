@@ -1,0 +1,258 @@
+#include <doctest/doctest.h>
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "results.hpp"
+#include "run_process.hpp"
+
+using namespace stampede::testing;
+using nlohmann::json;
+
+namespace {
+
+const std::string kStorm = STAMPEDE_SOURCE_DIR "/examples/storm.json";
+
+ProcessResult loadgen(const std::vector<std::string>& args) {
+  return run_binary("loadgen", args);
+}
+
+bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+std::vector<std::string> lines_starting(const std::string& text, const std::string& prefix) {
+  std::vector<std::string> out;
+  for (const auto& line : lines(text)) {
+    const auto first = line.find_first_not_of(' ');
+    if (first != std::string::npos && line.compare(first, prefix.size(), prefix) == 0)
+      out.push_back(line.substr(first));
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("simulate: the storm without jitter fails exactly the three expectations") {
+  const auto r = loadgen({"simulate", "--scenario", kStorm, "--strategy", "exponential"});
+  CHECK(r.exit_code == 1);
+  CHECK(r.err.empty());
+  const auto failed = lines_starting(r.out, "FAIL");
+  CHECK(failed == std::vector<std::string>{"FAIL  peak_ratio <= 2 (10)",
+                                           "FAIL  drain_s <= 120 (543)",
+                                           "FAIL  requests < 10000 (10500)"});
+  CHECK(lines_starting(r.out, "PASS") ==
+        std::vector<std::string>{"PASS  delivered == items (1000)"});
+  CHECK(contains(r.out, "t=31 s, 1000 requests"));
+  CHECK(contains(r.out, "requests made:  10500"));
+  CHECK(contains(r.out, "last item got through at t=543 s"));
+  CHECK(contains(r.out, "t=31: 1000, t=63: 900, t=123: 800, t=183: 700, t=243: 600"));
+  CHECK(contains(r.out, "t=543: 100"));
+}
+
+TEST_CASE("simulate: the storm with full jitter passes for seeds 1, 2, 3") {
+  for (const char* seed : {"1", "2", "3"}) {
+    CAPTURE(std::string(seed));
+    const auto r =
+        loadgen({"simulate", "--scenario", kStorm, "--strategy", "full-jitter", "--seed", seed});
+    CHECK(r.exit_code == 0);
+    CHECK(lines_starting(r.out, "FAIL").empty());
+    CHECK(lines_starting(r.out, "PASS").size() == 4);
+    CHECK(contains(r.out, "delivered 1000 of 1000"));
+  }
+}
+
+TEST_CASE("simulate: --out twice with the same seed writes byte-identical results") {
+  const TempDir dir;
+  const auto run = [&](const std::string& name, const char* seed) {
+    const auto r = loadgen({"simulate", "--scenario", kStorm, "--strategy", "full-jitter", "--seed",
+                            seed, "--quiet", "--out", dir.file(name)});
+    CHECK(r.exit_code == 0);
+    CHECK(r.out.empty());  // --quiet
+    return read_file(dir.file(name));
+  };
+  const auto a = run("a.json", "5");
+  const auto b = run("b.json", "5");
+  const auto c = run("c.json", "6");
+  REQUIRE_FALSE(a.empty());
+  CHECK(a == b);
+  CHECK(a != c);
+  const auto doc = json::parse(a);
+  for (const char* key :
+       {"items", "delivered", "dead_lettered", "requests", "peak_second", "peak_arrivals",
+        "peak_ratio", "drain_s", "amplification", "p50_s", "p99_s"}) {
+    CAPTURE(std::string(key));
+    CHECK(doc.at("summary").contains(key));
+  }
+  CHECK(doc.at("summary").at("delivered") == 1000);
+  CHECK(doc.at("scenario").at("fleet").at("seed") == 5);
+  CHECK(doc.at("assertions").size() == 4);
+  CHECK(doc.at("histograms").contains("provider_arrivals_by_outcome"));
+  // What it wrote reads back as a results document.
+  const auto loaded = stampede::load_results_file(dir.file("a.json"));
+  REQUIRE_MESSAGE(loaded, loaded.error());
+  CHECK(loaded->recording.delivered == 1000);
+  CHECK(stampede::to_json(*loaded).dump(1) + "\n" == a);
+}
+
+TEST_CASE("simulate: --assert adds to the expectations; a failing one exits 1 naming it") {
+  const auto pass = loadgen({"simulate", "--scenario", kStorm, "--strategy", "full-jitter",
+                             "--assert", "dead_lettered == 0", "--assert", "amplification < 10"});
+  CHECK(pass.exit_code == 0);
+  CHECK(lines_starting(pass.out, "PASS").size() == 6);
+  const auto fail = loadgen({"simulate", "--scenario", kStorm, "--strategy", "full-jitter",
+                             "--assert", "requests < 100"});
+  CHECK(fail.exit_code == 1);
+  const auto failed = lines_starting(fail.out, "FAIL");
+  REQUIRE(failed.size() == 1);
+  CHECK(contains(failed[0], "requests < 100"));
+}
+
+TEST_CASE("simulate: an unknown metric in --assert is a usage error") {
+  const auto r = loadgen({"simulate", "--scenario", kStorm, "--strategy", "full-jitter", "--assert",
+                          "bogus_metric < 1"});
+  CHECK(r.exit_code == 2);
+  CHECK(r.out.empty());
+  const auto err = lines(r.err);
+  REQUIRE(err.size() == 1);
+  CHECK(contains(err[0], "'bogus_metric'"));
+  CHECK(contains(err[0], "peak_ratio"));
+}
+
+TEST_CASE("simulate: bad input is one line naming the field, the value and what is accepted") {
+  const TempDir dir;
+  const auto malformed = dir.write("malformed.json", R"({"fleet": {"clients": 10,}})");
+  const auto unknown = dir.write("unknown.json", R"({"fleet": {"strateg": "full-jitter"}})");
+  const auto missing = dir.file("missing.json");
+  struct Row {
+    std::vector<std::string> args;
+    std::vector<std::string> wanted;  // every one must be on the line
+  };
+  for (const Row& r : {
+           Row{{"--scenario", kStorm, "--strategy", "foo"},
+               {"fleet.strategy", "'foo'",
+                "expected one of none, fixed, exponential, full-jitter"}},
+           Row{{"--scenario", kStorm, "--base", "0s"},
+               {"fleet.base", "'0s'", "must be longer than zero"}},
+           Row{{"--scenario", kStorm, "--base", "-1s"},
+               {"fleet.base", "'-1s'", "expected a number and a unit"}},
+           Row{{"--scenario", kStorm, "--cap", "1s", "--base", "2s"},
+               {"fleet.cap", "1s", "fleet.base 2s", "must be at least the base"}},
+           Row{{"--scenario", kStorm, "--allowance", "100/sec"},
+               {"provider.allowance", "'100/sec'", "expected N/s, N/min or N/h"}},
+           Row{{"--scenario", kStorm, "--outage", "30s-10s"},
+               {"provider.outages", "'30s-10s'", "expected START-END[:STATUS]"}},
+           Row{{"--scenario", kStorm, "--workload", "burst"},
+               {"fleet.workload", "'burst'", "storm, steady, queue"}},
+           Row{{"--scenario", missing}, {"--scenario", missing}},
+           Row{{"--scenario", dir.path()}, {"--scenario", dir.path()}},
+           Row{{"--scenario", malformed}, {malformed, "not valid JSON"}},
+           Row{{"--scenario", unknown}, {unknown, "unknown key 'fleet.strateg'", "known keys"}},
+       }) {
+    std::string joined;
+    for (const auto& a : r.args) joined += a + " ";
+    CAPTURE(joined);
+    std::vector<std::string> args{"simulate"};
+    args.insert(args.end(), r.args.begin(), r.args.end());
+    const auto res = loadgen(args);
+    CHECK(res.exit_code == 2);
+    CHECK(res.out.empty());
+    const auto err = lines(res.err);
+    CAPTURE(res.err);
+    REQUIRE(err.size() == 1);
+    for (const auto& want : r.wanted) {
+      CAPTURE(want);
+      CHECK(contains(err[0], want));
+    }
+  }
+}
+
+TEST_CASE("simulate: a scenario file it may not read is one line naming it") {
+  if (geteuid() == 0) return;  // root reads whatever the mode says
+  const TempDir dir;
+  const auto locked = dir.write("locked.json", "{}");
+  REQUIRE(chmod(locked.c_str(), 0) == 0);
+  const auto r = loadgen({"simulate", "--scenario", locked});
+  CHECK(r.exit_code == 2);
+  const auto err = lines(r.err);
+  REQUIRE(err.size() == 1);
+  CHECK(contains(err[0], "cannot read scenario file '" + locked + "'"));
+}
+
+TEST_CASE("advise: the seed's fleet arithmetic") {
+  const std::vector<std::string> fleet{
+      "advise", "--clients", "400",   "--allowance", "4000/min",       "--strategy", "full-jitter",
+      "--base", "1s",        "--cap", "8s",          "--max-attempts", "5"};
+  auto with_json = fleet;
+  with_json.push_back("--json");
+  const auto r = loadgen(with_json);
+  REQUIRE(r.exit_code == 0);
+  const auto j = json::parse(r.out);
+  CHECK(j.at("allowance_per_s").get<double>() == doctest::Approx(66.67).epsilon(1e-3));
+  const double rates[] = {400, 200, 100, 50};
+  REQUIRE(j.at("rounds").size() >= 4);
+  for (std::size_t i = 0; i < 4; ++i) {
+    CAPTURE(i);
+    CHECK(j.at("rounds")[i].at("rate_per_s").get<double>() == doctest::Approx(rates[i]));
+    CHECK(j.at("rounds")[i].at("fits").get<bool>() == (i == 3));
+  }
+  CHECK(j.at("first_fitting_round") == 4);
+  CHECK(j.at("min_base_s").get<double>() == doctest::Approx(6.0).epsilon(0.01));
+  CHECK(j.at("worst_wait_s").get<double>() == doctest::Approx(23.0));
+
+  const auto text = loadgen(fleet);
+  CHECK(text.exit_code == 0);
+  for (const char* want : {"66.7/s", "first round that fits: 4", "6.0s", "worst case 23.0s"}) {
+    CAPTURE(std::string(want));
+    CHECK(contains(text.out, want));
+  }
+}
+
+TEST_CASE("advise: a demand above the allowance reports the deficit and backlog") {
+  const auto r = loadgen({"advise", "--clients", "400", "--allowance", "4000/min", "--demand",
+                          "8000/min", "--over", "10m", "--json"});
+  REQUIRE(r.exit_code == 0);
+  const auto j = json::parse(r.out);
+  CHECK(j.at("deficit_per_min").get<double>() == doctest::Approx(4000));
+  CHECK(j.at("backlog").get<double>() == doctest::Approx(40'000));
+}
+
+TEST_CASE("advise: bad input is a usage error") {
+  for (const auto& args : std::vector<std::vector<std::string>>{
+           {"advise", "--clients", "400", "--allowance", "4000/sec"},
+           {"advise", "--clients", "400"},
+           {"advise", "--clients", "400", "--allowance", "4000/min", "--strategy", "foo"},
+           {"advise", "--clients", "400", "--allowance", "4000/min", "--demand", "lots"}}) {
+    CAPTURE(args.back());
+    const auto r = loadgen(args);
+    CHECK(r.exit_code == 2);
+    CHECK(lines(r.err).size() == 1);
+  }
+}
+
+TEST_CASE("--help ends with a copy-pasteable example; --version names the version") {
+  for (const auto& args : std::vector<std::vector<std::string>>{
+           {"--help"}, {"simulate", "--help"}, {"advise", "--help"}}) {
+    CAPTURE(args.front());
+    const auto r = loadgen(args);
+    CHECK(r.exit_code == 0);
+    const auto out = lines(r.out);
+    REQUIRE_FALSE(out.empty());
+    CHECK(out.back().rfind("  loadgen ", 0) == 0);
+  }
+  const auto v = loadgen({"--version"});
+  CHECK(v.exit_code == 0);
+  CHECK(v.out.rfind("loadgen ", 0) == 0);
+  CHECK(contains(v.out, "."));
+}
+
+TEST_CASE("no subcommand or an unknown flag is a usage error") {
+  CHECK(loadgen({}).exit_code == 2);
+  CHECK(loadgen({"simulate", "--no-such-flag"}).exit_code == 2);
+}

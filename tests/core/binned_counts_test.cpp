@@ -1,0 +1,90 @@
+#include <doctest/doctest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "binned_counts.hpp"
+#include "duration.hpp"
+
+using namespace stampede;
+
+namespace {
+
+void check_same(const BinnedCounts& a, const BinnedCounts& b) {
+  REQUIRE(a.bin_ns() == b.bin_ns());
+  REQUIRE(a.labels() == b.labels());
+  REQUIRE(a.bins() == b.bins());
+  for (std::size_t bin = 0; bin < a.bins(); ++bin) {
+    for (std::size_t l = 0; l < a.labels(); ++l) {
+      CAPTURE(bin);
+      CAPTURE(l);
+      CHECK(a.at(bin, l) == b.at(bin, l));
+    }
+  }
+}
+
+}  // namespace
+
+TEST_CASE("counts land in the bin of their time and label") {
+  BinnedCounts c(kNsPerSec, 3);
+  struct Row {
+    std::int64_t t_ns;
+    std::size_t label;
+    std::int64_t n;
+  };
+  for (const Row& r : {Row{0, 0, 1}, Row{kNsPerSec - 1, 0, 1}, Row{kNsPerSec, 1, 2},
+                       Row{5 * kNsPerSec + 7, 2, 5}, Row{-3 * kNsPerSec, 2, 1}}) {
+    c.add(r.t_ns, r.label, r.n);
+  }
+  CHECK(c.bins() == 6);
+  CHECK(c.at(0, 0) == 2);
+  CHECK(c.at(0, 2) == 1);  // before the start counts in the first bin
+  CHECK(c.at(1, 1) == 2);
+  CHECK(c.at(5, 2) == 5);
+  CHECK(c.bin_total(0) == 3);
+  CHECK(c.bin_total(3) == 0);
+  CHECK(c.total() == 10);
+}
+
+TEST_CASE("merging adds bin by bin and refuses a different shape") {
+  BinnedCounts a(kNsPerSec, 2);
+  BinnedCounts b(kNsPerSec, 2);
+  BinnedCounts both(kNsPerSec, 2);
+  for (std::int64_t t = 0; t < 10; ++t) {
+    a.add(t * kNsPerSec, t % 2, t);
+    both.add(t * kNsPerSec, t % 2, t);
+  }
+  for (std::int64_t t = 0; t < 25; t += 3) {
+    b.add(t * kNsPerSec, 1, 2);
+    both.add(t * kNsPerSec, 1, 2);
+  }
+  BinnedCounts merged = a;  // the shorter one grows to the longer
+  merged.merge(b);
+  check_same(merged, both);
+  BinnedCounts other_way = b;
+  other_way.merge(a);
+  check_same(other_way, both);
+  CHECK_THROWS(merged.merge(BinnedCounts(kNsPerMs, 2)));
+  CHECK_THROWS(merged.merge(BinnedCounts(kNsPerSec, 3)));
+}
+
+TEST_CASE("binned counts survive a JSON round trip") {
+  BinnedCounts c(250 * kNsPerMs, 3);
+  for (std::int64_t i = 0; i < 100; ++i) c.add(i * 37 * kNsPerMs, i % 3, i);
+  const auto j = c.to_json({"a", "b", "c"});
+  CHECK(j.at("bin_ms") == 250);
+  CHECK(j.at("labels") == nlohmann::json({"a", "b", "c"}));
+  CHECK(j.at("counts").size() == c.bins());
+  const auto back = BinnedCounts::from_json(nlohmann::json::parse(j.dump()));
+  check_same(back, c);
+  CHECK(back.to_json({"a", "b", "c"}) == j);
+}
+
+TEST_CASE("malformed binned counts are refused") {
+  for (const char* bad : {R"({"bin_ms": 0, "labels": ["a"], "counts": []})",
+                          R"({"bin_ms": 1000, "labels": [], "counts": []})",
+                          R"({"bin_ms": 1000, "labels": ["a", "b"], "counts": [[1]]})",
+                          R"({"bin_ms": 1000, "labels": ["a"]})"}) {
+    CAPTURE(bad);
+    CHECK_THROWS(BinnedCounts::from_json(nlohmann::json::parse(bad)));
+  }
+}

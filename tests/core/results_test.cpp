@@ -1,0 +1,93 @@
+#include <doctest/doctest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "results.hpp"
+#include "sim_engine.hpp"
+
+using namespace stampede;
+using nlohmann::json;
+
+namespace {
+
+Scenario storm(StrategyKind strategy) {
+  auto s = load_scenario_file(STAMPEDE_SOURCE_DIR "/examples/storm.json");
+  REQUIRE_MESSAGE(s, s.error());
+  Scenario out = *s;
+  out.fleet.strategy = strategy;
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("results survive a JSON round trip") {
+  for (const auto strategy : {StrategyKind::kExponential, StrategyKind::kFullJitter}) {
+    Results r = simulate(storm(strategy));
+    auto assertions = parse_assertions(r.scenario.expectations);
+    REQUIRE(assertions);
+    r.verdicts = evaluate_all(*assertions, r.summary);
+    const json j = to_json(r);
+    const auto back = results_from_json(json::parse(j.dump()));
+    REQUIRE_MESSAGE(back, back.error());
+    CHECK(to_json(*back).dump() == j.dump());
+    CHECK(back->engine == "simulate");
+    CHECK(back->provider_side);
+    CHECK(back->recording.requests == r.recording.requests);
+    CHECK(back->recording.drain_ns == r.recording.drain_ns);
+    CHECK(back->recording.provider_by_outcome.total() == r.recording.requests);
+    CHECK(back->summary.requests == r.summary.requests);
+    REQUIRE(back->verdicts.size() == r.verdicts.size());
+    for (std::size_t i = 0; i < r.verdicts.size(); ++i) {
+      CHECK(back->verdicts[i].text == r.verdicts[i].text);
+      CHECK(back->verdicts[i].passed == r.verdicts[i].passed);
+    }
+  }
+}
+
+TEST_CASE("the results document names its format and carries the summary keys") {
+  const json j = to_json(simulate(storm(StrategyKind::kExponential)));
+  CHECK(j.at("format") == kResultsFormat);
+  CHECK(j.at("engine") == "simulate");
+  for (const auto& m : kMetrics) CHECK(j.at("summary").contains(m.name));
+  CHECK(j.at("histograms").contains("provider_arrivals_by_outcome"));
+  CHECK(j.at("histograms").contains("client_sends_by_outcome"));
+}
+
+TEST_CASE("documents that are not results are refused") {
+  const json good = to_json(simulate(storm(StrategyKind::kExponential)));
+  CHECK_FALSE(results_from_json(json::array()));
+  json wrong_format = good;
+  wrong_format["format"] = kResultsFormat + 1;
+  CHECK_FALSE(results_from_json(wrong_format));
+  for (const char* key : {"engine", "scenario", "summary", "counts", "histograms"}) {
+    CAPTURE(key);
+    json missing = good;
+    missing.erase(key);
+    const auto r = results_from_json(missing);
+    REQUIRE_FALSE(r);
+    CHECK_FALSE(r.error().empty());
+  }
+  json bad_scenario = good;
+  bad_scenario["scenario"]["fleet"]["strateg"] = "x";
+  const auto r = results_from_json(bad_scenario);
+  REQUIRE_FALSE(r);
+  CHECK(r.error().find("fleet.strateg") != std::string::npos);
+}
+
+TEST_CASE("recordings merge by adding") {
+  Recording a;
+  Recording b;
+  a.record_send(0, Outcome::kOk);
+  a.record_arrival(0, 1, Outcome::kOk);
+  a.drain_ns = 5;
+  b.record_send(3 * kNsPerSec, Outcome::kRateLimited);
+  b.record_arrival(3 * kNsPerSec, 40, Outcome::kRateLimited);
+  b.drain_ns = 2;
+  a.merge(b);
+  CHECK(a.requests == 2);
+  CHECK(a.drain_ns == 5);
+  CHECK(a.provider_by_outcome.at(3, static_cast<std::size_t>(Outcome::kRateLimited)) == 1);
+  // A send number past the last label counts in the last label.
+  CHECK(a.provider_by_send.at(3, kSendLabels - 1) == 1);
+  CHECK(a.provider_by_send.at(0, 0) == 1);
+}
