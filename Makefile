@@ -5,6 +5,9 @@ JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 DEB_PACKAGES := cmake g++ pkg-config libcurl4-openssl-dev libcpp-httplib-dev libmicrohttpd-dev \
                 libcli11-dev nlohmann-json3-dev doctest-dev
+# What the tests drive besides our binaries: curl and nginx as real peers, chromium to render
+# a report, python3 (+yaml) for the report checks, clang-format for fmt-check.
+TEST_PACKAGES := curl nginx chromium python3 python3-yaml clang-format
 SOURCES = $(shell find core fakeprovider loadgen reports tests bench -name '*.cpp' -o -name '*.hpp' 2>/dev/null)
 
 .PHONY: all deps build test asan tsan fmt fmt-check demo bench clean
@@ -12,7 +15,7 @@ SOURCES = $(shell find core fakeprovider loadgen reports tests bench -name '*.cp
 all: build
 
 deps:
-	@missing=""; for p in $(DEB_PACKAGES); do \
+	@missing=""; for p in $(DEB_PACKAGES) $(TEST_PACKAGES); do \
 	  dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then \
 	  echo "installing:$$missing"; \

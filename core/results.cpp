@@ -5,8 +5,6 @@
 #include <fstream>
 #include <sstream>
 
-#include "generated/version.hpp"
-
 namespace stampede {
 
 using json = nlohmann::json;
@@ -92,7 +90,7 @@ json to_json(const Results& r) {
   }
   return {
       {"format", kResultsFormat},
-      {"stampede_version", kVersion},
+      {"stampede_version", r.stampede_version},
       {"engine", r.engine},
       {"scenario", to_json(r.scenario)},
       {"summary", to_json(r.summary)},
@@ -125,6 +123,7 @@ Parsed<Results> results_from_json(const json& j) {
     }
     Results r;
     r.engine = j.at("engine").get<std::string>();
+    r.stampede_version = j.at("stampede_version").get<std::string>();
     auto scenario = scenario_from_json(j.at("scenario"));
     if (!scenario) return Parsed<Results>::fail("its scenario: " + scenario.error());
     r.scenario = *scenario;

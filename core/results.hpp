@@ -9,6 +9,7 @@
 #include "assertion.hpp"
 #include "binned_counts.hpp"
 #include "duration.hpp"
+#include "generated/version.hpp"
 #include "log_histogram.hpp"
 #include "outcome.hpp"
 #include "parsed.hpp"
@@ -51,6 +52,7 @@ struct Results {
   bool provider_side = false;  // provider_by_* were recorded by (or for) the provider
   Summary summary;
   std::vector<Verdict> verdicts;
+  std::string stampede_version = kVersion;  // of the binary that recorded the run
 };
 
 Summary summarize(const Recording& r, const ProviderConfig& provider, bool provider_side);

@@ -1,5 +1,7 @@
+#include <fstream>
 #include <iostream>
 #include <map>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -9,6 +11,8 @@
 #include "advise.hpp"
 #include "duration.hpp"
 #include "generated/version.hpp"
+#include "run_command.hpp"
+#include "scenario_clock.hpp"
 #include "scenario_flags.hpp"
 #include "simulate_command.hpp"
 
@@ -63,6 +67,21 @@ int usage_error(const std::string& message) {
   return kUsageError;
 }
 
+Parsed<std::int64_t> positive_duration(const std::string& flag, const std::string& text) {
+  auto d = parse_duration_ns(text);
+  if (!d) return Parsed<std::int64_t>::fail(flag + ": " + d.error());
+  if (*d <= 0) return Parsed<std::int64_t>::fail(flag + ": must be longer than zero");
+  return d;
+}
+
+// The scenario's expectations, then each --assert.
+Parsed<std::vector<Assertion>> assertions_for(const Scenario& s,
+                                              const std::vector<std::string>& asserts) {
+  auto texts = s.expectations;
+  texts.insert(texts.end(), asserts.begin(), asserts.end());
+  return parse_assertions(texts);
+}
+
 struct SimulateArgs {
   ScenarioArgs scenario;
   std::vector<std::string> asserts;
@@ -74,18 +93,105 @@ struct SimulateArgs {
 int simulate_main(const SimulateArgs& a) {
   auto scenario = scenario_from(a.scenario);
   if (!scenario) return usage_error(scenario.error());
-  auto texts = scenario->expectations;
-  texts.insert(texts.end(), a.asserts.begin(), a.asserts.end());
-  auto assertions = parse_assertions(texts);
+  auto assertions = assertions_for(*scenario, a.asserts);
   if (!assertions) return usage_error(assertions.error());
   SimulateCommand cmd{*scenario, *assertions, a.out, 0, a.quiet};
   if (!a.horizon.empty()) {
-    auto h = parse_duration_ns(a.horizon);
-    if (!h || *h <= 0)
-      return usage_error("--horizon: " + (h ? "must be longer than zero" : h.error()));
+    auto h = positive_duration("--horizon", a.horizon);
+    if (!h) return usage_error(h.error());
     cmd.horizon_ns = *h;
   }
   return run_simulate_command(cmd);
+}
+
+struct RunArgs {
+  ScenarioArgs scenario;
+  std::vector<std::string> asserts;
+  std::string url, method, body, api_key, api_keys_file;
+  std::vector<std::string> headers;
+  std::string provider_admin, provider_admin_token;
+  std::string time_scale = "1", max_duration = "1h", grace = "2s";
+  std::string out, dead_letter, junit, report, attempts_out;
+  unsigned loops = 0;
+  bool no_latency_compensation = false;
+  bool no_trace_headers = false;
+  bool quiet = false;
+};
+
+Parsed<std::string> read_text_file(const std::string& flag, const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Parsed<std::string>::fail(flag + ": cannot read '" + path + "'");
+  std::stringstream text;
+  text << in.rdbuf();
+  return Parsed<std::string>::ok(text.str());
+}
+
+int run_main(const RunArgs& a) {
+  auto scenario = scenario_from(a.scenario);
+  if (!scenario) return usage_error(scenario.error());
+  auto assertions = assertions_for(*scenario, a.asserts);
+  if (!assertions) return usage_error(assertions.error());
+  RunCommand cmd;
+  cmd.scenario = *scenario;
+  cmd.assertions = *assertions;
+
+  auto url = parse_target_url(a.url);
+  if (!url) return usage_error(url.error());
+  auto& req = cmd.request;
+  req.url = *url;
+  if (a.body.size() > 1 && a.body.front() == '@') {
+    auto body = read_text_file("--body", a.body.substr(1));
+    if (!body) return usage_error(body.error());
+    req.body = *body;
+  } else {
+    req.body = a.body;
+  }
+  req.method = !a.method.empty() ? a.method : req.body.empty() ? "GET" : "POST";
+  if (auto e = method_error(req.method)) return usage_error(*e);
+  for (const auto& h : a.headers) {
+    if (auto e = header_error(h)) return usage_error(*e);
+  }
+  req.headers = a.headers;
+  req.tenant_header = scenario->provider.tenant_header;
+  if (!a.api_key.empty()) {
+    auto keys = parse_api_keys(a.api_key);
+    if (!keys || keys->size() != 1)
+      return usage_error("--api-key: '" + a.api_key + "' is not one key on one line");
+    req.api_keys = *keys;
+  }
+  if (!a.api_keys_file.empty()) {
+    auto text = read_text_file("--api-keys-file", a.api_keys_file);
+    if (!text) return usage_error(text.error());
+    auto keys = parse_api_keys(*text);
+    if (!keys) return usage_error(keys.error());
+    req.api_keys = *keys;
+  }
+  req.trace_headers = !a.no_trace_headers;
+
+  if (!a.provider_admin.empty()) {
+    auto admin = parse_target_url(a.provider_admin);
+    if (!admin) return usage_error("--provider-admin" + admin.error().substr(5));
+    cmd.provider_admin = *admin;
+  }
+  cmd.provider_admin_token = a.provider_admin_token;
+  auto scale = parse_time_scale(a.time_scale);
+  if (!scale) return usage_error("--time-scale: " + scale.error());
+  cmd.options.time_scale = *scale;
+  auto max_duration = positive_duration("--max-duration", a.max_duration);
+  if (!max_duration) return usage_error(max_duration.error());
+  cmd.options.max_duration_ns = *max_duration;
+  auto grace = parse_duration_ns(a.grace);
+  if (!grace) return usage_error("--grace: " + grace.error());
+  cmd.options.grace_ns = *grace;
+  cmd.options.loops = a.loops;
+  cmd.options.compensate_latency = !a.no_latency_compensation;
+  cmd.out_path = a.out;
+  cmd.dead_letter_path = a.dead_letter;
+  cmd.junit_path = a.junit;
+  cmd.report_path = a.report;
+  cmd.attempts_path = a.attempts_out;
+  cmd.quiet = a.quiet;
+  return run_run_command(cmd);
 }
 
 struct AdviseArgs {
@@ -120,9 +226,8 @@ int advise_main(const AdviseArgs& a) {
     if (!d) return usage_error("--demand: " + d.error());
     in.demand = *d;
   }
-  auto over = parse_duration_ns(a.over);
-  if (!over || *over <= 0)
-    return usage_error("--over: " + (over ? "must be longer than zero" : over.error()));
+  auto over = positive_duration("--over", a.over);
+  if (!over) return usage_error(over.error());
   in.horizon_ns = *over;
   const Advice advice = advise(in);
   std::cout << (a.json ? to_json(in, advice).dump(2) + "\n" : format_advice(in, advice));
@@ -140,6 +245,8 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   app.footer(
       "Examples:\n"
+      "  loadgen run --url http://127.0.0.1:8080/v1/messages --scenario examples/storm.json "
+      "--provider-admin http://127.0.0.1:8081 --time-scale 0.1\n"
       "  loadgen simulate --scenario examples/storm.json --strategy full-jitter\n"
       "  loadgen advise --clients 400 --allowance 4000/min --strategy full-jitter --base 1s --cap "
       "8s "
@@ -160,6 +267,91 @@ int main(int argc, char** argv) {
   simulate->footer(
       "Example:\n  loadgen simulate --scenario examples/storm.json --strategy exponential "
       "--out storm.json");
+
+  RunArgs run;
+  auto* run_cmd = app.add_subcommand(
+      "run",
+      "Run the fleet for real: one HTTP client per --clients, each with its own connection, "
+      "random stream and backoff state, against a fakeprovider or a staging endpoint.");
+  add_scenario_flags(*run_cmd, run.scenario);
+  run_cmd->add_option("--url", run.url, "the endpoint every client sends to (http or https)")
+      ->required()
+      ->group("Target");
+  run_cmd->add_option("--method", run.method, "HTTP method (default GET, or POST with --body)")
+      ->group("Target");
+  run_cmd->add_option("--header", run.headers, "'Name: value' sent with every request; repeatable")
+      ->group("Target");
+  run_cmd->add_option("--body", run.body, "request body, or @FILE")->group("Target");
+  auto* key_opt = run_cmd->add_option("--api-key", run.api_key,
+                                      "tenant key, sent in the scenario's tenant header "
+                                      "(X-Api-Key by default)");
+  key_opt->group("Target");
+  run_cmd
+      ->add_option("--api-keys-file", run.api_keys_file,
+                   "one key per line; clients take them round-robin (client c: key c mod N)")
+      ->check(CLI::ExistingFile)
+      ->excludes(key_opt)
+      ->group("Target");
+  run_cmd
+      ->add_flag("--no-trace-headers", run.no_trace_headers,
+                 "do not send X-Client-Id, X-Request-Id (the item) and X-Attempt (the send)")
+      ->group("Target");
+  run_cmd
+      ->add_option("--provider-admin", run.provider_admin,
+                   "a fakeprovider's admin URL: reset it at t=0 so both clocks start together, "
+                   "and take its arrival histograms at the end")
+      ->group("Target");
+  run_cmd
+      ->add_option("--provider-admin-token", run.provider_admin_token,
+                   "bearer token for the provider's admin API")
+      ->envname("FAKEPROVIDER_ADMIN_TOKEN")
+      ->group("Target");
+  run_cmd
+      ->add_option("--time-scale", run.time_scale,
+                   "wall seconds per scenario second, e.g. 0.1 replays ten times faster; give "
+                   "the provider the same")
+      ->group("Run");
+  run_cmd
+      ->add_option("--max-duration", run.max_duration,
+                   "wall-clock bound: stop then, items still going are unfinished (default 1h)")
+      ->group("Run");
+  run_cmd
+      ->add_option("--grace", run.grace,
+                   "at a stop, how long in-flight requests may still finish (default 2s)")
+      ->group("Run");
+  run_cmd->add_option("--loops", run.loops, "event-loop threads (default: one per core)")
+      ->group("Run");
+  run_cmd
+      ->add_flag("--no-latency-compensation", run.no_latency_compensation,
+                 "under --time-scale, stretch each request's wall time by 1/scale like every "
+                 "other duration (by default it counts at its real length, as in a real-time "
+                 "run)")
+      ->group("Run");
+  run_cmd->add_option("--out", run.out, "write the results JSON here")->group("Output");
+  run_cmd
+      ->add_option("--dead-letter", run.dead_letter,
+                   "write dead-lettered items, then unfinished ones, as JSON lines")
+      ->group("Output");
+  run_cmd->add_option("--junit", run.junit, "write JUnit XML, one test case per assertion")
+      ->group("Output");
+  run_cmd->add_option("--report", run.report, "write the HTML report (one self-contained file)")
+      ->group("Output");
+  run_cmd
+      ->add_option("--attempts-out", run.attempts_out,
+                   "write every attempt as JSON lines (intended, sent, answered, status)")
+      ->group("Output");
+  run_cmd
+      ->add_option("--assert", run.asserts,
+                   "METRIC OP VALUE, e.g. 'peak_ratio <= 2'; repeatable; exit 1 if any fails")
+      ->group("Output");
+  run_cmd->add_flag("--quiet,-q", run.quiet, "no summary and no progress line")->group("Output");
+  run_cmd->footer(
+      "Exit codes: 0 every assertion holds; 1 some failed, or the run was stopped with items "
+      "unfinished; 2 usage error; 3 target unreachable or harness failure.\n"
+      "Example:\n  fakeprovider --scenario examples/storm.json --time-scale 0.1 --listen "
+      "127.0.0.1:8080 --admin-listen 127.0.0.1:8081 &\n"
+      "  loadgen run --scenario examples/storm.json --url http://127.0.0.1:8080/v1/messages "
+      "--provider-admin http://127.0.0.1:8081 --time-scale 0.1 --out storm-live.json");
 
   AdviseArgs adv;
   auto* advise_cmd = app.add_subcommand(
@@ -192,5 +384,6 @@ int main(int argc, char** argv) {
     return usage_error(std::string(e.what()) + " (see 'loadgen --help')");
   }
   if (simulate->parsed()) return simulate_main(sim);
+  if (run_cmd->parsed()) return run_main(run);
   return advise_main(adv);
 }

@@ -2,6 +2,8 @@
 
 #include <cstdio>
 
+#include "sparkline.hpp"
+
 namespace stampede {
 namespace {
 
@@ -75,6 +77,8 @@ std::string format_terminal_summary(const Results& r) {
                  number(v.actual).c_str());
     }
   }
+  // Last, so the herd is the one thing on screen without opening the report.
+  if (const auto spark = arrivals_sparkline(r); !spark.empty()) out += "\n" + spark + "\n";
   return out;
 }
 

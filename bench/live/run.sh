@@ -1,0 +1,178 @@
+#!/usr/bin/env bash
+# The live engine's benchmarks. Figures and how to read them: bench/live/README.md.
+#
+#   bench/live/run.sh [BUILD_DIR] [PART...]      (default: build, all parts)
+#
+# Parts:
+#   lateness     wake lateness and CPU of a full-jitter storm against fakeprovider at 1,000
+#                and 10,000 clients (the storm's allowance scaled with the fleet)
+#   rate         raw request rate: --strategy none with 1,000 clients against nginx serving a
+#                static 200, and `hey -c 1000` against the same nginx, in the same run
+#   storm        the acceptance storm (examples/storm.json at --time-scale 0.1): exponential,
+#                then full jitter, each compared with its simulation
+#   compression  the exponential storm at each of SCALES, to find the smallest --time-scale
+#                at which the live run still matches the simulation exactly
+#
+# Environment: SCALES (default "0.2 0.1 0.05"), RATE_REQUESTS (default 200000),
+# LATENCY_SCALE (time scale of the lateness storms, default 0.1).
+set -euo pipefail
+
+root=$(cd "$(dirname "$0")/../.." && pwd)
+build=${1:-build}
+case $build in /*) ;; *) build=$root/$build ;; esac
+shift || true
+parts=${*:-lateness rate storm compression}
+loadgen=$build/bin/loadgen
+provider=$build/bin/fakeprovider
+scales=${SCALES:-0.2 0.1 0.05}
+rate_requests=${RATE_REQUESTS:-200000}
+latency_scale=${LATENCY_SCALE:-0.1}
+storm=$root/examples/storm.json
+
+for tool in python3 nginx hey; do
+  command -v "$tool" >/dev/null || { echo "run.sh: needs $tool" >&2; exit 2; }
+done
+[ -x "$loadgen" ] && [ -x "$provider" ] || { echo "run.sh: build first (make build)" >&2; exit 2; }
+
+tmp=$(mktemp -d /tmp/stampede-bench-live.XXXXXX)
+pids=()
+cleanup() {
+  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+  rm -rf "$tmp"
+}
+trap cleanup EXIT
+ulimit -n 20000 2>/dev/null || true
+
+# fakeprovider on ephemeral ports; sets url, admin, fp_pid.
+start_provider() {
+  local out=$tmp/provider.out
+  "$provider" --listen 127.0.0.1:0 --admin-listen 127.0.0.1:0 "$@" >"$out" 2>"$tmp/provider.err" &
+  fp_pid=$!
+  pids+=("$fp_pid")
+  for _ in $(seq 1 500); do
+    [ "$(wc -l <"$out")" -ge 2 ] && break
+    sleep 0.01
+  done
+  url=$(sed -n '1s/listening on //p' "$out")/v1/messages
+  admin=$(sed -n '2s/admin on //p' "$out")
+  [ -n "$admin" ] || { cat "$tmp/provider.err" >&2; exit 1; }
+}
+
+stop_provider() {
+  kill -TERM "$fp_pid" 2>/dev/null || true
+  wait "$fp_pid" 2>/dev/null || true
+}
+
+# Prints the numbers of one results file: FIELD=VALUE pairs.
+show() {
+  python3 - "$1" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+s, live, c = r["summary"], r["live"], r["comparison"]
+a = c["arrivals_per_second"]
+print(f"  requests {s['requests']:.0f}  delivered {s['delivered']:.0f}  "
+      f"peak t={s['peak_second']:.0f} with {s['peak_arrivals']:.0f}  drain {s['drain_s']:.1f} s")
+print(f"  wake lateness p50 {s['lateness_p50_ms']:.3f} ms  p99 {s['lateness_p99_ms']:.3f} ms;  "
+      f"send lateness p50 {live['send_lateness_p50_ms']:.3f} ms  p99 {live['send_lateness_p99_ms']:.3f} ms")
+print(f"  CPU {live['cpu_user_s']:.2f} s user + {live['cpu_sys_s']:.2f} s sys over {live['wall_s']:.2f} s wall "
+      f"({(live['cpu_user_s'] + live['cpu_sys_s']) / max(live['wall_s'], 1e-9):.2f} cores)")
+print(f"  simulation: requests {c['simulated']['requests']:.0f}, peak t={c['simulated']['peak_second']:.0f} "
+      f"with {c['simulated']['peak_arrivals']:.0f};  {a['seconds_differing']} of {a['seconds']} seconds differ "
+      f"by {a['abs_difference']} requests;  matches: {c['matches']}")
+for v in r["assertions"]:
+    print(f"  {'PASS' if v['passed'] else 'FAIL'}  {v['assertion']} ({v['actual']:g})")
+PY
+}
+
+# loadgen run against a fresh fakeprovider with the storm's provider section.
+storm_run() {
+  local scale=$1 out=$2
+  shift 2
+  start_provider --scenario "$storm" --time-scale "$scale" "$@"
+  "$loadgen" run --scenario "$storm" --url "$url" --provider-admin "$admin" --time-scale "$scale" \
+    --quiet --out "$out" "${run_args[@]}" || true
+  stop_provider
+}
+
+part_lateness() {
+  echo "== wake lateness and CPU: full-jitter storm against fakeprovider, --time-scale $latency_scale"
+  for clients in 1000 10000; do
+    local allowance=$((clients / 10))/s
+    echo "-- $clients clients, allowance $allowance"
+    run_args=(--strategy full-jitter --clients "$clients" --allowance "$allowance")
+    storm_run "$latency_scale" "$tmp/lateness-$clients.json" --allowance "$allowance"
+    show "$tmp/lateness-$clients.json"
+  done
+}
+
+part_rate() {
+  echo "== raw request rate: 1,000 clients against nginx serving a static 200"
+  mkdir -p "$tmp/nginx/logs"
+  local port
+  port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+  cat >"$tmp/nginx/nginx.conf" <<EOF
+worker_processes 1;
+daemon off;
+master_process off;
+error_log $tmp/nginx/logs/error.log;
+pid $tmp/nginx/nginx.pid;
+events { worker_connections 8192; use epoll; }
+http {
+  access_log off;
+  client_body_temp_path $tmp/nginx/body;
+  proxy_temp_path $tmp/nginx/proxy;
+  fastcgi_temp_path $tmp/nginx/fastcgi;
+  uwsgi_temp_path $tmp/nginx/uwsgi;
+  scgi_temp_path $tmp/nginx/scgi;
+  keepalive_requests 10000000;
+  keepalive_timeout 300s;
+  server { listen 127.0.0.1:$port backlog=16384; location / { return 200 "ok\n"; } }
+}
+EOF
+  nginx -p "$tmp/nginx" -c "$tmp/nginx/nginx.conf" &
+  pids+=("$!")
+  for _ in $(seq 1 500); do
+    (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break
+    sleep 0.01
+  done
+  local target=http://127.0.0.1:$port/v1
+  for round in 1 2; do
+    "$loadgen" run --url "$target" --clients 1000 --workload queue --items "$rate_requests" \
+      --strategy none --quiet --out "$tmp/rate.json" || true
+    python3 - "$tmp/rate.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+live = r["live"]
+rate = r["counts"]["requests"] / live["wall_s"]
+print(f"  loadgen run: {r['counts']['requests']} requests, {r['counts']['delivered']} ok, "
+      f"{live['wall_s']:.2f} s  ->  {rate:,.0f} req/s  "
+      f"(CPU {live['cpu_user_s'] + live['cpu_sys_s']:.2f} s)")
+PY
+    hey -n "$rate_requests" -c 1000 "$target" >"$tmp/hey.txt"
+    awk '/Requests\/sec/ {printf "  hey -c 1000:  %s req/s\n", $2} /\[200\]/ {print "  hey statuses:" $0}' "$tmp/hey.txt"
+  done
+}
+
+part_storm() {
+  echo "== the acceptance storm: examples/storm.json at --time-scale 0.1"
+  for strategy in exponential full-jitter; do
+    echo "-- $strategy"
+    run_args=(--strategy "$strategy")
+    storm_run 0.1 "$tmp/storm-$strategy.json"
+    show "$tmp/storm-$strategy.json"
+  done
+}
+
+part_compression() {
+  echo "== compression: the exponential storm at each --time-scale"
+  for scale in $scales; do
+    echo "-- --time-scale $scale"
+    run_args=(--strategy exponential)
+    storm_run "$scale" "$tmp/compression-$scale.json"
+    show "$tmp/compression-$scale.json"
+  done
+}
+
+for part in $parts; do
+  "part_$part"
+done

@@ -1,0 +1,144 @@
+#include "admin_api.hpp"
+
+#include <httplib.h>
+
+#include <chrono>
+
+#include "duration.hpp"
+
+namespace stampede {
+namespace {
+
+void json_reply(httplib::Response& res, int status, const nlohmann::json& body) {
+  res.status = status;
+  res.set_content(body.dump() + "\n", "application/json");
+}
+
+void error_reply(httplib::Response& res, int status, const std::string& message) {
+  json_reply(res, status, {{"error", message}});
+}
+
+// The POST routes take no body. Given a content reader, cpp-httplib 0.11.4 leaves the body to
+// the handler; without one it waits out its read timeout (5 s) for the body of a bodiless POST
+// that declares no length, which is what `curl -X POST` sends.
+using PostHandler = std::function<void(const httplib::Request&, httplib::Response&)>;
+httplib::Server::HandlerWithContentReader skipping_body(PostHandler handler) {
+  return [handler = std::move(handler)](const httplib::Request& req, httplib::Response& res,
+                                        const httplib::ContentReader& read) {
+    if (req.has_header("Content-Length") || req.has_header("Transfer-Encoding")) {
+      read([](const char*, std::size_t) { return true; });
+    }
+    handler(req, res);
+  };
+}
+
+}  // namespace
+
+bool constant_time_equal(const std::string& a, const std::string& b) {
+  // The length is not secret; the bytes are compared in full whatever they hold.
+  unsigned char diff = a.size() == b.size() ? 0 : 1;
+  const std::size_t n = std::max(a.size(), b.size());
+  for (std::size_t i = 0; i < n; ++i) {
+    const unsigned char x = i < a.size() ? static_cast<unsigned char>(a[i]) : 0;
+    const unsigned char y = i < b.size() ? static_cast<unsigned char>(b[i]) : 0;
+    diff |= static_cast<unsigned char>(x ^ y);
+  }
+  return diff == 0;
+}
+
+AdminApi::AdminApi(const AdminConfig& config, LockedProvider& provider)
+    : config_(config), provider_(provider), server_(std::make_unique<httplib::Server>()) {}
+
+AdminApi::~AdminApi() {
+  stop();
+}
+
+void AdminApi::add_routes() {
+  auto& svr = *server_;
+  svr.set_tcp_nodelay(true);
+  // Idle keep-alive connections cost this server a polling thread each: keep them short.
+  svr.set_keep_alive_timeout(2);
+  svr.set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
+    if (config_.token.empty() || req.path == "/healthz") {
+      return httplib::Server::HandlerResponse::Unhandled;
+    }
+    if (constant_time_equal(req.get_header_value("Authorization"), "Bearer " + config_.token)) {
+      return httplib::Server::HandlerResponse::Unhandled;
+    }
+    res.set_header("WWW-Authenticate", "Bearer");
+    error_reply(res, 401, "this admin API needs 'Authorization: Bearer TOKEN' (--admin-token)");
+    return httplib::Server::HandlerResponse::Handled;
+  });
+
+  svr.Get("/healthz", [](const httplib::Request&, httplib::Response& res) {
+    res.set_content("ok\n", "text/plain");
+  });
+  svr.Get("/admin/stats", [this](const httplib::Request&, httplib::Response& res) {
+    json_reply(res, 200, provider_.stats_json());
+  });
+  svr.Get("/metrics", [this](const httplib::Request&, httplib::Response& res) {
+    res.set_content(provider_.metrics_text(), "text/plain; version=0.0.4");
+  });
+  svr.Post("/admin/reset", skipping_body([this](const httplib::Request&, httplib::Response& res) {
+             provider_.reset();
+             json_reply(res, 200, {{"reset", true}, {"clock_ns", provider_.clock().now_ns()}});
+           }));
+  svr.Post(
+      "/admin/outage", skipping_body([this](const httplib::Request& req, httplib::Response& res) {
+        const std::string for_text = req.has_param("for") ? req.get_param_value("for") : "";
+        const auto duration = parse_duration_ns(for_text);
+        if (!duration || *duration <= 0) {
+          error_reply(
+              res, 400,
+              "for: " +
+                  (duration ? "'" + for_text + "' must be longer than zero" : duration.error()) +
+                  "; e.g. POST /admin/outage?for=30s&status=529");
+          return;
+        }
+        const std::string status = req.has_param("status") ? req.get_param_value("status") : "503";
+        // The scenario's outage syntax, so the statuses accepted are the same everywhere.
+        const auto shape = parse_outage("0s-1s:" + status);
+        if (!shape) {
+          error_reply(res, 400,
+                      "status: '" + status +
+                          "' is not an outage status; expected 503, "
+                          "529, 500 or reset");
+          return;
+        }
+        const auto w = provider_.start_outage(*duration, shape->action);
+        json_reply(res, 200,
+                   {{"start_ns", w.start_ns}, {"end_ns", w.end_ns}, {"outage", format_outage(w)}});
+      }));
+}
+
+std::optional<std::string> AdminApi::start() {
+  add_routes();
+  const auto& l = config_.listen;
+  if (l.port == 0) {
+    port_ = server_->bind_to_any_port(l.host);
+    if (port_ <= 0) return "--admin-listen: cannot listen on " + l.host + ":0";
+  } else {
+    if (!server_->bind_to_port(l.host, l.port)) {
+      return "--admin-listen: cannot listen on " + l.host + ":" + std::to_string(l.port);
+    }
+    port_ = l.port;
+  }
+  thread_ = std::thread([this] {
+    server_->listen_after_bind();
+    listen_returned_ = true;
+  });
+  // stop() is a no-op until the server runs: wait for it, so a stop right away is not lost.
+  while (!server_->is_running() && !listen_returned_) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  if (!server_->is_running()) return "--admin-listen: the admin server stopped at once";
+  return std::nullopt;
+}
+
+void AdminApi::stop() {
+  if (!thread_.joinable()) return;
+  server_->stop();
+  thread_.join();
+}
+
+}  // namespace stampede

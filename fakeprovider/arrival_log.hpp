@@ -1,0 +1,44 @@
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace stampede {
+
+// The raw arrival log behind --arrivals-out: one row per arrival, in arrival order. Grows
+// with the traffic, so it is kept only when asked for. Pure: the caller serialises calls.
+class ArrivalLog {
+ public:
+  // status: the answer's status code, 0 for a connection reset without an answer.
+  void record(std::int64_t t_ns, std::string_view tenant, int status, int attempt,
+              std::string_view client_id);
+
+  std::size_t size() const { return rows_.size(); }
+  void clear();
+
+  // "t_ns,tenant,status,attempt,client_id" and one line per arrival (RFC 4180 quoting).
+  std::string to_csv() const;
+
+ private:
+  struct Row {
+    std::int64_t t_ns;
+    std::uint32_t tenant;  // index into tenant_names_: keys repeat, rows do not copy them
+    std::int32_t status;
+    std::int32_t attempt;
+    std::string client_id;
+  };
+  // A deque grows in chunks: no pause to copy a million rows while the lock is held.
+  std::deque<Row> rows_;
+  std::vector<std::string> tenant_names_;
+  std::map<std::string, std::uint32_t, std::less<>> tenant_index_;
+};
+
+// A CSV field, quoted when it holds a comma, a quote or a line break.
+std::string csv_field(std::string_view text);
+
+}  // namespace stampede

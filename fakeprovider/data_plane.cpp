@@ -1,0 +1,334 @@
+#include "data_plane.hpp"
+
+#include <microhttpd.h>
+#include <poll.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <charconv>
+#include <chrono>
+#include <cstring>
+#include <string_view>
+#include <thread>
+
+#include "duration.hpp"
+
+namespace stampede {
+namespace {
+
+// Bodies shaped like a real API's, so clients parse what they would parse in production.
+constexpr std::string_view kOkBody = R"({"type":"message","status":"ok"})";
+constexpr std::string_view kRateLimitedBody =
+    R"({"type":"error","error":{"type":"rate_limit_error","message":"Number of requests has exceeded your rate limit; retry after the time in Retry-After"}})";
+constexpr std::string_view kOverloadedBody =
+    R"({"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}})";
+constexpr std::string_view kUnavailableBody =
+    R"({"type":"error","error":{"type":"api_error","message":"Service unavailable"}})";
+constexpr std::string_view kServerErrorBody =
+    R"({"type":"error","error":{"type":"api_error","message":"Internal server error"}})";
+constexpr std::string_view kInvalidRequestBody =
+    R"({"type":"error","error":{"type":"invalid_request_error","message":"Injected error: this request is not retryable"}})";
+
+std::string_view body_for(int status) {
+  switch (status) {
+    case 200:
+      return kOkBody;
+    case 429:
+      return kRateLimitedBody;
+    case 529:
+      return kOverloadedBody;
+    case 503:
+      return kUnavailableBody;
+    case 400:
+      return kInvalidRequestBody;
+    default:
+      return kServerErrorBody;
+  }
+}
+
+// X-Attempt: 1 for a first send; absent or not a positive number counts as a first send.
+int parse_attempt(const char* text) {
+  if (!text) return 1;
+  const std::string_view t(text);
+  int n = 0;
+  const auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), n);
+  if (ec != std::errc() || end != t.data() + t.size() || n < 1) return 1;
+  return n;
+}
+
+std::int64_t ceil_seconds(std::int64_t ns) {
+  return (ns + kNsPerSec - 1) / kNsPerSec;
+}
+
+void add_header(MHD_Response* r, const char* name, std::int64_t value) {
+  MHD_add_response_header(r, name, std::to_string(value).c_str());
+}
+
+}  // namespace
+
+// What an answer's bytes depend on, besides the Date header libmicrohttpd adds when sending.
+struct DataPlane::AnswerKey {
+  int status = 0;
+  std::int64_t retry_after_s = -1;  // -1: no Retry-After
+  bool quota = false;               // the RateLimit headers below are sent
+  std::int64_t limit = 0;
+  std::int64_t remaining = 0;
+  std::int64_t reset_s = 0;
+  bool operator==(const AnswerKey&) const = default;
+};
+
+namespace {
+
+// The last answer built on this server thread. A storm's answers repeat (the same 429 until
+// the window turns) and one libmicrohttpd response can be queued on any number of
+// connections, so most answers cost no allocation at all.
+struct AnswerCache {
+  const DataPlane* owner = nullptr;
+  DataPlane::AnswerKey key;
+  MHD_Response* response = nullptr;
+  ~AnswerCache() {
+    if (response) MHD_destroy_response(response);
+  }
+};
+thread_local AnswerCache answer_cache;
+
+// When this thread's loop last woke to serve. The requests it reads in that pass were in the
+// kernel's buffers by then (but for the rare one whose headers straddle two segments), so
+// the true arrival is no later than this stamp, and the stamp is no later than the handler's
+// own clock reading: a burst's arrivals do not queue behind the answers to those read first.
+thread_local std::int64_t pass_start_steady_ns = 0;
+
+}  // namespace
+
+struct DataPlane::Loop {
+  MHD_Daemon* daemon = nullptr;
+  int epoll_fd = -1;
+  int wake_fd = -1;  // an eventfd: the loop rereads its flags when it is written
+  std::atomic<bool> quiesce{false};
+  std::atomic<bool> stop{false};
+  std::thread thread;
+  ~Loop() {
+    if (wake_fd >= 0) close(wake_fd);
+  }
+};
+
+struct DataPlane::Request {
+  Decision decision;
+  std::int64_t due_steady_ns = 0;  // when the service time is over
+  bool served = false;             // the service time has passed
+};
+
+// libmicrohttpd calls the access handler several times per request: once when the headers
+// are complete, once per piece of body, and once more at the end. The arrival is the first
+// call; the answer goes on the last, because answering on the first makes 0.9.75 close the
+// connection of any request that has a body.
+struct MhdCallbacks {
+  static MHD_Result on_request(void* cls, MHD_Connection* c, const char* /*url*/,
+                               const char* /*method*/, const char* /*version*/,
+                               const char* /*upload_data*/, std::size_t* upload_size,
+                               void** con_cls) {
+    auto* self = static_cast<DataPlane*>(cls);
+    if (*con_cls == nullptr) {
+      *con_cls = self->arrive(c);
+      return MHD_YES;
+    }
+    if (*upload_size != 0) {
+      *upload_size = 0;  // the body is read and dropped
+      return MHD_YES;
+    }
+    return self->answer(c, *static_cast<DataPlane::Request*>(*con_cls)) ? MHD_YES : MHD_NO;
+  }
+
+  static void on_completed(void* cls, MHD_Connection* /*c*/, void** con_cls,
+                           MHD_RequestTerminationCode /*toe*/) {
+    static_cast<DataPlane*>(cls)->complete(static_cast<DataPlane::Request*>(*con_cls));
+    *con_cls = nullptr;
+  }
+};
+
+DataPlane::DataPlane(const DataPlaneConfig& config, LockedProvider& provider)
+    : config_(config), provider_(provider) {}
+
+DataPlane::~DataPlane() {
+  stop(0);
+}
+
+std::optional<std::string> DataPlane::start() {
+  const auto sock = open_listen_socket(config_.listen, config_.backlog);
+  if (!sock) return "--listen: " + sock.error();
+  listen_fd_ = sock->fd;
+  port_ = sock->port;
+  const unsigned per_loop = std::max(1u, config_.max_connections / config_.threads);
+  for (unsigned i = 0; i < config_.threads; ++i) {
+    auto loop = std::make_unique<Loop>();
+    loop->daemon = MHD_start_daemon(
+        MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME, 0, nullptr, nullptr, &MhdCallbacks::on_request,
+        this, MHD_OPTION_LISTEN_SOCKET, listen_fd_, MHD_OPTION_CONNECTION_LIMIT, per_loop,
+        MHD_OPTION_CONNECTION_TIMEOUT, config_.idle_timeout_s, MHD_OPTION_NOTIFY_COMPLETED,
+        &MhdCallbacks::on_completed, this,
+        // Strict parsing: a request line with a NUL in it, or HTTP/1.1 without Host, gets a
+        // 400 instead of being read as a shorter request.
+        MHD_OPTION_STRICT_FOR_CLIENT, 1,
+        // Each connection's memory pool is zeroed between requests: the 32 KiB default made
+        // that memset the largest cost of a keep-alive request.
+        MHD_OPTION_CONNECTION_MEMORY_LIMIT, config_.memory_per_connection, MHD_OPTION_END);
+    if (!loop->daemon) {
+      stop(0);
+      return "--listen: libmicrohttpd could not start on " + config_.listen.url(port_);
+    }
+    loop->epoll_fd = MHD_get_daemon_info(loop->daemon, MHD_DAEMON_INFO_EPOLL_FD)->epoll_fd;
+    loop->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    loops_.push_back(std::move(loop));
+  }
+  for (auto& loop : loops_) loop->thread = std::thread([this, l = loop.get()] { run(*l); });
+  return std::nullopt;
+}
+
+void DataPlane::run(Loop& loop) {
+  bool quiesced = false;
+  while (!loop.stop.load()) {
+    if (loop.quiesce.load() && !quiesced) {
+      // On this thread: the daemon is not thread-safe against its own event loop.
+      MHD_quiesce_daemon(loop.daemon);
+      quiesced = true;
+    }
+    // Zero when libmicrohttpd holds connections it has yet to serve.
+    MHD_UNSIGNED_LONG_LONG timeout_ms = 0;
+    const int wait_ms = MHD_get_timeout(loop.daemon, &timeout_ms) == MHD_YES
+                            ? static_cast<int>(std::min<MHD_UNSIGNED_LONG_LONG>(timeout_ms, 60'000))
+                            : 60'000;
+    pollfd fds[2] = {{loop.epoll_fd, POLLIN, 0}, {loop.wake_fd, POLLIN, 0}};
+    poll(fds, 2, wait_ms);
+    if (fds[1].revents & POLLIN) {
+      eventfd_t ignored;
+      eventfd_read(loop.wake_fd, &ignored);
+    }
+    pass_start_steady_ns = ScenarioClock::steady_ns();
+    MHD_run(loop.daemon);
+  }
+}
+
+DataPlane::Loop* DataPlane::loop_of(MHD_Connection* c) const {
+  const MHD_Daemon* daemon = MHD_get_connection_info(c, MHD_CONNECTION_INFO_DAEMON)->daemon;
+  for (const auto& loop : loops_) {
+    if (loop->daemon == daemon) return loop.get();
+  }
+  return loops_.front().get();
+}
+
+void DataPlane::signal_loops(std::atomic<bool> Loop::*flag) {
+  for (auto& loop : loops_) {
+    ((*loop).*flag).store(true);
+    eventfd_write(loop->wake_fd, 1);
+  }
+}
+
+DataPlane::Request* DataPlane::arrive(MHD_Connection* c) {
+  const char* tenant =
+      MHD_lookup_connection_value(c, MHD_HEADER_KIND, provider_.config().tenant_header.c_str());
+  const char* client_id = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "X-Client-Id");
+  const auto admission =
+      provider_.admit(pass_start_steady_ns, tenant ? tenant : "",
+                      parse_attempt(MHD_lookup_connection_value(c, MHD_HEADER_KIND, "X-Attempt")),
+                      client_id ? client_id : "");
+  in_flight_.fetch_add(1, std::memory_order_relaxed);
+  auto* r = new Request{admission.decision};
+  if (r->decision.service_ns > 0) {
+    r->due_steady_ns =
+        ScenarioClock::steady_ns() + provider_.clock().wall_ns(r->decision.service_ns);
+  }
+  return r;
+}
+
+bool DataPlane::answer(MHD_Connection* c, Request& r) {
+  const Decision& d = r.decision;
+  if (d.reset_connection) {
+    // Linger 0: the close sends a reset, as a provider's dropped connection does.
+    const auto* info = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+    if (info) {
+      const linger lg{1, 0};
+      setsockopt(info->connect_fd, SOL_SOCKET, SO_LINGER, &lg, sizeof lg);
+    }
+    return false;
+  }
+  if (d.service_ns > 0 && !r.served) {
+    // The service time passes on the timer's thread, not on one of the server's few.
+    r.served = true;
+    MHD_suspend_connection(c);
+    suspended_.fetch_add(1, std::memory_order_relaxed);
+    Loop* loop = loop_of(c);
+    timer_.schedule(r.due_steady_ns, [this, c, loop] {
+      MHD_resume_connection(c);
+      // A daemon driven from outside notices a resumption only when it next runs.
+      eventfd_write(loop->wake_fd, 1);
+      suspended_.fetch_sub(1, std::memory_order_relaxed);
+    });
+    return true;
+  }
+  AnswerKey key{d.status, d.retry_after_ns >= 0 ? retry_after_seconds(d.retry_after_ns) : -1};
+  // RateLimit headers describe the tenant's allowance; a capacity rejection is not about it.
+  if (d.has_quota && d.reason != DecisionReason::kCapacity &&
+      provider_.config().ratelimit_headers != RateLimitHeaders::kNone) {
+    key.quota = true;
+    key.limit = d.limit;
+    key.remaining = d.remaining;
+    key.reset_s = ceil_seconds(d.reset_ns);
+  }
+  AnswerCache& cache = answer_cache;
+  if (cache.owner != this || !cache.response || !(cache.key == key)) {
+    if (cache.response) MHD_destroy_response(cache.response);
+    cache.owner = this;
+    cache.key = key;
+    cache.response = build_response(key);
+  }
+  return MHD_queue_response(c, static_cast<unsigned>(key.status), cache.response) == MHD_YES;
+}
+
+MHD_Response* DataPlane::build_response(const AnswerKey& key) const {
+  const std::string_view body = body_for(key.status);
+  MHD_Response* response = MHD_create_response_from_buffer(
+      body.size(), const_cast<char*>(body.data()), MHD_RESPMEM_PERSISTENT);
+  MHD_add_response_header(response, MHD_HTTP_HEADER_CONTENT_TYPE, "application/json");
+  if (key.retry_after_s >= 0) add_header(response, MHD_HTTP_HEADER_RETRY_AFTER, key.retry_after_s);
+  if (key.quota) {
+    const bool ietf = provider_.config().ratelimit_headers == RateLimitHeaders::kIetf;
+    add_header(response, ietf ? "RateLimit-Limit" : "X-RateLimit-Limit", key.limit);
+    add_header(response, ietf ? "RateLimit-Remaining" : "X-RateLimit-Remaining", key.remaining);
+    add_header(response, ietf ? "RateLimit-Reset" : "X-RateLimit-Reset", key.reset_s);
+  }
+  return response;
+}
+
+void DataPlane::complete(Request* r) {
+  if (!r) return;
+  delete r;
+  in_flight_.fetch_sub(1, std::memory_order_relaxed);
+}
+
+void DataPlane::stop(std::int64_t max_wait_ns) {
+  if (listen_fd_ < 0) return;
+  signal_loops(&Loop::quiesce);
+  const auto poll_until = [this](std::int64_t until_ns) {
+    while (in_flight_.load() > 0 && ScenarioClock::steady_ns() < until_ns) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+  };
+  poll_until(ScenarioClock::steady_ns() + max_wait_ns);
+  // libmicrohttpd must not be stopped with a connection suspended.
+  timer_.fire_all();
+  while (suspended_.load() > 0) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  poll_until(ScenarioClock::steady_ns() + kNsPerSec);
+  signal_loops(&Loop::stop);
+  for (auto& loop : loops_) {
+    if (loop->thread.joinable()) loop->thread.join();
+    // Quiesced (again, harmlessly), the daemon leaves the shared listen socket open.
+    MHD_quiesce_daemon(loop->daemon);
+    MHD_stop_daemon(loop->daemon);
+  }
+  loops_.clear();
+  close(listen_fd_);
+  listen_fd_ = -1;
+}
+
+}  // namespace stampede

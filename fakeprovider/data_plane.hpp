@@ -1,0 +1,79 @@
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "deadline_timer.hpp"
+#include "listen_address.hpp"
+#include "locked_provider.hpp"
+
+struct MHD_Daemon;
+struct MHD_Connection;
+struct MHD_Response;
+
+namespace stampede {
+
+struct DataPlaneConfig {
+  ListenAddress listen;
+  unsigned max_connections = 16000;
+  unsigned threads = 2;
+  // Longer than any backoff a client sleeps on its open connection between retries.
+  unsigned idle_timeout_s = 600;
+  int backlog = 4096;
+  // Per connection: the request's headers must fit, with room for the answer's.
+  std::size_t memory_per_connection = 4096;
+};
+
+// The provider's HTTP side on GNU libmicrohttpd: any method and path. A request arrives when
+// its headers are complete; it is stamped with the time its thread woke to read it, decided
+// by the policy, and answered the way real APIs answer (docs/ADMIN_API.md lists the answers).
+//
+// One epoll daemon per thread, all accepting from one listen socket, each driven by a loop of
+// ours rather than libmicrohttpd's own thread: 0.9.75's internal loop, after an epoll_wait
+// that returns exactly its 128-event maximum, waits again with the full idle timeout before
+// serving the 128 connections it holds, so a burst that ends on such a batch leaves 128
+// requests unanswered until the next arrival.
+class DataPlane {
+ public:
+  DataPlane(const DataPlaneConfig& config, LockedProvider& provider);
+  ~DataPlane();
+  DataPlane(const DataPlane&) = delete;
+  DataPlane& operator=(const DataPlane&) = delete;
+
+  // Binds and serves; the error says what could not be done.
+  std::optional<std::string> start();
+  struct AnswerKey;
+  int port() const { return port_; }
+
+  // Stops accepting, lets requests in flight finish (at most max_wait_ns of wall time, then
+  // cuts their service time short), and stops.
+  void stop(std::int64_t max_wait_ns);
+
+ private:
+  friend struct MhdCallbacks;  // libmicrohttpd's C callbacks, in data_plane.cpp
+  struct Request;
+  struct Loop;  // one daemon and the thread that drives it
+  void run(Loop& loop);
+  Loop* loop_of(MHD_Connection* c) const;
+  void signal_loops(std::atomic<bool> Loop::*flag);
+  Request* arrive(MHD_Connection* c);
+  bool answer(MHD_Connection* c, Request& r);
+  MHD_Response* build_response(const AnswerKey& key) const;
+  void complete(Request* r);
+
+  DataPlaneConfig config_;
+  LockedProvider& provider_;
+  DeadlineTimer timer_;
+  std::vector<std::unique_ptr<Loop>> loops_;
+  int listen_fd_ = -1;
+  int port_ = 0;
+  std::atomic<std::int64_t> in_flight_{0};
+  std::atomic<std::int64_t> suspended_{0};
+};
+
+}  // namespace stampede

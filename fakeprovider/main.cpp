@@ -1,0 +1,230 @@
+#include <signal.h>
+#include <sys/resource.h>
+
+#include <cstdio>
+#include <iostream>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include "admin_api.hpp"
+#include "data_plane.hpp"
+#include "duration.hpp"
+#include "generated/version.hpp"
+#include "listen_address.hpp"
+#include "locked_provider.hpp"
+#include "results.hpp"
+#include "scenario_clock.hpp"
+#include "scenario_flags.hpp"
+
+using namespace stampede;
+
+namespace {
+
+constexpr int kUsageError = 2;
+constexpr int kRuntimeError = 1;
+// Descriptors beyond the connections: listen sockets, epoll, the admin API, files.
+constexpr rlim_t kSpareDescriptors = 64;
+
+struct Args {
+  std::string scenario;
+  std::map<std::string, std::vector<std::string>> values;  // field -> flag values
+  std::string listen = "127.0.0.1:8080";
+  std::string admin_listen = "127.0.0.1:8081";
+  std::string time_scale = "1";
+  std::string bin = "1s";
+  std::string arrivals_out;
+  std::string stats_out;
+  std::string admin_token;
+  unsigned max_connections = 16000;
+  unsigned threads = 2;
+};
+
+void add_scenario_flags(CLI::App& app, Args& args) {
+  app.add_option("--scenario", args.scenario,
+                 "scenario file (JSON); only its provider section is used; flags override it")
+      ->check(CLI::ExistingFile);
+  for (const auto& f : kProviderFlags) {
+    auto* opt =
+        app.add_option(std::string(f.flag), args.values[std::string(f.field)], std::string(f.help));
+    opt->group("Provider");
+    if (!f.repeatable) opt->expected(1);
+  }
+}
+
+Parsed<Scenario> scenario_from(const Args& args) {
+  std::vector<FieldOverride> overrides;
+  for (const auto& [field, values] : args.values) {
+    if (values.empty()) continue;
+    if (field == "provider.outages") {
+      overrides.push_back({field, nlohmann::json(values)});
+    } else {
+      overrides.push_back({field, nlohmann::json(values.back())});
+    }
+  }
+  return build_scenario(args.scenario, overrides);
+}
+
+int fail(int code, const std::string& message) {
+  std::cerr << "fakeprovider: " << message << "\n";
+  return code;
+}
+
+// Each connection is a descriptor: raise the soft limit to what --max-connections needs, and
+// the hard one too when allowed. Returns the connections the limit allows.
+unsigned raise_descriptor_limit(unsigned max_connections) {
+  const rlim_t need = max_connections + kSpareDescriptors;
+  rlimit lim{};
+  getrlimit(RLIMIT_NOFILE, &lim);
+  if (lim.rlim_cur >= need) return max_connections;
+  rlimit want{need, std::max(need, lim.rlim_max)};
+  if (setrlimit(RLIMIT_NOFILE, &want) == 0) return max_connections;
+  want = {lim.rlim_max, lim.rlim_max};
+  setrlimit(RLIMIT_NOFILE, &want);
+  getrlimit(RLIMIT_NOFILE, &lim);
+  const auto allowed = static_cast<unsigned>(
+      lim.rlim_cur > kSpareDescriptors ? lim.rlim_cur - kSpareDescriptors : 0);
+  std::cerr << "fakeprovider: warning: --max-connections " << max_connections << " needs " << need
+            << " file descriptors but RLIMIT_NOFILE allows " << lim.rlim_cur << "; serving at most "
+            << allowed << " connections (raise it with 'ulimit -n' or as root)\n";
+  return allowed;
+}
+
+std::string outcome_summary(const nlohmann::json& totals) {
+  std::string out;
+  for (const auto& name : kOutcomeNames) {
+    const auto n = totals.at(std::string(name)).get<std::int64_t>();
+    if (n == 0) continue;
+    out += (out.empty() ? "" : ", ") + std::string(name) + " " + std::to_string(n);
+  }
+  return out.empty() ? "none" : out;
+}
+
+int serve(const Args& args) {
+  auto scenario = scenario_from(args);
+  if (!scenario) return fail(kUsageError, scenario.error());
+  const auto scale = parse_time_scale(args.time_scale);
+  if (!scale) return fail(kUsageError, "--time-scale: " + scale.error());
+  const auto bin_ns = parse_duration_ns(args.bin);
+  if (!bin_ns) return fail(kUsageError, "--bin: " + bin_ns.error());
+  if (*bin_ns < kNsPerMs || *bin_ns % kNsPerMs != 0) {
+    return fail(kUsageError, "--bin: '" + args.bin +
+                                 "' must be a whole number of milliseconds, "
+                                 "at least 1ms, e.g. 1s or 100ms");
+  }
+  const auto listen = parse_listen_address(args.listen);
+  if (!listen) return fail(kUsageError, "--listen: " + listen.error());
+  const auto admin_listen = parse_listen_address(args.admin_listen);
+  if (!admin_listen) return fail(kUsageError, "--admin-listen: " + admin_listen.error());
+  if (!admin_listen->is_loopback() && args.admin_token.empty()) {
+    return fail(kUsageError, "--admin-listen: '" + args.admin_listen +
+                                 "' is reachable beyond this machine; give --admin-token TOKEN "
+                                 "(or FAKEPROVIDER_ADMIN_TOKEN) so the admin API requires "
+                                 "'Authorization: Bearer TOKEN', or bind it to 127.0.0.1");
+  }
+  if (args.max_connections == 0) {
+    return fail(kUsageError, "--max-connections: must be at least 1");
+  }
+  if (args.threads == 0 || args.threads > 64) {
+    return fail(kUsageError, "--threads: " + std::to_string(args.threads) + " is not 1-64");
+  }
+
+  // Every thread started from here on inherits the mask; this one waits for the signals.
+  sigset_t stop_signals;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGINT);
+  sigaddset(&stop_signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+  signal(SIGPIPE, SIG_IGN);
+
+  LockedProvider provider(
+      {scenario->provider, *scale, *bin_ns, /*keep_log=*/!args.arrivals_out.empty()});
+  DataPlaneConfig data_config;
+  data_config.listen = *listen;
+  data_config.max_connections = raise_descriptor_limit(args.max_connections);
+  data_config.threads = args.threads;
+  DataPlane data_plane(data_config, provider);
+  if (auto e = data_plane.start()) return fail(kRuntimeError, *e);
+  AdminApi admin({*admin_listen, args.admin_token}, provider);
+  if (auto e = admin.start()) return fail(kRuntimeError, *e);
+
+  std::cout << "listening on " << listen->url(data_plane.port()) << "\n"
+            << "admin on " << admin_listen->url(admin.port()) << std::endl;
+
+  int signal_number = 0;
+  sigwait(&stop_signals, &signal_number);
+
+  // Requests in flight finish: at most their longest service time, and a few seconds more.
+  const auto& p = provider.config();
+  data_plane.stop(provider.clock().wall_ns(std::max(p.latency_min_ns, p.latency_max_ns)) +
+                  5 * kNsPerSec);
+  admin.stop();
+
+  int code = 0;
+  if (!args.arrivals_out.empty()) {
+    if (auto e = write_file_atomically(args.arrivals_out, provider.arrivals_csv())) {
+      code = fail(kRuntimeError, "--arrivals-out: " + *e);
+    }
+  }
+  const auto stats = provider.stats_json();
+  if (!args.stats_out.empty()) {
+    if (auto e = write_file_atomically(args.stats_out, stats.dump() + "\n")) {
+      code = fail(kRuntimeError, "--stats-out: " + *e);
+    }
+  }
+  std::cerr << "fakeprovider: stopped on " << strsignal(signal_number) << " after "
+            << stats.at("requests").get<std::int64_t>() << " requests ("
+            << outcome_summary(stats.at("totals")) << ")\n";
+  return code;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{
+      "fakeprovider: a rate-limited HTTP provider that enforces allowances, outages and "
+      "capacity\nthe way real APIs do, and records the arrival time of every request on its "
+      "own clock.\nAny method and path; the admin API (stats, metrics, reset, outages) has its "
+      "own port."};
+  app.set_version_flag("--version", std::string("fakeprovider ") + kVersion);
+  Args args;
+  add_scenario_flags(app, args);
+  app.add_option("--listen", args.listen, "data plane HOST:PORT; port 0 picks a free one")
+      ->capture_default_str();
+  app.add_option("--admin-listen", args.admin_listen,
+                 "admin API HOST:PORT; beyond loopback it needs --admin-token")
+      ->capture_default_str();
+  app.add_option("--time-scale", args.time_scale,
+                 "wall seconds per scenario second, e.g. 0.1 replays ten times faster")
+      ->capture_default_str();
+  app.add_option("--bin", args.bin, "histogram bin of the stats, in scenario time")
+      ->capture_default_str();
+  app.add_option("--arrivals-out", args.arrivals_out,
+                 "on exit, write every arrival here (CSV: t_ns,tenant,status,attempt,client_id)");
+  app.add_option("--stats-out", args.stats_out, "on exit, write the final stats JSON here");
+  app.add_option("--admin-token", args.admin_token,
+                 "require 'Authorization: Bearer TOKEN' on the admin API")
+      ->envname("FAKEPROVIDER_ADMIN_TOKEN");
+  app.add_option("--max-connections", args.max_connections,
+                 "open connections the data plane holds at once")
+      ->capture_default_str();
+  app.add_option("--threads", args.threads, "data plane threads, each with its own epoll loop")
+      ->capture_default_str();
+  app.footer(
+      "Example:\n"
+      "  fakeprovider --allowance 100/s --outage 0s-30s:503 --listen 127.0.0.1:8080 "
+      "--arrivals-out arrivals.csv\n"
+      "  curl -i http://127.0.0.1:8080/v1/messages; curl http://127.0.0.1:8081/admin/stats");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::Success& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    return fail(kUsageError, std::string(e.what()) + "; run 'fakeprovider --help'");
+  }
+  return serve(args);
+}

@@ -1,0 +1,45 @@
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "binned_counts.hpp"
+#include "live_request.hpp"
+#include "parsed.hpp"
+
+namespace stampede {
+
+// What a fakeprovider's GET /admin/stats says about the arrivals it recorded.
+struct ProviderStats {
+  std::int64_t bin_ns = 0;
+  double time_scale = 1;
+  std::int64_t requests = 0;
+  BinnedCounts by_outcome{1, 1};
+  BinnedCounts by_send{1, 1};
+};
+
+Parsed<ProviderStats> parse_provider_stats(const nlohmann::json& j);
+
+// A fakeprovider's admin API: reset before the run (both scenario clocks start together),
+// stats after it.
+class ProviderAdmin {
+ public:
+  ProviderAdmin(TargetUrl base, std::string token)
+      : base_(std::move(base)), token_(std::move(token)) {}
+
+  std::optional<std::string> reset() const;   // POST /admin/reset; the error, if any
+  Parsed<ProviderStats> stats() const;        // GET /admin/stats
+  Parsed<nlohmann::json> stats_json() const;  // the same, as the provider wrote it
+  const TargetUrl& url() const { return base_; }
+
+ private:
+  Parsed<std::string> call(const char* method, const std::string& path) const;
+
+  TargetUrl base_;
+  std::string token_;
+};
+
+}  // namespace stampede

@@ -1,0 +1,63 @@
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "results.hpp"
+
+namespace stampede {
+
+// One key of a chart's legend, which the page draws once above the chart's panels.
+struct LegendEntry {
+  enum class Kind { kArea, kLine, kDashed, kShade };
+  std::string name;
+  std::string color;
+  Kind kind = Kind::kArea;
+};
+
+// The scale every panel of one chart shares, so a comparison's small multiples are drawn to
+// one scale: a lockstep fleet's spikes beside a jittered fleet's plateau.
+struct ChartScale {
+  std::int64_t column_ns = kNsPerSec;  // time charts: what one drawn column covers
+  double x_max = 0;
+  double y_max = 0;
+};
+
+// Time charts draw at most this many columns, so a week-long run's report is no bigger than
+// a ten-minute one's: bins, never raw points.
+inline constexpr std::size_t kMaxColumns = 600;
+
+// A chart is a function from a run (and the scale it shares with the runs beside it) to an
+// SVG element, plus what the page needs around it.
+struct Chart {
+  std::string_view id;
+  std::string_view title;
+  std::string_view note;  // what to look for, one sentence
+  bool (*applies)(const Results&);
+  // The scale this run alone needs; a comparison takes the largest of each axis.
+  ChartScale (*extent)(const Results&, std::int64_t column_ns);
+  std::string (*draw)(const Results&, const ChartScale&);
+  std::vector<LegendEntry> (*legend)(const std::vector<Results>&);
+};
+
+// The charts of a report, in page order: arrivals by outcome, the waves by send number,
+// client sends against provider arrivals, items in backoff, item latency, sends per item,
+// wake lateness.
+const std::vector<Chart>& report_charts();
+
+// The column width that fits the longest of these runs in kMaxColumns columns.
+std::int64_t column_ns_for(const std::vector<Results>& runs);
+
+// The largest extent of each axis over the runs the chart applies to.
+ChartScale shared_scale(const Chart& chart, const std::vector<Results>& runs,
+                        std::int64_t column_ns);
+
+// A panel of the same size for a run a chart does not apply to.
+std::string placeholder_chart(std::string_view message);
+
+// A legend key's swatch, an SVG of its own.
+std::string legend_swatch(const LegendEntry& entry);
+
+}  // namespace stampede

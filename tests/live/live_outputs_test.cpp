@@ -1,0 +1,77 @@
+#include <doctest/doctest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "dead_letter_writer.hpp"
+#include "junit_writer.hpp"
+#include "live_comparison.hpp"
+#include "sim_engine.hpp"
+#include "timer_heap.hpp"
+
+using namespace stampede;
+
+TEST_CASE("the timer heap pops the earliest due time, ties in push order") {
+  TimerHeap h;
+  h.push(30, 1);
+  h.push(10, 2);
+  h.push(20, 3);
+  h.push(10, 4);
+  std::vector<std::uint32_t> order;
+  while (!h.empty()) {
+    order.push_back(h.top().client);
+    h.pop();
+  }
+  CHECK(order == std::vector<std::uint32_t>{2, 4, 3, 1});
+}
+
+TEST_CASE("dead letters are one JSON object per line") {
+  const std::vector<DeadLetter> letters{
+      {7, 7, 4, Outcome::kRateLimited, 429, "attempts_exhausted", 7'002'000'000},
+      {9, 1, 0, std::nullopt, 0, kUnfinishedReason, 1'000'000'000}};
+  const std::string text = format_dead_letters(letters);
+  const auto nl = text.find('\n');
+  REQUIRE(nl != std::string::npos);
+  const auto first = nlohmann::json::parse(text.substr(0, nl));
+  CHECK(first["item"] == 7);
+  CHECK(first["sends"] == 4);
+  CHECK(first["last_outcome"] == "429");
+  CHECK(first["last_status"] == 429);
+  CHECK(first["reason"] == "attempts_exhausted");
+  CHECK(first["t_s"].get<double>() == doctest::Approx(7.002));
+  const auto second = nlohmann::json::parse(text.substr(nl + 1));
+  CHECK(second["last_outcome"].is_null());
+  CHECK(second["reason"] == "unfinished");
+  CHECK(format_dead_letters({}).empty());
+}
+
+TEST_CASE("JUnit XML has one test case per assertion, failures named and escaped") {
+  const std::vector<Verdict> verdicts{{"peak_ratio <= 2", false, 10, 2},
+                                      {"delivered == items", true, 1000, 1000}};
+  const std::string xml = format_junit("stampede.storm <&>", verdicts, 1.5);
+  CHECK(xml.find("tests=\"2\" failures=\"1\"") != std::string::npos);
+  CHECK(xml.find("<testcase classname=\"stampede.storm &lt;&amp;&gt;\" name=\"peak_ratio &lt;= "
+                 "2\">") != std::string::npos);
+  CHECK(xml.find("<failure message=\"peak_ratio &lt;= 2 failed: actual 10, compared with 2\"") !=
+        std::string::npos);
+  CHECK(xml.find("name=\"delivered == items\"/>") != std::string::npos);
+  CHECK(xml_escape("a\"b'c\x01") == "a&quot;b&apos;c");
+}
+
+TEST_CASE("a run compared with its own simulation matches") {
+  auto s = load_scenario_file(STAMPEDE_SOURCE_DIR "/examples/storm.json");
+  REQUIRE(s);
+  const Results sim = simulate(*s);
+  const auto c = compare_with_simulation(sim, sim);
+  CHECK(c["matches"] == true);
+  CHECK(c["arrivals_per_second"]["seconds_differing"] == 0);
+  CHECK(c["simulated"]["requests"] == 10500);
+  CHECK(c["difference"]["requests"] == 0);
+
+  Results other = sim;
+  other.recording.provider_by_outcome.add(31 * 1'000'000'000LL, 0, 5);
+  const auto d = compare_with_simulation(other, sim);
+  CHECK(d["matches"] == false);
+  CHECK(d["arrivals_per_second"]["seconds_differing"] == 1);
+  CHECK(d["arrivals_per_second"]["abs_difference"] == 5);
+  CHECK(format_comparison(d).find("1 of 544 seconds differ") != std::string::npos);
+}

@@ -1,0 +1,332 @@
+// `loadgen run` against the real fakeprovider (and nginx, where installed) on loopback ports.
+// Every scenario is compressed with --time-scale on both sides; nothing here asserts a wall
+// time. Checks that depend on when things happened use the run's own records (scenario time).
+#include <doctest/doctest.h>
+
+#include <signal.h>
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "live_harness.hpp"
+#include "results.hpp"
+
+using namespace live_test;
+using nlohmann::json;
+
+namespace {
+
+const std::string kLoadgen = STAMPEDE_BIN_DIR "/loadgen";
+
+std::vector<std::string> with(std::vector<std::string> base, const std::vector<std::string>& more) {
+  base.insert(base.end(), more.begin(), more.end());
+  return base;
+}
+
+std::vector<std::string> target(const FakeProvider& p, const std::string& scale) {
+  return {"--url", p.url(), "--provider-admin", p.admin(), "--time-scale", scale};
+}
+
+std::int64_t count(const json& r, const char* name) {
+  return r["counts"][name].get<std::int64_t>();
+}
+
+// Every item is in exactly one of delivered, dead-lettered, unfinished.
+void check_accounting(const json& r) {
+  CHECK(count(r, "delivered") + count(r, "dead_lettered") + count(r, "unfinished") ==
+        count(r, "items"));
+}
+
+std::int64_t send_label_total(const json& stats, const std::string& label) {
+  const auto& h = stats["arrivals_by_send"];
+  const auto& labels = h["labels"];
+  const auto at = std::find(labels.begin(), labels.end(), label) - labels.begin();
+  std::int64_t n = 0;
+  for (const auto& bin : h["counts"]) n += bin[at].get<std::int64_t>();
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE("a full-jitter storm delivers every item, and the provider's view is stored") {
+  FakeProvider p({"--allowance", "20/s", "--outage", "0s-30s:503", "--time-scale", "0.02"});
+  REQUIRE(p.started());
+  TempDir dir;
+  const auto r = run_loadgen(with(
+      target(p, "0.02"),
+      {"--clients", "200", "--allowance", "20/s", "--outage", "0s-30s:503", "--strategy",
+       "full-jitter", "--assert", "delivered == items", "--assert", "peak_ratio <= 2", "--assert",
+       "drain_s <= 120", "--assert", "requests < 2000", "--report", dir.file("report.html")}));
+  INFO(r.err);
+  CHECK(r.code == 0);
+  REQUIRE(r.results.is_object());
+  const auto& j = r.results;
+  CHECK(j["engine"] == "run");
+  CHECK(count(j, "delivered") == 200);
+  check_accounting(j);
+  CHECK(j["histograms"]["provider_side"] == true);
+  CHECK(j["provider"]["requests"] == count(j, "requests"));
+  CHECK(j["live"]["first_sends"] == 200);
+  CHECK(j["live"]["stopped"] == "");
+  for (const char* key : {"lateness_p50_ms", "lateness_p99_ms", "unfinished", "peak_ratio"})
+    CHECK(j["summary"].contains(key));
+  CHECK(j["comparison"]["simulated"]["delivered"] == 200);
+  CHECK(j["comparison"]["live"]["requests"] == count(j, "requests"));
+  CHECK(r.attempts.size() == static_cast<std::size_t>(count(j, "requests")));
+  CHECK(r.dead_letters.empty());
+  // The document loads back as results, the added sections notwithstanding.
+  CHECK(stampede::results_from_json(j));
+  CHECK(read_file(dir.file("report.html")).find("<svg") != std::string::npos);
+}
+
+TEST_CASE("a 400 is never retried") {
+  FakeProvider p({"--error-rate", "1", "--time-scale", "0.05"});
+  REQUIRE(p.started());
+  const auto r =
+      run_loadgen(with(target(p, "0.05"), {"--clients", "50", "--strategy", "exponential"}));
+  INFO(r.err);
+  CHECK(r.code == 0);
+  REQUIRE(r.results.is_object());
+  CHECK(count(r.results, "requests") == 50);
+  CHECK(count(r.results, "dead_lettered") == 50);
+  CHECK(r.results["provider"]["requests"] == 50);
+  REQUIRE(r.dead_letters.size() == 50);
+  for (const auto& d : r.dead_letters) {
+    CHECK(d["reason"] == "not_retryable");
+    CHECK(d["last_status"] == 400);
+    CHECK(d["sends"] == 1);
+  }
+}
+
+TEST_CASE("Retry-After modes change the schedule") {
+  // The provider answers 503 with Retry-After = what is left of a 10 s outage.
+  FakeProvider p({"--outage", "0s-10s:503", "--retry-after", "on", "--time-scale", "0.05"});
+  REQUIRE(p.started());
+  for (const std::string mode : {"exact", "jittered", "ignore"}) {
+    CAPTURE(mode);
+    const auto r = run_loadgen(
+        with(target(p, "0.05"), {"--clients", "20", "--strategy", "exponential", "--base", "1s",
+                                 "--max-attempts", "1", "--retry-after", mode}));
+    INFO(r.err);
+    REQUIRE(r.results.is_object());
+    check_accounting(r.results);
+    std::map<std::int64_t, std::map<int, json>> by_item;
+    for (const auto& a : r.attempts) by_item[a["item"]][a["send"]] = a;
+    REQUIRE(by_item.size() == 20);
+    for (const auto& [item, sends] : by_item) {
+      REQUIRE(sends.size() == 2);
+      const auto& first = sends.at(1);
+      const auto& second = sends.at(2);
+      CHECK(first["status"] == 503);
+      REQUIRE(first["retry_after_s"].is_number());
+      const double hint = first["retry_after_s"];
+      CHECK(hint >= 9);
+      CHECK(hint <= 10);
+      const double waited = second["intended_s"].get<double>() - first["answered_s"].get<double>();
+      if (mode == "exact") {
+        CHECK(waited == doctest::Approx(hint).epsilon(1e-9));
+      } else if (mode == "jittered") {
+        CHECK(waited >= hint - 1e-9);
+        CHECK(waited <= hint + 1 + 1e-9);  // plus full jitter over the first retry's 1 s window
+      } else {
+        CHECK(waited == doctest::Approx(1.0).epsilon(1e-9));  // the backoff's own 1 s
+      }
+    }
+    if (mode == "ignore") {
+      // Back inside the outage, and out of attempts.
+      CHECK(count(r.results, "dead_lettered") == 20);
+      CHECK(r.code == 0);
+    } else {
+      // Sent when the outage is over, on the provider's clock too.
+      CHECK(count(r.results, "delivered") == 20);
+      const auto& bins = r.results["histograms"]["provider_arrivals_by_send"]["counts"];
+      for (std::size_t b = 0; b < 10 && b < bins.size(); ++b) CHECK(bins[b][1] == 0);
+    }
+  }
+}
+
+TEST_CASE("the attempt cap and the deadline dead-letter exactly the items they should") {
+  FakeProvider down({"--outage", "0s-1000s:503", "--time-scale", "0.05"});
+  REQUIRE(down.started());
+  SUBCASE("attempt cap") {
+    const auto r = run_loadgen(with(target(down, "0.05"), {"--clients", "30", "--strategy",
+                                                           "exponential", "--max-attempts", "3"}));
+    INFO(r.err);
+    REQUIRE(r.results.is_object());
+    CHECK(count(r.results, "requests") == 120);
+    CHECK(count(r.results, "dead_lettered") == 30);
+    REQUIRE(r.dead_letters.size() == 30);
+    std::set<std::int64_t> items;
+    for (const auto& d : r.dead_letters) {
+      items.insert(d["item"].get<std::int64_t>());
+      CHECK(d["reason"] == "attempts_exhausted");
+      CHECK(d["sends"] == 4);
+      CHECK(d["last_status"] == 503);
+    }
+    CHECK(items.size() == 30);
+    const auto stats = down.stats();
+    for (const char* label : {"1", "2", "3", "4"}) CHECK(send_label_total(stats, label) == 30);
+  }
+  SUBCASE("deadline") {
+    // Sends at 0, 1 and 3 s; the next would go at 7 s, past the 6 s deadline, so it is not
+    // started.
+    const auto r = run_loadgen(with(
+        target(down, "0.1"), {"--clients", "30", "--strategy", "exponential", "--deadline", "6s"}));
+    INFO(r.err);
+    REQUIRE(r.results.is_object());
+    CHECK(count(r.results, "requests") == 90);
+    REQUIRE(r.dead_letters.size() == 30);
+    for (const auto& d : r.dead_letters) {
+      CHECK(d["reason"] == "deadline");
+      CHECK(d["sends"] == 3);
+    }
+  }
+  SUBCASE("some delivered, the rest out of attempts") {
+    // 30 clients retry into a window that admits 10: whoever got a 429 on the last allowed
+    // send is dead-lettered, and nobody else.
+    FakeProvider p({"--allowance", "10/s", "--outage", "0s-5s:503", "--time-scale", "0.1"});
+    REQUIRE(p.started());
+    const auto r = run_loadgen(with(
+        target(p, "0.1"), {"--clients", "30", "--strategy", "exponential", "--max-attempts", "3"}));
+    INFO(r.err);
+    REQUIRE(r.results.is_object());
+    check_accounting(r.results);
+    CHECK(count(r.results, "unfinished") == 0);
+    std::set<std::int64_t> refused_last;
+    for (const auto& a : r.attempts) {
+      if (a["send"] == 4 && a["status"] != 200) refused_last.insert(a["item"].get<std::int64_t>());
+    }
+    std::set<std::int64_t> dead;
+    for (const auto& d : r.dead_letters) dead.insert(d["item"].get<std::int64_t>());
+    CHECK(dead == refused_last);
+    CHECK(static_cast<std::int64_t>(dead.size()) == count(r.results, "dead_lettered"));
+    CHECK(count(r.results, "delivered") >= 10);
+  }
+}
+
+TEST_CASE("SIGTERM mid-run leaves valid results and dead-letter files") {
+  FakeProvider p({"--outage", "0s-1000s:503", "--time-scale", "0.05"});
+  REQUIRE(p.started());
+  TempDir dir;
+  Process run(kLoadgen,
+              with({"run", "--clients", "50", "--strategy", "fixed", "--base", "1s", "--quiet",
+                    "--out", dir.file("r.json"), "--dead-letter", dir.file("dead.jsonl"), "--junit",
+                    dir.file("junit.xml"), "--assert", "delivered == items"},
+                   target(p, "0.05")),
+              dir, "loadgen");
+  // Running: every client's first send has arrived.
+  REQUIRE(wait_until(
+      [&] {
+        const auto s = p.stats();
+        return s.is_object() && s["requests"].get<std::int64_t>() >= 50;
+      },
+      20'000));
+  run.signal(SIGTERM);
+  const int code = run.wait(20'000);
+  INFO(run.err());
+  CHECK(code == 1);
+  const auto results = stampede::load_results_file(dir.file("r.json"));
+  REQUIRE_MESSAGE(results, results.error());
+  CHECK(results->recording.unfinished == 50);
+  CHECK(results->recording.delivered == 0);
+  const auto j = json::parse(read_file(dir.file("r.json")));
+  CHECK(j["live"]["stopped"] == "signal");
+  const auto dead = read_json_lines(dir.file("dead.jsonl"));
+  REQUIRE(dead.size() == 50);
+  for (const auto& d : dead) CHECK(d["reason"] == "unfinished");
+  const std::string junit = read_file(dir.file("junit.xml"));
+  CHECK(junit.find("tests=\"1\" failures=\"1\"") != std::string::npos);
+}
+
+TEST_CASE("--max-duration stops a run that would never end") {
+  FakeProvider p({"--outage", "0s-1000s:503", "--time-scale", "0.05"});
+  REQUIRE(p.started());
+  const auto r = run_loadgen(with(target(p, "0.05"), {"--clients", "20", "--strategy", "fixed",
+                                                      "--max-duration", "300ms", "--grace", "1s"}));
+  INFO(r.err);
+  CHECK(r.code == 1);
+  REQUIRE(r.results.is_object());
+  CHECK(r.results["live"]["stopped"] == "max_duration");
+  CHECK(count(r.results, "unfinished") == 20);
+  CHECK(r.dead_letters.size() == 20);
+}
+
+TEST_CASE("tenant keys go round-robin, trace headers carry the send number") {
+  FakeProvider p({"--outage", "0s-1000s:503", "--time-scale", "0.05"});
+  REQUIRE(p.started());
+  TempDir dir;
+  write_file(dir.file("keys"), "# two tenants\nkey-a\nkey-b\n");
+  auto r = run_loadgen(
+      with(target(p, "0.05"), {"--clients", "10", "--max-attempts", "1", "--api-keys-file",
+                               dir.file("keys"), "--header", "X-Extra: 1"}));
+  INFO(r.err);
+  auto stats = p.stats();
+  CHECK(stats["tenants"]["key-a"]["requests"] == 10);
+  CHECK(stats["tenants"]["key-b"]["requests"] == 10);
+  CHECK(send_label_total(stats, "1") == 10);
+  CHECK(send_label_total(stats, "2") == 10);
+
+  r = run_loadgen(
+      with(target(p, "0.05"), {"--clients", "10", "--max-attempts", "1", "--no-trace-headers"}));
+  stats = p.stats();
+  CHECK(send_label_total(stats, "1") == 20);  // unnumbered sends count as first sends
+}
+
+TEST_CASE("an unreachable target exits 3, bad flags exit 2") {
+  const std::string dead_url = "http://127.0.0.1:" + std::to_string(unused_port()) + "/";
+  auto r = run_loadgen({"--url", dead_url, "--clients", "5"});
+  CHECK(r.code == 3);
+  CHECK(r.err.find("unreachable") != std::string::npos);
+
+  rlimit files{};
+  getrlimit(RLIMIT_NOFILE, &files);
+  if (files.rlim_max < 1'000'000) {
+    // One connection per client: a fleet beyond the hard limit says so before it starts.
+    r = run_loadgen({"--url", dead_url, "--clients", std::to_string(files.rlim_max)});
+    CHECK(r.code == 3);
+    CHECK(r.err.find("ulimit -Hn") != std::string::npos);
+  }
+
+  for (const auto& args : std::vector<std::vector<std::string>>{
+           {"--url", "localhost:8080"},
+           {"--url", "ftp://127.0.0.1/"},
+           {"--url", "http://127.0.0.1:1/", "--header", "no colon"},
+           {"--url", "http://127.0.0.1:1/", "--time-scale", "0"},
+           {"--url", "http://127.0.0.1:1/", "--max-duration", "soon"},
+           {"--url", "http://127.0.0.1:1/", "--method", "GE T"},
+           {"--url", "http://127.0.0.1:1/", "--provider-admin", "admin:8081"},
+           {"--url", "http://127.0.0.1:1/", "--strategy", "sometimes"},
+           {"--clients", "5"}}) {
+    CAPTURE(args.front() + " " + args.back());
+    r = run_loadgen(args);
+    CHECK(r.code == 2);
+    CHECK_FALSE(r.err.empty());
+  }
+}
+
+TEST_CASE("a storm against nginx limit_req: delivered matches nginx's access log") {
+  if (!Nginx::installed()) {
+    MESSAGE("skipped: /usr/sbin/nginx is not installed");
+    return;
+  }
+  Nginx nginx("100r/s");
+  REQUIRE(nginx.started());
+  // nginx runs in real time, so the fleet does too; its limiter sends no Retry-After.
+  const auto r = run_loadgen({"--url", nginx.url(), "--clients", "100", "--strategy", "full-jitter",
+                              "--base", "100ms", "--cap", "1s", "--max-duration", "30s", "--assert",
+                              "delivered == items"});
+  INFO(r.err);
+  CHECK(r.code == 0);
+  REQUIRE(r.results.is_object());
+  const auto log = nginx.stop_and_read_log();
+  INFO("nginx log starts: " << (log.empty() ? "" : log.front()));
+  const auto ok = std::count(log.begin(), log.end(), "200");
+  const auto limited = std::count(log.begin(), log.end(), "429");
+  CHECK(ok == count(r.results, "delivered"));
+  CHECK(ok == 100);
+  CHECK(static_cast<std::int64_t>(log.size()) == count(r.results, "requests"));
+  CHECK(ok + limited == static_cast<std::int64_t>(log.size()));
+  CHECK(limited > 0);
+}

@@ -1,0 +1,60 @@
+// The acceptance storm: examples/storm.json against fakeprovider at --time-scale 0.1,
+// about 54 s for the exponential run and 9 s for full jitter, so it runs only when asked:
+//   STAMPEDE_LONG_TESTS=1 build/bin/test_live -tc='*acceptance*'
+// (bench/live/run.sh storm runs the same two and prints their figures.)
+#include <doctest/doctest.h>
+
+#include <cstdlib>
+
+#include "live_harness.hpp"
+
+using namespace live_test;
+
+namespace {
+
+bool long_tests() {
+  const char* v = std::getenv("STAMPEDE_LONG_TESTS");
+  return v && std::string(v) == "1";
+}
+
+const std::string kStorm = STAMPEDE_SOURCE_DIR "/examples/storm.json";
+
+Run storm(const std::string& strategy) {
+  FakeProvider p({"--scenario", kStorm, "--time-scale", "0.1"});
+  REQUIRE(p.started());
+  return run_loadgen({"--scenario", kStorm, "--strategy", strategy, "--url", p.url(),
+                      "--provider-admin", p.admin(), "--time-scale", "0.1"});
+}
+
+std::int64_t arrivals_in_second(const nlohmann::json& results, std::size_t second) {
+  const auto& bins = results["histograms"]["provider_arrivals_by_outcome"]["counts"];
+  if (second >= bins.size()) return 0;
+  std::int64_t n = 0;
+  for (const auto& c : bins[second]) n += c.get<std::int64_t>();
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE("acceptance: the exponential storm at --time-scale 0.1 matches the simulation" *
+          doctest::skip(!long_tests())) {
+  const auto r = storm("exponential");
+  INFO(r.err);
+  REQUIRE(r.results.is_object());
+  const auto& j = r.results;
+  CHECK(j["histograms"]["provider_side"] == true);
+  CHECK(j["counts"]["requests"] == 10500);
+  CHECK(j["summary"]["peak_second"] == 31);
+  CHECK(j["summary"]["peak_arrivals"] == 1000);
+  CHECK(arrivals_in_second(j, 63) == 900);
+  CHECK(j["comparison"]["matches"] == true);
+}
+
+TEST_CASE("acceptance: the full-jitter storm at --time-scale 0.1 meets the scenario's checks" *
+          doctest::skip(!long_tests())) {
+  const auto r = storm("full-jitter");
+  INFO(r.err);
+  REQUIRE(r.results.is_object());
+  CHECK(r.code == 0);  // delivered == items, peak_ratio <= 2, drain_s <= 120, requests < 10000
+  CHECK(r.results["assertions"].size() == 4);
+}

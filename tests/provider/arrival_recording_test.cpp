@@ -1,0 +1,72 @@
+#include <doctest/doctest.h>
+
+#include "arrival_log.hpp"
+#include "arrival_stats.hpp"
+#include "duration.hpp"
+#include "results.hpp"
+
+using namespace stampede;
+
+TEST_CASE("CSV fields are quoted only when they must be") {
+  CHECK(csv_field("plain") == "plain");
+  CHECK(csv_field("") == "");
+  CHECK(csv_field("a,b") == "\"a,b\"");
+  CHECK(csv_field("say \"hi\"") == "\"say \"\"hi\"\"\"");
+  CHECK(csv_field("line\nbreak") == "\"line\nbreak\"");
+}
+
+TEST_CASE("the arrival log keeps every arrival in order, tenants interned") {
+  ArrivalLog log;
+  log.record(5, "k1", 200, 1, "c1");
+  log.record(7, "k,2", 429, 3, "");
+  log.record(9, "k1", 0, 1, "c\"3");
+  CHECK(log.size() == 3);
+  CHECK(log.to_csv() ==
+        "t_ns,tenant,status,attempt,client_id\n"
+        "5,k1,200,1,c1\n"
+        "7,\"k,2\",429,3,\n"
+        "9,k1,0,1,\"c\"\"3\"\n");
+  log.clear();
+  CHECK(log.to_csv() == "t_ns,tenant,status,attempt,client_id\n");
+}
+
+TEST_CASE("the stats document has the shape loadgen run reads") {
+  ArrivalStats stats(500 * kNsPerMs);
+  stats.record(100 * kNsPerMs, "a", Outcome::kOk, 1);
+  stats.record(700 * kNsPerMs, "a", Outcome::kRateLimited, 2);
+  stats.record(1200 * kNsPerMs, "b", Outcome::kConnectError, 40);
+  const auto j = stats.to_json(1500 * kNsPerMs, 0.5);
+  CHECK(j.at("clock_ns") == 1500 * kNsPerMs);
+  CHECK(j.at("time_scale") == 0.5);
+  CHECK(j.at("bin_ns") == 500 * kNsPerMs);
+  CHECK(j.at("requests") == 3);
+  CHECK(j.at("totals").size() == kOutcomeCount);
+  CHECK(j.at("totals").at("ok") == 1);
+  CHECK(j.at("totals").at("429") == 1);
+  CHECK(j.at("totals").at("connect_error") == 1);
+  const auto by_outcome = BinnedCounts::from_json(j.at("arrivals_by_outcome"));
+  CHECK(j.at("arrivals_by_outcome").at("labels") == outcome_labels());
+  CHECK(by_outcome.bins() == 3);
+  CHECK(by_outcome.at(0, 0) == 1);
+  CHECK(by_outcome.at(1, 1) == 1);
+  CHECK(by_outcome.at(2, static_cast<std::size_t>(Outcome::kConnectError)) == 1);
+  const auto by_send = BinnedCounts::from_json(j.at("arrivals_by_send"));
+  CHECK(j.at("arrivals_by_send").at("labels") == send_labels());
+  CHECK(by_send.at(0, 0) == 1);
+  CHECK(by_send.at(1, 1) == 1);
+  CHECK(by_send.at(2, kSendLabels - 1) == 1);  // 40th send: the last label, "16+"
+  CHECK(j.at("tenants").at("a").at("requests") == 2);
+  CHECK(j.at("tenants").at("a").at("totals").at("429") == 1);
+  CHECK(j.at("tenants").at("b").at("totals").at("connect_error") == 1);
+}
+
+TEST_CASE("metrics escape tenant label values") {
+  ArrivalStats stats(kNsPerSec);
+  stats.record(0, "we\"ird\\key", Outcome::kOk, 1);
+  const auto text = stats.to_prometheus(2 * kNsPerSec);
+  CHECK(text.find("fakeprovider_requests_total{outcome=\"ok\"} 1\n") != std::string::npos);
+  CHECK(text.find("fakeprovider_requests_total{outcome=\"429\"} 0\n") != std::string::npos);
+  CHECK(text.find("fakeprovider_tenant_requests_total{tenant=\"we\\\"ird\\\\key\",outcome=\"ok\"} "
+                  "1\n") != std::string::npos);
+  CHECK(text.find("fakeprovider_scenario_seconds 2") != std::string::npos);
+}

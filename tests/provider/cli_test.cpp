@@ -1,0 +1,65 @@
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "provider_harness.hpp"
+
+using namespace provider_test;
+
+TEST_CASE("bad flags and values exit 2 with one line naming the problem") {
+  struct Row {
+    std::vector<std::string> args;
+    const char* names;  // what the message must mention
+  };
+  const std::vector<Row> rows{
+      {{"--bogus"}, "--bogus"},
+      {{"--allowance", "banana"}, "banana"},
+      {{"--limiter", "leaky"}, "leaky"},
+      {{"--outage", "30s-10s"}, "30s-10s"},
+      {{"--retry-after", "maybe"}, "maybe"},
+      {{"--ratelimit-headers", "draft"}, "draft"},
+      {{"--error-rate", "2"}, "error_rate"},
+      {{"--time-scale", "0"}, "--time-scale"},
+      {{"--bin", "0s"}, "--bin"},
+      {{"--bin", "1500us"}, "--bin"},
+      {{"--listen", "nohost"}, "--listen"},
+      {{"--listen", "127.0.0.1:99999"}, "--listen"},
+      {{"--admin-listen", "::1:0"}, "--admin-listen"},
+      {{"--max-connections", "0"}, "--max-connections"},
+      {{"--max-connections", "many"}, "--max-connections"},
+      {{"--scenario", "/nonexistent/scenario.json"}, "scenario"},
+  };
+  for (const auto& row : rows) {
+    CAPTURE(row.args[0]);
+    auto args = row.args;
+    args.insert(args.end(), {"--listen", "127.0.0.1:0", "--admin-listen", "127.0.0.1:0"});
+    if (row.args[0] == "--listen" || row.args[0] == "--admin-listen") args = row.args;
+    const auto e = run_to_exit(args);
+    CHECK(e.code == 2);
+    CHECK(e.out.empty());
+    CHECK(e.err.rfind("fakeprovider: ", 0) == 0);
+    CHECK(std::count(e.err.begin(), e.err.end(), '\n') == 1);
+    CHECK(e.err.find(row.names) != std::string::npos);
+  }
+}
+
+TEST_CASE("--help ends with an example and --version names the binary") {
+  const auto help = run_to_exit({"--help"});
+  CHECK(help.code == 0);
+  CHECK(help.out.find("Example:\n  fakeprovider ") != std::string::npos);
+  const auto version = run_to_exit({"--version"});
+  CHECK(version.code == 0);
+  CHECK(version.out.rfind("fakeprovider ", 0) == 0);
+}
+
+TEST_CASE("a port already taken is a clear runtime error") {
+  Provider first({});
+  REQUIRE(first.started());
+  const auto e = run_to_exit({"--listen", "127.0.0.1:" + std::to_string(first.data_port()),
+                              "--admin-listen", "127.0.0.1:0"});
+  CHECK(e.code == 1);
+  CHECK(e.err.find("--listen") != std::string::npos);
+  CHECK(first.stop() == 0);
+}

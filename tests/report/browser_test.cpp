@@ -1,0 +1,147 @@
+#include <doctest/doctest.h>
+
+#include <string>
+#include <vector>
+
+#include "html_report.hpp"
+#include "report_test_support.hpp"
+
+using namespace stampede;
+using namespace report_test;
+
+namespace {
+
+// Debian's package is `chromium`; the tests skip, saying so, where it is missing.
+std::string chromium() {
+  for (const char* name : {"chromium", "chromium-browser"}) {
+    if (auto path = find_program(name); !path.empty()) return path;
+  }
+  return "";
+}
+
+bool browser_missing() {
+  return chromium().empty() || find_program("python3").empty();
+}
+
+constexpr int kWidth = 1280;
+constexpr int kHeight = 2000;
+
+// This machine's network is closed: nothing that phones home, and a fresh profile each time.
+std::string chromium_command(const TempDir& dir, const std::string& profile) {
+  return "timeout 90 " + quote(chromium()) +
+         " --headless --no-sandbox --disable-gpu --disable-background-networking"
+         " --disable-component-update --disable-sync --disable-quic --no-first-run"
+         " --hide-scrollbars --user-data-dir=" +
+         quote(dir.file(profile));
+}
+
+Results fixture(const std::string& name) {
+  auto r = load_results_file(source_path("tests/report/golden/" + name));
+  REQUIRE_MESSAGE(r, r.error());
+  return *r;
+}
+
+// The colours the charts fill with: ok, 429, 5xx, the first send, the axes.
+const std::vector<std::string> kChartColors{"#2e9e5b", "#f2a93b", "#d64545", "#3b4cc0", "#3d4451"};
+
+nlohmann::json png_stats(const std::string& png, const std::vector<std::string>& colors) {
+  std::string args;
+  for (const auto& c : colors) args += " " + quote(c);
+  const auto stats = run("timeout 60 python3 " + quote(source_path("tests/report/png_stats.py")) +
+                         " " + quote(png) + args);
+  REQUIRE_MESSAGE(stats.exit_code == 0, stats.output);
+  return nlohmann::json::parse(stats.output);
+}
+
+// Chromium's own screenshot, with the flags the issue names.
+nlohmann::json screenshot(const TempDir& dir, const std::string& html) {
+  const auto png = dir.file("with-js.png");
+  const auto shot = run(chromium_command(dir, "with-js-profile") + " --screenshot=" + quote(png) +
+                        " --window-size=" + std::to_string(kWidth) + "," + std::to_string(kHeight) +
+                        " " + quote("file://" + html));
+  REQUIRE_MESSAGE(shot.exit_code == 0, shot.output);
+  REQUIRE_MESSAGE(std::filesystem::exists(png), shot.output);
+  return png_stats(png, kChartColors);
+}
+
+// Chromium writes no --screenshot with scriptEnabled=false, so these go over the DevTools
+// protocol, which can switch scripts off: first a probe page whose script would turn it red,
+// to show scripts were off, then the report.
+nlohmann::json screenshot_without_javascript(const TempDir& dir, const std::string& html) {
+  const auto probe = dir.file("probe.html");
+  write_file(probe,
+             "<!DOCTYPE html><html><body style=\"margin:0\"><div id=\"d\" style=\"height:400px;"
+             "background:#00ff00\"></div><script>document.getElementById('d').style.background="
+             "'#ff0000'</script></body></html>");
+  const auto shot =
+      run("timeout 90 python3 " + quote(source_path("tests/report/cdp_screenshot.py")) + " " +
+          quote(chromium()) + " " + quote(dir.file("without-js-profile")) + " " +
+          std::to_string(kWidth) + " " + std::to_string(kHeight) + " off " +
+          quote("file://" + probe + "=" + dir.file("probe.png")) + " " +
+          quote("file://" + html + "=" + dir.file("without-js.png")));
+  REQUIRE_MESSAGE(shot.exit_code == 0, shot.output);
+  const auto probed = png_stats(dir.file("probe.png"), {"#00ff00", "#ff0000"});
+  CHECK(probed["colors"]["#00ff00"]["count"].get<int>() > 100'000);
+  CHECK(probed["colors"]["#ff0000"]["count"] == 0);
+  return png_stats(dir.file("without-js.png"), kChartColors);
+}
+
+void check_picture(const nlohmann::json& s) {
+  CAPTURE(s.dump());
+  CHECK(s["width"] == kWidth);
+  CHECK(s["height"] == kHeight);
+  // A blank or unstyled page has a handful of colours; charts have thousands of shades.
+  CHECK(s["distinct"].get<int>() > 300);
+  for (const auto& c : kChartColors) {
+    CAPTURE(c);
+    const auto& found = s["colors"][c];
+    CHECK(found["count"].get<int>() > 50);
+    // Inside the viewport: nothing clipped at its right edge.
+    CHECK(found["max_x"].get<int>() < kWidth - 8);
+  }
+  // The two runs side by side: the outage's 5xx in both panels, the lockstep waves' 429s.
+  const auto& red = s["colors"]["#d64545"];
+  CHECK(red["min_x"].get<int>() < kWidth / 2);
+  CHECK(red["max_x"].get<int>() > kWidth / 2);
+  CHECK(s["colors"]["#f2a93b"]["count"].get<int>() > 300);
+}
+
+}  // namespace
+
+TEST_CASE("a real browser renders the comparison report, with and without JavaScript" *
+          doctest::description("needs the Debian package chromium, and python3") *
+          doctest::skip(browser_missing())) {
+  TempDir dir;
+  const auto html = dir.file("storm.html");
+  write_file(html, render_report({fixture("storm_exponential.results.json"),
+                                  fixture("storm_full_jitter.results.json")},
+                                 {"exponential", "full-jitter"}));
+  const auto with_js = screenshot(dir, html);
+  const auto without_js = screenshot_without_javascript(dir, html);
+  check_picture(with_js);
+  check_picture(without_js);
+  // Nothing needs a script: the page looks the same without one.
+  for (const auto& c : kChartColors) {
+    CAPTURE(c);
+    CHECK(without_js["colors"][c]["count"] == with_js["colors"][c]["count"]);
+  }
+}
+
+// --dump-dom serialises the page with a script of its own, so this one runs with JavaScript on:
+// the browser may run scripts, and the hostile names still never become one.
+TEST_CASE("in a real browser, a hostile name is text, not a script or an element" *
+          doctest::description("needs the Debian package chromium") *
+          doctest::skip(browser_missing())) {
+  TempDir dir;
+  auto r = fixture("storm_full_jitter.results.json");
+  r.scenario.name = "<script>alert(1)</script>";
+  const auto html = dir.file("hostile.html");
+  write_file(html, render_report({r}, {"<img src=x onerror=alert(2)>"}));
+  const auto dom =
+      run(chromium_command(dir, "profile") + " --dump-dom " + quote("file://" + html), false);
+  REQUIRE(dom.exit_code == 0);
+  CHECK(dom.output.find("<h1>&lt;script&gt;alert(1)&lt;/script&gt;</h1>") != std::string::npos);
+  CHECK(dom.output.find("&lt;img src=x onerror=alert(2)&gt;") != std::string::npos);
+  CHECK(dom.output.find("<script") == std::string::npos);
+  CHECK(dom.output.find("<img") == std::string::npos);
+}

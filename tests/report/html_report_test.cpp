@@ -1,0 +1,313 @@
+#include <doctest/doctest.h>
+
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "charts.hpp"
+#include "html_report.hpp"
+#include "report_format.hpp"
+#include "report_test_support.hpp"
+
+using namespace stampede;
+using namespace report_test;
+
+namespace {
+
+const std::string kHostile = "<script>alert(1)</script>";
+
+Results fixture(const std::string& name) {
+  auto r = load_results_file(source_path("tests/report/golden/" + name));
+  REQUIRE_MESSAGE(r, r.error());
+  return *r;
+}
+
+std::size_t count_of(const std::string& text, const std::string& what) {
+  std::size_t n = 0;
+  for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+// The footer names the version that wrote the page; the goldens must not change with it.
+std::string without_version(std::string html) {
+  const std::string written = "Written by stampede " + std::string(kVersion) + ".";
+  const auto at = html.find(written);
+  if (at != std::string::npos) html.replace(at, written.size(), "Written by stampede VERSION.");
+  return html;
+}
+
+// Compares with a checked-in golden file. Regenerated only on request:
+//   STAMPEDE_UPDATE_GOLDEN=1 build/bin/test_report -tc='*golden*'
+void check_golden(const std::string& name, const std::string& actual) {
+  const auto path = source_path("tests/report/golden/" + name);
+  const char* update = std::getenv("STAMPEDE_UPDATE_GOLDEN");
+  if (update && std::string(update) == "1") {
+    write_file(path, actual);
+    MESSAGE("updated golden file " << path);
+    return;
+  }
+  const auto expected = read_file(path);
+  if (expected == actual) return;
+  const auto kept = (std::filesystem::temp_directory_path() / ("stampede-actual-" + name)).string();
+  write_file(kept, actual);
+  std::size_t line = 1, at = 0;
+  while (at < expected.size() && at < actual.size() && expected[at] == actual[at]) {
+    if (expected[at] == '\n') ++line;
+    ++at;
+  }
+  auto around = [&](const std::string& s) { return s.substr(at < 60 ? 0 : at - 60, 160); };
+  FAIL("the report differs from " << path << " at line " << line << ", byte " << at
+                                  << "\nexpected: ..." << around(expected) << "...\nactual:   ..."
+                                  << around(actual) << "...\nthe new report is in " << kept
+                                  << "\nif the change is intended, regenerate the goldens:\n"
+                                     "  STAMPEDE_UPDATE_GOLDEN=1 build/bin/test_report "
+                                     "-tc='*golden*'");
+}
+
+nlohmann::json checked(const std::string& html, const TempDir& dir, const std::string& name) {
+  const auto path = dir.file(name);
+  write_file(path, html);
+  std::string error;
+  auto found = check_xhtml(path, &error);
+  REQUIRE_MESSAGE(found.is_object(), "not well-formed XML: " << error);
+  CHECK(found["root"] == "{http://www.w3.org/1999/xhtml}html");
+  CHECK(found["scripts"] == 0);
+  CHECK(found["external"].empty());
+  return found;
+}
+
+bool has_python() {
+  return !find_program("python3").empty();
+}
+
+}  // namespace
+
+TEST_CASE("the report of the fixed-seed storm matches its golden file") {
+  const auto fj = fixture("storm_full_jitter.results.json");
+  const auto exp = fixture("storm_exponential.results.json");
+  check_golden("storm_full_jitter.html", without_version(render_report({fj}, {"full-jitter"})));
+  check_golden("storm_comparison.html",
+               without_version(render_report({exp, fj}, {"exponential", "full-jitter"})));
+}
+
+TEST_CASE("rendering is deterministic") {
+  const auto fj = fixture("storm_full_jitter.results.json");
+  CHECK(render_report({fj}, {"a"}) == render_report({fj}, {"a"}));
+}
+
+TEST_CASE("the report is well-formed XHTML with its charts, sections and tooltips" *
+          doctest::skip(!has_python())) {
+  TempDir dir;
+  const auto exp = fixture("storm_exponential.results.json");
+  const auto fj = fixture("storm_full_jitter.results.json");
+  const auto single = checked(render_report({fj}, {"full-jitter"}), dir, "single.html");
+  CHECK(single["sections"] == nlohmann::json({"summary", "arrivals", "waves", "backoff", "latency",
+                                              "attempts", "assertions", "scenario"}));
+  CHECK(single["h1"] == "storm");
+  CHECK(single["svg_tooltips"].get<int>() > 50);
+  CHECK(single["svg_texts"].get<int>() > 50);  // axis ticks and labels
+
+  const auto both =
+      checked(render_report({exp, fj}, {"exponential", "full-jitter"}), dir, "comparison.html");
+  CHECK(both["title"] == "stampede \u00b7 storm \u00b7 exponential vs full-jitter");
+  // Small multiples: one panel per run in every chart section.
+  CHECK(single["figures"] == 5);
+  CHECK(both["figures"] == 10);
+}
+
+TEST_CASE("the report shows the numbers of its results file" * doctest::skip(!has_python())) {
+  TempDir dir;
+  const auto j = nlohmann::json::parse(
+      read_file(source_path("tests/report/golden/storm_full_jitter.results.json")));
+  const auto& s = j["summary"];
+  REQUIRE(s["requests"] == 7508);
+  REQUIRE(s["amplification"] == 7.508);
+  REQUIRE(s["peak_ratio"] == 0.49);
+  REQUIRE(s["peak_arrivals"] == 49);
+  REQUIRE(s["peak_second"] == 33);
+  REQUIRE(s["drain_s"] == 89.727);
+  REQUIRE(s["p99_s"] == 85.094);
+  REQUIRE(j["scenario"]["fleet"]["seed"] == 1);
+  const auto text = checked(render_report({fixture("storm_full_jitter.results.json")}, {"fj"}), dir,
+                            "fj.html")["text"]
+                        .get<std::string>();
+  for (const char* shown : {"7,508",
+                            "7.51",
+                            "0.49\u00d7",
+                            "49/s at t=33 s",
+                            "89.7 s",
+                            "85.1 s",
+                            "1,000 of 1,000",
+                            "4 passed, 0 failed",
+                            "PASS",
+                            "peak_ratio <= 2",
+                            "drain_s <= 120",
+                            "100/s",
+                            "fixed-window",
+                            "0s-30s:503",
+                            "full-jitter",
+                            "simulate",
+                            "stampede version",
+                            "0.1.0",
+                            "fleet.seed",
+                            "provider.seed",
+                            "Item latency",
+                            "p99 85.1 s"}) {
+    CAPTURE(shown);
+    CHECK(text.find(shown) != std::string::npos);
+  }
+}
+
+TEST_CASE("a fixed-seed simulation from the real binary gives a report with its numbers" *
+          doctest::skip(!has_python())) {
+  TempDir dir;
+  const auto results_path = dir.file("storm.json");
+  const auto sim = run("timeout 60 " + quote(bin_path("loadgen")) + " simulate --scenario " +
+                       quote(source_path("examples/storm.json")) +
+                       " --strategy exponential --seed 7 --quiet --out " + quote(results_path));
+  REQUIRE_MESSAGE((sim.exit_code == 0 || sim.exit_code == 1), sim.output);
+  const auto loaded = load_results_file(results_path);
+  REQUIRE_MESSAGE(loaded, loaded.error());
+  const auto& s = loaded->summary;
+  const auto text =
+      checked(render_report({*loaded}, {}), dir, "storm.html")["text"].get<std::string>();
+  for (const auto& shown : {format_count(s.requests), format_count(s.amplification),
+                            format_count(s.peak_ratio) + "\u00d7", format_seconds(s.drain_s),
+                            format_seconds(s.p99_s), format_count(s.dead_lettered)}) {
+    CAPTURE(shown);
+    CHECK(text.find(shown) != std::string::npos);
+  }
+  CHECK(s.requests == 10500);  // the seeds' reference storm, exactly
+  CHECK(text.find("10,500") != std::string::npos);
+}
+
+TEST_CASE("a hostile label, scenario name or assertion shows as text" *
+          doctest::skip(!has_python())) {
+  TempDir dir;
+  auto r = fixture("storm_full_jitter.results.json");
+  r.scenario.name = kHostile;
+  r.scenario.description = kHostile + " & \"quotes\"";
+  r.scenario.provider.tenant_header = kHostile;
+  r.verdicts.push_back({kHostile, false, 1, 2});
+  const auto html = render_report({r, r}, {kHostile, "ok"});
+  CHECK(html.find("<script") == std::string::npos);
+  CHECK(count_of(html, "&lt;script&gt;alert(1)&lt;/script&gt;") >= 5);
+  const auto found = checked(html, dir, "hostile.html");
+  CHECK(found["h1"] == kHostile);
+  CHECK(found["text"].get<std::string>().find(kHostile + " & \"quotes\"") != std::string::npos);
+}
+
+TEST_CASE("control characters and broken UTF-8 in a name still give a well-formed page" *
+          doctest::skip(!has_python())) {
+  TempDir dir;
+  auto r = fixture("storm_full_jitter.results.json");
+  r.scenario.name = std::string("nul\0bell\x07 bad\xFF utf8\xC3", 20);
+  const auto found = checked(render_report({r}, {"\x01label"}), dir, "broken.html");
+  CHECK(found["h1"] == "nul\uFFFDbell\uFFFD bad\uFFFD utf8\uFFFD");
+}
+
+TEST_CASE("a live run adds client sends against provider arrivals, and wake lateness" *
+          doctest::skip(!has_python())) {
+  TempDir dir;
+  auto r = fixture("storm_full_jitter.results.json");
+  const auto simulated = render_report({r}, {});
+  CHECK(simulated.find("id=\"fidelity\"") == std::string::npos);
+  CHECK(simulated.find("id=\"lateness\"") == std::string::npos);
+
+  auto lost = r;  // a simulation whose two sides disagree shows the comparison too
+  lost.recording.client_by_outcome.add(40 * kNsPerSec, 0, 5);
+  CHECK(render_report({lost}, {}).find("id=\"fidelity\"") != std::string::npos);
+
+  r.engine = "run";
+  for (std::int64_t v = 1000; v < 20'000'000; v = v * 5 / 4 + 1)
+    r.recording.lateness_ns.record(v, 3);
+  const auto found = checked(render_report({r}, {}), dir, "live.html");
+  CHECK(found["sections"] ==
+        nlohmann::json({"summary", "arrivals", "waves", "fidelity", "backoff", "latency",
+                        "attempts", "lateness", "assertions", "scenario"}));
+  const auto text = found["text"].get<std::string>();
+  for (const char* shown : {"1 \u00b5s", "10 \u00b5s", "1 ms", "10 ms", "% of sends"}) {
+    CAPTURE(shown);
+    CHECK(text.find(shown) != std::string::npos);
+  }
+}
+
+TEST_CASE("empty input still gives a valid page" * doctest::skip(!has_python())) {
+  TempDir dir;
+  const auto none = checked(render_report({}, {}), dir, "none.html");
+  CHECK(none["h1"] == "No runs");
+  Results empty;
+  empty.engine = "simulate";
+  const auto blank = checked(render_report({empty}, {}), dir, "blank.html");
+  CHECK(blank["text"].get<std::string>().find("no arrivals recorded") != std::string::npos);
+}
+
+TEST_CASE("a chart a run did not record gets a placeholder panel beside the runs that did") {
+  auto fj = fixture("storm_full_jitter.results.json");
+  Results empty;
+  empty.engine = "simulate";
+  const auto html = render_report({fj, empty}, {"fj", "empty"});
+  CHECK(count_of(html, ">not recorded in this run<") == 4);  // waves, backoff, latency, attempts
+}
+
+TEST_CASE("the report's size does not grow with the run's length or traffic") {
+  // A day and a week of one-second bins, the week with a thousand times the traffic.
+  auto long_run = [](std::int64_t seconds, std::int64_t per_second) {
+    Results r;
+    r.engine = "simulate";
+    r.provider_side = true;
+    for (std::int64_t t = 0; t < seconds; ++t) {
+      const auto at = t * kNsPerSec;
+      r.recording.provider_by_outcome.add(at, t % 7 ? 0 : 1, per_second);
+      r.recording.client_by_outcome.add(at, t % 7 ? 0 : 1, per_second);
+      r.recording.provider_by_send.add(at, static_cast<std::size_t>(t % 16), per_second);
+      r.recording.backoff.add(at, 0, per_second);
+      r.recording.backoff.add(at + kNsPerSec / 2, 1, per_second);
+    }
+    for (std::int64_t v = 1; v < 1'000'000'000; v = v * 3 / 2 + 1) {
+      r.recording.item_latency_ns.record(v * 100, per_second);
+      r.recording.sends_per_item.record(v % 20 + 1, per_second);
+    }
+    r.scenario.provider.allowance = Rate{100000, kNsPerSec};
+    return r;
+  };
+  const auto day = render_report({long_run(24 * 3600, 1000)}, {});
+  const auto week = render_report({long_run(7 * 24 * 3600, 1'000'000)}, {});
+  CHECK(week.size() < 2'000'000);
+  CHECK(week.size() < day.size() * 11 / 10);
+  CHECK(column_ns_for({long_run(7 * 24 * 3600, 1)}) == 1008 * kNsPerSec);
+  // Each column holds at most one rect per series and one for its tooltip.
+  CHECK(count_of(week, "<rect") < 3 * kMaxColumns * (kSendLabels + 1));
+}
+
+TEST_CASE("a million-client simulation's report stays small") {
+  TempDir dir;
+  const auto results_path = dir.file("million.json");
+  const auto sim = run("timeout 120 " + quote(bin_path("loadgen")) + " simulate --scenario " +
+                       quote(source_path("examples/storm.json")) +
+                       " --strategy exponential --clients 1000000 --allowance 100000/s --quiet "
+                       "--out " +
+                       quote(results_path));
+  REQUIRE_MESSAGE((sim.exit_code == 0 || sim.exit_code == 1), sim.output);
+  const auto r = load_results_file(results_path);
+  REQUIRE_MESSAGE(r, r.error());
+  CHECK(r->summary.items == 1'000'000);
+  const auto html = render_report({*r}, {});
+  CHECK(html.size() < 2'000'000);
+  CHECK(html.find("1,000,000") != std::string::npos);
+}
+
+TEST_CASE("write_report writes one run's page; its default path sits beside the results") {
+  TempDir dir;
+  const auto fj = fixture("storm_full_jitter.results.json");
+  CHECK_FALSE(write_report(fj, dir.file("fj.html")));
+  CHECK(read_file(dir.file("fj.html")) == render_report({fj}, {default_label(fj)}));
+  CHECK(write_report(fj, dir.file("missing/fj.html")).has_value());
+
+  CHECK(default_report_path("out/storm.json") == "out/storm.html");
+  CHECK(default_report_path("storm.json") == "storm.html");
+  CHECK(default_report_path("results") == "results.html");
+  CHECK(default_report_path("dir.json/x") == "dir.json/x.html");
+  CHECK(default_report_path("out/.json") == "out/.json.html");
+  CHECK(default_label(fj) == "full-jitter");
+}
