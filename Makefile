@@ -10,7 +10,7 @@ DEB_PACKAGES := cmake g++ pkg-config libcurl4-openssl-dev libcpp-httplib-dev lib
 TEST_PACKAGES := curl nginx chromium python3 python3-yaml clang-format
 SOURCES = $(shell find core fakeprovider loadgen reports tests bench -name '*.cpp' -o -name '*.hpp' 2>/dev/null)
 
-.PHONY: all deps build test asan tsan fmt fmt-check demo bench clean
+.PHONY: all deps build test asan tsan fmt fmt-check demo golden bench clean
 
 all: build
 
@@ -43,11 +43,10 @@ fmt-check:
 	@clang-format --dry-run --Werror $(SOURCES) && echo "fmt-check: clean"
 
 demo: build
-	@echo "== the reference storm, exponential backoff without jitter =="
-	-$(BUILD)/bin/loadgen simulate --scenario examples/storm.json --strategy exponential
-	@echo
-	@echo "== the same storm with full jitter =="
-	$(BUILD)/bin/loadgen simulate --scenario examples/storm.json --strategy full-jitter
+	examples/demo.sh $(BUILD)
+
+golden: build
+	STAMPEDE_UPDATE_GOLDEN=1 $(BUILD)/bin/test_report -tc='*golden*'
 
 bench: build
 	bench/sim/run.sh $(BUILD)

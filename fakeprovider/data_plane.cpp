@@ -1,6 +1,7 @@
 #include "data_plane.hpp"
 
 #include <microhttpd.h>
+#include <netinet/in.h>
 #include <poll.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
@@ -9,6 +10,7 @@
 #include <charconv>
 #include <chrono>
 #include <cstring>
+#include <mutex>
 #include <string_view>
 #include <thread>
 
@@ -102,13 +104,21 @@ thread_local std::int64_t pass_start_steady_ns = 0;
 }  // namespace
 
 struct DataPlane::Loop {
+  struct Handed {
+    int fd;
+    sockaddr_storage addr;
+    socklen_t addr_len;
+  };
   MHD_Daemon* daemon = nullptr;
   int epoll_fd = -1;
-  int wake_fd = -1;  // an eventfd: the loop rereads its flags when it is written
+  int wake_fd = -1;  // an eventfd: the loop rereads its flags and hand-offs when it is written
   std::atomic<bool> quiesce{false};
   std::atomic<bool> stop{false};
+  std::mutex handed_mu;
+  std::vector<Handed> handed;  // accepted by another loop for this one's daemon
   std::thread thread;
   ~Loop() {
+    for (const auto& h : handed) close(h.fd);
     if (wake_fd >= 0) close(wake_fd);
   }
 };
@@ -163,8 +173,8 @@ std::optional<std::string> DataPlane::start() {
   for (unsigned i = 0; i < config_.threads; ++i) {
     auto loop = std::make_unique<Loop>();
     loop->daemon = MHD_start_daemon(
-        MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME, 0, nullptr, nullptr, &MhdCallbacks::on_request,
-        this, MHD_OPTION_LISTEN_SOCKET, listen_fd_, MHD_OPTION_CONNECTION_LIMIT, per_loop,
+        MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_NO_LISTEN_SOCKET, 0, nullptr, nullptr,
+        &MhdCallbacks::on_request, this, MHD_OPTION_CONNECTION_LIMIT, per_loop,
         MHD_OPTION_CONNECTION_TIMEOUT, config_.idle_timeout_s, MHD_OPTION_NOTIFY_COMPLETED,
         &MhdCallbacks::on_completed, this,
         // Strict parsing: a request line with a NUL in it, or HTTP/1.1 without Host, gets a
@@ -186,26 +196,58 @@ std::optional<std::string> DataPlane::start() {
 }
 
 void DataPlane::run(Loop& loop) {
-  bool quiesced = false;
   while (!loop.stop.load()) {
-    if (loop.quiesce.load() && !quiesced) {
-      // On this thread: the daemon is not thread-safe against its own event loop.
-      MHD_quiesce_daemon(loop.daemon);
-      quiesced = true;
-    }
     // Zero when libmicrohttpd holds connections it has yet to serve.
     MHD_UNSIGNED_LONG_LONG timeout_ms = 0;
     const int wait_ms = MHD_get_timeout(loop.daemon, &timeout_ms) == MHD_YES
                             ? static_cast<int>(std::min<MHD_UNSIGNED_LONG_LONG>(timeout_ms, 60'000))
                             : 60'000;
-    pollfd fds[2] = {{loop.epoll_fd, POLLIN, 0}, {loop.wake_fd, POLLIN, 0}};
-    poll(fds, 2, wait_ms);
+    const bool accepting = !loop.quiesce.load();
+    pollfd fds[3] = {
+        {loop.epoll_fd, POLLIN, 0}, {loop.wake_fd, POLLIN, 0}, {listen_fd_, POLLIN, 0}};
+    poll(fds, accepting ? 3 : 2, wait_ms);
+    pass_start_steady_ns = ScenarioClock::steady_ns();
     if (fds[1].revents & POLLIN) {
       eventfd_t ignored;
       eventfd_read(loop.wake_fd, &ignored);
+      add_handed_connections(loop);
     }
-    pass_start_steady_ns = ScenarioClock::steady_ns();
+    if (accepting && (fds[2].revents & POLLIN)) accept_connections(loop);
     MHD_run(loop.daemon);
+  }
+}
+
+void DataPlane::accept_connections(Loop& self) {
+  // A bounded series, so a flood of connections cannot starve the requests.
+  for (int i = 0; i < 64; ++i) {
+    Loop::Handed h{};
+    h.addr_len = sizeof h.addr;
+    h.fd = accept4(listen_fd_, reinterpret_cast<sockaddr*>(&h.addr), &h.addr_len,
+                   SOCK_NONBLOCK | SOCK_CLOEXEC);
+    if (h.fd < 0) return;  // EAGAIN: another loop took it, or none left
+    Loop& to = *loops_[next_loop_.fetch_add(1, std::memory_order_relaxed) % loops_.size()];
+    if (&to == &self) {
+      // libmicrohttpd closes the socket itself when it cannot take it.
+      MHD_add_connection(self.daemon, h.fd, reinterpret_cast<sockaddr*>(&h.addr), h.addr_len);
+      continue;
+    }
+    {
+      std::lock_guard lock(to.handed_mu);
+      to.handed.push_back(h);
+    }
+    eventfd_write(to.wake_fd, 1);
+  }
+}
+
+void DataPlane::add_handed_connections(Loop& loop) {
+  std::vector<Loop::Handed> handed;
+  {
+    std::lock_guard lock(loop.handed_mu);
+    handed.swap(loop.handed);
+  }
+  // On the daemon's own thread: a daemon driven from outside is not safe to add to from another.
+  for (const auto& h : handed) {
+    MHD_add_connection(loop.daemon, h.fd, reinterpret_cast<const sockaddr*>(&h.addr), h.addr_len);
   }
 }
 
@@ -322,8 +364,6 @@ void DataPlane::stop(std::int64_t max_wait_ns) {
   signal_loops(&Loop::stop);
   for (auto& loop : loops_) {
     if (loop->thread.joinable()) loop->thread.join();
-    // Quiesced (again, harmlessly), the daemon leaves the shared listen socket open.
-    MHD_quiesce_daemon(loop->daemon);
     MHD_stop_daemon(loop->daemon);
   }
   loops_.clear();

@@ -33,11 +33,12 @@ struct DataPlaneConfig {
 // its headers are complete; it is stamped with the time its thread woke to read it, decided
 // by the policy, and answered the way real APIs answer (docs/ADMIN_API.md lists the answers).
 //
-// One epoll daemon per thread, all accepting from one listen socket, each driven by a loop of
-// ours rather than libmicrohttpd's own thread: 0.9.75's internal loop, after an epoll_wait
-// that returns exactly its 128-event maximum, waits again with the full idle timeout before
-// serving the 128 connections it holds, so a burst that ends on such a batch leaves 128
-// requests unanswered until the next arrival.
+// One epoll daemon per thread, each driven by a loop of ours rather than libmicrohttpd's own
+// thread: 0.9.75's internal loop, after an epoll_wait that returns exactly its 128-event
+// maximum, waits again with the full idle timeout before serving the 128 connections it
+// holds, so a burst that ends on such a batch leaves 128 requests unanswered until the next
+// arrival. The loops accept for each other, round robin: left to race for the listen socket,
+// one thread took twice the connections of the other and became the bottleneck.
 class DataPlane {
  public:
   DataPlane(const DataPlaneConfig& config, LockedProvider& provider);
@@ -59,6 +60,8 @@ class DataPlane {
   struct Request;
   struct Loop;  // one daemon and the thread that drives it
   void run(Loop& loop);
+  void accept_connections(Loop& self);
+  void add_handed_connections(Loop& loop);
   Loop* loop_of(MHD_Connection* c) const;
   void signal_loops(std::atomic<bool> Loop::*flag);
   Request* arrive(MHD_Connection* c);
@@ -72,6 +75,7 @@ class DataPlane {
   std::vector<std::unique_ptr<Loop>> loops_;
   int listen_fd_ = -1;
   int port_ = 0;
+  std::atomic<unsigned> next_loop_{0};  // who gets the next accepted connection
   std::atomic<std::int64_t> in_flight_{0};
   std::atomic<std::int64_t> suspended_{0};
 };

@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "adaptive_mutex.hpp"
 #include "arrival_log.hpp"
 #include "arrival_stats.hpp"
 #include "provider_policy.hpp"
@@ -55,7 +56,7 @@ class LockedProvider {
 
  private:
   const Options options_;
-  mutable std::mutex mu_;
+  mutable AdaptiveMutex mu_;
   ScenarioClock clock_;
   ProviderPolicy policy_;
   ArrivalStats stats_;

@@ -402,7 +402,10 @@ void LiveLoop::take_next_item(LiveClient& c, std::int64_t now_ns) {
 void LiveLoop::schedule(LiveClient& c, std::int64_t at_ns) {
   c.send_at_ns = at_ns;
   c.state = LiveClient::State::kWaiting;
-  heap_.push(shared_.clock.to_steady_ns(at_ns), static_cast<std::uint32_t>(&c - clients_.data()));
+  // A compensated schedule can ask for a moment already past: the send is due now, and the
+  // harness is late only from now on.
+  const std::int64_t due = std::max(shared_.clock.to_steady_ns(at_ns), ScenarioClock::steady_ns());
+  heap_.push(due, static_cast<std::uint32_t>(&c - clients_.data()));
 }
 
 bool LiveLoop::start_due_sends() {
@@ -418,17 +421,18 @@ bool LiveLoop::start_due_sends() {
   return started;
 }
 
-void LiveLoop::start_attempt(LiveClient& c, std::int64_t intended_wall_ns) {
+void LiveLoop::start_attempt(LiveClient& c, std::int64_t due_wall_ns) {
   if (c.sends++ == 0) {
     c.item.start_ns = c.send_at_ns;  // the deadline counts from the first send's schedule
   } else {
     recording.backoff.add(c.send_at_ns, 1);
     bump(counters_.in_backoff, -1);
   }
-  c.intended_wall_ns = intended_wall_ns;
+  c.intended_wall_ns = shared_.clock.to_steady_ns(c.send_at_ns);
+  c.due_wall_ns = due_wall_ns;
   c.handed_wall_ns = ScenarioClock::steady_ns();
   c.sent_wall_ns = 0;
-  c.wake_lateness_ns = std::max<std::int64_t>(0, c.handed_wall_ns - intended_wall_ns);
+  c.wake_lateness_ns = std::max<std::int64_t>(0, c.handed_wall_ns - due_wall_ns);
   recording.lateness_ns.record(c.wake_lateness_ns);
   c.retry_after.clear();
   if (shared_.request.trace_headers) {
@@ -450,7 +454,7 @@ std::int64_t LiveLoop::answer_time(const LiveClient& c) const {
 
 void LiveLoop::stamp_send(LiveClient& c) {
   const std::int64_t sent = c.sent_wall_ns ? c.sent_wall_ns : c.handed_wall_ns;
-  c.send_lateness_ns = std::max<std::int64_t>(0, sent - c.intended_wall_ns);
+  c.send_lateness_ns = std::max<std::int64_t>(0, sent - c.due_wall_ns);
   send_lateness_ns.record(c.send_lateness_ns);
   c.sent_ns = shared_.clock.to_scenario_ns(sent);
 }

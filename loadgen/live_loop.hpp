@@ -68,11 +68,12 @@ struct LiveClient {
   int last_status = 0;
 
   // The attempt in progress.
-  std::int64_t send_at_ns = 0;  // scenario time the schedule asked for
-  std::int64_t intended_wall_ns = 0;
-  std::int64_t handed_wall_ns = 0;  // handed to libcurl
-  std::int64_t sent_wall_ns = 0;    // the request about to be written; 0: not yet
-  std::int64_t sent_ns = 0;         // scenario time it went (or was handed over, if it never went)
+  std::int64_t send_at_ns = 0;        // scenario time the schedule asked for
+  std::int64_t intended_wall_ns = 0;  // send_at_ns on the wall; may be past when scheduled
+  std::int64_t due_wall_ns = 0;       // the intended time, or when it was scheduled if later
+  std::int64_t handed_wall_ns = 0;    // handed to libcurl
+  std::int64_t sent_wall_ns = 0;      // the request about to be written; 0: not yet
+  std::int64_t sent_ns = 0;  // scenario time it went (or was handed over, if it never went)
   std::int64_t wake_lateness_ns = 0;
   std::int64_t send_lateness_ns = 0;
   std::string retry_after;  // the answer's Retry-After header, as sent
@@ -138,7 +139,7 @@ class LiveLoop {
   // Starts every send that is due; whether there was one. Called between shards and between
   // socket events too, so a burst being worked through delays a timer by one shard's work.
   bool start_due_sends();
-  void start_attempt(LiveClient& c, std::int64_t intended_wall_ns);
+  void start_attempt(LiveClient& c, std::int64_t due_wall_ns);
   CurlShard& shard_of(const LiveClient& c) {
     return shards_[(&c - clients_.data()) / kClientsPerShard];
   }

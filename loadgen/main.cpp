@@ -11,6 +11,8 @@
 #include "advise.hpp"
 #include "duration.hpp"
 #include "generated/version.hpp"
+#include "html_report.hpp"
+#include "report_command.hpp"
 #include "run_command.hpp"
 #include "scenario_clock.hpp"
 #include "scenario_flags.hpp"
@@ -82,10 +84,18 @@ Parsed<std::vector<Assertion>> assertions_for(const Scenario& s,
   return parse_assertions(texts);
 }
 
+// --report wins; otherwise a report beside --out unless --no-report.
+std::string report_path_for(const std::string& report, const std::string& out, bool no_report) {
+  if (no_report) return "";
+  if (!report.empty()) return report;
+  return out.empty() ? "" : default_report_path(out);
+}
+
 struct SimulateArgs {
   ScenarioArgs scenario;
   std::vector<std::string> asserts;
-  std::string out;
+  std::string out, report;
+  bool no_report = false;
   std::string horizon;
   bool quiet = false;
 };
@@ -95,7 +105,8 @@ int simulate_main(const SimulateArgs& a) {
   if (!scenario) return usage_error(scenario.error());
   auto assertions = assertions_for(*scenario, a.asserts);
   if (!assertions) return usage_error(assertions.error());
-  SimulateCommand cmd{*scenario, *assertions, a.out, 0, a.quiet};
+  SimulateCommand cmd{*scenario, *assertions, a.out, report_path_for(a.report, a.out, a.no_report),
+                      0,         a.quiet};
   if (!a.horizon.empty()) {
     auto h = positive_duration("--horizon", a.horizon);
     if (!h) return usage_error(h.error());
@@ -112,6 +123,7 @@ struct RunArgs {
   std::string provider_admin, provider_admin_token;
   std::string time_scale = "1", max_duration = "1h", grace = "2s";
   std::string out, dead_letter, junit, report, attempts_out;
+  bool no_report = false;
   unsigned loops = 0;
   bool no_latency_compensation = false;
   bool no_trace_headers = false;
@@ -188,7 +200,7 @@ int run_main(const RunArgs& a) {
   cmd.out_path = a.out;
   cmd.dead_letter_path = a.dead_letter;
   cmd.junit_path = a.junit;
-  cmd.report_path = a.report;
+  cmd.report_path = report_path_for(a.report, a.out, a.no_report);
   cmd.attempts_path = a.attempts_out;
   cmd.quiet = a.quiet;
   return run_run_command(cmd);
@@ -259,6 +271,9 @@ int main(int argc, char** argv) {
       "live run, deterministic for a seed, a million clients in seconds.");
   add_scenario_flags(*simulate, sim.scenario);
   simulate->add_option("--out", sim.out, "write the results JSON here");
+  simulate->add_option("--report", sim.report,
+                       "write the HTML report here (default: beside --out, .html)");
+  simulate->add_flag("--no-report", sim.no_report, "write no HTML report");
   simulate->add_option("--assert", sim.asserts,
                        "METRIC OP VALUE, e.g. 'peak_ratio <= 2'; repeatable; exit 1 if any fails");
   simulate->add_option("--horizon", sim.horizon,
@@ -334,7 +349,10 @@ int main(int argc, char** argv) {
       ->group("Output");
   run_cmd->add_option("--junit", run.junit, "write JUnit XML, one test case per assertion")
       ->group("Output");
-  run_cmd->add_option("--report", run.report, "write the HTML report (one self-contained file)")
+  run_cmd->add_flag("--no-report", run.no_report, "write no HTML report");
+  run_cmd
+      ->add_option("--report", run.report,
+                   "write the HTML report here (default: beside --out, .html)")
       ->group("Output");
   run_cmd
       ->add_option("--attempts-out", run.attempts_out,
@@ -352,6 +370,19 @@ int main(int argc, char** argv) {
       "127.0.0.1:8080 --admin-listen 127.0.0.1:8081 &\n"
       "  loadgen run --scenario examples/storm.json --url http://127.0.0.1:8080/v1/messages "
       "--provider-admin http://127.0.0.1:8081 --time-scale 0.1 --out storm-live.json");
+
+  ReportCommand rep;
+  auto* report_cmd = app.add_subcommand(
+      "report",
+      "Write one self-contained HTML report (inline SVG, no script needed) from results files; "
+      "several files make a comparison on shared axes.");
+  report_cmd->add_option("results", rep.inputs, "results JSON files from run or simulate")
+      ->required();
+  report_cmd->add_option("-o,--out", rep.out_path, "the HTML file to write")->required();
+  report_cmd->add_option("--label", rep.labels,
+                         "a name per input, in order (default: the strategy or file name)");
+  report_cmd->add_flag("--quiet,-q", rep.quiet, "print nothing on success");
+  report_cmd->footer("Example:\n  loadgen report exponential.json full-jitter.json -o storm.html");
 
   AdviseArgs adv;
   auto* advise_cmd = app.add_subcommand(
@@ -385,5 +416,6 @@ int main(int argc, char** argv) {
   }
   if (simulate->parsed()) return simulate_main(sim);
   if (run_cmd->parsed()) return run_main(run);
+  if (report_cmd->parsed()) return run_report_command(rep);
   return advise_main(adv);
 }

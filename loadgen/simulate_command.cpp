@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <iostream>
 
+#include "html_report.hpp"
 #include "sim_engine.hpp"
 #include "terminal_summary.hpp"
 
@@ -26,6 +27,12 @@ int run_simulate_command(const SimulateCommand& cmd) {
   if (!cmd.quiet) std::cout << format_terminal_summary(results) << std::flush;
   if (!cmd.out_path.empty()) {
     if (auto error = write_file_atomically(cmd.out_path, to_json(results).dump(1) + "\n")) {
+      std::cerr << "loadgen: " << *error << "\n";
+      return 3;
+    }
+  }
+  if (!cmd.report_path.empty()) {
+    if (auto error = write_report(results, cmd.report_path)) {
       std::cerr << "loadgen: " << *error << "\n";
       return 3;
     }

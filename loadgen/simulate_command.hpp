@@ -12,6 +12,7 @@ struct SimulateCommand {
   Scenario scenario;
   std::vector<Assertion> assertions;  // the scenario's expectations and --assert
   std::string out_path;               // results JSON; empty: none
+  std::string report_path;            // HTML report; empty: none
   std::int64_t horizon_ns = 0;        // 0: the engine's default
   bool quiet = false;
 };

@@ -14,7 +14,9 @@
 #                at which the live run still matches the simulation exactly
 #
 # Environment: SCALES (default "0.2 0.1 0.05"), RATE_REQUESTS (default 200000),
-# LATENCY_SCALE (time scale of the lateness storms, default 0.1).
+# LATENCY_SCALE (time scale of the lateness storms, default 1), NICE (run every process of
+# the benchmark, peers included, at this nice value, e.g. -10 on a machine busy with other
+# work; default: unchanged).
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -26,7 +28,9 @@ loadgen=$build/bin/loadgen
 provider=$build/bin/fakeprovider
 scales=${SCALES:-0.2 0.1 0.05}
 rate_requests=${RATE_REQUESTS:-200000}
-latency_scale=${LATENCY_SCALE:-0.1}
+latency_scale=${LATENCY_SCALE:-1}
+run=()
+[ -n "${NICE:-}" ] && run=(nice -n "$NICE")
 storm=$root/examples/storm.json
 
 for tool in python3 nginx hey; do
@@ -46,7 +50,8 @@ ulimit -n 20000 2>/dev/null || true
 # fakeprovider on ephemeral ports; sets url, admin, fp_pid.
 start_provider() {
   local out=$tmp/provider.out
-  "$provider" --listen 127.0.0.1:0 --admin-listen 127.0.0.1:0 "$@" >"$out" 2>"$tmp/provider.err" &
+  "${run[@]}" "$provider" --listen 127.0.0.1:0 --admin-listen 127.0.0.1:0 "$@" >"$out" \
+    2>"$tmp/provider.err" &
   fp_pid=$!
   pids+=("$fp_pid")
   for _ in $(seq 1 500); do
@@ -89,8 +94,8 @@ storm_run() {
   local scale=$1 out=$2
   shift 2
   start_provider --scenario "$storm" --time-scale "$scale" "$@"
-  "$loadgen" run --scenario "$storm" --url "$url" --provider-admin "$admin" --time-scale "$scale" \
-    --quiet --out "$out" "${run_args[@]}" || true
+  "${run[@]}" "$loadgen" run --scenario "$storm" --url "$url" --provider-admin "$admin" \
+    --time-scale "$scale" --quiet --out "$out" "${run_args[@]}" || true
   stop_provider
 }
 
@@ -129,7 +134,7 @@ http {
   server { listen 127.0.0.1:$port backlog=16384; location / { return 200 "ok\n"; } }
 }
 EOF
-  nginx -p "$tmp/nginx" -c "$tmp/nginx/nginx.conf" &
+  "${run[@]}" nginx -p "$tmp/nginx" -c "$tmp/nginx/nginx.conf" &
   pids+=("$!")
   for _ in $(seq 1 500); do
     (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break
@@ -137,8 +142,8 @@ EOF
   done
   local target=http://127.0.0.1:$port/v1
   for round in 1 2; do
-    "$loadgen" run --url "$target" --clients 1000 --workload queue --items "$rate_requests" \
-      --strategy none --quiet --out "$tmp/rate.json" || true
+    "${run[@]}" "$loadgen" run --url "$target" --clients 1000 --workload queue \
+      --items "$rate_requests" --strategy none --quiet --out "$tmp/rate.json" || true
     python3 - "$tmp/rate.json" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))
@@ -148,7 +153,7 @@ print(f"  loadgen run: {r['counts']['requests']} requests, {r['counts']['deliver
       f"{live['wall_s']:.2f} s  ->  {rate:,.0f} req/s  "
       f"(CPU {live['cpu_user_s'] + live['cpu_sys_s']:.2f} s)")
 PY
-    hey -n "$rate_requests" -c 1000 "$target" >"$tmp/hey.txt"
+    "${run[@]}" hey -n "$rate_requests" -c 1000 "$target" >"$tmp/hey.txt"
     awk '/Requests\/sec/ {printf "  hey -c 1000:  %s req/s\n", $2} /\[200\]/ {print "  hey statuses:" $0}' "$tmp/hey.txt"
   done
 }
@@ -173,6 +178,8 @@ part_compression() {
   done
 }
 
+echo "$(date -u '+%F %T') UTC, $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)${NICE:+, nice $NICE}"
 for part in $parts; do
   "part_$part"
 done
+echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"

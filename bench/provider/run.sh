@@ -5,7 +5,8 @@
 #   bench/provider/run.sh [BUILD_DIR]        (default: build; needs wrk, nginx, g++, python3)
 #
 # Environment: DURATION (wrk run per point, default 10s), CONNECTIONS (default "50 400 1000"),
-# BURSTS (default "1000 5000"), REPEAT (points per connection count, default 1).
+# BURSTS (default "1000 5000"), REPEAT (rounds per connection count and per burst, default 3;
+# the summary lines are the medians).
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -15,7 +16,7 @@ provider=$build/bin/fakeprovider
 duration=${DURATION:-10s}
 connections=${CONNECTIONS:-50 400 1000}
 bursts=${BURSTS:-1000 5000}
-repeat=${REPEAT:-1}
+repeat=${REPEAT:-3}
 
 for tool in wrk nginx g++ python3; do
   command -v "$tool" >/dev/null || { echo "run.sh: needs $tool" >&2; exit 2; }
@@ -106,20 +107,39 @@ total = re.search(r"(\d+) requests in", text).group(1)
 print(f"{rps:.0f} {p99:.2f} {m.group(1) if m else 0} {total}")'
 }
 
-echo "== throughput: wrk -t2 -cN -d$duration --latency, allowance 100/min (mostly 429) =="
+echo "== throughput: wrk -t2 -cN -d$duration --latency, allowance 100/min (mostly 429), $repeat round(s) =="
 start_provider --allowance 100/min --arrivals-out "$tmp/wrk-arrivals.csv"
 start_nginx
-printf '%-6s | %-28s | %-28s | %s\n' conns "fakeprovider req/s, p99 ms" "nginx limit_req req/s, p99 ms" "ratio"
+printf '%-6s %-5s | %-30s | %-30s | %s\n' conns round "fakeprovider req/s, p99 ms" \
+  "nginx limit_req req/s, p99 ms" "ratio"
+summary=()
 for c in $connections; do
-  for _ in $(seq 1 "$repeat"); do
-    read -r fp_rps fp_p99 fp_non2xx fp_total < <(wrk_point "http://127.0.0.1:$data_port/" "$c")
-    read -r ng_rps ng_p99 ng_non2xx ng_total < <(wrk_point "http://127.0.0.1:$nginx_port/" "$c")
+  : >"$tmp/ratios"
+  for r in $(seq 1 "$repeat"); do
+    # Alternate who goes first, so a drift in the machine's load favours neither.
+    if [ $((r % 2)) = 1 ]; then
+      fp=$(wrk_point "http://127.0.0.1:$data_port/" "$c")
+      ng=$(wrk_point "http://127.0.0.1:$nginx_port/" "$c")
+    else
+      ng=$(wrk_point "http://127.0.0.1:$nginx_port/" "$c")
+      fp=$(wrk_point "http://127.0.0.1:$data_port/" "$c")
+    fi
+    read -r fp_rps fp_p99 fp_non2xx fp_total <<<"$fp"
+    read -r ng_rps ng_p99 ng_non2xx ng_total <<<"$ng"
     ratio=$(python3 -c "print(f'{$fp_rps/$ng_rps:.2f}')")
-    printf '%-6s | %8s  %8s (429: %3s%%) | %8s  %8s (429: %3s%%) | %sx\n' "$c" \
+    echo "$fp_rps $fp_p99 $ng_rps $ng_p99" >>"$tmp/ratios"
+    printf '%-6s %-5s | %8s  %8s  (429: %3s%%) | %8s  %8s  (429: %3s%%) | %sx\n' "$c" "$r" \
       "$fp_rps" "$fp_p99" "$((100 * fp_non2xx / fp_total))" \
       "$ng_rps" "$ng_p99" "$((100 * ng_non2xx / ng_total))" "$ratio"
   done
+  summary+=("$(python3 -c '
+import statistics, sys
+rows = [list(map(float, l.split())) for l in open(sys.argv[2])]
+med = [statistics.median(col) for col in zip(*rows)]
+print(f"{sys.argv[1]:<6} median | {med[0]:8.0f}  {med[1]:8.2f}             | "
+      f"{med[2]:8.0f}  {med[3]:8.2f}             | {med[0] / med[2]:.2f}x")' "$c" "$tmp/ratios")")
 done
+printf '%s\n' "${summary[@]}"
 stop_provider
 recorded=$(($(wc -l <"$tmp/wrk-arrivals.csv") - 1))
 echo "fakeprovider recorded $recorded arrivals in its log ($(tail -1 "$tmp/provider.err"))"
@@ -128,8 +148,10 @@ echo
 echo "== burst fidelity: N requests at once on N warm keep-alive connections =="
 g++ -O2 -std=c++20 -o "$tmp/burst_client" "$root/bench/provider/burst_client.cpp"
 for n in $bursts; do
-  start_provider --allowance 100/s --arrivals-out "$tmp/burst-arrivals.csv"
-  "$tmp/burst_client" "$data_port" "$admin_port" "$n" >"$tmp/sends.csv"
-  stop_provider
-  python3 "$root/bench/provider/stamp_error.py" "$tmp/sends.csv" "$tmp/burst-arrivals.csv" "$n"
+  for _ in $(seq 1 "$repeat"); do
+    start_provider --allowance 100/s --arrivals-out "$tmp/burst-arrivals.csv"
+    "$tmp/burst_client" "$data_port" "$admin_port" "$n" >"$tmp/sends.csv"
+    stop_provider
+    python3 "$root/bench/provider/stamp_error.py" "$tmp/sends.csv" "$tmp/burst-arrivals.csv" "$n"
+  done
 done
