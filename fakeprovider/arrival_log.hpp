@@ -10,22 +10,27 @@
 
 namespace stampede {
 
-// The raw arrival log behind --arrivals-out: one row per arrival, in arrival order. Grows
-// with the traffic, so it is kept only when asked for. Pure: the caller serialises calls.
+// The raw arrival log behind --arrivals-out: one row per arrival. Grows with the traffic, so
+// it is kept only when asked for. Each server thread keeps its own; the rows carry the order
+// in which the policy decided them, and the CSV merges the logs back into that order. Pure:
+// the caller serialises calls.
 class ArrivalLog {
  public:
-  // status: the answer's status code, 0 for a connection reset without an answer.
-  void record(std::int64_t t_ns, std::string_view tenant, int status, int attempt,
-              std::string_view client_id);
+  // seq: the arrival's place in the order of decisions; status: the answer's status code, 0
+  // for a connection reset without an answer.
+  void record(std::uint64_t seq, std::int64_t t_ns, std::string_view tenant, int status,
+              int attempt, std::string_view client_id);
 
   std::size_t size() const { return rows_.size(); }
   void clear();
 
-  // "t_ns,tenant,status,attempt,client_id" and one line per arrival (RFC 4180 quoting).
-  std::string to_csv() const;
+  // "t_ns,tenant,status,attempt,client_id" and one line per arrival of all the logs, in the
+  // order of decisions (RFC 4180 quoting).
+  static std::string to_csv(const std::vector<const ArrivalLog*>& logs);
 
  private:
   struct Row {
+    std::uint64_t seq;
     std::int64_t t_ns;
     std::uint32_t tenant;  // index into tenant_names_: keys repeat, rows do not copy them
     std::int32_t status;

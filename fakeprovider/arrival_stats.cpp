@@ -54,6 +54,17 @@ void ArrivalStats::record(std::int64_t t_ns, std::string_view tenant, Outcome ou
   ++it->second.by_outcome[o];
 }
 
+void ArrivalStats::merge(const ArrivalStats& other) {
+  bins_.provider_by_outcome.merge(other.bins_.provider_by_outcome);
+  bins_.provider_by_send.merge(other.bins_.provider_by_send);
+  const auto add = [](Totals& to, const Totals& from) {
+    to.requests += from.requests;
+    for (std::size_t i = 0; i < kOutcomeCount; ++i) to.by_outcome[i] += from.by_outcome[i];
+  };
+  add(totals_, other.totals_);
+  for (const auto& [key, t] : other.tenants_) add(tenants_[key], t);
+}
+
 json ArrivalStats::to_json(std::int64_t clock_ns, double time_scale) const {
   json tenants = json::object();
   for (const auto& [key, t] : tenants_) {

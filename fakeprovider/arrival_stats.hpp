@@ -29,6 +29,8 @@ class ArrivalStats {
 
   // attempt: the send number the client declared (X-Attempt), 1 for a first send.
   void record(std::int64_t t_ns, std::string_view tenant, Outcome outcome, int attempt);
+  // Adds another's counts (same bin): each server thread records alone, the stats add them.
+  void merge(const ArrivalStats& other);
 
   std::int64_t bin_ns() const { return bins_.provider_by_outcome.bin_ns(); }
   const Totals& totals() const { return totals_; }

@@ -4,6 +4,7 @@
 #include <netinet/in.h>
 #include <poll.h>
 #include <sys/eventfd.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -59,6 +60,11 @@ int parse_attempt(const char* text) {
   return n;
 }
 
+int connection_fd(MHD_Connection* c) {
+  const auto* info = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+  return info ? info->connect_fd : -1;
+}
+
 std::int64_t ceil_seconds(std::int64_t ns) {
   return (ns + kNsPerSec - 1) / kNsPerSec;
 }
@@ -95,11 +101,8 @@ struct AnswerCache {
 };
 thread_local AnswerCache answer_cache;
 
-// When this thread's loop last woke to serve. The requests it reads in that pass were in the
-// kernel's buffers by then (but for the rare one whose headers straddle two segments), so
-// the true arrival is no later than this stamp, and the stamp is no later than the handler's
-// own clock reading: a burst's arrivals do not queue behind the answers to those read first.
-thread_local std::int64_t pass_start_steady_ns = 0;
+// This thread's number among the data plane's loops: its recorder in the provider.
+thread_local std::size_t loop_index = 0;
 
 }  // namespace
 
@@ -113,6 +116,7 @@ struct DataPlane::Loop {
   int epoll_fd = -1;
   int wake_fd = -1;  // an eventfd: the loop rereads its flags and hand-offs when it is written
   std::atomic<bool> quiesce{false};
+  std::atomic<bool> quiesced{false};  // the loop has seen quiesce: it no longer accepts
   std::atomic<bool> stop{false};
   std::mutex handed_mu;
   std::vector<Handed> handed;  // accepted by another loop for this one's daemon
@@ -169,6 +173,11 @@ std::optional<std::string> DataPlane::start() {
   if (!sock) return "--listen: " + sock.error();
   listen_fd_ = sock->fd;
   port_ = sock->port;
+  if (config_.watch_arrivals) {
+    rlimit files{};
+    getrlimit(RLIMIT_NOFILE, &files);
+    stamper_ = std::make_unique<ArrivalStamper>(static_cast<int>(files.rlim_cur));
+  }
   const unsigned per_loop = std::max(1u, config_.max_connections / config_.threads);
   for (unsigned i = 0; i < config_.threads; ++i) {
     auto loop = std::make_unique<Loop>();
@@ -191,7 +200,12 @@ std::optional<std::string> DataPlane::start() {
     loop->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
     loops_.push_back(std::move(loop));
   }
-  for (auto& loop : loops_) loop->thread = std::thread([this, l = loop.get()] { run(*l); });
+  for (std::size_t i = 0; i < loops_.size(); ++i) {
+    loops_[i]->thread = std::thread([this, i] {
+      loop_index = i;
+      run(*loops_[i]);
+    });
+  }
   return std::nullopt;
 }
 
@@ -203,10 +217,10 @@ void DataPlane::run(Loop& loop) {
                             ? static_cast<int>(std::min<MHD_UNSIGNED_LONG_LONG>(timeout_ms, 60'000))
                             : 60'000;
     const bool accepting = !loop.quiesce.load();
+    if (!accepting) loop.quiesced.store(true);
     pollfd fds[3] = {
         {loop.epoll_fd, POLLIN, 0}, {loop.wake_fd, POLLIN, 0}, {listen_fd_, POLLIN, 0}};
     poll(fds, accepting ? 3 : 2, wait_ms);
-    pass_start_steady_ns = ScenarioClock::steady_ns();
     if (fds[1].revents & POLLIN) {
       eventfd_t ignored;
       eventfd_read(loop.wake_fd, &ignored);
@@ -225,6 +239,7 @@ void DataPlane::accept_connections(Loop& self) {
     h.fd = accept4(listen_fd_, reinterpret_cast<sockaddr*>(&h.addr), &h.addr_len,
                    SOCK_NONBLOCK | SOCK_CLOEXEC);
     if (h.fd < 0) return;  // EAGAIN: another loop took it, or none left
+    if (stamper_) stamper_->watch(h.fd);
     Loop& to = *loops_[next_loop_.fetch_add(1, std::memory_order_relaxed) % loops_.size()];
     if (&to == &self) {
       // libmicrohttpd closes the socket itself when it cannot take it.
@@ -270,10 +285,12 @@ DataPlane::Request* DataPlane::arrive(MHD_Connection* c) {
   const char* tenant =
       MHD_lookup_connection_value(c, MHD_HEADER_KIND, provider_.config().tenant_header.c_str());
   const char* client_id = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "X-Client-Id");
-  const auto admission =
-      provider_.admit(pass_start_steady_ns, tenant ? tenant : "",
-                      parse_attempt(MHD_lookup_connection_value(c, MHD_HEADER_KIND, "X-Attempt")),
-                      client_id ? client_id : "");
+  // Not seen yet by the stamper: now, the latest the bytes can have come in.
+  const std::int64_t seen_ns = stamper_ ? stamper_->take(connection_fd(c)) : 0;
+  const auto admission = provider_.admit(
+      loop_index, seen_ns > 0 ? seen_ns : ScenarioClock::steady_ns(), tenant ? tenant : "",
+      parse_attempt(MHD_lookup_connection_value(c, MHD_HEADER_KIND, "X-Attempt")),
+      client_id ? client_id : "");
   in_flight_.fetch_add(1, std::memory_order_relaxed);
   auto* r = new Request{admission.decision};
   if (r->decision.service_ns > 0) {
@@ -324,6 +341,8 @@ bool DataPlane::answer(MHD_Connection* c, Request& r) {
     cache.key = key;
     cache.response = build_response(key);
   }
+  // Bytes that came in before this answer (a body) are not the next request's arrival.
+  if (stamper_) stamper_->answered(connection_fd(c), ScenarioClock::steady_ns());
   return MHD_queue_response(c, static_cast<unsigned>(key.status), cache.response) == MHD_YES;
 }
 
@@ -351,6 +370,14 @@ void DataPlane::complete(Request* r) {
 void DataPlane::stop(std::int64_t max_wait_ns) {
   if (listen_fd_ < 0) return;
   signal_loops(&Loop::quiesce);
+  // Once no loop can touch it, close the listen socket: new connections are refused now, not
+  // left waiting in its backlog.
+  for (auto& loop : loops_) {
+    while (loop->thread.joinable() && !loop->quiesced.load()) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+  }
+  close(listen_fd_);
   const auto poll_until = [this](std::int64_t until_ns) {
     while (in_flight_.load() > 0 && ScenarioClock::steady_ns() < until_ns) {
       std::this_thread::sleep_for(std::chrono::milliseconds(5));
@@ -367,7 +394,6 @@ void DataPlane::stop(std::int64_t max_wait_ns) {
     MHD_stop_daemon(loop->daemon);
   }
   loops_.clear();
-  close(listen_fd_);
   listen_fd_ = -1;
 }
 

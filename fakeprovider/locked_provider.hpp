@@ -1,9 +1,10 @@
 #pragma once
 
 #include <cstdint>
-#include <mutex>
+#include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -15,18 +16,19 @@
 
 namespace stampede {
 
-// The one place the server's threads meet: the scenario clock, the pure policy and the
-// recording behind a single lock. Each arrival is decided and recorded under it, so the
-// counters always match the answers given, and its time is made monotonic there: the
-// limiters see time in order whichever thread saw the request first. The work under the lock
-// is a few hundred nanoseconds, far below what the sockets cost.
+// The one place the server's threads meet: the scenario clock and the pure policy behind a
+// single lock, held only to make the arrival's time monotonic and decide it (about a hundred
+// nanoseconds), so the limiters see time in order whichever thread saw the request first.
+// Recording happens after, in one recorder per server thread (its lock only ever contended by
+// a reader of the stats), and the readers add the recorders up.
 class LockedProvider {
  public:
   struct Options {
     ProviderConfig config;
     double time_scale = 1.0;
     std::int64_t bin_ns = 1'000'000'000;
-    bool keep_log = false;  // the raw arrival log, for --arrivals-out
+    bool keep_log = false;    // the raw arrival log, for --arrivals-out
+    std::size_t threads = 1;  // the server threads that call admit, numbered from 0
   };
   struct Admission {
     std::int64_t t_ns;  // the arrival, in scenario time
@@ -35,10 +37,11 @@ class LockedProvider {
 
   explicit LockedProvider(const Options& options);
 
-  // seen_steady_ns: when the server saw the request's bytes (a steady_clock reading). attempt:
-  // the client's X-Attempt, 1 when absent; client_id: its X-Client-Id, may be empty.
-  Admission admit(std::int64_t seen_steady_ns, std::string_view tenant, int attempt,
-                  std::string_view client_id);
+  // thread: the calling server thread's number. seen_steady_ns: when the request's bytes came
+  // in (a steady_clock reading). attempt: the client's X-Attempt, 1 when absent;
+  // client_id: its X-Client-Id, may be empty.
+  Admission admit(std::size_t thread, std::int64_t seen_steady_ns, std::string_view tenant,
+                  int attempt, std::string_view client_id);
 
   // Zero the counters and the log, fresh limiters, drop outages started by the admin API,
   // and restart the scenario clock: t = 0 is now, so the scenario's outages replay.
@@ -49,19 +52,28 @@ class LockedProvider {
   nlohmann::json stats_json() const;
   std::string metrics_text() const;
   std::string arrivals_csv() const;
-  std::int64_t requests() const;
 
   const ScenarioClock& clock() const { return clock_; }
   const ProviderConfig& config() const { return options_.config; }
 
  private:
+  struct Recorder {
+    explicit Recorder(std::int64_t bin_ns) : stats(bin_ns) {}
+    mutable AdaptiveMutex mu;
+    std::uint64_t epoch = 0;  // arrivals decided before the last reset are not recorded
+    ArrivalStats stats;
+    ArrivalLog log;
+  };
+  ArrivalStats merged_stats() const;
+
   const Options options_;
-  mutable AdaptiveMutex mu_;
+  mutable AdaptiveMutex mu_;  // the clock's restart, the policy and the three below
   ScenarioClock clock_;
   ProviderPolicy policy_;
-  ArrivalStats stats_;
-  ArrivalLog log_;
   std::int64_t last_t_ns_ = 0;
+  std::uint64_t next_seq_ = 0;
+  std::uint64_t epoch_ = 0;
+  std::vector<std::unique_ptr<Recorder>> recorders_;
 };
 
 }  // namespace stampede

@@ -1,6 +1,5 @@
 #pragma once
 
-#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -25,11 +24,11 @@ struct LiveOptions {
   std::string connect_address;  // numeric; non-empty: open every client's connection before t=0
   int connect_port = 0;
   bool keep_attempts = false;  // keep every attempt for --attempts-out
-  // --time-scale compresses the scenario's durations (backoff, windows, outages), not the
-  // machine: the time from a send's intended moment to its answer (wake, queue, network,
-  // server) counts at its wall length in scenario time, as it would in a real-time run.
-  // Otherwise the harness's own milliseconds are stretched by 1/time-scale and pile up from
-  // one retry to the next. No effect at --time-scale 1.
+  // The fleet's schedule is the intended one (as wrk2 measures): an answer counts as arriving
+  // at its send's intended time plus the wall time from the write to the answer, and that
+  // wall time is not stretched by 1/time-scale (the scale compresses the scenario's
+  // durations, not the network). The harness's own delay before the write is reported as
+  // lateness instead of shifting every later retry. Off: the answer's time is the clock's.
   bool compensate_latency = true;
 };
 
@@ -40,7 +39,7 @@ struct AttemptRecord {
   std::int32_t send = 0;              // 1 = the item's first send
   std::int64_t intended_ns = 0;       // what the schedule asked
   std::int64_t sent_ns = 0;           // when libcurl was about to write it
-  std::int64_t answered_ns = -1;      // -1: aborted at a stop
+  std::int64_t answered_ns = -1;      // in the fleet's schedule (compensate_latency); -1: aborted
   std::int64_t wake_lateness_ns = 0;  // wall: handed to libcurl - intended
   std::int64_t send_lateness_ns = 0;  // wall: sent - intended
   int status = 0;                     // 0: no HTTP answer

@@ -428,7 +428,6 @@ void LiveLoop::start_attempt(LiveClient& c, std::int64_t due_wall_ns) {
     recording.backoff.add(c.send_at_ns, 1);
     bump(counters_.in_backoff, -1);
   }
-  c.intended_wall_ns = shared_.clock.to_steady_ns(c.send_at_ns);
   c.due_wall_ns = due_wall_ns;
   c.handed_wall_ns = ScenarioClock::steady_ns();
   c.sent_wall_ns = 0;
@@ -446,10 +445,14 @@ void LiveLoop::start_attempt(LiveClient& c, std::int64_t due_wall_ns) {
   bump(counters_.sent);
 }
 
-std::int64_t LiveLoop::answer_time(const LiveClient& c) const {
-  const std::int64_t now_wall = ScenarioClock::steady_ns();
-  if (!shared_.options.compensate_latency) return shared_.clock.to_scenario_ns(now_wall);
-  return std::max(c.send_at_ns, c.send_at_ns + (now_wall - c.intended_wall_ns));
+std::int64_t LiveLoop::answer_time(const LiveClient& c, std::int64_t answered_wall_ns,
+                                   bool provider_clock) const {
+  if (!shared_.options.compensate_latency) return shared_.clock.to_scenario_ns(answered_wall_ns);
+  const std::int64_t sent_wall = c.sent_wall_ns ? c.sent_wall_ns : c.handed_wall_ns;
+  const std::int64_t on_the_wire = std::max<std::int64_t>(0, answered_wall_ns - sent_wall);
+  // A Retry-After counts from when the provider answered, on its clock: from the send as it
+  // went, however late, so that no retry goes before the provider said.
+  return (provider_clock ? std::max(c.send_at_ns, c.sent_ns) : c.send_at_ns) + on_the_wire;
 }
 
 void LiveLoop::stamp_send(LiveClient& c) {
@@ -475,7 +478,7 @@ void LiveLoop::read_completions() {
 }
 
 void LiveLoop::complete(LiveClient& c, CURLcode result) {
-  const std::int64_t now = answer_time(c);
+  const std::int64_t answered_wall = ScenarioClock::steady_ns();
   long status = 0;
   if (result == CURLE_OK) curl_easy_getinfo(c.easy, CURLINFO_RESPONSE_CODE, &status);
   curl_multi_remove_handle(shard_of(c).multi, c.easy);
@@ -511,6 +514,8 @@ void LiveLoop::complete(LiveClient& c, CURLcode result) {
                           : h->delay_ns;
     }
   }
+  const bool follows_hint = hint && shared_.scenario.fleet.retry_after != RetryAfterMode::kIgnore;
+  const std::int64_t now = answer_time(c, answered_wall, follows_hint);
   if (shared_.options.keep_attempts) {
     attempts.push_back({c.id, c.item_id, c.sends, c.send_at_ns, c.sent_ns, now, c.wake_lateness_ns,
                         c.send_lateness_ns, static_cast<int>(status), outcome,

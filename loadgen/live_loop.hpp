@@ -68,12 +68,11 @@ struct LiveClient {
   int last_status = 0;
 
   // The attempt in progress.
-  std::int64_t send_at_ns = 0;        // scenario time the schedule asked for
-  std::int64_t intended_wall_ns = 0;  // send_at_ns on the wall; may be past when scheduled
-  std::int64_t due_wall_ns = 0;       // the intended time, or when it was scheduled if later
-  std::int64_t handed_wall_ns = 0;    // handed to libcurl
-  std::int64_t sent_wall_ns = 0;      // the request about to be written; 0: not yet
-  std::int64_t sent_ns = 0;  // scenario time it went (or was handed over, if it never went)
+  std::int64_t send_at_ns = 0;      // scenario time the schedule asked for
+  std::int64_t due_wall_ns = 0;     // send_at_ns on the wall, or when it was scheduled if later
+  std::int64_t handed_wall_ns = 0;  // handed to libcurl
+  std::int64_t sent_wall_ns = 0;    // the request about to be written; 0: not yet
+  std::int64_t sent_ns = 0;         // scenario time it went (or was handed over, if it never went)
   std::int64_t wake_lateness_ns = 0;
   std::int64_t send_lateness_ns = 0;
   std::string retry_after;  // the answer's Retry-After header, as sent
@@ -147,9 +146,12 @@ class LiveLoop {
   std::int64_t run_curl_timers();
   void read_completions();
   void complete(LiveClient& c, CURLcode result);
-  // The scenario time of an answer arriving now. Compensated: the send's intended time plus
-  // the wall time since, unscaled (see LiveOptions::compensate_latency).
-  std::int64_t answer_time(const LiveClient& c) const;
+  // The scenario time of an answer that arrived at answered_wall_ns. Compensated: the send's
+  // intended time plus the wall time since it was written, unscaled (see
+  // LiveOptions::compensate_latency); from the send as it went when the answer's Retry-After
+  // is followed (provider_clock).
+  std::int64_t answer_time(const LiveClient& c, std::int64_t answered_wall_ns,
+                           bool provider_clock) const;
   // When the attempt went: as libcurl was about to write the request, so a burst queued
   // inside libcurl shows in the send lateness, as it is.
   void stamp_send(LiveClient& c);

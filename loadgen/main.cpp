@@ -338,9 +338,10 @@ int main(int argc, char** argv) {
       ->group("Run");
   run_cmd
       ->add_flag("--no-latency-compensation", run.no_latency_compensation,
-                 "under --time-scale, stretch each request's wall time by 1/scale like every "
-                 "other duration (by default it counts at its real length, as in a real-time "
-                 "run)")
+                 "take each answer's time from the scenario clock; by default it is the send's "
+                 "intended time plus the wall time from the write to the answer, unscaled, so "
+                 "--time-scale does not stretch the network and the harness's own delays do "
+                 "not push later retries back")
       ->group("Run");
   run_cmd->add_option("--out", run.out, "write the results JSON here")->group("Output");
   run_cmd

@@ -68,8 +68,13 @@ stop_provider() {
   wait "$fp_pid" 2>/dev/null || true
 }
 
-# Prints the numbers of one results file: FIELD=VALUE pairs.
+# Prints the figures of one results file.
 show() {
+  if [ ! -s "$1" ]; then
+    echo "  no results; fakeprovider said:"
+    sed 's/^/    /' "$tmp/provider.err"
+    return
+  fi
   python3 - "$1" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))

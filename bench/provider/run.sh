@@ -6,7 +6,8 @@
 #
 # Environment: DURATION (wrk run per point, default 10s), CONNECTIONS (default "50 400 1000"),
 # BURSTS (default "1000 5000"), REPEAT (rounds per connection count and per burst, default 3;
-# the summary lines are the medians).
+# the summary lines are the medians), MODES (fakeprovider --arrival-stamp modes, default
+# "watch read").
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -17,6 +18,7 @@ duration=${DURATION:-10s}
 connections=${CONNECTIONS:-50 400 1000}
 bursts=${BURSTS:-1000 5000}
 repeat=${REPEAT:-3}
+modes=${MODES:-watch read}
 
 for tool in wrk nginx g++ python3; do
   command -v "$tool" >/dev/null || { echo "run.sh: needs $tool" >&2; exit 2; }
@@ -94,64 +96,103 @@ CONF
   done
 }
 
-# "req/s p99_ms non2xx" from one wrk run.
+# CPU time (clock ticks) of processes, their threads included.
+cpu_ticks() {
+  local total=0 pid
+  for pid in "$@"; do total=$((total + $(awk '{print $14 + $15}' "/proc/$pid/stat"))); done
+  echo "$total"
+}
+
+# "req/s p99_ms non2xx total cpu_us_per_request" from one wrk run against URL; the CPU is the
+# server's (the PIDs after the connection count), which a busy machine disturbs less than req/s.
 wrk_point() {
-  wrk -t2 -c"$2" -d"$duration" --latency "$1" | python3 -c '
+  local url=$1 c=$2
+  shift 2
+  local before after
+  before=$(cpu_ticks "$@")
+  wrk -t2 -c"$c" -d"$duration" --latency "$url" >"$tmp/wrk.out"
+  after=$(cpu_ticks "$@")
+  python3 - "$tmp/wrk.out" "$((after - before))" "$(getconf CLK_TCK)" <<'PY'
 import re, sys
-text = sys.stdin.read()
+text = open(sys.argv[1]).read()
+ticks, hz = int(sys.argv[2]), int(sys.argv[3])
 rps = float(re.search(r"Requests/sec:\s+([\d.]+)", text).group(1))
 v, unit = re.search(r"\s99%\s+([\d.]+)(us|ms|s)", text).groups()
 p99 = float(v) * {"us": 0.001, "ms": 1.0, "s": 1000.0}[unit]
 m = re.search(r"Non-2xx or 3xx responses: (\d+)", text)
-total = re.search(r"(\d+) requests in", text).group(1)
-print(f"{rps:.0f} {p99:.2f} {m.group(1) if m else 0} {total}")'
+total = int(re.search(r"(\d+) requests in", text).group(1))
+print(f"{rps:.0f} {p99:.2f} {m.group(1) if m else 0} {total} {ticks / hz * 1e6 / total:.1f}")
+PY
 }
 
 echo "== throughput: wrk -t2 -cN -d$duration --latency, allowance 100/min (mostly 429), $repeat round(s) =="
-start_provider --allowance 100/min --arrivals-out "$tmp/wrk-arrivals.csv"
+declare -A port pid_of
+for mode in $modes; do
+  start_provider --allowance 100/min --arrival-stamp "$mode" --arrivals-out "$tmp/wrk-$mode.csv"
+  port[$mode]=$data_port
+  pid_of[$mode]=$fp_pid
+done
 start_nginx
-printf '%-6s %-5s | %-30s | %-30s | %s\n' conns round "fakeprovider req/s, p99 ms" \
-  "nginx limit_req req/s, p99 ms" "ratio"
+nginx_workers=$(pgrep -P "$(cat "$tmp/nginx/nginx.pid")" | tr '\n' ' ')
+printf '%-6s %-6s %-6s | %-36s | %-36s | %s\n' conns round stamp \
+  "fakeprovider req/s, p99 ms, CPU us/req" "nginx limit_req req/s, p99 ms, CPU us/req" "ratio"
 summary=()
 for c in $connections; do
-  : >"$tmp/ratios"
+  for mode in $modes; do : >"$tmp/points-$mode"; done
   for r in $(seq 1 "$repeat"); do
-    # Alternate who goes first, so a drift in the machine's load favours neither.
-    if [ $((r % 2)) = 1 ]; then
-      fp=$(wrk_point "http://127.0.0.1:$data_port/" "$c")
-      ng=$(wrk_point "http://127.0.0.1:$nginx_port/" "$c")
-    else
-      ng=$(wrk_point "http://127.0.0.1:$nginx_port/" "$c")
-      fp=$(wrk_point "http://127.0.0.1:$data_port/" "$c")
-    fi
-    read -r fp_rps fp_p99 fp_non2xx fp_total <<<"$fp"
-    read -r ng_rps ng_p99 ng_non2xx ng_total <<<"$ng"
-    ratio=$(python3 -c "print(f'{$fp_rps/$ng_rps:.2f}')")
-    echo "$fp_rps $fp_p99 $ng_rps $ng_p99" >>"$tmp/ratios"
-    printf '%-6s %-5s | %8s  %8s  (429: %3s%%) | %8s  %8s  (429: %3s%%) | %sx\n' "$c" "$r" \
-      "$fp_rps" "$fp_p99" "$((100 * fp_non2xx / fp_total))" \
-      "$ng_rps" "$ng_p99" "$((100 * ng_non2xx / ng_total))" "$ratio"
+    # nginx in the middle, the fakeproviders around it in turn, so a drift in the machine's
+    # load favours no one.
+    # shellcheck disable=SC2086
+    order=($modes)
+    [ $((r % 2)) = 0 ] && order=($(printf '%s\n' "${order[@]}" | tac))
+    declare -A result=()
+    result[${order[0]}]=$(wrk_point "http://127.0.0.1:${port[${order[0]}]}/" "$c" "${pid_of[${order[0]}]}")
+    # shellcheck disable=SC2086
+    ng=$(wrk_point "http://127.0.0.1:$nginx_port/" "$c" $nginx_workers)
+    for mode in "${order[@]:1}"; do
+      result[$mode]=$(wrk_point "http://127.0.0.1:${port[$mode]}/" "$c" "${pid_of[$mode]}")
+    done
+    read -r ng_rps ng_p99 ng_non2xx ng_total ng_cpu <<<"$ng"
+    for mode in $modes; do
+      read -r fp_rps fp_p99 fp_non2xx fp_total fp_cpu <<<"${result[$mode]}"
+      echo "$fp_rps $fp_p99 $fp_cpu $ng_rps $ng_p99 $ng_cpu" >>"$tmp/points-$mode"
+      printf '%-6s %-6s %-6s | %8s %8s %6s (429: %3s%%) | %8s %8s %6s (429: %3s%%) | %sx\n' \
+        "$c" "$r" "$mode" "$fp_rps" "$fp_p99" "$fp_cpu" "$((100 * fp_non2xx / fp_total))" \
+        "$ng_rps" "$ng_p99" "$ng_cpu" "$((100 * ng_non2xx / ng_total))" \
+        "$(python3 -c "print(f'{$fp_rps / $ng_rps:.2f}')")"
+    done
   done
-  summary+=("$(python3 -c '
+  for mode in $modes; do
+    summary+=("$(python3 - "$c" "$mode" "$tmp/points-$mode" <<'PY'
 import statistics, sys
-rows = [list(map(float, l.split())) for l in open(sys.argv[2])]
-med = [statistics.median(col) for col in zip(*rows)]
-print(f"{sys.argv[1]:<6} median | {med[0]:8.0f}  {med[1]:8.2f}             | "
-      f"{med[2]:8.0f}  {med[3]:8.2f}             | {med[0] / med[2]:.2f}x")' "$c" "$tmp/ratios")")
+rows = [list(map(float, line.split())) for line in open(sys.argv[3])]
+m = [statistics.median(col) for col in zip(*rows)]
+print(f"{sys.argv[1]:<6} median {sys.argv[2]:<6} | {m[0]:8.0f} {m[1]:8.2f} {m[2]:6.1f}"
+      f"             | {m[3]:8.0f} {m[4]:8.2f} {m[5]:6.1f}             | {m[0] / m[3]:.2f}x")
+PY
+)")
+  done
 done
 printf '%s\n' "${summary[@]}"
-stop_provider
-recorded=$(($(wc -l <"$tmp/wrk-arrivals.csv") - 1))
-echo "fakeprovider recorded $recorded arrivals in its log ($(tail -1 "$tmp/provider.err"))"
+for mode in $modes; do
+  kill -TERM "${pid_of[$mode]}"
+  wait "${pid_of[$mode]}" || true
+  echo "fakeprovider ($mode) recorded $(($(wc -l <"$tmp/wrk-$mode.csv") - 1)) arrivals in its log"
+done
 
 echo
 echo "== burst fidelity: N requests at once on N warm keep-alive connections =="
 g++ -O2 -std=c++20 -o "$tmp/burst_client" "$root/bench/provider/burst_client.cpp"
 for n in $bursts; do
-  for _ in $(seq 1 "$repeat"); do
-    start_provider --allowance 100/s --arrivals-out "$tmp/burst-arrivals.csv"
-    "$tmp/burst_client" "$data_port" "$admin_port" "$n" >"$tmp/sends.csv"
-    stop_provider
-    python3 "$root/bench/provider/stamp_error.py" "$tmp/sends.csv" "$tmp/burst-arrivals.csv" "$n"
+  for mode in $modes; do
+    for _ in $(seq 1 "$repeat"); do
+      start_provider --allowance 100/s --arrival-stamp "$mode" \
+        --arrivals-out "$tmp/burst-arrivals.csv"
+      "$tmp/burst_client" "$data_port" "$admin_port" "$n" >"$tmp/sends.csv"
+      stop_provider
+      echo -n "$mode: "
+      python3 "$root/bench/provider/stamp_error.py" "$tmp/sends.csv" "$tmp/burst-arrivals.csv" \
+        "$n"
+    done
   done
 done

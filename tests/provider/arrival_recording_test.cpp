@@ -15,19 +15,38 @@ TEST_CASE("CSV fields are quoted only when they must be") {
   CHECK(csv_field("line\nbreak") == "\"line\nbreak\"");
 }
 
-TEST_CASE("the arrival log keeps every arrival in order, tenants interned") {
-  ArrivalLog log;
-  log.record(5, "k1", 200, 1, "c1");
-  log.record(7, "k,2", 429, 3, "");
-  log.record(9, "k1", 0, 1, "c\"3");
-  CHECK(log.size() == 3);
-  CHECK(log.to_csv() ==
+TEST_CASE("the arrival logs of several threads merge in the order of decisions") {
+  ArrivalLog a;
+  ArrivalLog b;
+  a.record(0, 5, "k1", 200, 1, "c1");
+  b.record(1, 7, "k,2", 429, 3, "");
+  a.record(2, 7, "k1", 0, 1, "c\"3");
+  b.record(3, 9, "k1", 429, 2, "c4");
+  CHECK(a.size() == 2);
+  CHECK(ArrivalLog::to_csv({&a, &b}) ==
         "t_ns,tenant,status,attempt,client_id\n"
         "5,k1,200,1,c1\n"
         "7,\"k,2\",429,3,\n"
-        "9,k1,0,1,\"c\"\"3\"\n");
-  log.clear();
-  CHECK(log.to_csv() == "t_ns,tenant,status,attempt,client_id\n");
+        "7,k1,0,1,\"c\"\"3\"\n"
+        "9,k1,429,2,c4\n");
+  a.clear();
+  CHECK(ArrivalLog::to_csv({&a}) == "t_ns,tenant,status,attempt,client_id\n");
+}
+
+TEST_CASE("stats of several threads add up") {
+  ArrivalStats a(kNsPerSec);
+  ArrivalStats b(kNsPerSec);
+  a.record(0, "x", Outcome::kOk, 1);
+  b.record(3 * kNsPerSec, "x", Outcome::kRateLimited, 2);
+  b.record(3 * kNsPerSec, "y", Outcome::kOk, 1);
+  a.merge(b);
+  CHECK(a.totals().requests == 3);
+  CHECK(a.totals().by_outcome[0] == 2);
+  CHECK(a.tenants().at("x").requests == 2);
+  CHECK(a.tenants().at("y").by_outcome[0] == 1);
+  CHECK(a.by_outcome().bins() == 4);
+  CHECK(a.by_outcome().at(3, 1) == 1);
+  CHECK(a.by_send().at(3, 1) == 1);
 }
 
 TEST_CASE("the stats document has the shape loadgen run reads") {

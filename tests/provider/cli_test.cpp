@@ -29,6 +29,8 @@ TEST_CASE("bad flags and values exit 2 with one line naming the problem") {
       {{"--admin-listen", "::1:0"}, "--admin-listen"},
       {{"--max-connections", "0"}, "--max-connections"},
       {{"--max-connections", "many"}, "--max-connections"},
+      {{"--threads", "0"}, "--threads"},
+      {{"--arrival-stamp", "sometimes"}, "--arrival-stamp"},
       {{"--scenario", "/nonexistent/scenario.json"}, "scenario"},
   };
   for (const auto& row : rows) {

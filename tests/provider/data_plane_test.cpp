@@ -185,6 +185,37 @@ TEST_CASE("each tenant has its own allowance") {
   check_answers_match_model(fields, p, answers);
 }
 
+TEST_CASE("an arrival is never stamped before it was sent, whatever came before it") {
+  // Causality, no clock thresholds: each request goes out after the test has read the
+  // provider's clock, so its stamp cannot be earlier. A body that trickles in after the
+  // headers, or bytes the server read long before, must not lend their time to the next one.
+  for (const char* mode : {"watch", "read"}) {
+    CAPTURE(std::string(mode));
+    Provider p({"--arrival-stamp", mode});
+    REQUIRE(p.started());
+    Connection c(p.data_port());
+    c.send_raw("POST /v1 HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nX-Client-Id: body\r\n\r\n");
+    for (int i = 0; i < 10000 && admin_stats(p).at("requests") != 1; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    c.send_raw("hello");
+    CHECK(c.read_response().status == 200);
+    std::map<std::string, std::int64_t> sent_after;
+    for (int i = 0; i < 5; ++i) {
+      const auto id = "next" + std::to_string(i);
+      sent_after[id] = admin_stats(p).at("clock_ns").get<std::int64_t>();
+      CHECK(c.request("GET", "/", {{"X-Client-Id", id}}).status == 200);
+    }
+    REQUIRE(p.stop() == 0);
+    const auto rows = parse_csv(read_file(p.arrivals_path()));
+    REQUIRE(rows.size() == 7);
+    for (std::size_t i = 2; i < rows.size(); ++i) {
+      CAPTURE(rows[i][4]);
+      CHECK(std::stoll(rows[i][0]) >= sent_after.at(rows[i][4]));
+    }
+  }
+}
+
 TEST_CASE("requests with bodies keep their connection alive") {
   Provider p({});
   REQUIRE(p.started());
