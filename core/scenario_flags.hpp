@@ -1,7 +1,12 @@
 #pragma once
 
 #include <array>
+#include <map>
+#include <string>
 #include <string_view>
+#include <vector>
+
+#include "scenario.hpp"
 
 namespace stampede {
 
@@ -54,5 +59,13 @@ inline constexpr std::array<ScenarioFlag, 15> kFleetFlags{{
     {"--timeout", "fleet.timeout", "per-request timeout, e.g. 10s"},
     {"--seed", "fleet.seed", "seed of the fleet's random streams"},
 }};
+
+// Field name -> every value given on the command line for it, in order, as the binaries'
+// parsers collect them.
+using FlagValues = std::map<std::string, std::vector<std::string>>;
+
+// The scenario file (or the defaults when path is empty) with the flags' values applied: the
+// last value of a flag wins, a repeatable flag's values replace the file's list.
+Parsed<Scenario> build_scenario_from_flags(const std::string& path, const FlagValues& values);
 
 }  // namespace stampede

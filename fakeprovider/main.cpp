@@ -32,7 +32,7 @@ constexpr rlim_t kSpareDescriptors = 64;
 
 struct Args {
   std::string scenario;
-  std::map<std::string, std::vector<std::string>> values;  // field -> flag values
+  FlagValues values;  // field -> flag values
   std::string listen = "127.0.0.1:8080";
   std::string admin_listen = "127.0.0.1:8081";
   std::string time_scale = "1";
@@ -58,16 +58,7 @@ void add_scenario_flags(CLI::App& app, Args& args) {
 }
 
 Parsed<Scenario> scenario_from(const Args& args) {
-  std::vector<FieldOverride> overrides;
-  for (const auto& [field, values] : args.values) {
-    if (values.empty()) continue;
-    if (field == "provider.outages") {
-      overrides.push_back({field, nlohmann::json(values)});
-    } else {
-      overrides.push_back({field, nlohmann::json(values.back())});
-    }
-  }
-  return build_scenario(args.scenario, overrides);
+  return build_scenario_from_flags(args.scenario, args.values);
 }
 
 int fail(int code, const std::string& message) {

@@ -27,7 +27,7 @@ constexpr int kUsageError = 2;
 // The scenario file and the flags that override its fields, as given.
 struct ScenarioArgs {
   std::string path;
-  std::map<std::string, std::vector<std::string>> values;  // field -> flag values
+  FlagValues values;  // field -> flag values
 };
 
 std::string flag_name_in_loadgen(const ScenarioFlag& f, bool provider) {
@@ -52,16 +52,7 @@ void add_scenario_flags(CLI::App& cmd, ScenarioArgs& args) {
 }
 
 Parsed<Scenario> scenario_from(const ScenarioArgs& args) {
-  std::vector<FieldOverride> overrides;
-  for (const auto& [field, values] : args.values) {
-    if (values.empty()) continue;
-    if (field == "provider.outages") {
-      overrides.push_back({field, nlohmann::json(values)});
-    } else {
-      overrides.push_back({field, nlohmann::json(values.back())});
-    }
-  }
-  return build_scenario(args.path, overrides);
+  return build_scenario_from_flags(args.path, args.values);
 }
 
 int usage_error(const std::string& message) {
