@@ -9,6 +9,7 @@
 
 #include <sys/resource.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <memory>
@@ -208,4 +209,21 @@ TEST_CASE("connections beyond --max-connections are closed at once and logged in
   INFO(err);
   CHECK(logged(err, "refused at --max-connections") == 40);
   CHECK(refusal_lines(err) <= 2);
+}
+
+TEST_CASE("bad --idle-timeout and --header-timeout values exit 2 with one line naming the flag") {
+  for (const auto& [flag, value] :
+       std::vector<std::pair<std::string, std::string>>{{"--idle-timeout", "0s"},
+                                                        {"--idle-timeout", "1.5s"},
+                                                        {"--idle-timeout", "soon"},
+                                                        {"--header-timeout", "5"},
+                                                        {"--header-timeout", "-1s"}}) {
+    CAPTURE(flag);
+    CAPTURE(value);
+    const auto e =
+        run_to_exit({"--listen", "127.0.0.1:0", "--admin-listen", "127.0.0.1:0", flag, value});
+    CHECK(e.code == 2);
+    CHECK(e.err.rfind("fakeprovider: " + flag + ": ", 0) == 0);
+    CHECK(std::count(e.err.begin(), e.err.end(), '\n') == 1);
+  }
 }
