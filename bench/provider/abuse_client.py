@@ -62,8 +62,9 @@ def quantile(sorted_ns, q):
 
 
 def closed(s):
-    readable, _, _ = select.select([s], [], [], 0)
-    if not readable:
+    poller = select.poll()
+    poller.register(s, select.POLLIN)
+    if not poller.poll(0):
         return False
     try:
         return s.recv(1) == b""
