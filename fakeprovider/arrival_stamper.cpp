@@ -53,6 +53,12 @@ std::int64_t ArrivalStamper::take(int fd) {
   return seen > slots_[fd].answered_ns.load(std::memory_order_relaxed) ? seen : 0;
 }
 
+std::int64_t ArrivalStamper::pending_since(int fd) const {
+  if (fd < 0 || fd >= max_fd_) return 0;
+  const std::int64_t seen = slots_[fd].seen_ns.load(std::memory_order_relaxed);
+  return seen > slots_[fd].answered_ns.load(std::memory_order_relaxed) ? seen : 0;
+}
+
 void ArrivalStamper::answered(int fd, std::int64_t steady_ns) {
   if (fd < 0 || fd >= max_fd_) return;
   slots_[fd].answered_ns.store(steady_ns, std::memory_order_relaxed);

@@ -24,6 +24,8 @@ class ArrivalStamper {
   // When bytes first came in on fd since its last answer (steady_clock ns), or 0 if this
   // thread has not seen them yet. Bytes that came before the answer (a body) do not count.
   std::int64_t take(int fd);
+  // Like take, without taking: when the next request's first bytes came in, or 0.
+  std::int64_t pending_since(int fd) const;
   // The connection's request is answered now: what comes next is the next request.
   void answered(int fd, std::int64_t steady_ns);
 

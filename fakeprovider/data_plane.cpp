@@ -8,12 +8,18 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <fcntl.h>
+
+#include <algorithm>
+#include <cerrno>
 #include <charconv>
 #include <chrono>
 #include <cstring>
+#include <iostream>
 #include <mutex>
 #include <string_view>
 #include <thread>
+#include <unordered_set>
 
 #include "duration.hpp"
 
@@ -73,6 +79,15 @@ void add_header(MHD_Response* r, const char* name, std::int64_t value) {
   MHD_add_response_header(r, name, std::to_string(value).c_str());
 }
 
+constexpr std::int64_t kRefusalLogPeriodNs = 10 * kNsPerSec;
+
+// How often a loop looks for requests whose headers are overdue: a few times per timeout, so
+// none is cut much later than its due time, and at most once a second.
+std::int64_t sweep_period_ns(std::int64_t header_timeout_ns) {
+  if (header_timeout_ns <= 0) return kNsPerSec;
+  return std::clamp<std::int64_t>(header_timeout_ns / 4, 10 * kNsPerMs, kNsPerSec);
+}
+
 }  // namespace
 
 // What an answer's bytes depend on, besides the Date header libmicrohttpd adds when sending.
@@ -112,7 +127,16 @@ struct DataPlane::Loop {
     sockaddr_storage addr;
     socklen_t addr_len;
   };
+  // One per open connection, from libmicrohttpd's start to its close of it; touched only on the
+  // loop's thread (and at the daemon's stop, after that thread is gone).
+  struct Conn {
+    int fd = -1;
+    bool in_request = false;  // its headers are complete; not yet answered
+    bool cut = false;         // closed for slow headers; libmicrohttpd has yet to notice
+  };
   MHD_Daemon* daemon = nullptr;
+  std::unordered_set<Conn*> conns;
+  std::int64_t next_sweep_ns = 0;
   int epoll_fd = -1;
   int wake_fd = -1;  // an eventfd: the loop rereads its flags and hand-offs when it is written
   std::atomic<bool> quiesce{false};
@@ -123,6 +147,7 @@ struct DataPlane::Loop {
   std::thread thread;
   ~Loop() {
     for (const auto& h : handed) close(h.fd);
+    for (Conn* c : conns) delete c;
     if (wake_fd >= 0) close(wake_fd);
   }
 };
@@ -144,6 +169,7 @@ struct MhdCallbacks {
                                void** con_cls) {
     auto* self = static_cast<DataPlane*>(cls);
     if (*con_cls == nullptr) {
+      if (auto* conn = conn_of(c)) conn->in_request = true;
       *con_cls = self->arrive(c);
       return MHD_YES;
     }
@@ -154,15 +180,36 @@ struct MhdCallbacks {
     return self->answer(c, *static_cast<DataPlane::Request*>(*con_cls)) ? MHD_YES : MHD_NO;
   }
 
-  static void on_completed(void* cls, MHD_Connection* /*c*/, void** con_cls,
+  static void on_completed(void* cls, MHD_Connection* c, void** con_cls,
                            MHD_RequestTerminationCode /*toe*/) {
+    if (auto* conn = conn_of(c)) conn->in_request = false;
     static_cast<DataPlane*>(cls)->complete(static_cast<DataPlane::Request*>(*con_cls));
     *con_cls = nullptr;
+  }
+
+  static void on_connection(void* cls, MHD_Connection* c, void** socket_context,
+                            MHD_ConnectionNotificationCode code) {
+    DataPlane::Loop& loop = *static_cast<DataPlane*>(cls)->loop_of(c);
+    if (code == MHD_CONNECTION_NOTIFY_STARTED) {
+      auto* conn = new DataPlane::Loop::Conn{connection_fd(c)};
+      loop.conns.insert(conn);
+      *socket_context = conn;
+      return;
+    }
+    auto* conn = static_cast<DataPlane::Loop::Conn*>(*socket_context);
+    loop.conns.erase(conn);
+    delete conn;
+    *socket_context = nullptr;
+  }
+
+  static DataPlane::Loop::Conn* conn_of(MHD_Connection* c) {
+    const auto* info = MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+    return info ? static_cast<DataPlane::Loop::Conn*>(info->socket_context) : nullptr;
   }
 };
 
 DataPlane::DataPlane(const DataPlaneConfig& config, LockedProvider& provider)
-    : config_(config), provider_(provider) {}
+    : config_(config), provider_(provider), refusals_(std::cerr, kRefusalLogPeriodNs) {}
 
 DataPlane::~DataPlane() {
   stop(0);
@@ -173,6 +220,7 @@ std::optional<std::string> DataPlane::start() {
   if (!sock) return "--listen: " + sock.error();
   listen_fd_ = sock->fd;
   port_ = sock->port;
+  spare_fd_ = open("/dev/null", O_RDONLY | O_CLOEXEC);
   if (config_.watch_arrivals) {
     rlimit files{};
     getrlimit(RLIMIT_NOFILE, &files);
@@ -185,7 +233,8 @@ std::optional<std::string> DataPlane::start() {
         MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_NO_LISTEN_SOCKET, 0, nullptr, nullptr,
         &MhdCallbacks::on_request, this, MHD_OPTION_CONNECTION_LIMIT, per_loop,
         MHD_OPTION_CONNECTION_TIMEOUT, config_.idle_timeout_s, MHD_OPTION_NOTIFY_COMPLETED,
-        &MhdCallbacks::on_completed, this,
+        &MhdCallbacks::on_completed, this, MHD_OPTION_NOTIFY_CONNECTION,
+        &MhdCallbacks::on_connection, this,
         // Strict parsing: a request line with a NUL in it, or HTTP/1.1 without Host, gets a
         // 400 instead of being read as a shorter request.
         MHD_OPTION_STRICT_FOR_CLIENT, 1,
@@ -210,12 +259,15 @@ std::optional<std::string> DataPlane::start() {
 }
 
 void DataPlane::run(Loop& loop) {
+  const std::int64_t sweep_ns = sweep_period_ns(config_.header_timeout_ns);
   while (!loop.stop.load()) {
     // Zero when libmicrohttpd holds connections it has yet to serve.
     MHD_UNSIGNED_LONG_LONG timeout_ms = 0;
-    const int wait_ms = MHD_get_timeout(loop.daemon, &timeout_ms) == MHD_YES
-                            ? static_cast<int>(std::min<MHD_UNSIGNED_LONG_LONG>(timeout_ms, 60'000))
-                            : 60'000;
+    const auto until_sweep_ms = static_cast<MHD_UNSIGNED_LONG_LONG>(
+        std::max<std::int64_t>(0, loop.next_sweep_ns - ScenarioClock::steady_ns()) / kNsPerMs + 1);
+    const int wait_ms = static_cast<int>(
+        std::min(MHD_get_timeout(loop.daemon, &timeout_ms) == MHD_YES ? timeout_ms : until_sweep_ms,
+                 until_sweep_ms));
     const bool accepting = !loop.quiesce.load();
     if (!accepting) loop.quiesced.store(true);
     pollfd fds[3] = {
@@ -228,6 +280,13 @@ void DataPlane::run(Loop& loop) {
     }
     if (accepting && (fds[2].revents & POLLIN)) accept_connections(loop);
     MHD_run(loop.daemon);
+    // After serving: headers that came in are read before any connection is judged slow.
+    const std::int64_t now_ns = ScenarioClock::steady_ns();
+    if (now_ns >= loop.next_sweep_ns) {
+      cut_slow_headers(loop, now_ns);
+      refusals_.flush(now_ns);
+      loop.next_sweep_ns = now_ns + sweep_ns;
+    }
   }
 }
 
@@ -238,12 +297,15 @@ void DataPlane::accept_connections(Loop& self) {
     h.addr_len = sizeof h.addr;
     h.fd = accept4(listen_fd_, reinterpret_cast<sockaddr*>(&h.addr), &h.addr_len,
                    SOCK_NONBLOCK | SOCK_CLOEXEC);
+    if (h.fd < 0 && (errno == EMFILE || errno == ENFILE)) {
+      shed_connection();
+      continue;
+    }
     if (h.fd < 0) return;  // EAGAIN: another loop took it, or none left
     if (stamper_) stamper_->watch(h.fd);
     Loop& to = *loops_[next_loop_.fetch_add(1, std::memory_order_relaxed) % loops_.size()];
     if (&to == &self) {
-      // libmicrohttpd closes the socket itself when it cannot take it.
-      MHD_add_connection(self.daemon, h.fd, reinterpret_cast<sockaddr*>(&h.addr), h.addr_len);
+      add_connection(self, h.fd, h.addr, h.addr_len);
       continue;
     }
     {
@@ -261,8 +323,43 @@ void DataPlane::add_handed_connections(Loop& loop) {
     handed.swap(loop.handed);
   }
   // On the daemon's own thread: a daemon driven from outside is not safe to add to from another.
-  for (const auto& h : handed) {
-    MHD_add_connection(loop.daemon, h.fd, reinterpret_cast<const sockaddr*>(&h.addr), h.addr_len);
+  for (const auto& h : handed) add_connection(loop, h.fd, h.addr, h.addr_len);
+}
+
+void DataPlane::add_connection(Loop& loop, int fd, const sockaddr_storage& addr,
+                               socklen_t addr_len) {
+  // libmicrohttpd closes the socket itself when it cannot take it: at its connection limit.
+  if (MHD_add_connection(loop.daemon, fd, reinterpret_cast<const sockaddr*>(&addr), addr_len) !=
+      MHD_YES) {
+    refusals_.note(ConnectionRefusals::Kind::kAtLimit, ScenarioClock::steady_ns());
+  }
+}
+
+void DataPlane::shed_connection() {
+  // Out of descriptors, the listen socket stays readable and its backlog full: give up the
+  // spare descriptor for a moment to take the connection and close it, so the client is told
+  // at once and this loop does not spin on the same readable socket.
+  {
+    std::lock_guard lock(spare_mu_);
+    if (spare_fd_ >= 0) close(spare_fd_);
+    const int fd = accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC);
+    if (fd >= 0) close(fd);
+    spare_fd_ = open("/dev/null", O_RDONLY | O_CLOEXEC);
+  }
+  refusals_.note(ConnectionRefusals::Kind::kNoDescriptors, ScenarioClock::steady_ns());
+}
+
+void DataPlane::cut_slow_headers(Loop& loop, std::int64_t now_ns) {
+  if (!stamper_ || config_.header_timeout_ns <= 0) return;
+  for (Loop::Conn* conn : loop.conns) {
+    if (conn->in_request || conn->cut) continue;
+    const std::int64_t since = stamper_->pending_since(conn->fd);
+    if (since == 0 || now_ns - since <= config_.header_timeout_ns) continue;
+    // libmicrohttpd reads the end of the stream and closes the connection itself; the
+    // descriptor stays its own until then, so no other connection can get its number.
+    shutdown(conn->fd, SHUT_RDWR);
+    conn->cut = true;
+    refusals_.note(ConnectionRefusals::Kind::kSlowHeaders, now_ns);
   }
 }
 
@@ -395,6 +492,9 @@ void DataPlane::stop(std::int64_t max_wait_ns) {
   }
   loops_.clear();
   listen_fd_ = -1;
+  if (spare_fd_ >= 0) close(spare_fd_);
+  spare_fd_ = -1;
+  refusals_.flush(ScenarioClock::steady_ns(), /*at_end=*/true);
 }
 
 }  // namespace stampede

@@ -1,14 +1,18 @@
 #pragma once
 
+#include <sys/socket.h>
+
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "arrival_stamper.hpp"
+#include "connection_refusals.hpp"
 #include "deadline_timer.hpp"
 #include "listen_address.hpp"
 #include "locked_provider.hpp"
@@ -25,6 +29,11 @@ struct DataPlaneConfig {
   unsigned threads = 2;
   // Longer than any backoff a client sleeps on its open connection between retries.
   unsigned idle_timeout_s = 600;
+  // A request's headers must be complete this long after its first byte came in, or the
+  // connection is closed: a client that trickles them (slowloris) keeps resetting the idle
+  // timeout, which counts from the last byte. 0: no such limit. Needs watch_arrivals, whose
+  // thread notes the first bytes.
+  std::int64_t header_timeout_ns = 10'000'000'000;
   int backlog = 4096;
   // Per connection: the request's headers must fit, with room for the answer's.
   std::size_t memory_per_connection = 4096;
@@ -44,6 +53,12 @@ struct DataPlaneConfig {
 // holds, so a burst that ends on such a batch leaves 128 requests unanswered until the next
 // arrival. The loops accept for each other, round robin: left to race for the listen socket,
 // one thread took twice the connections of the other and became the bottleneck.
+//
+// Abusers: a connection that sends nothing keeps its place for idle_timeout_s (a storm's
+// sleepers do just that between retries); one whose request headers are still incomplete
+// header_timeout_ns after their first byte is closed. Connections beyond max_connections, or
+// beyond the descriptors the process may open, are accepted and closed at once, and counted
+// on stderr at most one line every 10 s.
 class DataPlane {
  public:
   DataPlane(const DataPlaneConfig& config, LockedProvider& provider);
@@ -67,6 +82,9 @@ class DataPlane {
   void run(Loop& loop);
   void accept_connections(Loop& self);
   void add_handed_connections(Loop& loop);
+  void add_connection(Loop& loop, int fd, const sockaddr_storage& addr, socklen_t addr_len);
+  void shed_connection();
+  void cut_slow_headers(Loop& loop, std::int64_t now_ns);
   Loop* loop_of(MHD_Connection* c) const;
   void signal_loops(std::atomic<bool> Loop::*flag);
   Request* arrive(MHD_Connection* c);
@@ -81,6 +99,9 @@ class DataPlane {
   std::vector<std::unique_ptr<Loop>> loops_;
   int listen_fd_ = -1;
   int port_ = 0;
+  int spare_fd_ = -1;  // given up for a moment to accept and close when out of descriptors
+  std::mutex spare_mu_;
+  ConnectionRefusals refusals_;
   std::atomic<unsigned> next_loop_{0};  // who gets the next accepted connection
   std::atomic<std::int64_t> in_flight_{0};
   std::atomic<std::int64_t> suspended_{0};

@@ -43,6 +43,8 @@ struct Args {
   unsigned max_connections = 16000;
   unsigned threads = 2;
   std::string arrival_stamp = "watch";
+  std::string idle_timeout = "600s";
+  std::string header_timeout = "10s";
 };
 
 void add_scenario_flags(CLI::App& app, Args& args) {
@@ -127,6 +129,14 @@ int serve(const Args& args) {
   if (args.arrival_stamp != "watch" && args.arrival_stamp != "read") {
     return fail(kUsageError, "--arrival-stamp: '" + args.arrival_stamp + "' is not watch or read");
   }
+  const auto idle_timeout = parse_duration_ns(args.idle_timeout);
+  if (!idle_timeout) return fail(kUsageError, "--idle-timeout: " + idle_timeout.error());
+  if (*idle_timeout < kNsPerSec || *idle_timeout % kNsPerSec != 0) {
+    return fail(kUsageError, "--idle-timeout: '" + args.idle_timeout +
+                                 "' must be a whole number of seconds, at least 1s, e.g. 600s");
+  }
+  const auto header_timeout = parse_duration_ns(args.header_timeout);
+  if (!header_timeout) return fail(kUsageError, "--header-timeout: " + header_timeout.error());
 
   // Every thread started from here on inherits the mask; this one waits for the signals.
   sigset_t stop_signals;
@@ -143,6 +153,8 @@ int serve(const Args& args) {
   data_config.max_connections = raise_descriptor_limit(args.max_connections);
   data_config.threads = args.threads;
   data_config.watch_arrivals = args.arrival_stamp == "watch";
+  data_config.idle_timeout_s = static_cast<unsigned>(*idle_timeout / kNsPerSec);
+  data_config.header_timeout_ns = *header_timeout;
   DataPlane data_plane(data_config, provider);
   if (auto e = data_plane.start()) return fail(kRuntimeError, *e);
   AdminApi admin({*admin_listen, args.admin_token}, provider);
@@ -213,6 +225,14 @@ int main(int argc, char** argv) {
   app.add_option("--arrival-stamp", args.arrival_stamp,
                  "watch: stamp an arrival when its bytes come in (a watcher thread; exact in a "
                  "burst); read: when a server thread reads it (less CPU per request)")
+      ->capture_default_str();
+  app.add_option("--idle-timeout", args.idle_timeout,
+                 "close a connection silent this long (wall time; longer than any backoff a "
+                 "client sleeps on its open connection)")
+      ->capture_default_str();
+  app.add_option("--header-timeout", args.header_timeout,
+                 "close a connection whose request headers are incomplete this long after their "
+                 "first byte (wall time; slowloris); 0s turns it off; needs --arrival-stamp watch")
       ->capture_default_str();
   app.footer(
       "Example:\n"

@@ -108,11 +108,12 @@ int Process::wait(int timeout_ms) {
   return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
-FakeProvider::FakeProvider(std::vector<std::string> args)
+FakeProvider::FakeProvider(std::vector<std::string> args, int port)
     : process_(
           kBinDir + "/fakeprovider",
           [&] {
-            args.insert(args.begin(), {"--listen", "127.0.0.1:0", "--admin-listen", "127.0.0.1:0"});
+            args.insert(args.begin(), {"--listen", "127.0.0.1:" + std::to_string(port),
+                                       "--admin-listen", "127.0.0.1:0"});
             return args;
           }(),
           dir_, "fakeprovider") {

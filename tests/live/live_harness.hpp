@@ -52,14 +52,16 @@ class Process {
   std::string out_path_, err_path_;
 };
 
-// fakeprovider on ephemeral ports, read from its first two lines.
+// fakeprovider on ephemeral ports (or the data plane on port, to restart it where it was),
+// read from its first two lines.
 class FakeProvider {
  public:
-  explicit FakeProvider(std::vector<std::string> args);
+  explicit FakeProvider(std::vector<std::string> args, int port = 0);
   bool started() const { return !url_.empty() && !admin_.empty(); }
   const std::string& url() const { return url_; }
   const std::string& admin() const { return admin_; }
   nlohmann::json stats() const;  // GET /admin/stats; null when it fails
+  Process& process() { return process_; }
 
  private:
   TempDir dir_;

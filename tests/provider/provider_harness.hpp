@@ -102,6 +102,9 @@ class Connection {
   void shutdown_write();
   // The next response; status 0 when the connection closes first.
   Response read_response();
+  // Whether the server closes (or resets) the connection within timeout_ms; bytes it sends
+  // meanwhile are kept for read_response.
+  bool closed_within(int timeout_ms);
 
  private:
   bool fill();  // reads more into buffer_; false at end of stream or error
