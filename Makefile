@@ -10,7 +10,7 @@ DEB_PACKAGES := cmake g++ pkg-config libcurl4-openssl-dev libcpp-httplib-dev lib
 TEST_PACKAGES := curl nginx chromium python3 python3-yaml clang-format
 SOURCES = $(shell find core fakeprovider loadgen reports tests bench -name '*.cpp' -o -name '*.hpp' 2>/dev/null)
 
-.PHONY: all deps build test test-long asan tsan fmt fmt-check demo golden bench clean
+.PHONY: all deps build test test-long test-acceptance asan tsan fmt fmt-check demo golden bench clean
 
 all: build
 
@@ -30,14 +30,18 @@ build: deps
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
-# The tests too long for every `make test` (over a minute each, or thousands of connections):
-# the ones named "long: ..." or "acceptance: ...", which skip themselves unless
-# STAMPEDE_LONG_TESTS=1.
+# The tests too long for every `make test` (thousands of connections, minutes of storm): the
+# ones named "long: ...", which skip themselves unless STAMPEDE_LONG_TESTS=1. The live storm's
+# exact match with the simulation ("acceptance: ...") depends on the machine's spare CPU, so
+# it is a benchmark (bench/live), not a gate: `make test-acceptance` runs it.
 test-long: build
 	@for t in $(BUILD)/bin/test_*; do \
 	  echo "== $$t"; \
-	  STAMPEDE_LONG_TESTS=1 $$t -tc='long:*,acceptance:*' || exit 1; \
+	  STAMPEDE_LONG_TESTS=1 $$t -tc='long:*' || exit 1; \
 	done
+
+test-acceptance: build
+	STAMPEDE_LONG_TESTS=1 $(BUILD)/bin/test_live -tc='acceptance:*'
 
 asan:
 	$(MAKE) test BUILD=build-asan CMAKE_FLAGS="-DCMAKE_BUILD_TYPE=RelWithDebInfo -DSTAMPEDE_SANITIZE=address,undefined"

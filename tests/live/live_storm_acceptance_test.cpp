@@ -1,7 +1,9 @@
 // The issue's acceptance storm: examples/storm.json against fakeprovider at --time-scale 0.1,
-// about 54 s for the exponential run and 9 s for full jitter, so it runs only when asked:
-//   STAMPEDE_LONG_TESTS=1 build/bin/test_live -tc='*acceptance*'
-// (bench/live/run.sh storm runs the same two and prints their figures.)
+// about 54 s for the exponential run and 9 s for full jitter, so they run only when asked
+// (STAMPEDE_LONG_TESTS=1). The full-jitter checks have margins and run in `make test-long`;
+// the exponential storm's exact match needs a wave of 1,000 requests written within 100 ms of
+// wall time, which a busy machine does not always give, so `make test-acceptance` runs it
+// apart (bench/live/run.sh storm runs the same two and prints their figures).
 #include <doctest/doctest.h>
 
 #include <cstdlib>
@@ -53,7 +55,7 @@ TEST_CASE("acceptance: the exponential storm at --time-scale 0.1 matches the sim
           << j["comparison"]["arrivals_per_second"]["seconds_differing"]);
 }
 
-TEST_CASE("acceptance: the full-jitter storm at --time-scale 0.1 meets the scenario's checks" *
+TEST_CASE("long: the full-jitter storm at --time-scale 0.1 meets the scenario's checks" *
           doctest::skip(!long_tests())) {
   const auto r = storm("full-jitter");
   INFO(r.err);
