@@ -8,7 +8,7 @@
 // did not hold reliably on this (busy, 2-core) machine. --time-scale shrinks the backoffs but
 // not the harness's own timing noise, which the provider sees scaled up by 1/scale: at 0.1 a
 // millisecond of send lateness is 10 ms of scenario time, enough to break much of exponential
-// backoff's lockstep (its writes came out 950-1,550 in eight runs, full jitter's 810-1,070;
+// backoff's lockstep (its writes came out 950-1,550 in seven runs, full jitter's 810-1,070;
 // simulated 1,870 and 810). Unscaled, the loopback's round trips (well under a millisecond)
 // are too short for the herd to collide much at all (exponential 431 writes, drain 0.7 s).
 // At 0.1 the run takes about 7 s of wall time.
