@@ -40,6 +40,7 @@ void Recording::merge(const Recording& o) {
   dead_lettered += o.dead_lettered;
   unfinished += o.unfinished;
   requests += o.requests;
+  writes += o.writes;
   drain_ns = std::max(drain_ns, o.drain_ns);
 }
 
@@ -50,6 +51,7 @@ Summary summarize(const Recording& r, const ProviderConfig& provider, bool provi
   s.dead_lettered = static_cast<double>(r.dead_lettered);
   s.unfinished = static_cast<double>(r.unfinished);
   s.requests = static_cast<double>(r.requests);
+  s.writes = static_cast<double>(r.writes);
   s.amplification = r.items ? s.requests / s.items : 0;
   s.drain_s = ns_to_s(r.drain_ns);
   s.p50_s = ns_to_s(r.item_latency_ns.quantile(0.50));
@@ -93,7 +95,7 @@ json to_json(const Results& r) {
                         {"actual", v.actual},
                         {"expected", v.expected}});
   }
-  return {
+  json doc{
       {"format", kResultsFormat},
       {"stampede_version", r.stampede_version},
       {"engine", r.engine},
@@ -118,6 +120,10 @@ json to_json(const Results& r) {
         {"sends_per_item", rec.sends_per_item.to_json()},
         {"lateness_ns", rec.lateness_ns.to_json()}}},
   };
+  if (rec.writes > 0) doc["counts"]["writes"] = rec.writes;
+  // Only for a mean of trials, so a single run's document stays as it was.
+  if (r.trials > 1) doc["trials"] = r.trials;
+  return doc;
 }
 
 Parsed<Results> results_from_json(const json& j) {
@@ -145,6 +151,8 @@ Parsed<Results> results_from_json(const json& j) {
     rec.unfinished = c.at("unfinished").get<std::int64_t>();
     rec.requests = c.at("requests").get<std::int64_t>();
     rec.drain_ns = c.at("drain_ns").get<std::int64_t>();
+    rec.writes = c.value("writes", std::int64_t{0});
+    r.trials = j.value("trials", std::int64_t{1});
     const auto& h = j.at("histograms");
     r.provider_side = h.at("provider_side").get<bool>();
     rec.provider_by_outcome = BinnedCounts::from_json(h.at("provider_arrivals_by_outcome"));

@@ -39,6 +39,7 @@ struct Recording {
   std::int64_t unfinished = 0;
   std::int64_t requests = 0;
   std::int64_t drain_ns = 0;  // last delivery
+  std::int64_t writes = 0;    // occ mode: conditional writes sent
 
   void record_send(std::int64_t t_ns, Outcome client_view);
   void record_arrival(std::int64_t t_ns, int send_number, Outcome outcome);
@@ -51,6 +52,7 @@ struct Results {
   Recording recording;
   bool provider_side = false;  // provider_by_* were recorded by (or for) the provider
   Summary summary;
+  std::int64_t trials = 1;  // > 1: the summary is the mean of this many trials (simulate)
   std::vector<Verdict> verdicts;
   std::string stampede_version = kVersion;  // of the binary that recorded the run
 };

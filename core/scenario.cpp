@@ -109,6 +109,12 @@ json to_json(const Scenario& s) {
     fleet["breaker"] =
         std::to_string(f.breaker->failures) + "," + format_duration(f.breaker->cooldown_ns);
   }
+  // Only in occ mode, so a plain scenario's document stays as it was.
+  if (p.mode == ProviderMode::kOcc) {
+    provider["mode"] = to_string(p.mode);
+    fleet["hop_delay"] =
+        format_duration(f.hop_delay.mean_ns) + "," + format_duration(f.hop_delay.sd_ns);
+  }
   return {{"name", s.name},
           {"description", s.description},
           {"provider", provider},

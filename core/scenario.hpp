@@ -30,6 +30,10 @@ enum class StrategyKind {
   kDecorrelatedJitter
 };
 enum class RetryAfterMode { kIgnore, kExact, kJittered };
+// plain: every request is one call the layers decide. occ: the provider also holds one
+// versioned row (GET /row, PUT /row with If-Match) and each item is a read, then a
+// conditional write, retried after a 412.
+enum class ProviderMode { kPlain, kOcc };
 
 struct OutageWindow {
   std::int64_t start_ns = 0;
@@ -51,6 +55,7 @@ struct ProviderConfig {
   bool retry_after = true;
   RateLimitHeaders ratelimit_headers = RateLimitHeaders::kIetf;
   std::uint64_t seed = 1;
+  ProviderMode mode = ProviderMode::kPlain;
 };
 
 struct RetryBudgetConfig {
@@ -63,6 +68,13 @@ struct BreakerConfig {
   std::int64_t failures = 0;
   std::int64_t cooldown_ns = 0;
   bool operator==(const BreakerConfig&) const = default;
+};
+
+// The simulator's network in occ mode: each message takes one hop, normal and folded at zero.
+struct HopDelay {
+  std::int64_t mean_ns = 10'000'000;
+  std::int64_t sd_ns = 2'000'000;
+  bool operator==(const HopDelay&) const = default;
 };
 
 struct FleetConfig {
@@ -81,6 +93,7 @@ struct FleetConfig {
   std::optional<BreakerConfig> breaker;
   std::int64_t timeout_ns = 30'000'000'000;
   std::uint64_t seed = 1;
+  HopDelay hop_delay;  // occ mode, simulate only: a live run has a real network
 
   // Items the workload will create in all.
   std::int64_t item_count() const;
@@ -127,6 +140,7 @@ std::string_view to_string(WorkloadKind k);
 std::string_view to_string(StrategyKind k);
 std::string_view to_string(RetryAfterMode k);
 std::string_view to_string(RateLimitHeaders k);
+std::string_view to_string(ProviderMode k);
 std::string format_outage(const OutageWindow& w);
 
 Parsed<StrategyKind> parse_strategy(std::string_view text);

@@ -40,6 +40,9 @@ constexpr EnumTable<OutageAction, 4> kOutageActions{{{OutageAction::kStatus503, 
                                                      {OutageAction::kStatus500, "500"},
                                                      {OutageAction::kReset, "reset"}}};
 
+constexpr EnumTable<ProviderMode, 2> kModes{
+    {{ProviderMode::kPlain, "plain"}, {ProviderMode::kOcc, "occ"}}};
+
 // A file may spell a number as a number or a string; a flag always gives a string.
 std::string as_text(const json& v) {
   return v.is_string() ? v.get<std::string>() : v.dump();
@@ -119,6 +122,20 @@ Parsed<BreakerConfig> parse_breaker(const std::string& text) {
   const auto cooldown = parse_duration_ns(text.substr(comma + 1));
   if (!failures || !cooldown || *failures == 0 || *cooldown <= 0) return bad();
   return Parsed<BreakerConfig>::ok({*failures, *cooldown});
+}
+
+// "10ms,2ms": the mean of a hop, then its standard deviation.
+Parsed<HopDelay> parse_hop_delay(const std::string& text) {
+  const auto comma = text.find(',');
+  const auto bad = [&] {
+    return Parsed<HopDelay>::fail("'" + text +
+                                  "' is not a hop delay; expected MEAN,SD (e.g. 10ms,2ms)");
+  };
+  if (comma == std::string::npos) return bad();
+  const auto mean = parse_duration_ns(text.substr(0, comma));
+  const auto sd = parse_duration_ns(text.substr(comma + 1));
+  if (!mean || !sd || *mean < 0 || *sd < 0) return bad();
+  return Parsed<HopDelay>::ok({*mean, *sd});
 }
 
 // "5ms" (fixed) or "5ms-20ms" (uniform in the range).
@@ -225,6 +242,15 @@ const std::vector<Field>& fields() {
          auto e = assign(parse_count(as_text(v)), seed);
          s.provider.seed = static_cast<std::uint64_t>(seed);
          return e;
+       }},
+      // occ mode
+      {"provider.mode",
+       [](Scenario& s, const json& v) {
+         return assign(parse_enum(kModes, as_text(v), "a mode"), s.provider.mode);
+       }},
+      {"fleet.hop_delay",
+       [](Scenario& s, const json& v) {
+         return assign(parse_hop_delay(as_text(v)), s.fleet.hop_delay);
        }},
       {"fleet.clients",
        [](Scenario& s, const json& v) { return assign(parse_count(as_text(v)), s.fleet.clients); }},
@@ -358,6 +384,9 @@ std::string_view to_string(RetryAfterMode k) {
 }
 std::string_view to_string(RateLimitHeaders k) {
   return enum_name(kHeaderDialects, k);
+}
+std::string_view to_string(ProviderMode k) {
+  return enum_name(kModes, k);
 }
 
 }  // namespace stampede

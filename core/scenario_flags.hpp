@@ -21,7 +21,7 @@ struct ScenarioFlag {
   bool repeatable = false;
 };
 
-inline constexpr std::array<ScenarioFlag, 11> kProviderFlags{{
+inline constexpr std::array<ScenarioFlag, 12> kProviderFlags{{
     {"--allowance", "provider.allowance", "per-tenant allowance: N/s, N/min or N/h"},
     {"--limiter", "provider.limiter", "fixed-window, sliding-window or token-bucket"},
     {"--burst", "provider.burst", "token bucket size (default: one second of allowance)"},
@@ -36,9 +36,12 @@ inline constexpr std::array<ScenarioFlag, 11> kProviderFlags{{
     {"--retry-after", "provider.retry_after", "send Retry-After on 429/503/529: on or off"},
     {"--ratelimit-headers", "provider.ratelimit_headers", "none, ietf or x-ratelimit"},
     {"--seed", "provider.seed", "seed of the provider's injected errors and latency"},
+    // occ mode
+    {"--mode", "provider.mode",
+     "plain, or occ: one versioned row, GET /row then PUT /row with If-Match, 412 on a conflict"},
 }};
 
-inline constexpr std::array<ScenarioFlag, 15> kFleetFlags{{
+inline constexpr std::array<ScenarioFlag, 16> kFleetFlags{{
     {"--clients", "fleet.clients", "concurrent clients, each with its own stream and state"},
     {"--workload", "fleet.workload",
      "storm (each client sends at t=0), steady (open loop at --rate) or queue (items drained by "
@@ -58,6 +61,9 @@ inline constexpr std::array<ScenarioFlag, 15> kFleetFlags{{
     {"--breaker", "fleet.breaker", "FAILURES,COOLDOWN circuit breaker, e.g. 5,30s"},
     {"--timeout", "fleet.timeout", "per-request timeout, e.g. 10s"},
     {"--seed", "fleet.seed", "seed of the fleet's random streams"},
+    // occ mode
+    {"--hop-delay", "fleet.hop_delay",
+     "occ mode, simulate only: one network hop, MEAN,SD of a normal folded at zero (10ms,2ms)"},
 }};
 
 // Field name -> every value given on the command line for it, in order, as the binaries'

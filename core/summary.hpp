@@ -27,6 +27,7 @@ struct Summary {
   double attempts_p99 = 0;  // sends per item
   double lateness_p50_ms = 0;
   double lateness_p99_ms = 0;
+  double writes = 0;  // occ mode: conditional writes attempted
 };
 
 struct MetricField {
@@ -35,7 +36,7 @@ struct MetricField {
   std::string_view meaning;
 };
 
-inline constexpr std::array<MetricField, 15> kMetrics{{
+inline constexpr std::array<MetricField, 16> kMetrics{{
     {"items", &Summary::items, "items the workload created"},
     {"delivered", &Summary::delivered, "items that got a 2xx"},
     {"dead_lettered", &Summary::dead_lettered, "items given up on"},
@@ -51,6 +52,7 @@ inline constexpr std::array<MetricField, 15> kMetrics{{
     {"attempts_p99", &Summary::attempts_p99, "p99 of sends per item"},
     {"lateness_p50_ms", &Summary::lateness_p50_ms, "median wake lateness of the harness (ms)"},
     {"lateness_p99_ms", &Summary::lateness_p99_ms, "p99 wake lateness of the harness (ms)"},
+    {"writes", &Summary::writes, "occ mode: conditional writes (PUT with If-Match) attempted"},
 }};
 
 std::optional<double> metric_value(const Summary& s, std::string_view name);

@@ -56,6 +56,21 @@ std::string_view body_for(int status) {
   }
 }
 
+// occ mode's row answers carry its version, so their bodies are built per answer.
+std::string row_body(int status, std::int64_t version) {
+  const std::string v = std::to_string(version);
+  switch (status) {
+    case 200:
+      return R"({"version":)" + v + "}";
+    case 412:
+      return R"({"type":"error","error":{"type":"precondition_failed","message":"The row changed since it was read; read it again"},"version":)" +
+             v + "}";
+    default:
+      return R"({"type":"error","error":{"type":"precondition_required","message":"PUT /row needs If-Match with the version read"},"version":)" +
+             v + "}";
+  }
+}
+
 // X-Attempt: 1 for a first send; absent or not a positive number counts as a first send.
 int parse_attempt(const char* text) {
   if (!text) return 1;
@@ -98,6 +113,7 @@ struct DataPlane::AnswerKey {
   std::int64_t limit = 0;
   std::int64_t remaining = 0;
   std::int64_t reset_s = 0;
+  std::int64_t row_version = -1;  // occ mode's row answers: the ETag and the body's version
   bool operator==(const AnswerKey&) const = default;
 };
 
@@ -154,6 +170,7 @@ struct DataPlane::Loop {
 
 struct DataPlane::Request {
   Decision decision;
+  std::int64_t row_version = -1;
   std::int64_t due_steady_ns = 0;  // when the service time is over
   bool served = false;             // the service time has passed
 };
@@ -163,14 +180,13 @@ struct DataPlane::Request {
 // call; the answer goes on the last, because answering on the first makes 0.9.75 close the
 // connection of any request that has a body.
 struct MhdCallbacks {
-  static MHD_Result on_request(void* cls, MHD_Connection* c, const char* /*url*/,
-                               const char* /*method*/, const char* /*version*/,
-                               const char* /*upload_data*/, std::size_t* upload_size,
-                               void** con_cls) {
+  static MHD_Result on_request(void* cls, MHD_Connection* c, const char* url, const char* method,
+                               const char* /*version*/, const char* /*upload_data*/,
+                               std::size_t* upload_size, void** con_cls) {
     auto* self = static_cast<DataPlane*>(cls);
     if (*con_cls == nullptr) {
       if (auto* conn = conn_of(c)) conn->in_request = true;
-      *con_cls = self->arrive(c);
+      *con_cls = self->arrive(c, url, method);
       return MHD_YES;
     }
     if (*upload_size != 0) {
@@ -378,7 +394,16 @@ void DataPlane::signal_loops(std::atomic<bool> Loop::*flag) {
   }
 }
 
-DataPlane::Request* DataPlane::arrive(MHD_Connection* c) {
+RowRequest DataPlane::row_request(MHD_Connection* c, std::string_view url,
+                                  std::string_view method) const {
+  RowRequest row;
+  if (provider_.config().mode != ProviderMode::kOcc || url != "/row") return row;
+  row.op = method == "GET" ? RowOp::kRead : method == "PUT" ? RowOp::kWrite : RowOp::kNone;
+  if (const char* m = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "If-Match")) row.if_match = m;
+  return row;
+}
+
+DataPlane::Request* DataPlane::arrive(MHD_Connection* c, const char* url, const char* method) {
   const char* tenant =
       MHD_lookup_connection_value(c, MHD_HEADER_KIND, provider_.config().tenant_header.c_str());
   const char* client_id = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "X-Client-Id");
@@ -387,9 +412,9 @@ DataPlane::Request* DataPlane::arrive(MHD_Connection* c) {
   const auto admission = provider_.admit(
       loop_index, seen_ns > 0 ? seen_ns : ScenarioClock::steady_ns(), tenant ? tenant : "",
       parse_attempt(MHD_lookup_connection_value(c, MHD_HEADER_KIND, "X-Attempt")),
-      client_id ? client_id : "");
+      client_id ? client_id : "", row_request(c, url, method));
   in_flight_.fetch_add(1, std::memory_order_relaxed);
-  auto* r = new Request{admission.decision};
+  auto* r = new Request{admission.decision, admission.row_version};
   if (r->decision.service_ns > 0) {
     r->due_steady_ns =
         ScenarioClock::steady_ns() + provider_.clock().wall_ns(r->decision.service_ns);
@@ -423,6 +448,7 @@ bool DataPlane::answer(MHD_Connection* c, Request& r) {
     return true;
   }
   AnswerKey key{d.status, d.retry_after_ns >= 0 ? retry_after_seconds(d.retry_after_ns) : -1};
+  key.row_version = r.row_version;
   // RateLimit headers describe the tenant's allowance; a capacity rejection is not about it.
   if (d.has_quota && d.reason != DecisionReason::kCapacity &&
       provider_.config().ratelimit_headers != RateLimitHeaders::kNone) {
@@ -444,9 +470,17 @@ bool DataPlane::answer(MHD_Connection* c, Request& r) {
 }
 
 MHD_Response* DataPlane::build_response(const AnswerKey& key) const {
-  const std::string_view body = body_for(key.status);
-  MHD_Response* response = MHD_create_response_from_buffer(
-      body.size(), const_cast<char*>(body.data()), MHD_RESPMEM_PERSISTENT);
+  MHD_Response* response;
+  if (key.row_version >= 0) {
+    std::string body = row_body(key.status, key.row_version);
+    response = MHD_create_response_from_buffer(body.size(), body.data(), MHD_RESPMEM_MUST_COPY);
+    MHD_add_response_header(response, MHD_HTTP_HEADER_ETAG,
+                            format_etag(static_cast<std::uint64_t>(key.row_version)).c_str());
+  } else {
+    const std::string_view body = body_for(key.status);
+    response = MHD_create_response_from_buffer(body.size(), const_cast<char*>(body.data()),
+                                               MHD_RESPMEM_PERSISTENT);
+  }
   MHD_add_response_header(response, MHD_HTTP_HEADER_CONTENT_TYPE, "application/json");
   if (key.retry_after_s >= 0) add_header(response, MHD_HTTP_HEADER_RETRY_AFTER, key.retry_after_s);
   if (key.quota) {

@@ -8,6 +8,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -87,7 +88,8 @@ class DataPlane {
   void cut_slow_headers(Loop& loop, std::int64_t now_ns);
   Loop* loop_of(MHD_Connection* c) const;
   void signal_loops(std::atomic<bool> Loop::*flag);
-  Request* arrive(MHD_Connection* c);
+  Request* arrive(MHD_Connection* c, const char* url, const char* method);
+  RowRequest row_request(MHD_Connection* c, std::string_view url, std::string_view method) const;
   bool answer(MHD_Connection* c, Request& r);
   MHD_Response* build_response(const AnswerKey& key) const;
   void complete(Request* r);

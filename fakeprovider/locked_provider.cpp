@@ -14,9 +14,10 @@ LockedProvider::LockedProvider(const Options& options)
 
 LockedProvider::Admission LockedProvider::admit(std::size_t thread, std::int64_t seen_steady_ns,
                                                 std::string_view tenant, int attempt,
-                                                std::string_view client_id) {
+                                                std::string_view client_id, const RowRequest& row) {
   std::int64_t t_ns;
   Decision d;
+  std::int64_t row_version = -1;
   std::uint64_t seq;
   std::uint64_t epoch;
   {
@@ -26,6 +27,12 @@ LockedProvider::Admission LockedProvider::admit(std::size_t thread, std::int64_t
     t_ns = std::max(clock_.to_scenario_ns(seen_steady_ns), last_t_ns_);
     last_t_ns_ = t_ns;
     d = policy_.admit(t_ns, tenant);
+    // The row decides in arrival order too: a write that arrives first wins.
+    if (row.op != RowOp::kNone && d.status == 200) {
+      const RowAnswer a = answer_row(row_, row);
+      d.status = a.status;
+      row_version = static_cast<std::int64_t>(a.version);
+    }
     seq = next_seq_++;
     epoch = epoch_;
   }
@@ -35,7 +42,7 @@ LockedProvider::Admission LockedProvider::admit(std::size_t thread, std::int64_t
     r.stats.record(t_ns, tenant, d.outcome(), attempt);
     if (options_.keep_log) r.log.record(seq, t_ns, tenant, d.status, attempt, client_id);
   }
-  return {t_ns, d};
+  return {t_ns, d, row_version};
 }
 
 void LockedProvider::reset() {
@@ -48,6 +55,7 @@ void LockedProvider::reset() {
     r->epoch = epoch_;
   }
   policy_ = ProviderPolicy(options_.config);
+  row_ = VersionedRow{};
   last_t_ns_ = 0;
   clock_.restart();
 }

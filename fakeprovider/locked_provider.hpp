@@ -13,6 +13,7 @@
 #include "arrival_stats.hpp"
 #include "provider_policy.hpp"
 #include "scenario_clock.hpp"
+#include "versioned_row.hpp"
 
 namespace stampede {
 
@@ -33,18 +34,21 @@ class LockedProvider {
   struct Admission {
     std::int64_t t_ns;  // the arrival, in scenario time
     Decision decision;
+    std::int64_t row_version = -1;  // a row request's: the version to send as the ETag
   };
 
   explicit LockedProvider(const Options& options);
 
   // thread: the calling server thread's number. seen_steady_ns: when the request's bytes came
   // in (a steady_clock reading). attempt: the client's X-Attempt, 1 when absent;
-  // client_id: its X-Client-Id, may be empty.
+  // client_id: its X-Client-Id, may be empty. row: occ mode's row request, answered by the row
+  // once the layers let it through.
   Admission admit(std::size_t thread, std::int64_t seen_steady_ns, std::string_view tenant,
-                  int attempt, std::string_view client_id);
+                  int attempt, std::string_view client_id, const RowRequest& row = {});
 
-  // Zero the counters and the log, fresh limiters, drop outages started by the admin API,
-  // and restart the scenario clock: t = 0 is now, so the scenario's outages replay.
+  // Zero the counters and the log, fresh limiters, the row back at version 0, drop outages
+  // started by the admin API, and restart the scenario clock: t = 0 is now, so the scenario's
+  // outages replay.
   void reset();
   // An outage from now on, for duration_ns of scenario time.
   OutageWindow start_outage(std::int64_t duration_ns, OutageAction action);
@@ -70,6 +74,7 @@ class LockedProvider {
   mutable AdaptiveMutex mu_;  // the clock's restart, the policy and the three below
   ScenarioClock clock_;
   ProviderPolicy policy_;
+  VersionedRow row_;
   std::int64_t last_t_ns_ = 0;
   std::uint64_t next_seq_ = 0;
   std::uint64_t epoch_ = 0;

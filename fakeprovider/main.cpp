@@ -238,7 +238,9 @@ int main(int argc, char** argv) {
       "Example:\n"
       "  fakeprovider --allowance 100/s --outage 0s-30s:503 --listen 127.0.0.1:8080 "
       "--arrivals-out arrivals.csv\n"
-      "  curl -i http://127.0.0.1:8080/v1/messages; curl http://127.0.0.1:8081/admin/stats");
+      "  curl -i http://127.0.0.1:8080/v1/messages; curl http://127.0.0.1:8081/admin/stats\n"
+      "  fakeprovider --mode occ &  curl -i http://127.0.0.1:8080/row; "
+      "curl -i -X PUT -H 'If-Match: \"0\"' http://127.0.0.1:8080/row");
 
   try {
     app.parse(argc, argv);

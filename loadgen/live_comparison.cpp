@@ -11,8 +11,8 @@ namespace {
 
 using json = nlohmann::json;
 
-constexpr std::array<std::string_view, 6> kCompared{"requests",    "delivered",     "dead_lettered",
-                                                    "peak_second", "peak_arrivals", "drain_s"};
+constexpr std::array<std::string_view, 7> kCompared{
+    "requests", "delivered", "dead_lettered", "peak_second", "peak_arrivals", "drain_s", "writes"};
 
 json headline(const Summary& s) {
   json j = json::object();

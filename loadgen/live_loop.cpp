@@ -52,10 +52,14 @@ std::size_t on_header(char* line, std::size_t size, std::size_t n, void* data) {
   auto& c = *static_cast<LiveClient*>(data);
   const std::size_t len = size * n;
   constexpr std::string_view kRetryAfter = "retry-after:";
+  constexpr std::string_view kEtag = "etag:";
   if (starts_with_nocase(line, len, "http/")) {
     c.retry_after.clear();  // a new response (after a 100 Continue) starts over
+    if (c.occ) c.occ->etag.clear();
   } else if (starts_with_nocase(line, len, kRetryAfter)) {
     c.retry_after.assign(line + kRetryAfter.size(), len - kRetryAfter.size());
+  } else if (c.occ && starts_with_nocase(line, len, kEtag)) {
+    c.occ->etag.assign(line + kEtag.size(), len - kEtag.size());
   }
   return len;
 }
@@ -203,6 +207,10 @@ void LiveLoop::setup_client(LiveClient& c) {
 
   std::vector<const char*> lines;
   for (const auto& h : shared_.fixed_headers) lines.push_back(h.c_str());
+  if (shared_.scenario.provider.mode == ProviderMode::kOcc) {
+    c.occ.emplace();
+    lines.push_back(c.occ->if_match_line.data());
+  }
   if (!shared_.tenant_headers.empty())
     lines.push_back(shared_.tenant_headers[c.id % shared_.tenant_headers.size()].c_str());
   if (r.trace_headers) {
@@ -391,6 +399,7 @@ void LiveLoop::take_next_item(LiveClient& c, std::int64_t now_ns) {
   c.item_id = item->id;
   c.item_intended_ns = item->intended_ns;
   c.item = ItemState{};
+  if (c.occ) c.occ->cycle = OccCycle{};
   c.sends = 0;
   c.last_outcome.reset();
   c.last_status = 0;
@@ -422,9 +431,12 @@ bool LiveLoop::start_due_sends() {
 }
 
 void LiveLoop::start_attempt(LiveClient& c, std::int64_t due_wall_ns) {
+  // occ mode: a write follows its read at once, with no backoff between them.
+  const bool occ_write = c.occ && prepare_occ_request(c.easy, *c.occ);
+  recording.writes += occ_write;
   if (c.sends++ == 0) {
     c.item.start_ns = c.send_at_ns;  // the deadline counts from the first send's schedule
-  } else {
+  } else if (!occ_write) {
     recording.backoff.add(c.send_at_ns, 1);
     bump(counters_.in_backoff, -1);
   }
@@ -523,6 +535,12 @@ void LiveLoop::complete(LiveClient& c, CURLcode result) {
   }
   c.last_outcome = outcome;
   c.last_status = static_cast<int>(status);
+  if (c.occ) {
+    const OccStep next = occ_after_answer(shared_.policy, *c.occ, now, outcome, c.last_status, hint,
+                                          c.item, c.guards, c.rng);
+    if (!next.write_now) return finish_item(c, next.step, now);
+    return stopping_ ? leave_unfinished(c, now) : schedule(c, now);
+  }
   const Step step = shared_.policy.on_outcome(now, outcome, hint, c.item, c.guards, c.rng);
   finish_item(c, step, now);
 }

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "live_engine.hpp"
+#include "live_occ.hpp"
 #include "retry_policy.hpp"
 #include "scenario_clock.hpp"
 #include "timer_heap.hpp"
@@ -75,7 +76,8 @@ struct LiveClient {
   std::int64_t sent_ns = 0;         // scenario time it went (or was handed over, if it never went)
   std::int64_t wake_lateness_ns = 0;
   std::int64_t send_lateness_ns = 0;
-  std::string retry_after;  // the answer's Retry-After header, as sent
+  std::string retry_after;     // the answer's Retry-After header, as sent
+  std::optional<LiveOcc> occ;  // occ mode only
 
   // The request headers: curl_slist nodes owned here, pointing at shared lines and at the
   // per-attempt lines below, rewritten before each send without allocating.

@@ -89,6 +89,7 @@ struct SimulateArgs {
   bool no_report = false;
   std::string horizon;
   bool quiet = false;
+  std::int64_t trials = 1;
 };
 
 int simulate_main(const SimulateArgs& a) {
@@ -103,6 +104,7 @@ int simulate_main(const SimulateArgs& a) {
     if (!h) return usage_error(h.error());
     cmd.horizon_ns = *h;
   }
+  cmd.trials = a.trials;
   return run_simulate_command(cmd);
 }
 
@@ -142,6 +144,11 @@ int run_main(const RunArgs& a) {
   if (!url) return usage_error(url.error());
   auto& req = cmd.request;
   req.url = *url;
+  if (scenario->provider.mode == ProviderMode::kOcc && (!a.method.empty() || !a.body.empty())) {
+    return usage_error(std::string(a.body.empty() ? "--method" : "--body") +
+                       ": occ mode sends GET, then PUT with If-Match, with no body, to --url "
+                       "(the row, e.g. http://127.0.0.1:8080/row); leave it out");
+  }
   if (a.body.size() > 1 && a.body.front() == '@') {
     auto body = read_text_file("--body", a.body.substr(1));
     if (!body) return usage_error(body.error());
@@ -270,6 +277,11 @@ int main(int argc, char** argv) {
   simulate->add_option("--horizon", sim.horizon,
                        "stop at this scenario time; items still going are unfinished (default 7d)");
   simulate->add_flag("--quiet,-q", sim.quiet, "print nothing; exit code and --out only");
+  simulate
+      ->add_option("--trials", sim.trials,
+                   "run N trials, trial t with seed --seed + t, and report the means of the "
+                   "summary (default 1)")
+      ->check(CLI::Range(std::int64_t{1}, std::int64_t{1'000'000}));
   simulate->footer(
       "Example:\n  loadgen simulate --scenario examples/storm.json --strategy exponential "
       "--out storm.json");

@@ -15,7 +15,7 @@
 #include "live_comparison.hpp"
 #include "live_probe.hpp"
 #include "live_provider_admin.hpp"
-#include "sim_engine.hpp"
+#include "sim_trials.hpp"
 #include "terminal_summary.hpp"
 
 namespace stampede {
@@ -204,7 +204,7 @@ int run_checked(const RunCommand& cmd) {
   SimOptions sim_options;
   if (run.stopped != StopReason::kNone)
     sim_options.horizon_ns = std::max<std::int64_t>(run.end_ns, 1);
-  const Results simulated = simulate(cmd.scenario, sim_options);
+  const Results simulated = simulate_scenario(cmd.scenario, sim_options);
   const auto comparison = compare_with_simulation(r, simulated);
 
   if (!cmd.quiet) {

@@ -6,7 +6,7 @@
 #include <iostream>
 
 #include "html_report.hpp"
-#include "sim_engine.hpp"
+#include "sim_trials.hpp"
 #include "terminal_summary.hpp"
 
 namespace stampede {
@@ -21,7 +21,7 @@ int run_simulate_command(const SimulateCommand& cmd) {
                    static_cast<long long>(p.finished), static_cast<long long>(p.items));
     };
   }
-  Results results = simulate(cmd.scenario, options);
+  Results results = simulate_trials(cmd.scenario, cmd.trials, options);
   if (options.progress) std::fprintf(stderr, "\r\033[K");
   results.verdicts = evaluate_all(cmd.assertions, results.summary);
   if (!cmd.quiet) std::cout << format_terminal_summary(results) << std::flush;

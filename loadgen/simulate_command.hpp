@@ -15,6 +15,7 @@ struct SimulateCommand {
   std::string report_path;            // HTML report; empty: none
   std::int64_t horizon_ns = 0;        // 0: the engine's default
   bool quiet = false;
+  std::int64_t trials = 1;  // > 1: report the means (sim_trials.hpp)
 };
 
 // Runs the simulation, prints the summary, writes the results. Returns the exit code:

@@ -18,6 +18,8 @@ std::string fmt(const char* f, auto... args) {
 std::string number(double v) {
   if (v == static_cast<double>(static_cast<long long>(v)))
     return fmt("%lld", static_cast<long long>(v));
+  // A mean of trials: whole units are precision enough past a thousand.
+  if (v >= 1000 || v <= -1000) return fmt("%.0f", v);
   return fmt("%.3g", v);
 }
 
@@ -56,10 +58,18 @@ std::string format_terminal_summary(const Results& r) {
              p.allowance ? format_rate(*p.allowance).c_str() : "unlimited",
              std::string(to_string(p.limiter)).c_str(), outages.empty() ? "" : ", outages",
              outages.c_str());
+  if (r.trials > 1) {
+    out += fmt("the means of %lld trials, trial t with seed %llu + t\n",
+               static_cast<long long>(r.trials), static_cast<unsigned long long>(f.seed));
+  }
   out += "\n";
   out += fmt("busiest second after recovery: t=%s s, %s requests (%.1fx the allowance)\n",
              number(s.peak_second).c_str(), number(s.peak_arrivals).c_str(), s.peak_ratio);
   out += fmt("requests made:  %s (%.2f per item)\n", number(s.requests).c_str(), s.amplification);
+  if (s.writes > 0) {
+    out += fmt("conditional writes: %s (%.2f per item)\n", number(s.writes).c_str(),
+               s.items > 0 ? s.writes / s.items : 0.0);
+  }
   out +=
       fmt("delivered %s of %s, dead-lettered %s, unfinished %s\n", number(s.delivered).c_str(),
           number(s.items).c_str(), number(s.dead_lettered).c_str(), number(s.unfinished).c_str());

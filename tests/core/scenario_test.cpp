@@ -52,7 +52,8 @@ constexpr const char* kEveryField = R"({
     "tenant_header": "X-Tenant",
     "retry_after": "off",
     "ratelimit_headers": "x-ratelimit",
-    "seed": 9
+    "seed": 9,
+    "mode": "occ"
   },
   "fleet": {
     "clients": 400,
@@ -69,7 +70,8 @@ constexpr const char* kEveryField = R"({
     "retry_budget": "10,0.1",
     "breaker": "5,30s",
     "timeout": "10s",
-    "seed": 7
+    "seed": 7,
+    "hop_delay": "5ms,1500us"
   },
   "expectations": ["peak_ratio <= 2", "delivered == items"]
 })";
@@ -96,6 +98,7 @@ void check_every_field(const Scenario& s) {
   CHECK_FALSE(p.retry_after);
   CHECK(p.ratelimit_headers == RateLimitHeaders::kXRateLimit);
   CHECK(p.seed == 9);
+  CHECK(p.mode == ProviderMode::kOcc);
   const auto& f = s.fleet;
   CHECK(f.clients == 400);
   CHECK(f.workload == WorkloadKind::kSteady);
@@ -114,6 +117,7 @@ void check_every_field(const Scenario& s) {
   CHECK(f.breaker == BreakerConfig{5, 30 * kNsPerSec});
   CHECK(f.timeout_ns == 10 * kNsPerSec);
   CHECK(f.seed == 7);
+  CHECK(f.hop_delay == HopDelay{5 * kNsPerMs, 1'500'000});
   CHECK(s.expectations == std::vector<std::string>{"peak_ratio <= 2", "delivered == items"});
 }
 
@@ -251,6 +255,9 @@ TEST_CASE("bad field values name the field, the value and what is accepted") {
            Row{"provider.latency", "20ms-5ms", "end is below its start"},
            Row{"provider.outages", "30s-10s", "expected START-END[:STATUS]"},
            Row{"provider.retry_after", "maybe", "on or off"},
+           Row{"provider.mode", "pessimistic", "expected one of plain, occ"},
+           Row{"fleet.hop_delay", "10ms", "expected MEAN,SD"},
+           Row{"fleet.hop_delay", "10ms,-2ms", "expected MEAN,SD"},
        }) {
     CAPTURE(r.field);
     CAPTURE(r.value.dump());

@@ -358,3 +358,57 @@ TEST_CASE("curl --retry 3 against an outage: the arrival log shows its four send
     CHECK(std::stoll(rows[i][0]) - std::stoll(rows[i - 1][0]) >= (kNsPerSec << (i - 2)));
   }
 }
+
+TEST_CASE("occ mode: GET /row gives the version, PUT /row with If-Match bumps it or gets 412") {
+  Provider p({"--mode", "occ"});
+  REQUIRE(p.started());
+  Connection c(p.data_port());
+  const auto read = c.request("GET", "/row", {{"X-Client-Id", "a"}});
+  CHECK(read.status == 200);
+  CHECK(read.header("etag") == "\"0\"");
+  CHECK(nlohmann::json::parse(read.body).at("version") == 0);
+  const auto write = c.request("PUT", "/row", {{"If-Match", "\"0\""}, {"X-Client-Id", "a"}});
+  CHECK(write.status == 200);
+  CHECK(write.header("etag") == "\"1\"");
+  CHECK(nlohmann::json::parse(write.body).at("version") == 1);
+  // A second writer that read version 0 too: the row moved under it.
+  const auto stale = c.request("PUT", "/row", {{"If-Match", "\"0\""}, {"X-Client-Id", "b"}});
+  CHECK(stale.status == 412);
+  CHECK(stale.header("etag") == "\"1\"");
+  const auto body = nlohmann::json::parse(stale.body);
+  CHECK(body.at("error").at("type") == "precondition_failed");
+  CHECK(body.at("version") == 1);
+  CHECK(c.request("PUT", "/row").status == 428);
+  // Other paths answer as in plain mode.
+  const auto other = c.request("GET", "/v1/messages");
+  CHECK(other.status == 200);
+  CHECK_FALSE(other.has("etag"));
+  const auto stats = admin_stats(p);
+  CHECK(stats.at("totals").at("ok") == 3);
+  CHECK(stats.at("totals").at("4xx") == 2);
+  // A reset starts the row over.
+  CHECK(http(p.admin_port(), "POST", "/admin/reset").status == 200);
+  CHECK(c.request("GET", "/row").header("etag") == "\"0\"");
+  CHECK(p.stop() == 0);
+}
+
+TEST_CASE("occ mode: the layers come first, so a rate-limited write gets the 429, not the row") {
+  Provider p({"--mode", "occ", "--allowance", "2/min"});
+  REQUIRE(p.started());
+  Connection c(p.data_port());
+  CHECK(c.request("GET", "/row").status == 200);
+  CHECK(c.request("PUT", "/row", {{"If-Match", "\"0\""}}).status == 200);
+  const auto limited = c.request("PUT", "/row", {{"If-Match", "\"1\""}});
+  CHECK(limited.status == 429);
+  CHECK_FALSE(limited.has("etag"));
+  CHECK(p.stop() == 0);
+}
+
+TEST_CASE("plain mode has no row: /row is any other path") {
+  Provider p({});
+  REQUIRE(p.started());
+  const auto r = http(p.data_port(), "PUT", "/row", {{"If-Match", "\"9\""}});
+  CHECK(r.status == 200);
+  CHECK_FALSE(r.has("etag"));
+  CHECK(p.stop() == 0);
+}
