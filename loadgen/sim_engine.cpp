@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "event_queue.hpp"
+#include "huge_page_allocator.hpp"
 #include "provider_policy.hpp"
 #include "retry_policy.hpp"
 #include "workload.hpp"
@@ -29,6 +30,10 @@ struct PendingAnswer {
 // How far ahead in the agenda the loop prefetches a client's state: enough events to cover a
 // miss to memory.
 constexpr std::size_t kPrefetchAhead = 16;
+
+// Per-client arrays, read at random.
+template <class T>
+using ClientArray = std::vector<T, HugePageAllocator<T>>;
 
 class Simulation {
  public:
@@ -157,10 +162,10 @@ class Simulation {
   Workload workload_;
   ClientGuards shared_guards_;
   bool per_client_guards_;
-  std::vector<ClientGuards> guards_;
-  std::vector<HotClient> clients_;
-  std::vector<WorkItem> items_;         // each client's current item
-  std::vector<PendingAnswer> pending_;  // each client's answer in flight, when there are any
+  ClientArray<ClientGuards> guards_;
+  ClientArray<HotClient> clients_;
+  ClientArray<WorkItem> items_;         // each client's current item
+  ClientArray<PendingAnswer> pending_;  // each client's answer in flight, when there are any
   EventQueue queue_;
   Recording rec_;
 };
