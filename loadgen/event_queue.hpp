@@ -84,6 +84,8 @@ class EventQueue {
            (late_.empty() || batch_[batch_pos_].t_ns <= late_.top().event.t_ns);
   }
 
+  static void sort_by_time(std::vector<TimedEvent>& v, std::vector<TimedEvent>& scratch,
+                           std::int64_t bucket_start_ns);
   bool open_next_fine();
   bool open_next_coarse();
   void migrate_overflow();
@@ -91,8 +93,9 @@ class EventQueue {
   std::vector<std::vector<TimedEvent>> coarse_slots_;
   std::size_t coarse_count_ = 0;                                    // events in coarse_slots_
   std::array<std::vector<TimedEvent>, kFinePerCoarse> fine_slots_;  // of the open coarse bucket
-  MinHeap overflow_;               // beyond the ring's reach; moved into it as time comes closer
-  std::vector<TimedEvent> batch_;  // the open fine bucket, sorted
+  MinHeap overflow_;                 // beyond the ring's reach; moved into it as time comes closer
+  std::vector<TimedEvent> batch_;    // the open fine bucket, sorted
+  std::vector<TimedEvent> scratch_;  // for sorting it
   std::size_t batch_pos_ = 0;
   MinHeap late_;  // pushed into the open fine bucket while it drains (zero or tiny delays)
   std::int64_t coarse_ = -1;  // the open coarse bucket
