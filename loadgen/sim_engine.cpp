@@ -14,18 +14,23 @@ namespace {
 
 enum class EventKind : std::uint8_t { kSend, kAnswer };
 
-// What every event of a client touches: 32 bytes, two to a cache line and never split across
-// two, so a send costs one miss (prefetched ahead) into a million clients' state.
-struct alignas(32) HotClient {
-  Rng rng;
-  ItemState item;  // item.retries + 1 is the number of the item's latest send
-};
-
 // An answer the provider is still taking its time over (service latency or a timeout).
 struct PendingAnswer {
   Outcome outcome = Outcome::kOk;
   std::int64_t retry_after_ns = -1;
 };
+
+// One client's state: exactly a cache line, so an event costs one miss into a million
+// clients' state, and that one prefetched ahead.
+struct alignas(64) SimClient {
+  explicit SimClient(Rng stream) : rng(stream) {}
+
+  Rng rng;
+  ItemState item;  // item.retries + 1 is the number of the item's latest send
+  WorkItem work{-1, 0};
+  PendingAnswer answer;  // while the provider takes its time
+};
+static_assert(sizeof(SimClient) == 64);
 
 // How far ahead in the agenda the loop prefetches a client's state: enough events to cover a
 // miss to memory.
@@ -49,9 +54,7 @@ class Simulation {
   Results run() {
     const auto n = static_cast<std::size_t>(scenario_.fleet.clients);
     clients_.reserve(n);
-    for (std::size_t c = 0; c < n; ++c)
-      clients_.push_back({make_stream(scenario_.fleet.seed, c), {}});
-    items_.assign(n, WorkItem{-1, 0});
+    for (std::size_t c = 0; c < n; ++c) clients_.emplace_back(make_stream(scenario_.fleet.seed, c));
     if (per_client_guards_) guards_.assign(n, shared_guards_);
     rec_.items = workload_.total();
     for (std::uint32_t c = 0; c < n; ++c) take_next_item(c, 0);
@@ -79,7 +82,7 @@ class Simulation {
       if (static_cast<EventKind>(e.kind) == EventKind::kSend) {
         send(e.client, e.t_ns);
       } else {
-        answer(e.client, e.t_ns, pending_[e.client]);
+        answer(e.client, e.t_ns, clients_[e.client].answer);
       }
       if (options_.progress && (++events & 0xFFFF) == 0) {
         const auto now = std::chrono::steady_clock::now();
@@ -101,9 +104,9 @@ class Simulation {
   }
 
   void take_next_item(std::uint32_t c, std::int64_t now_ns) {
-    const auto item = workload_.next(c, items_[c].id);
+    const auto item = workload_.next(c, clients_[c].work.id);
     if (!item) return;
-    items_[c] = *item;
+    clients_[c].work = *item;
     clients_[c].item = ItemState{};
     std::int64_t at = std::max(now_ns, item->intended_ns);
     if (auto& b = guards(c).breaker) at = b->permit_at(at);
@@ -126,12 +129,11 @@ class Simulation {
       answer(c, t_ns, a);
       return;
     }
-    if (pending_.empty()) pending_.resize(clients_.size());  // only runs with service time
-    pending_[c] = a;
+    cl.answer = a;
     schedule(c, t_ns + wait, EventKind::kAnswer);
   }
 
-  void answer(std::uint32_t c, std::int64_t t_ns, const PendingAnswer& a) {
+  void answer(std::uint32_t c, std::int64_t t_ns, PendingAnswer a) {
     auto& cl = clients_[c];
     std::optional<std::int64_t> hint;
     if (a.retry_after_ns >= 0) hint = a.retry_after_ns;
@@ -144,7 +146,7 @@ class Simulation {
         return;
       case Step::Kind::kDone:
         ++rec_.delivered;
-        rec_.item_latency_ns.record(t_ns - items_[c].intended_ns);
+        rec_.item_latency_ns.record(t_ns - cl.work.intended_ns);
         rec_.drain_ns = std::max(rec_.drain_ns, t_ns);
         break;
       case Step::Kind::kDeadLetter:
@@ -163,9 +165,7 @@ class Simulation {
   ClientGuards shared_guards_;
   bool per_client_guards_;
   ClientArray<ClientGuards> guards_;
-  ClientArray<HotClient> clients_;
-  ClientArray<WorkItem> items_;         // each client's current item
-  ClientArray<PendingAnswer> pending_;  // each client's answer in flight, when there are any
+  ClientArray<SimClient> clients_;
   EventQueue queue_;
   Recording rec_;
 };
