@@ -61,6 +61,10 @@ class EventQueue {
     return i < batch_.size() ? &batch_[i] : nullptr;
   }
 
+  // Whether nothing of the open fine bucket has been popped yet: the caller's cue to prefetch
+  // for its first events all at once.
+  bool at_bucket_start() const { return batch_pos_ == 0; }
+
  private:
   static constexpr int kFineShift = 20;    // 2^20 ns, about a millisecond
   static constexpr int kCoarseShift = 26;  // 2^26 ns, about 67 ms

@@ -74,11 +74,14 @@ class Simulation {
     auto last_report = std::chrono::steady_clock::now();
     std::int64_t events = 0;
     while (!queue_.empty()) {
+      // A bucket just opened: fetch for its first events together, not one miss after another.
+      if (queue_.at_bucket_start()) {
+        for (std::size_t k = 1; k < kPrefetchAhead; ++k) prefetch(k);
+      }
       const TimedEvent e = queue_.top();
       if (e.t_ns > options_.horizon_ns) break;
       queue_.pop();
-      if (const TimedEvent* next = queue_.peek_ahead(kPrefetchAhead))
-        __builtin_prefetch(&clients_[next->client]);
+      prefetch(kPrefetchAhead);
       if (static_cast<EventKind>(e.kind) == EventKind::kSend) {
         send(e.client, e.t_ns);
       } else {
@@ -93,6 +96,10 @@ class Simulation {
         }
       }
     }
+  }
+
+  void prefetch(std::size_t ahead) {
+    if (const TimedEvent* e = queue_.peek_ahead(ahead)) __builtin_prefetch(&clients_[e->client]);
   }
 
   void schedule(std::uint32_t client, std::int64_t t_ns, EventKind kind) {
