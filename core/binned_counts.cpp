@@ -1,6 +1,7 @@
 #include "binned_counts.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <stdexcept>
 
 #include <nlohmann/json.hpp>
@@ -9,10 +10,16 @@
 
 namespace stampede {
 
-void BinnedCounts::add(std::int64_t t_ns, std::size_t label, std::int64_t n) {
+void BinnedCounts::add_to_new_bin(std::int64_t t_ns, std::size_t label, std::int64_t n) {
   const auto bin = static_cast<std::size_t>(std::max<std::int64_t>(0, t_ns) / bin_ns_);
   if (bin >= bins()) counts_.resize((bin + 1) * labels_, 0);
   counts_[bin * labels_ + label] += n;
+  // Times before zero count in bin 0 but are never cached: the range below starts at 0.
+  last_start_ns_ = static_cast<std::int64_t>(bin) * bin_ns_;
+  last_end_ns_ = last_start_ns_ > std::numeric_limits<std::int64_t>::max() - bin_ns_
+                     ? std::numeric_limits<std::int64_t>::max()
+                     : last_start_ns_ + bin_ns_;
+  last_offset_ = bin * labels_;
 }
 
 void BinnedCounts::merge(const BinnedCounts& other) {

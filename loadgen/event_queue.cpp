@@ -1,73 +1,124 @@
 #include "event_queue.hpp"
 
 #include <algorithm>
+#include <utility>
 
 namespace stampede {
+namespace {
 
-EventQueue::EventQueue() : ring_(kRingBuckets) {}
+// Past this a drained bucket gives its memory back: a million events landing in one bucket
+// (every client's first send at t=0) should not stay reserved for the whole run.
+constexpr std::size_t kKeepCapacity = std::size_t{1} << 13;
 
-void EventQueue::push(std::int64_t t_ns, std::uint32_t client, std::uint8_t kind) {
-  const TimedEvent e{t_ns, seq_++, client, kind};
-  const std::int64_t b = t_ns >> kBucketShift;
-  if (b <= bucket_) {
-    late_.push(e);
-  } else if (b < bucket_ + kRingBuckets) {
-    ring_[static_cast<std::size_t>(b & (kRingBuckets - 1))].push_back(e);
-    ++ring_count_;
+void clear_and_trim(std::vector<TimedEvent>& v) {
+  if (v.capacity() > kKeepCapacity) {
+    std::vector<TimedEvent>().swap(v);
   } else {
-    overflow_.push(e);
+    v.clear();
   }
 }
 
+// Small buckets sort fastest by insertion.
+constexpr std::size_t kInsertionSortMax = 32;
+
+void insertion_sort_by_time(std::vector<TimedEvent>& v) {
+  for (std::size_t i = 1; i < v.size(); ++i) {
+    const TimedEvent e = v[i];
+    std::size_t j = i;
+    for (; j > 0 && v[j - 1].t_ns > e.t_ns; --j) v[j] = v[j - 1];
+    v[j] = e;
+  }
+}
+
+}  // namespace
+
+// Stable, so equal times keep their push order. A least-significant-digit radix sort on the time
+// within the bucket, two digits of half its bits each: linear, where a comparison sort of the
+// thousand-event buckets of a retry wave took a tenth of the run.
+void EventQueue::sort_by_time(std::vector<TimedEvent>& v, std::vector<TimedEvent>& scratch,
+                              std::int64_t bucket_start_ns) {
+  if (v.size() <= kInsertionSortMax) {
+    insertion_sort_by_time(v);
+    return;
+  }
+  constexpr int kDigitBits = kFineShift / 2;
+  constexpr std::size_t kRadix = std::size_t{1} << kDigitBits;
+  static_assert(2 * kDigitBits == kFineShift, "two digits cover the time within a bucket");
+  std::array<std::size_t, kRadix> low{};
+  std::array<std::size_t, kRadix> high{};
+  const auto offset = [&](const TimedEvent& e) {
+    return static_cast<std::size_t>(e.t_ns - bucket_start_ns);
+  };
+  for (const TimedEvent& e : v) {
+    ++low[offset(e) & (kRadix - 1)];
+    ++high[offset(e) >> kDigitBits];
+  }
+  std::size_t low_sum = 0;
+  std::size_t high_sum = 0;
+  for (std::size_t d = 0; d < kRadix; ++d) {
+    low_sum += std::exchange(low[d], low_sum);
+    high_sum += std::exchange(high[d], high_sum);
+  }
+  scratch.resize(v.size());
+  for (const TimedEvent& e : v) scratch[low[offset(e) & (kRadix - 1)]++] = e;
+  for (const TimedEvent& e : scratch) v[high[offset(e) >> kDigitBits]++] = e;
+  clear_and_trim(scratch);
+}
+
+EventQueue::EventQueue() : coarse_slots_(kCoarseBuckets) {}
+
 void EventQueue::migrate_overflow() {
-  while (!overflow_.empty() && (overflow_.top().t_ns >> kBucketShift) < bucket_ + kRingBuckets) {
-    const TimedEvent& e = overflow_.top();
-    ring_[static_cast<std::size_t>((e.t_ns >> kBucketShift) & (kRingBuckets - 1))].push_back(e);
-    ++ring_count_;
+  // In (time, push order), and before any push can reach the same bucket directly, so each
+  // coarse bucket stays in push order for the events of equal time.
+  while (!overflow_.empty() &&
+         (overflow_.top().event.t_ns >> kCoarseShift) < coarse_ + kCoarseBuckets) {
+    const TimedEvent& e = overflow_.top().event;
+    coarse_slots_[static_cast<std::size_t>((e.t_ns >> kCoarseShift) & (kCoarseBuckets - 1))]
+        .push_back(e);
+    ++coarse_count_;
     overflow_.pop();
   }
 }
 
-bool EventQueue::open_next_bucket() {
-  batch_.clear();
-  batch_pos_ = 0;
-  ++bucket_;
+// Opens the next non-empty coarse bucket and deals its events out to the fine buckets, keeping
+// their order. False when nothing is left.
+bool EventQueue::open_next_coarse() {
   for (;;) {
+    if (coarse_count_ == 0) {
+      if (overflow_.empty()) return false;
+      // Skip the empty stretch at once.
+      coarse_ = std::max(coarse_ + 1, (overflow_.top().event.t_ns >> kCoarseShift));
+    } else {
+      ++coarse_;
+    }
     migrate_overflow();
-    auto& slot = ring_[static_cast<std::size_t>(bucket_ & (kRingBuckets - 1))];
-    if (!slot.empty()) {
+    auto& slot = coarse_slots_[static_cast<std::size_t>(coarse_ & (kCoarseBuckets - 1))];
+    fine_ = coarse_ * kFinePerCoarse - 1;
+    if (slot.empty()) continue;
+    coarse_count_ -= slot.size();
+    for (const TimedEvent& e : slot) {
+      fine_slots_[static_cast<std::size_t>((e.t_ns >> kFineShift) & (kFinePerCoarse - 1))]
+          .push_back(e);
+    }
+    clear_and_trim(slot);
+    return true;
+  }
+}
+
+// Called with the batch drained and nothing late: opens the next non-empty fine bucket.
+bool EventQueue::open_next_fine() {
+  for (;;) {
+    while (fine_ + 1 < (coarse_ + 1) * kFinePerCoarse) {
+      ++fine_;
+      auto& slot = fine_slots_[static_cast<std::size_t>(fine_ & (kFinePerCoarse - 1))];
+      if (slot.empty()) continue;
+      clear_and_trim(batch_);
       batch_.swap(slot);
-      ring_count_ -= batch_.size();
-      std::sort(batch_.begin(), batch_.end());
+      batch_pos_ = 0;
+      sort_by_time(batch_, scratch_, fine_ << kFineShift);
       return true;
     }
-    if (ring_count_ == 0) {
-      if (overflow_.empty()) return false;
-      bucket_ = overflow_.top().t_ns >> kBucketShift;  // skip the empty stretch at once
-    } else {
-      ++bucket_;
-    }
-  }
-}
-
-bool EventQueue::empty() {
-  while (batch_pos_ == batch_.size() && late_.empty()) {
-    if (!open_next_bucket()) return true;
-  }
-  return false;
-}
-
-const TimedEvent& EventQueue::top() {
-  if (batch_pos_ == batch_.size()) return late_.top();
-  if (late_.empty() || batch_[batch_pos_] < late_.top()) return batch_[batch_pos_];
-  return late_.top();
-}
-
-void EventQueue::pop() {
-  if (batch_pos_ < batch_.size() && (late_.empty() || batch_[batch_pos_] < late_.top())) {
-    ++batch_pos_;
-  } else {
-    late_.pop();
+    if (!open_next_coarse()) return false;
   }
 }
 

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "event_queue.hpp"
+#include "huge_page_allocator.hpp"
 #include "provider_policy.hpp"
 #include "retry_policy.hpp"
 #include "workload.hpp"
@@ -13,15 +14,31 @@ namespace {
 
 enum class EventKind : std::uint8_t { kSend, kAnswer };
 
-struct SimClient {
-  Rng rng;
-  ItemState item;
-  std::int64_t item_id = -1;
-  std::int64_t intended_ns = 0;
-  std::int32_t sends = 0;
-  Outcome answer = Outcome::kOk;  // pending while the provider takes its time
-  std::int64_t answer_retry_after_ns = -1;
+// An answer the provider is still taking its time over (service latency or a timeout).
+struct PendingAnswer {
+  Outcome outcome = Outcome::kOk;
+  std::int64_t retry_after_ns = -1;
 };
+
+// One client's state: exactly a cache line, so an event costs one miss into a million
+// clients' state, and that one prefetched ahead.
+struct alignas(64) SimClient {
+  explicit SimClient(Rng stream) : rng(stream) {}
+
+  Rng rng;
+  ItemState item;  // item.retries + 1 is the number of the item's latest send
+  WorkItem work{-1, 0};
+  PendingAnswer answer;  // while the provider takes its time
+};
+static_assert(sizeof(SimClient) == 64);
+
+// How far ahead in the agenda the loop prefetches a client's state: enough events to cover a
+// miss to memory.
+constexpr std::size_t kPrefetchAhead = 16;
+
+// Per-client arrays, read at random.
+template <class T>
+using ClientArray = std::vector<T, HugePageAllocator<T>>;
 
 class Simulation {
  public:
@@ -37,8 +54,7 @@ class Simulation {
   Results run() {
     const auto n = static_cast<std::size_t>(scenario_.fleet.clients);
     clients_.reserve(n);
-    for (std::size_t c = 0; c < n; ++c)
-      clients_.push_back({make_stream(scenario_.fleet.seed, c), {}});
+    for (std::size_t c = 0; c < n; ++c) clients_.emplace_back(make_stream(scenario_.fleet.seed, c));
     if (per_client_guards_) guards_.assign(n, shared_guards_);
     rec_.items = workload_.total();
     for (std::uint32_t c = 0; c < n; ++c) take_next_item(c, 0);
@@ -58,13 +74,18 @@ class Simulation {
     auto last_report = std::chrono::steady_clock::now();
     std::int64_t events = 0;
     while (!queue_.empty()) {
+      // A bucket just opened: fetch for its first events together, not one miss after another.
+      if (queue_.at_bucket_start()) {
+        for (std::size_t k = 1; k < kPrefetchAhead; ++k) prefetch(k);
+      }
       const TimedEvent e = queue_.top();
       if (e.t_ns > options_.horizon_ns) break;
       queue_.pop();
+      prefetch(kPrefetchAhead);
       if (static_cast<EventKind>(e.kind) == EventKind::kSend) {
         send(e.client, e.t_ns);
       } else {
-        answer(e.client, e.t_ns);
+        answer(e.client, e.t_ns, clients_[e.client].answer);
       }
       if (options_.progress && (++events & 0xFFFF) == 0) {
         const auto now = std::chrono::steady_clock::now();
@@ -77,6 +98,10 @@ class Simulation {
     }
   }
 
+  void prefetch(std::size_t ahead) {
+    if (const TimedEvent* e = queue_.peek_ahead(ahead)) __builtin_prefetch(&clients_[e->client]);
+  }
+
   void schedule(std::uint32_t client, std::int64_t t_ns, EventKind kind) {
     queue_.push(t_ns, client, static_cast<std::uint8_t>(kind));
   }
@@ -86,13 +111,10 @@ class Simulation {
   }
 
   void take_next_item(std::uint32_t c, std::int64_t now_ns) {
-    auto& cl = clients_[c];
-    const auto item = workload_.next(c, cl.item_id);
+    const auto item = workload_.next(c, clients_[c].work.id);
     if (!item) return;
-    cl.item_id = item->id;
-    cl.intended_ns = item->intended_ns;
-    cl.item = ItemState{};
-    cl.sends = 0;
+    clients_[c].work = *item;
+    clients_[c].item = ItemState{};
     std::int64_t at = std::max(now_ns, item->intended_ns);
     if (auto& b = guards(c).breaker) at = b->permit_at(at);
     schedule(c, at, EventKind::kSend);
@@ -100,29 +122,29 @@ class Simulation {
 
   void send(std::uint32_t c, std::int64_t t_ns) {
     auto& cl = clients_[c];
-    if (cl.sends++ == 0) cl.item.start_ns = t_ns;
+    if (cl.item.retries == 0) cl.item.start_ns = t_ns;
     const Decision d = provider_.admit(t_ns, {});
     const Outcome seen =
         d.service_ns > scenario_.fleet.timeout_ns ? Outcome::kTimeout : d.outcome();
-    rec_.record_arrival(t_ns, cl.sends, d.outcome());
+    rec_.record_arrival(t_ns, static_cast<int>(cl.item.retries + 1), d.outcome());
     rec_.record_send(t_ns, seen);
-    cl.answer = seen;
     // The client reads a delta-seconds header: whole seconds, rounded up.
-    cl.answer_retry_after_ns =
-        d.retry_after_ns >= 0 ? retry_after_seconds(d.retry_after_ns) * kNsPerSec : -1;
+    const PendingAnswer a{
+        seen, d.retry_after_ns >= 0 ? retry_after_seconds(d.retry_after_ns) * kNsPerSec : -1};
     const std::int64_t wait = seen == Outcome::kTimeout ? scenario_.fleet.timeout_ns : d.service_ns;
     if (wait == 0) {
-      answer(c, t_ns);
-    } else {
-      schedule(c, t_ns + wait, EventKind::kAnswer);
+      answer(c, t_ns, a);
+      return;
     }
+    cl.answer = a;
+    schedule(c, t_ns + wait, EventKind::kAnswer);
   }
 
-  void answer(std::uint32_t c, std::int64_t t_ns) {
+  void answer(std::uint32_t c, std::int64_t t_ns, PendingAnswer a) {
     auto& cl = clients_[c];
     std::optional<std::int64_t> hint;
-    if (cl.answer_retry_after_ns >= 0) hint = cl.answer_retry_after_ns;
-    const Step step = policy_.on_outcome(t_ns, cl.answer, hint, cl.item, guards(c), cl.rng);
+    if (a.retry_after_ns >= 0) hint = a.retry_after_ns;
+    const Step step = policy_.on_outcome(t_ns, a.outcome, hint, cl.item, guards(c), cl.rng);
     switch (step.kind) {
       case Step::Kind::kRetryAt:
         rec_.backoff.add(t_ns, 0);
@@ -131,14 +153,14 @@ class Simulation {
         return;
       case Step::Kind::kDone:
         ++rec_.delivered;
-        rec_.item_latency_ns.record(t_ns - cl.intended_ns);
+        rec_.item_latency_ns.record(t_ns - cl.work.intended_ns);
         rec_.drain_ns = std::max(rec_.drain_ns, t_ns);
         break;
       case Step::Kind::kDeadLetter:
         ++rec_.dead_lettered;
         break;
     }
-    rec_.sends_per_item.record(cl.sends);
+    rec_.sends_per_item.record(cl.item.retries + 1);
     take_next_item(c, t_ns);
   }
 
@@ -149,8 +171,8 @@ class Simulation {
   Workload workload_;
   ClientGuards shared_guards_;
   bool per_client_guards_;
-  std::vector<ClientGuards> guards_;
-  std::vector<SimClient> clients_;
+  ClientArray<ClientGuards> guards_;
+  ClientArray<SimClient> clients_;
   EventQueue queue_;
   Recording rec_;
 };

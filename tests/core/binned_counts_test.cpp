@@ -1,5 +1,9 @@
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
 #include <nlohmann/json.hpp>
 
 #include "binned_counts.hpp"
@@ -87,4 +91,28 @@ TEST_CASE("malformed binned counts are refused") {
     CAPTURE(bad);
     CHECK_THROWS(BinnedCounts::from_json(nlohmann::json::parse(bad)));
   }
+}
+
+TEST_CASE("adds that jump between bins, edges and negative times count as a division says") {
+  const std::int64_t bin = 7;
+  BinnedCounts c(bin, 2);
+  std::vector<std::int64_t> expected(2 * 12, 0);
+  // Back and forth, on and either side of each edge, and before zero (bin 0).
+  const std::int64_t times[] = {0, 6, 7, -1, 13, 14, -20, 3, 76, 77, 70, 69, 0, 83, 7, 6};
+  std::size_t label = 0;
+  for (const auto t : times) {
+    c.add(t, label, 2);
+    expected[static_cast<std::size_t>(std::max<std::int64_t>(0, t) / bin) * 2 + label] += 2;
+    label = 1 - label;
+  }
+  REQUIRE(c.bins() == 12);
+  for (std::size_t b = 0; b < c.bins(); ++b) {
+    CAPTURE(b);
+    CHECK(c.at(b, 0) == expected[b * 2]);
+    CHECK(c.at(b, 1) == expected[b * 2 + 1]);
+  }
+  // A copy carries on counting into the right bins.
+  BinnedCounts copy = c;
+  copy.add(70, 1);
+  CHECK(copy.at(10, 1) == c.at(10, 1) + 1);
 }
