@@ -88,7 +88,7 @@ json to_json(const Results& r) {
                         {"actual", v.actual},
                         {"expected", v.expected}});
   }
-  return {
+  json j = {
       {"format", kResultsFormat},
       {"stampede_version", r.stampede_version},
       {"engine", r.engine},
@@ -113,6 +113,12 @@ json to_json(const Results& r) {
         {"sends_per_item", rec.sends_per_item.to_json()},
         {"lateness_ns", rec.lateness_ns.to_json()}}},
   };
+  if (r.shard) {
+    j["shard"] = {{"index", r.shard->index},
+                  {"count", r.shard->count},
+                  {"start_late_s", r.shard->start_late_s}};
+  }
+  return j;
 }
 
 Parsed<Results> results_from_json(const json& j) {
@@ -150,6 +156,11 @@ Parsed<Results> results_from_json(const json& j) {
     rec.item_latency_ns = LogHistogram::from_json(d.at("item_latency_ns"));
     rec.sends_per_item = LogHistogram::from_json(d.at("sends_per_item"));
     rec.lateness_ns = LogHistogram::from_json(d.at("lateness_ns"));
+    if (j.contains("shard")) {
+      const auto& s = j.at("shard");
+      r.shard = ShardInfo{s.at("index").get<std::int64_t>(), s.at("count").get<std::int64_t>(),
+                          s.at("start_late_s").get<double>()};
+    }
     return Parsed<Results>::ok(std::move(r));
   } catch (const std::exception& e) {
     return Parsed<Results>::fail(std::string("malformed results document: ") + e.what());

@@ -5,6 +5,7 @@
 
 #include "assertion.hpp"
 #include "scenario.hpp"
+#include "shard.hpp"
 
 namespace stampede {
 
@@ -15,6 +16,7 @@ struct SimulateCommand {
   std::string report_path;            // HTML report; empty: none
   std::int64_t horizon_ns = 0;        // 0: the engine's default
   bool quiet = false;
+  Shard shard;  // record only this shard's clients
 };
 
 // Runs the simulation, prints the summary, writes the results. Returns the exit code:
