@@ -123,6 +123,11 @@ json to_json(const Results& r) {
   if (rec.writes > 0) doc["counts"]["writes"] = rec.writes;
   // Only for a mean of trials, so a single run's document stays as it was.
   if (r.trials > 1) doc["trials"] = r.trials;
+  if (r.shard) {
+    doc["shard"] = {{"index", r.shard->index},
+                    {"count", r.shard->count},
+                    {"start_late_s", r.shard->start_late_s}};
+  }
   return doc;
 }
 
@@ -163,6 +168,11 @@ Parsed<Results> results_from_json(const json& j) {
     rec.item_latency_ns = LogHistogram::from_json(d.at("item_latency_ns"));
     rec.sends_per_item = LogHistogram::from_json(d.at("sends_per_item"));
     rec.lateness_ns = LogHistogram::from_json(d.at("lateness_ns"));
+    if (j.contains("shard")) {
+      const auto& s = j.at("shard");
+      r.shard = ShardInfo{s.at("index").get<std::int64_t>(), s.at("count").get<std::int64_t>(),
+                          s.at("start_late_s").get<double>()};
+    }
     return Parsed<Results>::ok(std::move(r));
   } catch (const std::exception& e) {
     return Parsed<Results>::fail(std::string("malformed results document: ") + e.what());

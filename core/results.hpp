@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -46,6 +47,13 @@ struct Recording {
   void merge(const Recording& other);
 };
 
+// One shard of a fleet run in several processes (loadgen --shard I/N).
+struct ShardInfo {
+  std::int64_t index = 0;
+  std::int64_t count = 1;
+  double start_late_s = 0;  // how long after --start-at it began (0: on time, or no --start-at)
+};
+
 struct Results {
   std::string engine;  // "simulate" or "run"
   Scenario scenario;
@@ -54,6 +62,7 @@ struct Results {
   Summary summary;
   std::int64_t trials = 1;  // > 1: the summary is the mean of this many trials (simulate)
   std::vector<Verdict> verdicts;
+  std::optional<ShardInfo> shard;           // absent when the fleet ran in one process
   std::string stampede_version = kVersion;  // of the binary that recorded the run
 };
 

@@ -18,7 +18,11 @@ class ScenarioClock {
   explicit ScenarioClock(double time_scale = 1.0) : scale_(time_scale) { restart(); }
 
   // t = 0 now. Safe while other threads read the clock.
-  void restart() { start_wall_ns_.store(steady_ns(), std::memory_order_relaxed); }
+  void restart() { restart_at(steady_ns()); }
+  // t = 0 at this steady_clock reading (a shard's agreed start, possibly just past).
+  void restart_at(std::int64_t steady_wall_ns) {
+    start_wall_ns_.store(steady_wall_ns, std::memory_order_relaxed);
+  }
 
   std::int64_t now_ns() const { return to_scenario_ns(steady_ns()); }
   double time_scale() const { return scale_; }

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <stdexcept>
 #include <tuple>
@@ -84,25 +85,46 @@ LiveEngine::~LiveEngine() {
 std::optional<std::string> LiveEngine::start(
     const std::function<std::optional<std::string>()>& at_start) {
   const auto& opt = shared_->options;
-  const auto clients = static_cast<unsigned>(shared_->scenario.fleet.clients);
+  const auto& fleet = shared_->scenario.fleet;
+  const auto clients = static_cast<unsigned>(opt.shard.clients_below(fleet.clients));
   unsigned loops = opt.loops ? opt.loops : std::max(1u, std::thread::hardware_concurrency());
   loops = std::min(loops, clients);
   for (unsigned i = 0; i < loops; ++i)
     loops_.push_back(std::make_unique<LiveLoop>(*shared_, i, loops));
   if (!opt.connect_address.empty()) {
     // Only clients that get a first item ever send.
-    const auto count = static_cast<std::size_t>(
-        std::min<std::int64_t>(clients, shared_->scenario.fleet.item_count()));
+    const auto count = static_cast<std::size_t>(first_senders_of(fleet, opt.shard));
     auto fds = open_connections(opt.connect_address, opt.connect_port, count, kConnectTimeoutNs);
     if (!fds) return "cannot open the clients' connections: " + fds.error();
-    for (auto& loop : loops_) loop->adopt_connections(*fds);
+    // The loops take them by global client id.
+    std::vector<int> by_client(
+        count ? static_cast<std::size_t>(opt.shard.client(static_cast<std::int64_t>(count) - 1)) + 1
+              : 0,
+        -1);
+    for (std::size_t k = 0; k < count; ++k)
+      by_client[static_cast<std::size_t>(opt.shard.client(static_cast<std::int64_t>(k)))] =
+          (*fds)[k];
+    for (auto& loop : loops_) loop->adopt_connections(by_client);
   }
+  const auto sleep_until = [](std::int64_t steady_ns) {
+    const std::int64_t wait = steady_ns - ScenarioClock::steady_ns();
+    if (wait > 0) std::this_thread::sleep_for(std::chrono::nanoseconds(wait));
+  };
+  if (opt.start_steady_ns > 0) sleep_until(opt.start_steady_ns - opt.at_start_lead_ns);
   if (at_start) {
     if (auto error = at_start()) return error;
   }
+  if (opt.start_steady_ns > 0) {
+    sleep_until(opt.start_steady_ns);
+    start_late_ns_ = std::max<std::int64_t>(0, ScenarioClock::steady_ns() - opt.start_steady_ns);
+  }
   std::tie(start_cpu_user_s_, start_cpu_sys_s_) = cpu_seconds();
-  shared_->clock.restart();
-  start_wall_ns_ = ScenarioClock::steady_ns();
+  if (opt.start_steady_ns > 0) {
+    shared_->clock.restart_at(opt.start_steady_ns);
+  } else {
+    shared_->clock.restart();
+  }
+  start_wall_ns_ = shared_->clock.to_steady_ns(0);
   shared_->loops_running.store(loops);
   for (auto& loop : loops_) {
     threads_.emplace_back([this, l = loop.get()] {
@@ -147,6 +169,7 @@ LiveRun LiveEngine::finish() {
   run.wall_s = static_cast<double>(ScenarioClock::steady_ns() - start_wall_ns_) / 1e9;
   run.stopped = static_cast<StopReason>(shared_->stop_reason.load());
   run.loops = static_cast<unsigned>(loops_.size());
+  run.start_late_ns = start_late_ns_;
   for (auto& loop : loops_) {
     run.recording.merge(loop->recording);
     run.send_lateness_ns.merge(loop->send_lateness_ns);
@@ -170,7 +193,7 @@ LiveRun LiveEngine::finish() {
               return a.sent_ns != b.sent_ns ? a.sent_ns < b.sent_ns : a.client < b.client;
             });
   auto& rec = run.recording;
-  rec.items = shared_->scenario.fleet.item_count();
+  rec.items = items_of(shared_->scenario.fleet, shared_->options.shard);
   rec.unfinished = rec.items - rec.delivered - rec.dead_lettered;
   const auto [user, sys] = cpu_seconds();
   run.cpu_user_s = user - start_cpu_user_s_;

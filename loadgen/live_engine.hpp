@@ -12,6 +12,7 @@
 #include "live_request.hpp"
 #include "results.hpp"
 #include "scenario.hpp"
+#include "shard.hpp"
 
 namespace stampede {
 
@@ -30,6 +31,14 @@ struct LiveOptions {
   // durations, not the network). The harness's own delay before the write is reported as
   // lateness instead of shifting every later retry. Off: the answer's time is the clock's.
   bool compensate_latency = true;
+  // Sharded: only the shard's clients run, with their global ids (and so their streams).
+  Shard shard;
+  // Non-zero: t=0 is this steady_clock reading (--start-at), shared by every shard; start
+  // waits for it, and a shard past it starts at once, its first sends that late.
+  std::int64_t start_steady_ns = 0;
+  // With start_steady_ns: at_start (the provider's reset) is called this long before it, so
+  // that it has landed when every shard starts sending.
+  std::int64_t at_start_lead_ns = 0;
 };
 
 // One attempt, as the client saw it. Times in scenario ns except the lateness.
@@ -72,9 +81,10 @@ struct LiveRun {
   std::int64_t first_sends = 0;
   std::int64_t first_send_connect_errors = 0;
   StopReason stopped = StopReason::kNone;
-  std::int64_t end_ns = 0;  // scenario time the run ended
-  double wall_s = 0;        // from t=0
-  double cpu_user_s = 0;    // the whole process from t=0: loops, progress line, answers
+  std::int64_t end_ns = 0;         // scenario time the run ended
+  std::int64_t start_late_ns = 0;  // wall: how long after start_steady_ns the loops began
+  double wall_s = 0;               // from t=0
+  double cpu_user_s = 0;           // the whole process from t=0: loops, progress line, answers
   double cpu_sys_s = 0;
   unsigned loops = 0;
 };
@@ -92,8 +102,9 @@ class LiveEngine {
   LiveEngine(const LiveEngine&) = delete;
   LiveEngine& operator=(const LiveEngine&) = delete;
 
-  // Creates every client's handle, then calls at_start right before t=0 (to reset the
-  // provider so both clocks start together) and starts the loops. Returns at_start's error.
+  // Creates every client's handle, waits for start_steady_ns if set, then calls at_start
+  // right before t=0 (to reset the provider so both clocks start together) and starts the
+  // loops. Returns at_start's error.
   std::optional<std::string> start(const std::function<std::optional<std::string>()>& at_start);
 
   // Readable once every loop has finished.
@@ -110,6 +121,7 @@ class LiveEngine {
   std::vector<std::thread> threads_;
   int done_fd_ = -1;
   std::int64_t start_wall_ns_ = 0;
+  std::int64_t start_late_ns_ = 0;
   double start_cpu_user_s_ = 0;
   double start_cpu_sys_s_ = 0;
 };

@@ -85,7 +85,7 @@ LiveShared::LiveShared(const Scenario& s, const LiveRequest& r, const LiveOption
       options(o),
       policy(RetryPolicy::from(s.fleet)),
       clock(o.time_scale),
-      workload_(s.fleet) {
+      workload_(s.fleet, o.shard.count) {
   timeout_ms = std::max<std::int64_t>(1, clock.wall_ns(s.fleet.timeout_ns) / 1'000'000);
   fixed_headers = r.headers;
   // libcurl asks for 100-continue before a large body; that round trip is not the client's.
@@ -114,7 +114,8 @@ void LiveShared::request_stop(StopReason reason, std::int64_t abort_at_wall_ns) 
 }
 
 LiveLoop::LiveLoop(LiveShared& shared, unsigned index, unsigned loops) : shared_(shared) {
-  const auto clients = static_cast<std::uint32_t>(shared.scenario.fleet.clients);
+  const auto clients =
+      static_cast<std::uint32_t>(shared.options.shard.clients_below(shared.scenario.fleet.clients));
   // Sized once: libcurl and the header lists hold pointers into it.
   clients_.resize((clients - index + loops - 1) / loops);
   epoll_fd_ = epoll_create1(EPOLL_CLOEXEC);
@@ -145,7 +146,7 @@ LiveLoop::LiveLoop(LiveShared& shared, unsigned index, unsigned loops) : shared_
     curl_multi_setopt(shard.multi, CURLMOPT_PIPELINING, CURLPIPE_NOTHING);
   }
   for (std::uint32_t i = 0; i < clients_.size(); ++i) {
-    clients_[i].id = index + i * loops;
+    clients_[i].id = static_cast<std::uint32_t>(shared.options.shard.client(index + i * loops));
     setup_client(clients_[i]);
   }
 }

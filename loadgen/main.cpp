@@ -1,3 +1,4 @@
+#include <cstdlib>
 #include <fstream>
 #include <iostream>
 #include <map>
@@ -12,10 +13,12 @@
 #include "duration.hpp"
 #include "generated/version.hpp"
 #include "html_report.hpp"
+#include "merge_command.hpp"
 #include "report_command.hpp"
 #include "run_command.hpp"
 #include "scenario_clock.hpp"
 #include "scenario_flags.hpp"
+#include "shard.hpp"
 #include "simulate_command.hpp"
 
 using namespace stampede;
@@ -75,6 +78,30 @@ Parsed<std::vector<Assertion>> assertions_for(const Scenario& s,
   return parse_assertions(texts);
 }
 
+// Sharding: --shard I/N, or the Indexed Job's JOB_COMPLETION_INDEX with STAMPEDE_SHARDS.
+struct ShardArgs {
+  std::string shard;
+  std::string start_at;  // run only
+};
+
+void add_shard_flags(CLI::App& cmd, ShardArgs& args, bool live) {
+  cmd.add_option("--shard", args.shard,
+                 "run shard I of N (clients with id mod N == I; default JOB_COMPLETION_INDEX and "
+                 "STAMPEDE_SHARDS from the environment); merge the shards with 'loadgen merge'")
+      ->group("Sharding");
+  if (!live) return;
+  cmd.add_option("--start-at", args.start_at,
+                 "begin at this wall-clock time, epoch seconds or RFC 3339, so that every shard "
+                 "starts together; a shard past it starts at once and says how late")
+      ->envname("STAMPEDE_START_AT")
+      ->group("Sharding");
+}
+
+Parsed<Shard> shard_from(const ShardArgs& a) {
+  return resolve_shard(a.shard, std::getenv("JOB_COMPLETION_INDEX"),
+                       std::getenv("STAMPEDE_SHARDS"));
+}
+
 // --report wins; otherwise a report beside --out unless --no-report.
 std::string report_path_for(const std::string& report, const std::string& out, bool no_report) {
   if (no_report) return "";
@@ -90,6 +117,7 @@ struct SimulateArgs {
   std::string horizon;
   bool quiet = false;
   std::int64_t trials = 1;
+  ShardArgs shard;
 };
 
 int simulate_main(const SimulateArgs& a) {
@@ -98,13 +126,19 @@ int simulate_main(const SimulateArgs& a) {
   auto assertions = assertions_for(*scenario, a.asserts);
   if (!assertions) return usage_error(assertions.error());
   SimulateCommand cmd{*scenario, *assertions, a.out, report_path_for(a.report, a.out, a.no_report),
-                      0,         a.quiet};
+                      0,         a.quiet,     {}};
   if (!a.horizon.empty()) {
     auto h = positive_duration("--horizon", a.horizon);
     if (!h) return usage_error(h.error());
     cmd.horizon_ns = *h;
   }
   cmd.trials = a.trials;
+  auto shard = shard_from(a.shard);
+  if (!shard) return usage_error(shard.error());
+  cmd.shard = *shard;
+  if (cmd.shard.sharded() && (cmd.trials > 1 || cmd.scenario.provider.mode == ProviderMode::kOcc))
+    return usage_error("--shard: a sharded simulation takes one trial of the plain mode; drop "
+                       "--trials or --mode occ, or run unsharded");
   return run_simulate_command(cmd);
 }
 
@@ -121,6 +155,7 @@ struct RunArgs {
   bool no_latency_compensation = false;
   bool no_trace_headers = false;
   bool quiet = false;
+  ShardArgs shard;
 };
 
 Parsed<std::string> read_text_file(const std::string& flag, const std::string& path) {
@@ -184,6 +219,18 @@ int run_main(const RunArgs& a) {
     cmd.provider_admin = *admin;
   }
   cmd.provider_admin_token = a.provider_admin_token;
+  auto shard = shard_from(a.shard);
+  if (!shard) return usage_error(shard.error());
+  if (shard->count > scenario->fleet.clients)
+    return usage_error("--shard: " + std::to_string(shard->count) + " shards of " +
+                       std::to_string(scenario->fleet.clients) +
+                       " clients leave some shard none; use at most as many shards as clients");
+  cmd.shard = *shard;
+  if (!a.shard.start_at.empty()) {
+    auto at = parse_start_at(a.shard.start_at);
+    if (!at) return usage_error("--start-at: " + at.error());
+    cmd.start_at_epoch_ns = *at;
+  }
   auto scale = parse_time_scale(a.time_scale);
   if (!scale) return usage_error("--time-scale: " + scale.error());
   cmd.options.time_scale = *scale;
@@ -282,6 +329,7 @@ int main(int argc, char** argv) {
                    "run N trials, trial t with seed --seed + t, and report the means of the "
                    "summary (default 1)")
       ->check(CLI::Range(std::int64_t{1}, std::int64_t{1'000'000}));
+  add_shard_flags(*simulate, sim.shard, false);
   simulate->footer(
       "Example:\n  loadgen simulate --scenario examples/storm.json --strategy exponential "
       "--out storm.json");
@@ -367,6 +415,7 @@ int main(int argc, char** argv) {
                    "METRIC OP VALUE, e.g. 'peak_ratio <= 2'; repeatable; exit 1 if any fails")
       ->group("Output");
   run_cmd->add_flag("--quiet,-q", run.quiet, "no summary and no progress line")->group("Output");
+  add_shard_flags(*run_cmd, run.shard, true);
   run_cmd->footer(
       "Exit codes: 0 every assertion holds; 1 some failed, or the run was stopped with items "
       "unfinished; 2 usage error; 3 target unreachable or harness failure.\n"
@@ -387,6 +436,22 @@ int main(int argc, char** argv) {
                          "a name per input, in order (default: the strategy or file name)");
   report_cmd->add_flag("--quiet,-q", rep.quiet, "print nothing on success");
   report_cmd->footer("Example:\n  loadgen report exponential.json full-jitter.json -o storm.html");
+
+  MergeCommand merge;
+  auto* merge_cmd = app.add_subcommand(
+      "merge",
+      "Merge the results of a fleet's shards (--shard I/N) into one document: totals and "
+      "histograms as one process would have recorded them, the summary and assertions again.");
+  merge_cmd->add_option("results", merge.inputs, "every shard's results JSON")->required();
+  merge_cmd->add_option("-o,--out", merge.out_path, "the merged results JSON to write")->required();
+  merge_cmd->add_flag("--partial", merge.partial,
+                      "merge even with shards missing; the merged results name them");
+  merge_cmd->add_flag("--quiet,-q", merge.quiet, "print nothing; exit code and --out only");
+  merge_cmd->footer(
+      "Exit codes: 0 merged, every assertion holds; 1 some failed; 2 the files are not shards "
+      "of one run (different scenario, seed or shard count, a duplicate or missing shard); 3 "
+      "the output cannot be written.\n"
+      "Example:\n  loadgen merge shard-0.json shard-1.json shard-2.json -o merged.json");
 
   AdviseArgs adv;
   auto* advise_cmd = app.add_subcommand(
@@ -421,5 +486,6 @@ int main(int argc, char** argv) {
   if (simulate->parsed()) return simulate_main(sim);
   if (run_cmd->parsed()) return run_main(run);
   if (report_cmd->parsed()) return run_report_command(rep);
+  if (merge_cmd->parsed()) return run_merge_command(merge);
   return advise_main(adv);
 }

@@ -6,6 +6,7 @@
 #include <sys/signalfd.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdio>
 #include <iostream>
 
@@ -15,6 +16,8 @@
 #include "live_comparison.hpp"
 #include "live_probe.hpp"
 #include "live_provider_admin.hpp"
+#include "scenario_clock.hpp"
+#include "sim_engine.hpp"
 #include "sim_trials.hpp"
 #include "terminal_summary.hpp"
 
@@ -22,6 +25,8 @@ namespace stampede {
 namespace {
 
 constexpr std::int64_t kProbeTimeoutMs = 5'000;
+// A start later than this after --start-at is said on stderr too; the results say any.
+constexpr double kLateWorthSaying = 0.01;
 
 int harness_failure(const std::string& message) {
   std::cerr << "loadgen: " << message << "\n";
@@ -114,7 +119,7 @@ std::optional<std::string> write_text(const std::string& path, const std::string
 }
 
 nlohmann::json live_section(const RunCommand& cmd, const LiveRun& run) {
-  return {
+  nlohmann::json j = {
       {"url", cmd.request.url.text},
       {"method", cmd.request.method},
       {"time_scale", cmd.options.time_scale},
@@ -131,11 +136,27 @@ nlohmann::json live_section(const RunCommand& cmd, const LiveRun& run) {
       {"end_s", ns_to_s(run.end_ns)},
       {"first_sends", run.first_sends},
       {"first_send_connect_errors", run.first_send_connect_errors}};
+  if (cmd.start_at_epoch_ns) {
+    j["start_at"] = static_cast<double>(*cmd.start_at_epoch_ns) / 1e9;
+    j["start_late_s"] = static_cast<double>(run.start_late_ns) / 1e9;
+  }
+  return j;
+}
+
+// --start-at on the steady clock the engine runs on.
+std::int64_t steady_ns_of_epoch(std::int64_t epoch_ns) {
+  const auto epoch_now = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                             std::chrono::system_clock::now().time_since_epoch())
+                             .count();
+  return ScenarioClock::steady_ns() + (epoch_ns - epoch_now);
 }
 
 // The provider's own arrival histograms replace the clients' view when it has them in
-// one-second bins (the summary's peak is per second).
-nlohmann::json take_provider_view(const ProviderAdmin& admin, double time_scale, Results& r) {
+// one-second bins (the summary's peak is per second). A shard's provider saw the whole fleet,
+// not the shard: its histograms go into the section for `loadgen merge`, and the shard's
+// own summary keeps the clients' view.
+nlohmann::json take_provider_view(const ProviderAdmin& admin, double time_scale, bool sharded,
+                                  Results& r) {
   nlohmann::json section{{"admin", admin.url().text}};
   const auto stats = admin.stats();
   if (!stats) {
@@ -155,6 +176,11 @@ nlohmann::json take_provider_view(const ProviderAdmin& admin, double time_scale,
   if (stats->time_scale != time_scale) {
     std::cerr << "loadgen: warning: the provider runs at --time-scale " << stats->time_scale
               << ", the fleet at " << time_scale << ": their windows do not line up\n";
+  }
+  if (sharded) {
+    section["arrivals_by_outcome"] = stats->by_outcome.to_json(outcome_labels());
+    section["arrivals_by_send"] = stats->by_send.to_json(send_labels());
+    return section;
   }
   r.recording.provider_by_outcome = stats->by_outcome;
   r.recording.provider_by_send = stats->by_send;
@@ -181,27 +207,46 @@ int run_checked(const RunCommand& cmd) {
   options.connect_address = probed->address;
   options.connect_port = probed->port;
   options.keep_attempts = !cmd.attempts_path.empty();
+  options.shard = cmd.shard;
+  if (cmd.start_at_epoch_ns) options.start_steady_ns = steady_ns_of_epoch(*cmd.start_at_epoch_ns);
+  // Every shard resetting the provider would wipe the others' first sends: shard 0 alone
+  // resets it, at the shared --start-at.
+  const bool resets_provider = cmd.shard.index == 0;
+  if (admin && resets_provider && cmd.start_at_epoch_ns) {
+    // The other shards send from --start-at on: a reset landing after that would forget their
+    // first sends. A first reset (nothing runs yet) measures its round trip; the real one goes
+    // that long ahead, so the provider's clock leads the fleet's by about half a round trip.
+    const auto before = ScenarioClock::steady_ns();
+    if (auto e = admin->reset()) return harness_failure("provider admin unreachable: " + *e);
+    options.at_start_lead_ns = ScenarioClock::steady_ns() - before;
+  }
   const SignalDescriptor signals;
   LiveEngine engine(cmd.scenario, cmd.request, options);
   if (auto error = engine.start([&]() -> std::optional<std::string> {
-        if (!admin) return std::nullopt;
+        if (!admin || !resets_provider) return std::nullopt;
         if (auto e = admin->reset()) return "provider admin unreachable: " + *e;
         return std::nullopt;
       })) {
     return harness_failure(*error);
   }
   LiveRun run = drive(engine, signals, cmd);
+  const double start_late_s = static_cast<double>(run.start_late_ns) / 1e9;
+  if (start_late_s >= kLateWorthSaying && !cmd.quiet)
+    std::cerr << "loadgen: started " << start_late_s << " s after --start-at\n";
 
   Results r;
   r.engine = "run";
   r.scenario = cmd.scenario;
   r.recording = std::move(run.recording);
+  if (cmd.shard.sharded()) r.shard = ShardInfo{cmd.shard.index, cmd.shard.count, start_late_s};
   nlohmann::json provider_section;
-  if (admin) provider_section = take_provider_view(*admin, cmd.options.time_scale, r);
+  if (admin)
+    provider_section = take_provider_view(*admin, cmd.options.time_scale, cmd.shard.sharded(), r);
   r.summary = summarize(r.recording, r.scenario.provider, r.provider_side);
   r.verdicts = evaluate_all(cmd.assertions, r.summary);
 
   SimOptions sim_options;
+  sim_options.shard = cmd.shard;
   if (run.stopped != StopReason::kNone)
     sim_options.horizon_ns = std::max<std::int64_t>(run.end_ns, 1);
   const Results simulated = simulate_scenario(cmd.scenario, sim_options);

@@ -8,6 +8,7 @@
 #include "live_engine.hpp"
 #include "live_request.hpp"
 #include "scenario.hpp"
+#include "shard.hpp"
 
 namespace stampede {
 
@@ -18,8 +19,10 @@ struct RunCommand {
   LiveOptions options;
   std::optional<TargetUrl> provider_admin;
   std::string provider_admin_token;
-  std::string out_path;          // results JSON
-  std::string dead_letter_path;  // JSON lines
+  Shard shard;                                    // LiveOptions::shard is taken from here
+  std::optional<std::int64_t> start_at_epoch_ns;  // --start-at
+  std::string out_path;                           // results JSON
+  std::string dead_letter_path;                   // JSON lines
   std::string junit_path;
   std::string report_path;    // HTML report
   std::string attempts_path;  // JSON lines, one per attempt

@@ -47,7 +47,7 @@ class Simulation {
         options_(o),
         policy_(RetryPolicy::from(s.fleet)),
         provider_(s.provider),
-        workload_(s.fleet),
+        workload_(s.fleet, o.shard.count),
         shared_guards_(RetryPolicy::make_guards(s.fleet)),
         per_client_guards_(s.fleet.retry_budget || s.fleet.breaker) {}
 
@@ -56,7 +56,7 @@ class Simulation {
     clients_.reserve(n);
     for (std::size_t c = 0; c < n; ++c) clients_.emplace_back(make_stream(scenario_.fleet.seed, c));
     if (per_client_guards_) guards_.assign(n, shared_guards_);
-    rec_.items = workload_.total();
+    rec_.items = items_of(scenario_.fleet, options_.shard);
     for (std::uint32_t c = 0; c < n; ++c) take_next_item(c, 0);
     loop();
     rec_.unfinished = rec_.items - rec_.delivered - rec_.dead_lettered;
@@ -106,6 +106,9 @@ class Simulation {
     queue_.push(t_ns, client, static_cast<std::uint8_t>(kind));
   }
 
+  // Sharded: every client is simulated, only the shard's own are recorded.
+  bool mine(std::uint32_t client) const { return options_.shard.owns(client); }
+
   ClientGuards& guards(std::uint32_t client) {
     return per_client_guards_ ? guards_[client] : shared_guards_;
   }
@@ -126,8 +129,10 @@ class Simulation {
     const Decision d = provider_.admit(t_ns, {});
     const Outcome seen =
         d.service_ns > scenario_.fleet.timeout_ns ? Outcome::kTimeout : d.outcome();
-    rec_.record_arrival(t_ns, static_cast<int>(cl.item.retries + 1), d.outcome());
-    rec_.record_send(t_ns, seen);
+    if (mine(c)) {
+      rec_.record_arrival(t_ns, static_cast<int>(cl.item.retries + 1), d.outcome());
+      rec_.record_send(t_ns, seen);
+    }
     // The client reads a delta-seconds header: whole seconds, rounded up.
     const PendingAnswer a{
         seen, d.retry_after_ns >= 0 ? retry_after_seconds(d.retry_after_ns) * kNsPerSec : -1};
@@ -147,20 +152,23 @@ class Simulation {
     const Step step = policy_.on_outcome(t_ns, a.outcome, hint, cl.item, guards(c), cl.rng);
     switch (step.kind) {
       case Step::Kind::kRetryAt:
-        rec_.backoff.add(t_ns, 0);
-        rec_.backoff.add(step.at_ns, 1);
+        if (mine(c)) {
+          rec_.backoff.add(t_ns, 0);
+          rec_.backoff.add(step.at_ns, 1);
+        }
         schedule(c, step.at_ns, EventKind::kSend);
         return;
       case Step::Kind::kDone:
+        if (!mine(c)) break;
         ++rec_.delivered;
         rec_.item_latency_ns.record(t_ns - cl.work.intended_ns);
         rec_.drain_ns = std::max(rec_.drain_ns, t_ns);
         break;
       case Step::Kind::kDeadLetter:
-        ++rec_.dead_lettered;
+        if (mine(c)) ++rec_.dead_lettered;
         break;
     }
-    rec_.sends_per_item.record(cl.item.retries + 1);
+    if (mine(c)) rec_.sends_per_item.record(cl.item.retries + 1);
     take_next_item(c, t_ns);
   }
 

@@ -14,6 +14,7 @@ namespace stampede {
 int run_simulate_command(const SimulateCommand& cmd) {
   SimOptions options;
   if (cmd.horizon_ns > 0) options.horizon_ns = cmd.horizon_ns;
+  options.shard = cmd.shard;
   if (!cmd.quiet && isatty(STDERR_FILENO)) {
     options.progress = [](const SimProgress& p) {
       std::fprintf(stderr, "\rsimulated t=%.0fs  requests %lld  finished %lld of %lld   ",
@@ -22,6 +23,7 @@ int run_simulate_command(const SimulateCommand& cmd) {
     };
   }
   Results results = simulate_trials(cmd.scenario, cmd.trials, options);
+  if (cmd.shard.sharded()) results.shard = ShardInfo{cmd.shard.index, cmd.shard.count, 0};
   if (options.progress) std::fprintf(stderr, "\r\033[K");
   results.verdicts = evaluate_all(cmd.assertions, results.summary);
   if (!cmd.quiet) std::cout << format_terminal_summary(results) << std::flush;

@@ -5,6 +5,7 @@
 
 #include "assertion.hpp"
 #include "scenario.hpp"
+#include "shard.hpp"
 
 namespace stampede {
 
@@ -16,6 +17,7 @@ struct SimulateCommand {
   std::int64_t horizon_ns = 0;        // 0: the engine's default
   bool quiet = false;
   std::int64_t trials = 1;  // > 1: report the means (sim_trials.hpp)
+  Shard shard;              // record only this shard's clients
 };
 
 // Runs the simulation, prints the summary, writes the results. Returns the exit code:

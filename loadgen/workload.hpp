@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <vector>
 
 #include "scenario.hpp"
 
@@ -15,9 +16,11 @@ struct WorkItem {
 // Which item a client takes next. storm: item k belongs to client k mod N, all at t=0;
 // steady: the same queues, item k arriving at k / rate; queue: one shared queue, all at
 // t=0, taken by whichever worker is free. Pure arithmetic on item ids, no clock.
+// A fleet sharded over processes cannot share one queue: with `queues` > 1 it is split
+// statically, item k in queue k mod queues, drained by clients c with c mod queues the same.
 class Workload {
  public:
-  explicit Workload(const FleetConfig& fleet);
+  explicit Workload(const FleetConfig& fleet, std::int64_t queues = 1);
 
   // The item after `previous` for this client (previous = -1 for its first).
   std::optional<WorkItem> next(std::int64_t client, std::int64_t previous);
@@ -31,7 +34,7 @@ class Workload {
   std::int64_t total_;
   std::int64_t rate_count_ = 0;
   std::int64_t rate_window_ns_ = 0;
-  std::int64_t next_shared_ = 0;
+  std::vector<std::int64_t> next_queued_;  // per queue, the next item id
 };
 
 }  // namespace stampede
