@@ -32,7 +32,7 @@ class Simulation {
         provider_(s.provider),
         workload_(s.fleet),
         shared_guards_(RetryPolicy::make_guards(s.fleet)),
-        per_client_guards_(s.fleet.retry_budget || s.fleet.breaker) {}
+        per_client_guards_(shared_guards_.any()) {}
 
   Results run() {
     const auto n = static_cast<std::size_t>(scenario_.fleet.clients);
@@ -94,13 +94,19 @@ class Simulation {
     cl.item = ItemState{};
     cl.sends = 0;
     std::int64_t at = std::max(now_ns, item->intended_ns);
-    if (auto& b = guards(c).breaker) at = b->permit_at(at);
+    at = RetryPolicy::send_at(at, guards(c));
     schedule(c, at, EventKind::kSend);
   }
 
   void send(std::uint32_t c, std::int64_t t_ns) {
     auto& cl = clients_[c];
-    if (cl.sends++ == 0) cl.item.start_ns = t_ns;
+    if (cl.item.retries == 0) cl.item.start_ns = t_ns;
+    if (RetryPolicy::rejects_locally(t_ns, guards(c), cl.rng)) {
+      cl.answer = Outcome::kRateLimited;  // dropped on the client: no send, no arrival
+      cl.answer_retry_after_ns = -1;
+      return answer(c, t_ns);
+    }
+    ++cl.sends;
     const Decision d = provider_.admit(t_ns, {});
     const Outcome seen =
         d.service_ns > scenario_.fleet.timeout_ns ? Outcome::kTimeout : d.outcome();
