@@ -13,6 +13,30 @@ namespace stampede {
 
 using json = nlohmann::json;
 
+namespace {
+
+constexpr std::string_view kPolicyField = "fleet.policy";
+
+// Sets a section's keys, the preset first so that the section's other fields refine it.
+std::optional<std::string> set_section(Scenario& s, const std::string& key, const json& section) {
+  if (section.contains("policy")) {
+    if (auto error = set_field(s, kPolicyField, section.at("policy"))) return error;
+  }
+  for (const auto& [sub, v] : section.items()) {
+    if (key + "." + sub == kPolicyField) continue;
+    if (auto error = set_field(s, key + "." + sub, v)) return error;
+  }
+  return std::nullopt;
+}
+
+std::string format_windowed(double x, std::int64_t window_ns) {
+  std::ostringstream out;
+  out << x << "," << format_duration(window_ns);
+  return out.str();
+}
+
+}  // namespace
+
 std::int64_t FleetConfig::item_count() const {
   if (items) return *items;
   if (workload == WorkloadKind::kSteady && rate && duration_ns) {
@@ -27,9 +51,7 @@ Parsed<Scenario> scenario_from_json(const json& j) {
   for (const auto& [key, value] : j.items()) {
     if (key == "provider" || key == "fleet") {
       if (!value.is_object()) return Parsed<Scenario>::fail(key + ": expected an object");
-      for (const auto& [sub, v] : value.items()) {
-        if (auto error = set_field(s, key + "." + sub, v)) return Parsed<Scenario>::fail(*error);
-      }
+      if (auto error = set_section(s, key, value)) return Parsed<Scenario>::fail(*error);
     } else if (auto error = set_field(s, key, value)) {
       return Parsed<Scenario>::fail(*error);
     }
@@ -59,7 +81,11 @@ Parsed<Scenario> build_scenario(const std::string& path,
     if (!loaded) return loaded;
     s = *loaded;
   }
-  for (const auto& o : overrides) {
+  // A --policy replaces the file's policy and yields to the other flags.
+  auto ordered = overrides;
+  std::stable_partition(ordered.begin(), ordered.end(),
+                        [](const FieldOverride& o) { return o.field == kPolicyField; });
+  for (const auto& o : ordered) {
     if (auto error = set_field(s, o.field, o.value)) return Parsed<Scenario>::fail(*error);
   }
   std::string errors;
@@ -115,6 +141,27 @@ json to_json(const Scenario& s) {
     fleet["hop_delay"] =
         format_duration(f.hop_delay.mean_ns) + "," + format_duration(f.hop_delay.sd_ns);
   }
+  // The preset's fields with a preset, or where they differ from the defaults: a classic
+  // policy's results read as before, and a preset's read back the same.
+  const FleetConfig defaults;
+  const bool preset = !f.policy.empty();
+  if (preset) fleet["policy"] = f.policy;
+  if (preset || f.multiplier != defaults.multiplier) fleet["multiplier"] = f.multiplier;
+  if (preset || f.randomization != defaults.randomization) fleet["randomization"] = f.randomization;
+  if (preset || f.jitter_ns != defaults.jitter_ns) fleet["jitter"] = format_duration(f.jitter_ns);
+  if (preset || f.adaptive_rate) fleet["adaptive_rate"] = f.adaptive_rate ? "on" : "off";
+  if (f.retry_quota) {
+    std::ostringstream q;
+    q << f.retry_quota->capacity << "," << f.retry_quota->retry_cost << ","
+      << f.retry_quota->timeout_cost << "," << f.retry_quota->success_refund;
+    fleet["retry_quota"] = q.str();
+  }
+  if (f.adaptive_throttle) {
+    fleet["adaptive_throttle"] =
+        format_windowed(f.adaptive_throttle->k, f.adaptive_throttle->window_ns);
+  }
+  if (f.retry_ratio)
+    fleet["retry_ratio"] = format_windowed(f.retry_ratio->ratio, f.retry_ratio->window_ns);
   return {{"name", s.name},
           {"description", s.description},
           {"provider", provider},
@@ -135,6 +182,8 @@ std::vector<std::string> validate(const Scenario& s) {
   need(!uses_base || f.cap_ns >= f.base_ns,
        "fleet.cap: " + format_duration(f.cap_ns) + " is below fleet.base " +
            format_duration(f.base_ns) + "; the cap must be at least the base");
+  need(f.multiplier >= 1, "fleet.multiplier: must be at least 1");
+  need(f.jitter_ns >= 0, "fleet.jitter: must be a duration >= 0");
   if (f.workload == WorkloadKind::kSteady) {
     need(f.rate.has_value(), "fleet.rate: the steady workload needs an arrival rate, e.g. 50/s");
     need(f.items || f.duration_ns,

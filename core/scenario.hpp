@@ -27,7 +27,12 @@ enum class StrategyKind {
   kExponential,
   kFullJitter,
   kEqualJitter,
-  kDecorrelatedJitter
+  kDecorrelatedJitter,
+  // The client libraries' own formulas (docs/POLICIES.md).
+  kProportionalJitter,    // resilience4j: exponential x uniform(1 - r, 1 + r)
+  kGrpcGoJitter,          // grpc-go: the same, but the first retry waits the base exactly
+  kAdditiveJitter,        // tenacity: min(cap, base * mult^(n-1) + uniform(0, jitter))
+  kDecorrelatedJitterV2,  // Polly v8: 2^t * tanh(sqrt(4t)) increments, t = n - 1 + uniform
 };
 enum class RetryAfterMode { kIgnore, kExact, kJittered };
 // plain: every request is one call the layers decide. occ: the provider also holds one
@@ -77,6 +82,28 @@ struct HopDelay {
   bool operator==(const HopDelay&) const = default;
 };
 
+// The client-library guards of the policy presets (docs/POLICIES.md): the AWS SDKs' retry
+// quota, the SRE book's adaptive throttling and its per-client retry ratio.
+struct RetryQuotaConfig {
+  double capacity = 500;      // the bucket starts full
+  double retry_cost = 5;      // taken per retry
+  double timeout_cost = 10;   // taken per retry after a timeout
+  double success_refund = 1;  // given back by a success that needed no retry
+  bool operator==(const RetryQuotaConfig&) const = default;
+};
+
+struct AdaptiveThrottleConfig {
+  double k = 2;  // accepts are multiplied by K before they offset requests
+  std::int64_t window_ns = 120'000'000'000;
+  bool operator==(const AdaptiveThrottleConfig&) const = default;
+};
+
+struct RetryRatioConfig {
+  double ratio = 0.1;  // retries may be at most this fraction of the requests in the window
+  std::int64_t window_ns = 120'000'000'000;
+  bool operator==(const RetryRatioConfig&) const = default;
+};
+
 struct FleetConfig {
   std::int64_t clients = 100;
   WorkloadKind workload = WorkloadKind::kStorm;
@@ -91,6 +118,15 @@ struct FleetConfig {
   RetryAfterMode retry_after = RetryAfterMode::kIgnore;
   std::optional<RetryBudgetConfig> retry_budget;
   std::optional<BreakerConfig> breaker;
+  // What the presets add: the backoff's shape, then the guards (docs/POLICIES.md).
+  std::string policy;          // the preset the policy started from; empty = none
+  double multiplier = 2;       // the exponential strategies' growth per retry
+  double randomization = 0;    // proportional jitter's factor r: uniform(1 - r, 1 + r)
+  std::int64_t jitter_ns = 0;  // additive jitter's upper bound
+  std::optional<RetryQuotaConfig> retry_quota;
+  bool adaptive_rate = false;  // the AWS SDKs' CUBIC client-side rate limiter
+  std::optional<AdaptiveThrottleConfig> adaptive_throttle;
+  std::optional<RetryRatioConfig> retry_ratio;
   std::int64_t timeout_ns = 30'000'000'000;
   std::uint64_t seed = 1;
   HopDelay hop_delay;  // occ mode, simulate only: a live run has a real network

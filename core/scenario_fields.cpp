@@ -1,12 +1,15 @@
 // The field table: how each scenario field is parsed from a file value or a flag.
+#include <array>
 #include <charconv>
 #include <cstdlib>
 #include <functional>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "duration.hpp"
 #include "enum_table.hpp"
+#include "policy_presets.hpp"
 #include "scenario.hpp"
 
 namespace stampede {
@@ -21,13 +24,17 @@ constexpr EnumTable<LimiterKind, 3> kLimiters{{{LimiterKind::kFixedWindow, "fixe
 constexpr EnumTable<WorkloadKind, 3> kWorkloads{{{WorkloadKind::kStorm, "storm"},
                                                  {WorkloadKind::kSteady, "steady"},
                                                  {WorkloadKind::kQueue, "queue"}}};
-constexpr EnumTable<StrategyKind, 6> kStrategies{
+constexpr EnumTable<StrategyKind, 10> kStrategies{
     {{StrategyKind::kNone, "none"},
      {StrategyKind::kFixed, "fixed"},
      {StrategyKind::kExponential, "exponential"},
      {StrategyKind::kFullJitter, "full-jitter"},
      {StrategyKind::kEqualJitter, "equal-jitter"},
-     {StrategyKind::kDecorrelatedJitter, "decorrelated-jitter"}}};
+     {StrategyKind::kDecorrelatedJitter, "decorrelated-jitter"},
+     {StrategyKind::kProportionalJitter, "proportional-jitter"},
+     {StrategyKind::kGrpcGoJitter, "grpc-go-jitter"},
+     {StrategyKind::kAdditiveJitter, "additive-jitter"},
+     {StrategyKind::kDecorrelatedJitterV2, "decorrelated-jitter-v2"}}};
 constexpr EnumTable<RetryAfterMode, 3> kRetryAfterModes{{{RetryAfterMode::kIgnore, "ignore"},
                                                          {RetryAfterMode::kExact, "exact"},
                                                          {RetryAfterMode::kJittered, "jittered"}}};
@@ -136,6 +143,47 @@ Parsed<HopDelay> parse_hop_delay(const std::string& text) {
   const auto sd = parse_duration_ns(text.substr(comma + 1));
   if (!mean || !sd || *mean < 0 || *sd < 0) return bad();
   return Parsed<HopDelay>::ok({*mean, *sd});
+}
+
+// Comma-separated parts, e.g. "500,5,10,1".
+std::vector<std::string> split_commas(const std::string& text) {
+  std::vector<std::string> parts;
+  std::size_t from = 0;
+  for (std::size_t comma; (comma = text.find(',', from)) != std::string::npos; from = comma + 1)
+    parts.push_back(text.substr(from, comma - from));
+  parts.push_back(text.substr(from));
+  return parts;
+}
+
+// "500,5,10,1": capacity, cost per retry, cost per retry after a timeout, refund per success.
+Parsed<RetryQuotaConfig> parse_retry_quota(const std::string& text) {
+  const auto parts = split_commas(text);
+  const auto bad = [&] {
+    return Parsed<RetryQuotaConfig>::fail(
+        "'" + text +
+        "' is not a retry quota; expected CAPACITY,RETRY_COST,TIMEOUT_COST,REFUND "
+        "(e.g. 500,5,10,1)");
+  };
+  if (parts.size() != 4) return bad();
+  std::array<double, 4> v{};
+  for (std::size_t i = 0; i < 4; ++i) {
+    const auto x = parse_positive_real(parts[i]);
+    if (!x) return bad();
+    v[i] = *x;
+  }
+  return Parsed<RetryQuotaConfig>::ok({v[0], v[1], v[2], v[3]});
+}
+
+// "2,2m": a number (K, or a ratio), then the trailing window it is counted over.
+template <class Config>
+Parsed<Config> parse_windowed(const std::string& text, bool fraction, const char* what) {
+  const auto parts = split_commas(text);
+  const auto bad = [&] { return Parsed<Config>::fail("'" + text + "' is not " + what); };
+  if (parts.size() != 2) return bad();
+  const auto x = fraction ? parse_fraction(parts[0]) : parse_positive_real(parts[0]);
+  const auto window = parse_duration_ns(parts[1]);
+  if (!x || !window || *window <= 0) return bad();
+  return Parsed<Config>::ok({*x, *window});
 }
 
 // "5ms" (fixed) or "5ms-20ms" (uniform in the range).
@@ -298,6 +346,43 @@ const std::vector<Field>& fields() {
       {"fleet.breaker",
        [](Scenario& s, const json& v) {
          return assign(parse_breaker(as_text(v)), s.fleet.breaker);
+       }},
+      // The preset first (scenario_from_json and build_scenario see to the order), then the
+      // fields that refine it.
+      {"fleet.policy",
+       [](Scenario& s, const json& v) { return apply_policy_preset(s.fleet, as_text(v)); }},
+      {"fleet.multiplier",
+       [](Scenario& s, const json& v) {
+         return assign(parse_positive_real(as_text(v)), s.fleet.multiplier);
+       }},
+      {"fleet.randomization",
+       [](Scenario& s, const json& v) {
+         return assign(parse_fraction(as_text(v)), s.fleet.randomization);
+       }},
+      {"fleet.jitter",
+       [](Scenario& s, const json& v) {
+         return assign(parse_duration_ns(as_text(v)), s.fleet.jitter_ns);
+       }},
+      {"fleet.retry_quota",
+       [](Scenario& s, const json& v) {
+         return assign(parse_retry_quota(as_text(v)), s.fleet.retry_quota);
+       }},
+      {"fleet.adaptive_rate",
+       [](Scenario& s, const json& v) {
+         return assign(parse_on_off(as_text(v)), s.fleet.adaptive_rate);
+       }},
+      {"fleet.adaptive_throttle",
+       [](Scenario& s, const json& v) {
+         return assign(
+             parse_windowed<AdaptiveThrottleConfig>(
+                 as_text(v), false, "an adaptive throttle; expected K,WINDOW (e.g. 2,2m)"),
+             s.fleet.adaptive_throttle);
+       }},
+      {"fleet.retry_ratio",
+       [](Scenario& s, const json& v) {
+         return assign(parse_windowed<RetryRatioConfig>(
+                           as_text(v), true, "a retry ratio; expected RATIO,WINDOW (e.g. 0.1,2m)"),
+                       s.fleet.retry_ratio);
        }},
       {"fleet.timeout",
        [](Scenario& s, const json& v) {

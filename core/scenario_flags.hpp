@@ -41,7 +41,7 @@ inline constexpr std::array<ScenarioFlag, 12> kProviderFlags{{
      "plain, or occ: one versioned row, GET /row then PUT /row with If-Match, 412 on a conflict"},
 }};
 
-inline constexpr std::array<ScenarioFlag, 16> kFleetFlags{{
+inline constexpr std::array<ScenarioFlag, 24> kFleetFlags{{
     {"--clients", "fleet.clients", "concurrent clients, each with its own stream and state"},
     {"--workload", "fleet.workload",
      "storm (each client sends at t=0), steady (open loop at --rate) or queue (items drained by "
@@ -49,8 +49,13 @@ inline constexpr std::array<ScenarioFlag, 16> kFleetFlags{{
     {"--items", "fleet.items", "items in all (default: one per client)"},
     {"--rate", "fleet.rate", "steady workload's arrival rate: N/s, N/min or N/h"},
     {"--duration", "fleet.duration", "steady workload's duration, e.g. 60s"},
+    {"--policy", "fleet.policy",
+     "a client library's retry policy: aws-standard, aws-adaptive, grpc, grpc-go, polly, "
+     "tenacity-exponential-jitter, resilience4j or sre (docs/POLICIES.md); the other policy "
+     "flags override its fields"},
     {"--strategy", "fleet.strategy",
-     "none, fixed, exponential, full-jitter, equal-jitter or decorrelated-jitter"},
+     "none, fixed, exponential, full-jitter, equal-jitter, decorrelated-jitter, "
+     "proportional-jitter, grpc-go-jitter, additive-jitter or decorrelated-jitter-v2"},
     {"--base", "fleet.base", "base delay, e.g. 1s"},
     {"--cap", "fleet.cap", "delay cap, e.g. 60s"},
     {"--max-attempts", "fleet.max_attempts", "retries after the first send; 0 = unbounded"},
@@ -59,6 +64,19 @@ inline constexpr std::array<ScenarioFlag, 16> kFleetFlags{{
      "what to do with a Retry-After: ignore, exact or jittered (hint plus full jitter)"},
     {"--retry-budget", "fleet.retry_budget", "MAX_TOKENS,RATIO, gRPC-style retry throttling"},
     {"--breaker", "fleet.breaker", "FAILURES,COOLDOWN circuit breaker, e.g. 5,30s"},
+    {"--multiplier", "fleet.multiplier",
+     "the exponential strategies' growth per retry (default 2)"},
+    {"--randomization", "fleet.randomization",
+     "proportional jitter's factor r: the delay times uniform(1-r, 1+r)"},
+    {"--jitter", "fleet.jitter", "additive jitter's bound: the delay plus uniform(0, JITTER)"},
+    {"--retry-quota", "fleet.retry_quota",
+     "CAPACITY,RETRY_COST,TIMEOUT_COST,REFUND, the AWS SDKs' retry quota, e.g. 500,5,10,1"},
+    {"--adaptive-rate", "fleet.adaptive_rate",
+     "on: the AWS SDKs' CUBIC client-side rate limiter (adaptive retry mode)"},
+    {"--adaptive-throttle", "fleet.adaptive_throttle",
+     "K,WINDOW, the SRE book's client-side adaptive throttling, e.g. 2,2m"},
+    {"--retry-ratio", "fleet.retry_ratio",
+     "RATIO,WINDOW, a per-client retry budget: retries at most RATIO of requests, e.g. 0.1,2m"},
     {"--timeout", "fleet.timeout", "per-request timeout, e.g. 10s"},
     {"--seed", "fleet.seed", "seed of the fleet's random streams"},
     // occ mode

@@ -56,8 +56,11 @@ std::pair<double, double> wait_s(const AdviceInput& in, const Backoff& b, std::i
       const double upper = decorrelated_upper_s(in, attempt);
       return {upper, (upper + ns_to_s(in.base_ns)) / 2};
     }
+    default:
+      // The library strategies (docs/POLICIES.md) centre on the exponential schedule; advise
+      // knows neither their shape nor their guards.
+      return {ceiling, ceiling};
   }
-  return {0, 0};
 }
 
 }  // namespace

@@ -11,17 +11,30 @@ namespace stampede {
 struct BackoffContext {
   std::int64_t attempt = 1;      // 1 is the first retry
   std::int64_t previous_ns = 0;  // the delay before the previous retry; 0 before the first
+  double carry = 0;  // a strategy's own running value (Polly's V2 keeps its last point); 0 first
+};
+
+// The parameters beyond base and cap that some libraries' formulas take.
+struct BackoffShape {
+  double multiplier = 2;       // growth per retry of the exponential family
+  double randomization = 0;    // proportional jitter: the delay times uniform(1 - r, 1 + r)
+  std::int64_t jitter_ns = 0;  // additive jitter: the delay plus uniform(0, jitter)
 };
 
 // A backoff strategy: stateless and const, so one object serves every client of both engines.
 // The draw is fresh on every call, from the caller's stream.
 class Backoff {
  public:
-  Backoff(StrategyKind kind, std::int64_t base_ns, std::int64_t cap_ns)
-      : kind_(kind), base_ns_(base_ns), cap_ns_(cap_ns) {}
+  Backoff(StrategyKind kind, std::int64_t base_ns, std::int64_t cap_ns, BackoffShape shape = {})
+      : kind_(kind), base_ns_(base_ns), cap_ns_(cap_ns), shape_(shape) {}
 
-  std::int64_t next(const BackoffContext& ctx, Rng& rng) const;
-  // min(cap, base * 2^(attempt-1)): exponential's delay, the jitter strategies' ceiling.
+  // The delay before retry ctx.attempt; a strategy with a running value updates ctx.carry.
+  std::int64_t next(BackoffContext& ctx, Rng& rng) const;
+  std::int64_t next(const BackoffContext& ctx, Rng& rng) const {
+    BackoffContext copy = ctx;
+    return next(copy, rng);
+  }
+  // min(cap, base * multiplier^(attempt-1)): exponential's delay, the jitter strategies' ceiling.
   std::int64_t ceiling(std::int64_t attempt) const;
 
   StrategyKind kind() const { return kind_; }
@@ -29,9 +42,13 @@ class Backoff {
   std::int64_t cap_ns() const { return cap_ns_; }
 
  private:
+  std::int64_t proportional(std::int64_t attempt, Rng& rng) const;
+  std::int64_t decorrelated_v2(BackoffContext& ctx, Rng& rng) const;
+
   StrategyKind kind_;
   std::int64_t base_ns_;
   std::int64_t cap_ns_;
+  BackoffShape shape_;
 };
 
 }  // namespace stampede

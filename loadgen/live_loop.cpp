@@ -405,7 +405,7 @@ void LiveLoop::take_next_item(LiveClient& c, std::int64_t now_ns) {
   c.last_outcome.reset();
   c.last_status = 0;
   std::int64_t at = std::max(now_ns, item->intended_ns);
-  if (auto& b = c.guards.breaker) at = b->permit_at(at);
+  at = RetryPolicy::send_at(at, c.guards);
   schedule(c, at);
 }
 
@@ -435,12 +435,16 @@ void LiveLoop::start_attempt(LiveClient& c, std::int64_t due_wall_ns) {
   // occ mode: a write follows its read at once, with no backoff between them.
   const bool occ_write = c.occ && prepare_occ_request(c.easy, *c.occ);
   recording.writes += occ_write;
-  if (c.sends++ == 0) {
+  // The item's first attempt: no retry yet and nothing sent (an attempt dropped on the client
+  // by an adaptive throttle is a retry's reason, not a send).
+  if (c.item.retries == 0 && c.sends == 0) {
     c.item.start_ns = c.send_at_ns;  // the deadline counts from the first send's schedule
   } else if (!occ_write) {
     recording.backoff.add(c.send_at_ns, 1);
     bump(counters_.in_backoff, -1);
   }
+  if (RetryPolicy::rejects_locally(c.send_at_ns, c.guards, c.rng)) return reject_locally(c);
+  ++c.sends;
   c.due_wall_ns = due_wall_ns;
   c.handed_wall_ns = ScenarioClock::steady_ns();
   c.sent_wall_ns = 0;
@@ -544,6 +548,17 @@ void LiveLoop::complete(LiveClient& c, CURLcode result) {
   }
   const Step step = shared_.policy.on_outcome(now, outcome, hint, c.item, c.guards, c.rng);
   finish_item(c, step, now);
+}
+
+// Adaptive throttling dropped the send on the client: it fails as a 429 that never left.
+void LiveLoop::reject_locally(LiveClient& c) {
+  const std::int64_t now = c.send_at_ns;
+  c.last_outcome = Outcome::kRateLimited;
+  c.last_status = 0;
+  finish_item(
+      c,
+      shared_.policy.on_outcome(now, Outcome::kRateLimited, std::nullopt, c.item, c.guards, c.rng),
+      now);
 }
 
 void LiveLoop::finish_item(LiveClient& c, const Step& step, std::int64_t now_ns) {

@@ -157,6 +157,7 @@ class LiveLoop {
   // When the attempt went: as libcurl was about to write the request, so a burst queued
   // inside libcurl shows in the send lateness, as it is.
   void stamp_send(LiveClient& c);
+  void reject_locally(LiveClient& c);
   void finish_item(LiveClient& c, const Step& step, std::int64_t now_ns);
   void begin_stop(std::int64_t now_wall_ns);
   void abort_in_flight();

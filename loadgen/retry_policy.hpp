@@ -4,10 +4,14 @@
 #include <optional>
 #include <string_view>
 
+#include "adaptive_rate_limiter.hpp"
+#include "adaptive_throttle.hpp"
 #include "backoff.hpp"
 #include "circuit_breaker.hpp"
 #include "outcome.hpp"
 #include "retry_budget.hpp"
+#include "retry_quota.hpp"
+#include "retry_ratio_budget.hpp"
 #include "rng.hpp"
 #include "scenario.hpp"
 
@@ -18,15 +22,30 @@ struct ItemState {
   std::int64_t start_ns = 0;     // when its first send went: the deadline counts from here
   std::int64_t retries = 0;      // retries made so far
   std::int64_t previous_ns = 0;  // the last backoff delay
+  double backoff_carry = 0;      // the strategy's running value (BackoffContext::carry)
 };
 
 // A client's guards, shared by the items it works through one after another.
 struct ClientGuards {
   std::optional<RetryBudget> budget;
   std::optional<CircuitBreaker> breaker;
+  std::optional<RetryQuota> quota;
+  std::optional<AdaptiveRateLimiter> rate_limiter;
+  std::optional<AdaptiveThrottle> throttle;
+  std::optional<RetryRatioBudget> retry_ratio;
+
+  bool any() const { return budget || breaker || quota || rate_limiter || throttle || retry_ratio; }
 };
 
-enum class DeadLetterReason { kNone, kNotRetryable, kAttempts, kDeadline, kBudget };
+enum class DeadLetterReason {
+  kNone,
+  kNotRetryable,
+  kAttempts,
+  kDeadline,
+  kBudget,
+  kQuota,
+  kRetryRatio
+};
 std::string_view to_string(DeadLetterReason r);
 
 struct Step {
@@ -54,11 +73,25 @@ class RetryPolicy {
   Step on_outcome(std::int64_t now_ns, Outcome outcome, std::optional<std::int64_t> retry_after_ns,
                   ItemState& item, ClientGuards& guards, Rng& rng) const;
 
+  // When a send planned for at_ns may go: after an open breaker's cool-down and the rate
+  // limiter's token. Every send, the first of an item too, is planned through here.
+  static std::int64_t send_at(std::int64_t at_ns, ClientGuards& guards);
+
+  // Whether adaptive throttling drops the send due now on the client. The engine then
+  // answers it itself, as kRateLimited, without sending it.
+  static bool rejects_locally(std::int64_t now_ns, ClientGuards& guards, Rng& rng) {
+    return guards.throttle && guards.throttle->rejects(now_ns, rng);
+  }
+
   const Backoff& backoff() const { return backoff_; }
 
  private:
   std::int64_t delay(std::int64_t attempt, std::optional<std::int64_t> retry_after_ns,
-                     const ItemState& item, Rng& rng) const;
+                     ItemState& item, Rng& rng) const;
+  static void observe(std::int64_t now_ns, Outcome outcome, const ItemState& item,
+                      ClientGuards& guards);
+  static std::optional<DeadLetterReason> refusal(std::int64_t now_ns, Outcome outcome,
+                                                 ClientGuards& guards);
 
   Backoff backoff_;
   RetryPolicyConfig config_;

@@ -15,9 +15,10 @@ namespace {
 enum class EventKind : std::uint8_t { kSend, kAnswer };
 
 // An answer the provider is still taking its time over (service latency or a timeout).
+// Retry-After is read as whole seconds, so 8 bytes hold it.
 struct PendingAnswer {
   Outcome outcome = Outcome::kOk;
-  std::int64_t retry_after_ns = -1;
+  std::int32_t retry_after_s = -1;
 };
 
 // One client's state: exactly a cache line, so an event costs one miss into a million
@@ -26,7 +27,7 @@ struct alignas(64) SimClient {
   explicit SimClient(Rng stream) : rng(stream) {}
 
   Rng rng;
-  ItemState item;  // item.retries + 1 is the number of the item's latest send
+  ItemState item;  // item.retries + 1, less the attempts dropped on the client, is its sends
   WorkItem work{-1, 0};
   PendingAnswer answer;  // while the provider takes its time
 };
@@ -49,13 +50,14 @@ class Simulation {
         provider_(s.provider),
         workload_(s.fleet, o.shard.count),
         shared_guards_(RetryPolicy::make_guards(s.fleet)),
-        per_client_guards_(s.fleet.retry_budget || s.fleet.breaker) {}
+        per_client_guards_(shared_guards_.any()) {}
 
   Results run() {
     const auto n = static_cast<std::size_t>(scenario_.fleet.clients);
     clients_.reserve(n);
     for (std::size_t c = 0; c < n; ++c) clients_.emplace_back(make_stream(scenario_.fleet.seed, c));
     if (per_client_guards_) guards_.assign(n, shared_guards_);
+    if (scenario_.fleet.adaptive_throttle) dropped_.assign(n, 0);
     rec_.items = items_of(scenario_.fleet, options_.shard);
     for (std::uint32_t c = 0; c < n; ++c) take_next_item(c, 0);
     loop();
@@ -106,6 +108,11 @@ class Simulation {
     queue_.push(t_ns, client, static_cast<std::uint8_t>(kind));
   }
 
+  // The current item's sends so far, counting the one going now.
+  std::int64_t sends_of(std::uint32_t c) const {
+    return clients_[c].item.retries + 1 - (dropped_.empty() ? 0 : dropped_[c]);
+  }
+
   // Sharded: every client is simulated, only the shard's own are recorded.
   bool mine(std::uint32_t client) const { return options_.shard.owns(client); }
 
@@ -118,24 +125,30 @@ class Simulation {
     if (!item) return;
     clients_[c].work = *item;
     clients_[c].item = ItemState{};
+    if (!dropped_.empty()) dropped_[c] = 0;
     std::int64_t at = std::max(now_ns, item->intended_ns);
-    if (auto& b = guards(c).breaker) at = b->permit_at(at);
+    at = RetryPolicy::send_at(at, guards(c));
     schedule(c, at, EventKind::kSend);
   }
 
   void send(std::uint32_t c, std::int64_t t_ns) {
     auto& cl = clients_[c];
     if (cl.item.retries == 0) cl.item.start_ns = t_ns;
+    if (RetryPolicy::rejects_locally(t_ns, guards(c), cl.rng)) {
+      ++dropped_[c];  // dropped on the client: no send, no arrival, answered as a 429
+      return answer(c, t_ns, PendingAnswer{Outcome::kRateLimited, -1});
+    }
     const Decision d = provider_.admit(t_ns, {});
     const Outcome seen =
         d.service_ns > scenario_.fleet.timeout_ns ? Outcome::kTimeout : d.outcome();
     if (mine(c)) {
-      rec_.record_arrival(t_ns, static_cast<int>(cl.item.retries + 1), d.outcome());
+      rec_.record_arrival(t_ns, static_cast<int>(sends_of(c)), d.outcome());
       rec_.record_send(t_ns, seen);
     }
     // The client reads a delta-seconds header: whole seconds, rounded up.
     const PendingAnswer a{
-        seen, d.retry_after_ns >= 0 ? retry_after_seconds(d.retry_after_ns) * kNsPerSec : -1};
+        seen, d.retry_after_ns >= 0 ? static_cast<std::int32_t>(retry_after_seconds(d.retry_after_ns))
+                                    : -1};
     const std::int64_t wait = seen == Outcome::kTimeout ? scenario_.fleet.timeout_ns : d.service_ns;
     if (wait == 0) {
       answer(c, t_ns, a);
@@ -148,7 +161,7 @@ class Simulation {
   void answer(std::uint32_t c, std::int64_t t_ns, PendingAnswer a) {
     auto& cl = clients_[c];
     std::optional<std::int64_t> hint;
-    if (a.retry_after_ns >= 0) hint = a.retry_after_ns;
+    if (a.retry_after_s >= 0) hint = std::int64_t{a.retry_after_s} * kNsPerSec;
     const Step step = policy_.on_outcome(t_ns, a.outcome, hint, cl.item, guards(c), cl.rng);
     switch (step.kind) {
       case Step::Kind::kRetryAt:
@@ -168,7 +181,7 @@ class Simulation {
         if (mine(c)) ++rec_.dead_lettered;
         break;
     }
-    if (mine(c)) rec_.sends_per_item.record(cl.item.retries + 1);
+    if (mine(c)) rec_.sends_per_item.record(sends_of(c));
     take_next_item(c, t_ns);
   }
 
@@ -181,6 +194,8 @@ class Simulation {
   bool per_client_guards_;
   ClientArray<ClientGuards> guards_;
   ClientArray<SimClient> clients_;
+  // Per client, the current item's attempts an adaptive throttle dropped; only with one.
+  std::vector<std::int32_t> dropped_;
   EventQueue queue_;
   Recording rec_;
 };

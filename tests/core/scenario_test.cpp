@@ -69,6 +69,14 @@ constexpr const char* kEveryField = R"({
     "retry_after": "jittered",
     "retry_budget": "10,0.1",
     "breaker": "5,30s",
+    "policy": "aws-adaptive",
+    "multiplier": 1.5,
+    "randomization": 0.25,
+    "jitter": "300ms",
+    "retry_quota": "100,2,4,0.5",
+    "adaptive_rate": "off",
+    "adaptive_throttle": "1.5,30s",
+    "retry_ratio": "0.2,1m",
     "timeout": "10s",
     "seed": 7,
     "hop_delay": "5ms,1500us"
@@ -115,6 +123,14 @@ void check_every_field(const Scenario& s) {
   CHECK(f.retry_after == RetryAfterMode::kJittered);
   CHECK(f.retry_budget == RetryBudgetConfig{10, 0.1});
   CHECK(f.breaker == BreakerConfig{5, 30 * kNsPerSec});
+  CHECK(f.policy == "aws-adaptive");
+  CHECK(f.multiplier == 1.5);
+  CHECK(f.randomization == 0.25);
+  CHECK(f.jitter_ns == 300 * kNsPerMs);
+  CHECK(f.retry_quota == RetryQuotaConfig{100, 2, 4, 0.5});
+  CHECK_FALSE(f.adaptive_rate);  // the file's field overrides its preset
+  CHECK(f.adaptive_throttle == AdaptiveThrottleConfig{1.5, 30 * kNsPerSec});
+  CHECK(f.retry_ratio == RetryRatioConfig{0.2, 60 * kNsPerSec});
   CHECK(f.timeout_ns == 10 * kNsPerSec);
   CHECK(f.seed == 7);
   CHECK(f.hop_delay == HopDelay{5 * kNsPerMs, 1'500'000});
