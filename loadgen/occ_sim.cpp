@@ -43,7 +43,7 @@ class OccSimulation {
         provider_(s.provider),
         workload_(s.fleet),
         shared_guards_(RetryPolicy::make_guards(s.fleet)),
-        per_client_guards_(s.fleet.retry_budget || s.fleet.breaker) {}
+        per_client_guards_(shared_guards_.any()) {}
 
   Results run() {
     const auto n = static_cast<std::size_t>(scenario_.fleet.clients);
@@ -101,7 +101,7 @@ class OccSimulation {
     cl.cycle = OccCycle{};
     cl.sends = 0;
     std::int64_t at = std::max(now_ns, item->intended_ns);
-    if (auto& b = guards(c).breaker) at = b->permit_at(at);
+    at = RetryPolicy::send_at(at, guards(c));
     send(c, at);
   }
 
