@@ -125,8 +125,12 @@ int simulate_main(const SimulateArgs& a) {
   if (!scenario) return usage_error(scenario.error());
   auto assertions = assertions_for(*scenario, a.asserts);
   if (!assertions) return usage_error(assertions.error());
-  SimulateCommand cmd{*scenario, *assertions, a.out, report_path_for(a.report, a.out, a.no_report),
-                      0,         a.quiet,     {}};
+  SimulateCommand cmd;
+  cmd.scenario = *scenario;
+  cmd.assertions = *assertions;
+  cmd.out_path = a.out;
+  cmd.report_path = report_path_for(a.report, a.out, a.no_report);
+  cmd.quiet = a.quiet;
   if (!a.horizon.empty()) {
     auto h = positive_duration("--horizon", a.horizon);
     if (!h) return usage_error(h.error());
