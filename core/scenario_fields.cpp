@@ -7,6 +7,7 @@
 
 #include "duration.hpp"
 #include "enum_table.hpp"
+#include "http_token.hpp"
 #include "scenario.hpp"
 
 namespace stampede {
@@ -84,6 +85,15 @@ Parsed<double> parse_positive_real(const std::string& text) {
     return Parsed<double>::fail("'" + text + "' is not a positive number");
   }
   return Parsed<double>::ok(v);
+}
+
+// The client sends it and the provider looks it up: a name no HTTP message can carry would
+// match nothing, silently.
+Parsed<std::string> parse_header_name(const std::string& text) {
+  if (is_http_token(text)) return Parsed<std::string>::ok(text);
+  return Parsed<std::string>::fail("'" + text +
+                                   "' is not a header name; expected letters, digits and "
+                                   "!#$%&'*+-.^_`|~, e.g. X-Api-Key");
 }
 
 Parsed<bool> parse_on_off(const std::string& text) {
@@ -207,8 +217,7 @@ const std::vector<Field>& fields() {
        [](Scenario& s, const json& v) { return set_latency(s.provider, as_text(v)); }},
       {"provider.tenant_header",
        [](Scenario& s, const json& v) {
-         s.provider.tenant_header = as_text(v);
-         return Error{};
+         return assign(parse_header_name(as_text(v)), s.provider.tenant_header);
        }},
       {"provider.retry_after",
        [](Scenario& s, const json& v) {

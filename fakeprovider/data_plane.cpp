@@ -8,13 +8,13 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include <charconv>
 #include <chrono>
 #include <cstring>
 #include <mutex>
 #include <string_view>
 #include <thread>
 
+#include "attempt_header.hpp"
 #include "duration.hpp"
 
 namespace stampede {
@@ -48,16 +48,6 @@ std::string_view body_for(int status) {
     default:
       return kServerErrorBody;
   }
-}
-
-// X-Attempt: 1 for a first send; absent or not a positive number counts as a first send.
-int parse_attempt(const char* text) {
-  if (!text) return 1;
-  const std::string_view t(text);
-  int n = 0;
-  const auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), n);
-  if (ec != std::errc() || end != t.data() + t.size() || n < 1) return 1;
-  return n;
 }
 
 int connection_fd(MHD_Connection* c) {

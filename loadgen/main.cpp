@@ -12,6 +12,7 @@
 #include "duration.hpp"
 #include "generated/version.hpp"
 #include "html_report.hpp"
+#include "one_line.hpp"
 #include "report_command.hpp"
 #include "run_command.hpp"
 #include "scenario_clock.hpp"
@@ -65,7 +66,7 @@ Parsed<Scenario> scenario_from(const ScenarioArgs& args) {
 }
 
 int usage_error(const std::string& message) {
-  std::cerr << "loadgen: " << message << "\n";
+  std::cerr << "loadgen: " << one_line(message) << "\n";
   return kUsageError;
 }
 
