@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "duration.hpp"
 
@@ -54,7 +55,10 @@ LimitVerdict TokenBucketLimiter::try_acquire(std::int64_t now_ns) {
 }
 
 std::int64_t default_burst(const Rate& rate) {
-  return std::max<std::int64_t>(1, static_cast<std::int64_t>(std::floor(rate.per_second())));
+  // An allowance near 2^63/s has a per-second rate no int64 holds: the burst saturates.
+  const double per_second = std::floor(rate.per_second());
+  if (per_second >= 9e18) return std::numeric_limits<std::int64_t>::max();
+  return std::max<std::int64_t>(1, static_cast<std::int64_t>(per_second));
 }
 
 std::unique_ptr<Limiter> make_limiter(LimiterKind kind, const Rate& rate,

@@ -10,8 +10,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "html_report.hpp"
 #include "limiter.hpp"
 #include "provider_policy.hpp"
+#include "report_format.hpp"
 #include "results.hpp"
 #include "retry_after_header.hpp"
 #include "scenario.hpp"
@@ -112,4 +114,38 @@ TEST_CASE("the sliding window still admits its count per window, and no more") {
   CHECK(fourth.reset_ns == kSec - 100);        // until the newest, at 200, leaves it
   CHECK(limiter.try_acquire(kSec).admitted);   // the one at 0 has left
   CHECK_FALSE(limiter.try_acquire(kSec).admitted);
+}
+
+TEST_CASE("fuzz_results: summary values beyond any integer render in exponent form") {
+  // A results file's peak_ratio of 1e308 went through llround (unspecified beyond long long,
+  // LLONG_MIN here) and then negated LLONG_MIN.
+  CHECK(format_count(1e308) == "1e+308");
+  CHECK(format_count(-1e19) == "-1e+19");
+  CHECK(format_seconds(-1e308) == "-1e+308 s");
+  CHECK(format_count(1234567) == "1,234,567");  // ordinary values as before
+  auto doc = golden_results();
+  doc["summary"]["peak_ratio"] = 1e308;
+  doc["summary"]["drain_s"] = -1e308;
+  const auto r = results_from_json(doc);
+  REQUIRE(r);
+  const auto html = render_report({*r}, {"huge"});
+  CHECK(html.find("1e+308") != std::string::npos);
+}
+
+TEST_CASE("fuzz_provider_request: the default burst of a huge allowance saturates") {
+  // floor(per_second()) of 2^63-1/s is 2^63 as a double, which no int64 holds.
+  const Rate huge{std::numeric_limits<std::int64_t>::max(), kSec};
+  CHECK(default_burst(huge) == std::numeric_limits<std::int64_t>::max());
+  CHECK(default_burst(Rate{100, kSec}) == 100);
+  auto bucket = make_limiter(LimiterKind::kTokenBucket, huge, std::nullopt);
+  CHECK(bucket->try_acquire(0).admitted);
+}
+
+TEST_CASE("fuzz_results: a histogram bin too long for nanoseconds is a malformed file") {
+  auto doc = golden_results();
+  doc["histograms"]["provider_arrivals_by_outcome"]["bin_ms"] =
+      std::numeric_limits<std::int64_t>::max();
+  const auto r = results_from_json(doc);
+  REQUIRE_FALSE(r);
+  CHECK(r.error().find("bin_ms") != std::string::npos);
 }
