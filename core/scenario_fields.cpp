@@ -135,10 +135,11 @@ Parsed<BreakerConfig> parse_breaker(const std::string& text) {
 Error set_latency(ProviderConfig& p, const std::string& text) {
   const auto dash = text.find('-');
   const auto lo = parse_duration_ns(text.substr(0, dash));
-  if (!lo) return lo.error();
+  // A part of the range is quoted alone: name the whole value too ("-5ms" is "" and "5ms").
+  if (!lo) return "'" + text + "': " + lo.error();
   auto hi = lo;
   if (dash != std::string::npos) hi = parse_duration_ns(text.substr(dash + 1));
-  if (!hi) return hi.error();
+  if (!hi) return "'" + text + "': " + hi.error();
   if (*hi < *lo) return "'" + text + "': the range's end is below its start";
   p.latency_min_ns = *lo;
   p.latency_max_ns = *hi;

@@ -15,7 +15,7 @@ TEST_CASE("an admin outage as long as a duration can be ends at the end of time"
   // window ended before it began and the outage never applied.
   Provider p({"--allowance", "100/s"});
   REQUIRE(p.started());
-  const auto r = http(p.admin_port(), "POST", "/admin/outage?for=9223372036s&status=503");
+  const auto r = http(p.admin_port(), "POST", "/admin/outage?for=9223372036854775799ns&status=503");
   REQUIRE(r.status == 200);
   const auto window = nlohmann::json::parse(r.body);
   CHECK(window.at("end_ns").get<std::int64_t>() == std::numeric_limits<std::int64_t>::max());
