@@ -8,14 +8,20 @@ DEB_PACKAGES := cmake g++ pkg-config libcurl4-openssl-dev libcpp-httplib-dev lib
 # What the tests drive besides our binaries: curl and nginx as real peers, chromium to render
 # a report, python3 (+yaml) for the report checks, clang-format for fmt-check.
 TEST_PACKAGES := curl nginx chromium python3 python3-yaml clang-format
-SOURCES = $(shell find core fakeprovider loadgen reports tests bench -name '*.cpp' -o -name '*.hpp' 2>/dev/null)
+# `make fuzz` only: clang and its libFuzzer runtime.
+FUZZ_PACKAGES := clang libclang-rt-dev
+EXTRA_PACKAGES ?=
+FUZZ_SECONDS ?= 30
+FUZZ_TARGETS := fuzz_scenario fuzz_duration fuzz_rate fuzz_assertion fuzz_retry_after \
+                fuzz_results fuzz_provider_request
+SOURCES = $(shell find core fakeprovider loadgen reports tests bench fuzz -name '*.cpp' -o -name '*.hpp' 2>/dev/null)
 
-.PHONY: all deps build test test-long test-acceptance asan tsan fmt fmt-check demo golden bench clean
+.PHONY: all deps build test test-long test-acceptance asan tsan fuzz fmt fmt-check demo golden bench clean
 
 all: build
 
 deps:
-	@missing=""; for p in $(DEB_PACKAGES) $(TEST_PACKAGES); do \
+	@missing=""; for p in $(DEB_PACKAGES) $(TEST_PACKAGES) $(EXTRA_PACKAGES); do \
 	  dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then \
 	  echo "installing:$$missing"; \
@@ -49,6 +55,14 @@ asan:
 tsan:
 	$(MAKE) test BUILD=build-tsan CMAKE_FLAGS="-DCMAKE_BUILD_TYPE=RelWithDebInfo -DSTAMPEDE_SANITIZE=thread"
 
+# Each libFuzzer target (fuzz/) for FUZZ_SECONDS on its committed corpus; exits 1 on a finding.
+fuzz:
+	$(MAKE) deps EXTRA_PACKAGES="$(FUZZ_PACKAGES)"
+	cmake -S . -B build-fuzz -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	  -DSTAMPEDE_SANITIZE=address,undefined -DSTAMPEDE_FUZZ=ON -DBUILD_TESTING=OFF >/dev/null
+	cmake --build build-fuzz -j $(JOBS) --target fuzzers
+	fuzz/run.sh build-fuzz $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+
 fmt:
 	@clang-format -i $(SOURCES)
 
@@ -65,4 +79,4 @@ bench: build
 	bench/sim/run.sh $(BUILD)
 
 clean:
-	rm -rf build build-asan build-tsan
+	rm -rf build build-asan build-tsan build-fuzz

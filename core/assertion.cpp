@@ -2,6 +2,7 @@
 
 #include <array>
 #include <cctype>
+#include <cmath>
 #include <cstdlib>
 
 namespace stampede {
@@ -55,6 +56,8 @@ Parsed<Assertion> parse_assertion(std::string_view text) {
     a.rhs_value = std::strtod(rhs.c_str(), &end);
     if (end != rhs.c_str() + rhs.size())
       return fail("'" + rhs + "' is neither a number nor a metric");
+    // strtod also reads "nan" and "1e999": a comparison with them holds never or always.
+    if (!std::isfinite(a.rhs_value)) return fail("'" + rhs + "' is not a finite number");
     return Parsed<Assertion>::ok(a);
   }
   return fail("no comparison operator");

@@ -54,8 +54,8 @@ nlohmann::json BinnedCounts::to_json(const std::vector<std::string>& label_names
 BinnedCounts BinnedCounts::from_json(const nlohmann::json& j) {
   const auto bin_ms = j.at("bin_ms").get<std::int64_t>();
   const auto labels = j.at("labels").size();
-  if (bin_ms <= 0 || labels == 0)
-    throw std::invalid_argument("histogram needs bin_ms > 0 and labels");
+  if (bin_ms <= 0 || bin_ms > std::numeric_limits<std::int64_t>::max() / kNsPerMs || labels == 0)
+    throw std::invalid_argument("histogram needs bin_ms > 0 (in nanoseconds an int64) and labels");
   BinnedCounts counts(bin_ms * kNsPerMs, labels);
   const auto& rows = j.at("counts");
   counts.counts_.reserve(rows.size() * labels);

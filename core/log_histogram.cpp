@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 
 #include <nlohmann/json.hpp>
@@ -80,6 +81,8 @@ LogHistogram LogHistogram::from_json(const nlohmann::json& j) {
     if (lower < 0 || n < 0) throw std::invalid_argument("negative histogram bucket");
     const auto b = bucket_of(lower);
     if (b >= h.buckets_.size()) h.buckets_.resize(b + 1, 0);
+    if (h.buckets_[b] > std::numeric_limits<std::int64_t>::max() - n)
+      throw std::invalid_argument("histogram bucket count overflows");
     h.buckets_[b] += n;
   }
   h.count_ = j.at("count").get<std::int64_t>();

@@ -40,7 +40,9 @@ std::string format_windowed(double x, std::int64_t window_ns) {
 std::int64_t FleetConfig::item_count() const {
   if (items) return *items;
   if (workload == WorkloadKind::kSteady && rate && duration_ns) {
-    return static_cast<std::int64_t>(std::floor(rate->per_second() * ns_to_s(*duration_ns)));
+    // Both may be huge: saturate rather than convert a double no integer holds.
+    const double n = std::floor(rate->per_second() * ns_to_s(*duration_ns));
+    return n <= static_cast<double>(kMaxItems) ? static_cast<std::int64_t>(n) : kMaxItems + 1;
   }
   return clients;
 }
@@ -89,7 +91,7 @@ Parsed<Scenario> build_scenario(const std::string& path,
     if (auto error = set_field(s, o.field, o.value)) return Parsed<Scenario>::fail(*error);
   }
   std::string errors;
-  for (const auto& e : validate(s)) errors += (errors.empty() ? "" : "\n") + e;
+  for (const auto& e : validate(s)) errors += (errors.empty() ? "" : "; ") + e;
   if (!errors.empty()) return Parsed<Scenario>::fail(errors);
   return Parsed<Scenario>::ok(std::move(s));
 }
@@ -192,6 +194,8 @@ std::vector<std::string> validate(const Scenario& s) {
     need(!f.rate, "fleet.rate: only the steady workload takes a rate; use --workload steady");
   }
   need(f.item_count() > 0, "fleet.items: the workload creates no items; give at least 1");
+  need(f.item_count() <= kMaxItems, "fleet.items: at most " + std::to_string(kMaxItems) +
+                                        " (a steady workload makes rate x duration)");
   if (p.burst) need(*p.burst > 0, "provider.burst: must be at least 1");
   need(p.latency_min_ns >= 0 && p.latency_max_ns >= p.latency_min_ns,
        "provider.latency: must be a duration >= 0 or a range LOW-HIGH");

@@ -104,6 +104,9 @@ struct RetryRatioConfig {
   bool operator==(const RetryRatioConfig&) const = default;
 };
 
+// Items a workload may create: a run is bounded in count, whatever its rate and duration.
+inline constexpr std::int64_t kMaxItems = 10'000'000'000;
+
 struct FleetConfig {
   std::int64_t clients = 100;
   WorkloadKind workload = WorkloadKind::kStorm;
@@ -157,7 +160,7 @@ nlohmann::json to_json(const Scenario& s);
 
 // A scenario file (or the defaults when the path is empty), then flag overrides in order,
 // then validate(): the one way every binary builds its scenario. The error is every problem,
-// one per line.
+// on one line, separated by "; ".
 struct FieldOverride {
   std::string field;
   nlohmann::json value;

@@ -9,6 +9,7 @@
 
 #include "duration.hpp"
 #include "enum_table.hpp"
+#include "http_token.hpp"
 #include "policy_presets.hpp"
 #include "scenario.hpp"
 
@@ -94,6 +95,15 @@ Parsed<double> parse_positive_real(const std::string& text) {
     return Parsed<double>::fail("'" + text + "' is not a positive number");
   }
   return Parsed<double>::ok(v);
+}
+
+// The client sends it and the provider looks it up: a name no HTTP message can carry would
+// match nothing, silently.
+Parsed<std::string> parse_header_name(const std::string& text) {
+  if (is_http_token(text)) return Parsed<std::string>::ok(text);
+  return Parsed<std::string>::fail("'" + text +
+                                   "' is not a header name; expected letters, digits and "
+                                   "!#$%&'*+-.^_`|~, e.g. X-Api-Key");
 }
 
 Parsed<bool> parse_on_off(const std::string& text) {
@@ -190,10 +200,11 @@ Parsed<Config> parse_windowed(const std::string& text, bool fraction, const char
 Error set_latency(ProviderConfig& p, const std::string& text) {
   const auto dash = text.find('-');
   const auto lo = parse_duration_ns(text.substr(0, dash));
-  if (!lo) return lo.error();
+  // A part of the range is quoted alone: name the whole value too ("-5ms" is "" and "5ms").
+  if (!lo) return "'" + text + "': " + lo.error();
   auto hi = lo;
   if (dash != std::string::npos) hi = parse_duration_ns(text.substr(dash + 1));
-  if (!hi) return hi.error();
+  if (!hi) return "'" + text + "': " + hi.error();
   if (*hi < *lo) return "'" + text + "': the range's end is below its start";
   p.latency_min_ns = *lo;
   p.latency_max_ns = *hi;
@@ -272,8 +283,7 @@ const std::vector<Field>& fields() {
        [](Scenario& s, const json& v) { return set_latency(s.provider, as_text(v)); }},
       {"provider.tenant_header",
        [](Scenario& s, const json& v) {
-         s.provider.tenant_header = as_text(v);
-         return Error{};
+         return assign(parse_header_name(as_text(v)), s.provider.tenant_header);
        }},
       {"provider.retry_after",
        [](Scenario& s, const json& v) {

@@ -4,14 +4,16 @@
 
 #include <chrono>
 
+#include "constant_time.hpp"
 #include "duration.hpp"
+#include "json_text.hpp"
 
 namespace stampede {
 namespace {
 
 void json_reply(httplib::Response& res, int status, const nlohmann::json& body) {
   res.status = status;
-  res.set_content(body.dump() + "\n", "application/json");
+  res.set_content(json_text(body) + "\n", "application/json");
 }
 
 void error_reply(httplib::Response& res, int status, const std::string& message) {
@@ -33,18 +35,6 @@ httplib::Server::HandlerWithContentReader skipping_body(PostHandler handler) {
 }
 
 }  // namespace
-
-bool constant_time_equal(const std::string& a, const std::string& b) {
-  // The length is not secret; the bytes are compared in full whatever they hold.
-  unsigned char diff = a.size() == b.size() ? 0 : 1;
-  const std::size_t n = std::max(a.size(), b.size());
-  for (std::size_t i = 0; i < n; ++i) {
-    const unsigned char x = i < a.size() ? static_cast<unsigned char>(a[i]) : 0;
-    const unsigned char y = i < b.size() ? static_cast<unsigned char>(b[i]) : 0;
-    diff |= static_cast<unsigned char>(x ^ y);
-  }
-  return diff == 0;
-}
 
 AdminApi::AdminApi(const AdminConfig& config, LockedProvider& provider)
     : config_(config), provider_(provider), server_(std::make_unique<httplib::Server>()) {}

@@ -45,7 +45,4 @@ class AdminApi {
   int port_ = 0;
 };
 
-// Equal strings, in a time that does not depend on where they first differ.
-bool constant_time_equal(const std::string& a, const std::string& b);
-
 }  // namespace stampede

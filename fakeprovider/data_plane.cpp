@@ -12,7 +12,6 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <charconv>
 #include <chrono>
 #include <cstring>
 #include <iostream>
@@ -21,6 +20,7 @@
 #include <thread>
 #include <unordered_set>
 
+#include "attempt_header.hpp"
 #include "duration.hpp"
 
 namespace stampede {
@@ -69,16 +69,6 @@ std::string row_body(int status, std::int64_t version) {
       return R"({"type":"error","error":{"type":"precondition_required","message":"PUT /row needs If-Match with the version read"},"version":)" +
              v + "}";
   }
-}
-
-// X-Attempt: 1 for a first send; absent or not a positive number counts as a first send.
-int parse_attempt(const char* text) {
-  if (!text) return 1;
-  const std::string_view t(text);
-  int n = 0;
-  const auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), n);
-  if (ec != std::errc() || end != t.data() + t.size() || n < 1) return 1;
-  return n;
 }
 
 int connection_fd(MHD_Connection* c) {

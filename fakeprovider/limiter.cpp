@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "duration.hpp"
 
@@ -21,24 +22,19 @@ LimitVerdict FixedWindowLimiter::try_acquire(std::int64_t now_ns) {
   return {false, reset, rate_.count, 0, reset};
 }
 
-SlidingWindowLimiter::SlidingWindowLimiter(Rate rate)
-    : rate_(rate), ring_(std::make_unique<std::int64_t[]>(static_cast<std::size_t>(rate.count))) {}
-
 LimitVerdict SlidingWindowLimiter::try_acquire(std::int64_t now_ns) {
   // An admission at t counts for [t, t + window).
-  while (size_ > 0 && ring_[head_] + rate_.window_ns <= now_ns) {
-    head_ = (head_ + 1) % rate_.count;
-    --size_;
+  while (!admitted_.empty() && admitted_.front() + rate_.window_ns <= now_ns) {
+    admitted_.pop_front();
   }
-  if (size_ < rate_.count) {
-    ring_[(head_ + size_) % rate_.count] = now_ns;
-    ++size_;
-    const std::int64_t reset = ring_[head_] + rate_.window_ns - now_ns;
-    return {true, 0, rate_.count, rate_.count - size_, reset};
+  const auto used = static_cast<std::int64_t>(admitted_.size());
+  if (used < rate_.count) {
+    admitted_.push_back(now_ns);
+    const std::int64_t reset = admitted_.front() + rate_.window_ns - now_ns;
+    return {true, 0, rate_.count, rate_.count - used - 1, reset};
   }
-  const std::int64_t wait = ring_[head_] + rate_.window_ns - now_ns;
-  const std::int64_t newest = ring_[(head_ + size_ - 1) % rate_.count];
-  return {false, wait, rate_.count, 0, newest + rate_.window_ns - now_ns};
+  const std::int64_t wait = admitted_.front() + rate_.window_ns - now_ns;
+  return {false, wait, rate_.count, 0, admitted_.back() + rate_.window_ns - now_ns};
 }
 
 LimitVerdict TokenBucketLimiter::try_acquire(std::int64_t now_ns) {
@@ -59,7 +55,10 @@ LimitVerdict TokenBucketLimiter::try_acquire(std::int64_t now_ns) {
 }
 
 std::int64_t default_burst(const Rate& rate) {
-  return std::max<std::int64_t>(1, static_cast<std::int64_t>(std::floor(rate.per_second())));
+  // An allowance near 2^63/s has a per-second rate no int64 holds: the burst saturates.
+  const double per_second = std::floor(rate.per_second());
+  if (per_second >= 9e18) return std::numeric_limits<std::int64_t>::max();
+  return std::max<std::int64_t>(1, static_cast<std::int64_t>(per_second));
 }
 
 std::unique_ptr<Limiter> make_limiter(LimiterKind kind, const Rate& rate,

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <optional>
 
@@ -37,17 +38,18 @@ class FixedWindowLimiter final : public Limiter {
   std::int64_t used_ = 0;
 };
 
-// An exact sliding log: no window of the rate's length ever holds more than its count.
+// An exact sliding log: no window of the rate's length ever holds more than its count. The
+// log holds the admissions of the last window only, so it grows with the traffic admitted,
+// not with the count: an allowance of 10^12/h costs nothing until requests come, and each
+// new tenant a client invents costs a few bytes.
 class SlidingWindowLimiter final : public Limiter {
  public:
-  explicit SlidingWindowLimiter(Rate rate);
+  explicit SlidingWindowLimiter(Rate rate) : rate_(rate) {}
   LimitVerdict try_acquire(std::int64_t now_ns) override;
 
  private:
   Rate rate_;
-  std::unique_ptr<std::int64_t[]> ring_;  // admission times, oldest at head_
-  std::int64_t head_ = 0;
-  std::int64_t size_ = 0;
+  std::deque<std::int64_t> admitted_;  // admission times, oldest first
 };
 
 // GCRA, the token bucket's exact integer form: at most burst + rate * t in any span t.

@@ -1,6 +1,7 @@
 #include "locked_provider.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <mutex>
 
 namespace stampede {
@@ -63,7 +64,11 @@ void LockedProvider::reset() {
 OutageWindow LockedProvider::start_outage(std::int64_t duration_ns, OutageAction action) {
   std::lock_guard lock(mu_);
   const std::int64_t now_ns = std::max(clock_.now_ns(), last_t_ns_);
-  const OutageWindow w{now_ns, now_ns + duration_ns, action};
+  // POST /admin/outage?for=292y is a valid duration: it ends at the end of time, not before t=0.
+  const std::int64_t end_ns = duration_ns > std::numeric_limits<std::int64_t>::max() - now_ns
+                                  ? std::numeric_limits<std::int64_t>::max()
+                                  : now_ns + duration_ns;
+  const OutageWindow w{now_ns, end_ns, action};
   policy_.add_outage(w);
   return w;
 }

@@ -15,8 +15,10 @@
 #include "data_plane.hpp"
 #include "duration.hpp"
 #include "generated/version.hpp"
+#include "json_text.hpp"
 #include "listen_address.hpp"
 #include "locked_provider.hpp"
+#include "one_line.hpp"
 #include "results.hpp"
 #include "scenario_clock.hpp"
 #include "scenario_flags.hpp"
@@ -64,7 +66,7 @@ Parsed<Scenario> scenario_from(const Args& args) {
 }
 
 int fail(int code, const std::string& message) {
-  std::cerr << "fakeprovider: " << message << "\n";
+  std::cerr << "fakeprovider: " << one_line(message) << "\n";
   return code;
 }
 
@@ -180,7 +182,7 @@ int serve(const Args& args) {
   }
   const auto stats = provider.stats_json();
   if (!args.stats_out.empty()) {
-    if (auto e = write_file_atomically(args.stats_out, stats.dump() + "\n")) {
+    if (auto e = write_file_atomically(args.stats_out, json_text(stats) + "\n")) {
       code = fail(kRuntimeError, "--stats-out: " + *e);
     }
   }

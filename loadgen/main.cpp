@@ -14,6 +14,7 @@
 #include "generated/version.hpp"
 #include "html_report.hpp"
 #include "merge_command.hpp"
+#include "one_line.hpp"
 #include "report_command.hpp"
 #include "run_command.hpp"
 #include "scenario_clock.hpp"
@@ -59,7 +60,7 @@ Parsed<Scenario> scenario_from(const ScenarioArgs& args) {
 }
 
 int usage_error(const std::string& message) {
-  std::cerr << "loadgen: " << message << "\n";
+  std::cerr << "loadgen: " << one_line(message) << "\n";
   return kUsageError;
 }
 

@@ -158,19 +158,22 @@ std::optional<std::int64_t> parse_http_date(std::string_view text) {
 }
 
 std::optional<RetryAfterHint> parse_retry_after(std::string_view value, std::int64_t now_epoch_ns) {
+  // A huge delta saturates rather than wraps: it still means "not for a very long time".
+  constexpr std::int64_t kMaxSeconds = std::numeric_limits<std::int64_t>::max() / kNsPerSecond;
   value = trim(value);
   if (value.empty()) return std::nullopt;
   if (std::all_of(value.begin(), value.end(), [](char ch) { return ch >= '0' && ch <= '9'; })) {
-    // A huge delta saturates rather than wraps: it still means "not for a very long time".
-    constexpr std::int64_t kMaxSeconds = std::numeric_limits<std::int64_t>::max() / kNsPerSecond;
     std::int64_t seconds = 0;
     for (const char ch : value) seconds = std::min(kMaxSeconds, seconds * 10 + (ch - '0'));
     return RetryAfterHint{seconds * kNsPerSecond, false};
   }
   const auto epoch_s = parse_http_date(value);
   if (!epoch_s) return std::nullopt;
-  const std::int64_t delay = *epoch_s * kNsPerSecond - now_epoch_ns;
-  return RetryAfterHint{std::max<std::int64_t>(0, delay), true};
+  // So does a date: years up to 9999 are valid HTTP-dates, but nanoseconds since the epoch
+  // end in 2262. Wide arithmetic, then the same bound as a delta.
+  const __int128 delay = static_cast<__int128>(*epoch_s) * kNsPerSecond - now_epoch_ns;
+  const auto bounded = std::clamp<__int128>(delay, 0, kMaxSeconds * kNsPerSecond);
+  return RetryAfterHint{static_cast<std::int64_t>(bounded), true};
 }
 
 }  // namespace stampede

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "html_report.hpp"
+#include "one_line.hpp"
 #include "results.hpp"
 
 namespace stampede {
@@ -15,7 +16,7 @@ constexpr int kBadInput = 2;
 constexpr int kCannotWrite = 3;
 
 int bad_input(const std::string& message) {
-  std::cerr << "loadgen report: " << message << "\n";
+  std::cerr << "loadgen report: " << one_line(message) << "\n";
   return kBadInput;
 }
 

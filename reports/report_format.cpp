@@ -22,10 +22,15 @@ std::string grouped(long long n) {
   return n < 0 ? "-" + out : out;
 }
 
+// Beyond this llround's result is unspecified: such a value (a results file can hold any)
+// is printed in exponent form instead.
+constexpr double kLargestGrouped = 9e18;
+
 }  // namespace
 
 std::string format_count(double v) {
   if (!std::isfinite(v)) return "-";
+  if (std::fabs(v) >= kLargestGrouped) return printf_string("%.3g", v);
   if (v == std::round(v) && std::fabs(v) < 1e15) return grouped(std::llround(v));
   if (std::fabs(v) >= 1000) return grouped(std::llround(v));
   return printf_string("%.3g", v);
@@ -41,6 +46,7 @@ std::string format_tick(double v) {
 std::string format_seconds(double s) {
   if (!std::isfinite(s)) return "-";
   if (s != 0 && std::fabs(s) < 1) return printf_string("%.3g ms", s * 1000);
+  if (std::fabs(s) >= kLargestGrouped) return printf_string("%.3g s", s);
   if (std::fabs(s) >= 1000) return grouped(std::llround(s)) + " s";
   return printf_string("%.3g s", s);
 }

@@ -5,10 +5,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <chrono>
+#include <csignal>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
+#include <thread>
 
 extern char** environ;
 
@@ -47,7 +51,29 @@ std::vector<std::string> lines(const std::string& text) {
   return out;
 }
 
-ProcessResult run_binary(const std::string& name, const std::vector<std::string>& args) {
+namespace {
+
+// The child's wait status; with a bound, SIGKILL once it has passed.
+int wait_for(pid_t pid, int bound_s) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(bound_s);
+  int status = 0;
+  for (;;) {
+    const pid_t done = waitpid(pid, &status, bound_s > 0 ? WNOHANG : 0);
+    if (done == pid) return status;
+    if (done < 0 && errno != EINTR) throw std::runtime_error("waitpid failed");
+    if (bound_s > 0 && std::chrono::steady_clock::now() > deadline) {
+      kill(pid, SIGKILL);
+      bound_s = 0;  // and reap it
+    } else if (done == 0) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+  }
+}
+
+}  // namespace
+
+ProcessResult run_binary(const std::string& name, const std::vector<std::string>& args,
+                         int bound_s) {
   const TempDir io;
   const std::string binary = std::string(STAMPEDE_BIN_DIR) + "/" + name;
   const std::string out_path = io.file("stdout");
@@ -69,10 +95,7 @@ ProcessResult run_binary(const std::string& name, const std::vector<std::string>
   const int rc = posix_spawn(&pid, binary.c_str(), &actions, nullptr, argv.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
   if (rc != 0) throw std::runtime_error("cannot start " + binary);
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0) {
-    if (errno != EINTR) throw std::runtime_error("waitpid failed");
-  }
+  const int status = wait_for(pid, bound_s);
   ProcessResult r;
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   r.out = read_file(out_path);

@@ -29,8 +29,11 @@ class TempDir {
 };
 
 // Runs a binary from STAMPEDE_BIN_DIR with these arguments and waits for it; stdout and
-// stderr go to files, so neither can fill a pipe and block it.
-ProcessResult run_binary(const std::string& name, const std::vector<std::string>& args);
+// stderr go to files, so neither can fill a pipe and block it. With a bound, a process still
+// running after bound_s seconds (a server that accepted what it should have refused) is
+// killed and reported with exit_code -1, so the test fails instead of hanging.
+ProcessResult run_binary(const std::string& name, const std::vector<std::string>& args,
+                         int bound_s = 0);
 
 std::string read_file(const std::string& path);
 

@@ -1,0 +1,86 @@
+// The provider's request handling without the sockets: a scenario the binary would accept,
+// then a series of requests whose tenant, X-Attempt and X-Client-Id headers and arrival times
+// are whatever a client sends, with admin resets and outages between them. Each request is
+// decided as the data plane decides it (parse_attempt, LockedProvider::admit), and every
+// admin answer that carries those header values is built: the stats JSON, the Prometheus page
+// and the arrival CSV.
+#include <fuzzer/FuzzedDataProvider.h>
+
+#include <cstdint>
+#include <cstdlib>
+#include <string>
+
+#include "attempt_header.hpp"
+#include "json_text.hpp"
+#include "locked_provider.hpp"
+#include "scenario.hpp"
+
+namespace {
+
+using namespace stampede;
+
+constexpr std::int64_t kSecond = 1'000'000'000;
+
+Rate some_rate(FuzzedDataProvider& in) {
+  constexpr std::int64_t kWindows[] = {kSecond, 60 * kSecond, 3600 * kSecond};
+  return Rate{in.ConsumeIntegralInRange<std::int64_t>(1, INT64_MAX), in.PickValueInArray(kWindows)};
+}
+
+Scenario some_scenario(FuzzedDataProvider& in) {
+  Scenario s;
+  auto& p = s.provider;
+  if (in.ConsumeBool()) p.allowance = some_rate(in);
+  p.limiter = static_cast<LimiterKind>(in.ConsumeIntegralInRange(0, 2));
+  if (in.ConsumeBool()) p.burst = in.ConsumeIntegral<std::int64_t>();
+  if (in.ConsumeBool()) p.capacity = some_rate(in);
+  if (in.ConsumeBool()) {
+    const auto start = in.ConsumeIntegralInRange<std::int64_t>(0, INT64_MAX);
+    const auto end = in.ConsumeIntegralInRange<std::int64_t>(0, INT64_MAX);
+    p.outages.push_back({start, end, static_cast<OutageAction>(in.ConsumeIntegralInRange(0, 3))});
+  }
+  p.error_rate = in.ConsumeProbability<double>() * in.ConsumeBool();
+  p.latency_min_ns = in.ConsumeIntegral<std::int64_t>();
+  p.latency_max_ns = in.ConsumeIntegral<std::int64_t>();
+  p.retry_after = in.ConsumeBool();
+  p.ratelimit_headers = static_cast<RateLimitHeaders>(in.ConsumeIntegralInRange(0, 2));
+  p.seed = in.ConsumeIntegral<std::uint64_t>();
+  return s;
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  FuzzedDataProvider in(data, size);
+  const Scenario s = some_scenario(in);
+  if (!validate(s).empty()) return 0;  // the binary refuses it before serving
+  LockedProvider provider({s.provider, 1.0, kSecond, /*keep_log=*/true, /*threads=*/2});
+  std::int64_t seen_ns = ScenarioClock::steady_ns();
+  while (in.remaining_bytes() > 0) {
+    switch (in.ConsumeIntegralInRange(0, 9)) {
+      case 0:
+        provider.reset();
+        break;
+      case 1:
+        provider.start_outage(in.ConsumeIntegralInRange<std::int64_t>(1, INT64_MAX),
+                              static_cast<OutageAction>(in.ConsumeIntegralInRange(0, 3)));
+        break;
+      default: {
+        // Headers arrive as C strings: libmicrohttpd ends each value at its first NUL.
+        const std::string tenant = in.ConsumeRandomLengthString(64);
+        const std::string attempt = in.ConsumeRandomLengthString(24);
+        const std::string client_id = in.ConsumeRandomLengthString(64);
+        seen_ns += in.ConsumeIntegralInRange<std::int64_t>(0, 10 * kSecond);
+        const auto admission = provider.admit(
+            in.ConsumeIntegralInRange<std::size_t>(0, 3), seen_ns, tenant.c_str(),
+            parse_attempt(in.ConsumeBool() ? attempt.c_str() : nullptr), client_id.c_str());
+        const auto& d = admission.decision;
+        if (d.retry_after_ns >= 0 && retry_after_seconds(d.retry_after_ns) < 1) std::abort();
+      }
+    }
+  }
+  // What GET /admin/stats and --stats-out write.
+  json_text(provider.stats_json());
+  provider.metrics_text();
+  provider.arrivals_csv();
+  return 0;
+}
