@@ -142,8 +142,9 @@ int simulate_main(const SimulateArgs& a) {
   if (!shard) return usage_error(shard.error());
   cmd.shard = *shard;
   if (cmd.shard.sharded() && (cmd.trials > 1 || cmd.scenario.provider.mode == ProviderMode::kOcc))
-    return usage_error("--shard: a sharded simulation takes one trial of the plain mode; drop "
-                       "--trials or --mode occ, or run unsharded");
+    return usage_error(
+        "--shard: a sharded simulation takes one trial of the plain mode; drop "
+        "--trials or --mode occ, or run unsharded");
   return run_simulate_command(cmd);
 }
 

@@ -146,9 +146,9 @@ class Simulation {
       rec_.record_send(t_ns, seen);
     }
     // The client reads a delta-seconds header: whole seconds, rounded up.
-    const PendingAnswer a{
-        seen, d.retry_after_ns >= 0 ? static_cast<std::int32_t>(retry_after_seconds(d.retry_after_ns))
-                                    : -1};
+    const PendingAnswer a{seen, d.retry_after_ns >= 0 ? static_cast<std::int32_t>(
+                                                            retry_after_seconds(d.retry_after_ns))
+                                                      : -1};
     const std::int64_t wait = seen == Outcome::kTimeout ? scenario_.fleet.timeout_ns : d.service_ns;
     if (wait == 0) {
       answer(c, t_ns, a);
