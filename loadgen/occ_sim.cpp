@@ -1,6 +1,5 @@
 #include "occ_sim.hpp"
 
-#include <chrono>
 #include <cmath>
 #include <numbers>
 #include <vector>
@@ -53,20 +52,12 @@ class OccSimulation {
     rec_.items = workload_.total();
     for (std::uint32_t c = 0; c < n; ++c) take_next_item(c, 0);
     loop();
-    rec_.unfinished = rec_.items - rec_.delivered - rec_.dead_lettered;
-    Results r;
-    r.engine = "simulate";
-    r.scenario = scenario_;
-    r.provider_side = true;
-    r.summary = summarize(rec_, scenario_.provider, true);
-    r.recording = std::move(rec_);
-    return r;
+    return simulation_results(scenario_, std::move(rec_));
   }
 
  private:
   void loop() {
-    auto last_report = std::chrono::steady_clock::now();
-    std::int64_t events = 0;
+    SimProgressTicker progress(options_);
     while (!queue_.empty()) {
       const TimedEvent e = queue_.top();
       if (e.t_ns > options_.horizon_ns) break;
@@ -76,14 +67,7 @@ class OccSimulation {
       } else {
         answered(e.client, e.t_ns);
       }
-      if (options_.progress && (++events & 0xFFFF) == 0) {
-        const auto now = std::chrono::steady_clock::now();
-        if (now - last_report >= std::chrono::seconds(1)) {
-          last_report = now;
-          options_.progress(
-              {e.t_ns, rec_.requests, rec_.delivered + rec_.dead_lettered, rec_.items});
-        }
-      }
+      progress.tick(e.t_ns, rec_);
     }
   }
 

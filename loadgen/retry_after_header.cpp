@@ -4,6 +4,8 @@
 #include <array>
 #include <limits>
 
+#include "civil_date.hpp"
+
 namespace stampede {
 namespace {
 
@@ -56,16 +58,6 @@ class Cursor {
  private:
   std::string_view s_;
 };
-
-// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's days_from_civil).
-std::int64_t days_from_civil(std::int64_t y, unsigned m, unsigned d) {
-  y -= m <= 2;
-  const std::int64_t era = (y >= 0 ? y : y - 399) / 400;
-  const auto yoe = static_cast<unsigned>(y - era * 400);
-  const unsigned doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-  const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-  return era * 146097 + static_cast<std::int64_t>(doe) - 719468;
-}
 
 struct DateParts {
   int year = 0, month = 0, day = 0, hour = 0, minute = 0, second = 0;

@@ -7,6 +7,8 @@
 #include <cstdlib>
 #include <limits>
 
+#include "civil_date.hpp"
+
 namespace stampede {
 namespace {
 
@@ -31,16 +33,6 @@ std::optional<std::int64_t> fraction_ns(std::string_view digits) {
     ns += (c - '0') * scale;
   }
   return ns;
-}
-
-// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's days_from_civil).
-std::int64_t days_from_civil(std::int64_t y, unsigned m, unsigned d) {
-  y -= m <= 2;
-  const std::int64_t era = (y >= 0 ? y : y - 399) / 400;
-  const auto yoe = static_cast<unsigned>(y - era * 400);
-  const unsigned doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-  const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-  return era * 146097 + static_cast<std::int64_t>(doe) - 719468;
 }
 
 // "2026-01-01T00:00:00[.fff](Z|+hh:mm|-hh:mm)"

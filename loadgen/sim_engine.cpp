@@ -1,6 +1,5 @@
 #include "sim_engine.hpp"
 
-#include <chrono>
 #include <vector>
 
 #include "event_queue.hpp"
@@ -61,20 +60,12 @@ class Simulation {
     rec_.items = items_of(scenario_.fleet, options_.shard);
     for (std::uint32_t c = 0; c < n; ++c) take_next_item(c, 0);
     loop();
-    rec_.unfinished = rec_.items - rec_.delivered - rec_.dead_lettered;
-    Results r;
-    r.engine = "simulate";
-    r.scenario = scenario_;
-    r.provider_side = true;
-    r.summary = summarize(rec_, scenario_.provider, true);
-    r.recording = std::move(rec_);
-    return r;
+    return simulation_results(scenario_, std::move(rec_));
   }
 
  private:
   void loop() {
-    auto last_report = std::chrono::steady_clock::now();
-    std::int64_t events = 0;
+    SimProgressTicker progress(options_);
     while (!queue_.empty()) {
       // A bucket just opened: fetch for its first events together, not one miss after another.
       if (queue_.at_bucket_start()) {
@@ -89,14 +80,7 @@ class Simulation {
       } else {
         answer(e.client, e.t_ns, clients_[e.client].answer);
       }
-      if (options_.progress && (++events & 0xFFFF) == 0) {
-        const auto now = std::chrono::steady_clock::now();
-        if (now - last_report >= std::chrono::seconds(1)) {
-          last_report = now;
-          options_.progress(
-              {e.t_ns, rec_.requests, rec_.delivered + rec_.dead_lettered, rec_.items});
-        }
-      }
+      progress.tick(e.t_ns, rec_);
     }
   }
 
@@ -201,6 +185,17 @@ class Simulation {
 };
 
 }  // namespace
+
+Results simulation_results(const Scenario& scenario, Recording rec) {
+  rec.unfinished = rec.items - rec.delivered - rec.dead_lettered;
+  Results r;
+  r.engine = "simulate";
+  r.scenario = scenario;
+  r.provider_side = true;
+  r.summary = summarize(rec, scenario.provider, true);
+  r.recording = std::move(rec);
+  return r;
+}
 
 Results simulate(const Scenario& scenario, const SimOptions& options) {
   return Simulation(scenario, options).run();
