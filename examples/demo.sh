@@ -4,7 +4,7 @@
 # comparing them.
 set -euo pipefail
 build=${1:-build}
-scale=${SCALE:-0.05}
+scale=${SCALE:-0.1}
 bin="$build/bin"
 out=reports/out
 mkdir -p "$out"
