@@ -23,7 +23,9 @@ namespace live_test {
 namespace {
 
 const std::string kBinDir = STAMPEDE_BIN_DIR;
-constexpr int kLoadgenTimeoutMs = 60'000;  // a safety net: every run bounds itself far sooner
+// A safety net, generous for sanitizer builds on a loaded machine: every run bounds itself
+// far sooner.
+constexpr int kLoadgenTimeoutMs = 180'000;
 
 }  // namespace
 
