@@ -4,10 +4,11 @@ BUILD ?= build
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 DEB_PACKAGES := cmake g++ pkg-config libcurl4-openssl-dev libcpp-httplib-dev libmicrohttpd-dev \
-                libcli11-dev nlohmann-json3-dev doctest-dev
+                libcli11-dev nlohmann-json3-dev doctest-dev libhiredis-dev
 # What the tests drive besides our binaries: curl and nginx as real peers, chromium to render
-# a report, python3 (+yaml) for the report checks, clang-format for fmt-check.
-TEST_PACKAGES := curl nginx chromium python3 python3-yaml clang-format
+# a report, python3 (+yaml) for the report checks, clang-format for fmt-check, redis-server
+# for the replicas sharing one allowance (fakeprovider --store).
+TEST_PACKAGES := curl nginx chromium python3 python3-yaml clang-format redis-server
 # `make fuzz` only: clang and its libFuzzer runtime.
 FUZZ_PACKAGES := clang libclang-rt-dev
 EXTRA_PACKAGES ?=

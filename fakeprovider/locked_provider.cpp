@@ -1,13 +1,30 @@
 #include "locked_provider.hpp"
 
 #include <algorithm>
+#include <chrono>
+#include <iostream>
 #include <limits>
 #include <mutex>
 
 namespace stampede {
+namespace {
+
+std::int64_t wall_now_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+// A system_clock reading as the steady_clock reading of the same moment.
+std::int64_t steady_at_wall(std::int64_t wall_ns) {
+  return ScenarioClock::steady_ns() + (wall_ns - wall_now_ns());
+}
+
+}  // namespace
 
 LockedProvider::LockedProvider(const Options& options)
-    : options_(options), clock_(options.time_scale), policy_(options.config) {
+    : options_(options), clock_(options.time_scale), policy_(options.config, options.store) {
+  if (options_.store) follow_store_epoch();
   for (std::size_t i = 0; i < std::max<std::size_t>(1, options.threads); ++i) {
     recorders_.push_back(std::make_unique<Recorder>(options.bin_ns));
   }
@@ -28,6 +45,16 @@ LockedProvider::Admission LockedProvider::admit(std::size_t thread, std::int64_t
     t_ns = std::max(clock_.to_scenario_ns(seen_steady_ns), last_t_ns_);
     last_t_ns_ = t_ns;
     d = policy_.admit(t_ns, tenant);
+    if (options_.store) {
+      // Another replica's reset moved the scenario's t = 0: this replica follows, as reset.
+      if (options_.store->epoch_wall_ns() != store_epoch_wall_ns_) {
+        reset_locked();
+        follow_store_epoch();
+      }
+      // The store decides every replica's arrivals in one order, on one clock.
+      if (d.quota_t_ns >= 0) t_ns = d.quota_t_ns;
+      last_t_ns_ = std::max(last_t_ns_, t_ns);
+    }
     // The row decides in arrival order too: a write that arrives first wins.
     if (row.op != RowOp::kNone && d.status == 200) {
       const RowAnswer a = answer_row(row_, row);
@@ -48,6 +75,25 @@ LockedProvider::Admission LockedProvider::admit(std::size_t thread, std::int64_t
 
 void LockedProvider::reset() {
   std::lock_guard lock(mu_);
+  reset_locked();
+  if (!options_.store) {
+    clock_.restart();
+    return;
+  }
+  const std::int64_t now = wall_now_ns();
+  if (!options_.store->reset(now)) {
+    std::cerr << "fakeprovider: reset: the Redis store is unreachable; only this replica "
+                 "was reset\n";
+  }
+  follow_store_epoch();
+}
+
+void LockedProvider::follow_store_epoch() {
+  store_epoch_wall_ns_ = options_.store->epoch_wall_ns();
+  clock_.restart_at(steady_at_wall(store_epoch_wall_ns_));
+}
+
+void LockedProvider::reset_locked() {
   ++epoch_;
   for (auto& r : recorders_) {
     std::lock_guard recorder_lock(r->mu);
@@ -55,10 +101,9 @@ void LockedProvider::reset() {
     r->log.clear();
     r->epoch = epoch_;
   }
-  policy_ = ProviderPolicy(options_.config);
+  policy_ = ProviderPolicy(options_.config, options_.store);
   row_ = VersionedRow{};
   last_t_ns_ = 0;
-  clock_.restart();
 }
 
 OutageWindow LockedProvider::start_outage(std::int64_t duration_ns, OutageAction action) {

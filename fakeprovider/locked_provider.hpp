@@ -12,6 +12,7 @@
 #include "arrival_log.hpp"
 #include "arrival_stats.hpp"
 #include "provider_policy.hpp"
+#include "redis_quota.hpp"
 #include "scenario_clock.hpp"
 #include "versioned_row.hpp"
 
@@ -30,6 +31,9 @@ class LockedProvider {
     std::int64_t bin_ns = 1'000'000'000;
     bool keep_log = false;    // the raw arrival log, for --arrivals-out
     std::size_t threads = 1;  // the server threads that call admit, numbered from 0
+    // Capacity and allowances shared with other replicas (not owned), joined already: the
+    // clock starts at its epoch, and a reset resets it for every replica.
+    RedisQuota* store = nullptr;
   };
   struct Admission {
     std::int64_t t_ns;  // the arrival, in scenario time
@@ -69,6 +73,8 @@ class LockedProvider {
     ArrivalLog log;
   };
   ArrivalStats merged_stats() const;
+  void reset_locked();
+  void follow_store_epoch();
 
   const Options options_;
   mutable AdaptiveMutex mu_;  // the clock's restart, the policy and the three below
@@ -78,6 +84,7 @@ class LockedProvider {
   std::int64_t last_t_ns_ = 0;
   std::uint64_t next_seq_ = 0;
   std::uint64_t epoch_ = 0;
+  std::int64_t store_epoch_wall_ns_ = 0;  // the store's epoch the clock started at
   std::vector<std::unique_ptr<Recorder>> recorders_;
 };
 

@@ -2,6 +2,7 @@
 #include <sys/resource.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 #include <iostream>
 #include <map>
@@ -19,6 +20,7 @@
 #include "listen_address.hpp"
 #include "locked_provider.hpp"
 #include "one_line.hpp"
+#include "redis_quota.hpp"
 #include "results.hpp"
 #include "scenario_clock.hpp"
 #include "scenario_flags.hpp"
@@ -47,6 +49,7 @@ struct Args {
   std::string arrival_stamp = "watch";
   std::string idle_timeout = "600s";
   std::string header_timeout = "10s";
+  std::string store;
 };
 
 void add_scenario_flags(CLI::App& app, Args& args) {
@@ -100,6 +103,25 @@ std::string outcome_summary(const nlohmann::json& totals) {
   return out.empty() ? "none" : out;
 }
 
+// --store: the quota layers in Redis, joined (its scenario clock, or a new one from now).
+// Null and no error without --store.
+Parsed<std::unique_ptr<RedisQuota>> open_store(const Args& args, const ProviderConfig& config,
+                                               double time_scale) {
+  using Result = Parsed<std::unique_ptr<RedisQuota>>;
+  if (args.store.empty()) return Result::ok(nullptr);
+  const auto target = parse_redis_url(args.store);
+  if (!target) return Result::fail("--store: " + target.error());
+  const auto limits = script_limits(config);
+  if (!limits) return Result::fail("--store: " + limits.error());
+  auto store = std::make_unique<RedisQuota>(*target, *limits, time_scale);
+  if (auto e = store->connect()) return Result::fail("--store: " + *e);
+  const auto now = std::chrono::system_clock::now().time_since_epoch();
+  if (!store->join(std::chrono::duration_cast<std::chrono::nanoseconds>(now).count())) {
+    return Result::fail("--store: Redis at " + target->where() + " did not answer");
+  }
+  return Result::ok(std::move(store));
+}
+
 int serve(const Args& args) {
   auto scenario = scenario_from(args);
   if (!scenario) return fail(kUsageError, scenario.error());
@@ -140,6 +162,9 @@ int serve(const Args& args) {
   const auto header_timeout = parse_duration_ns(args.header_timeout);
   if (!header_timeout) return fail(kUsageError, "--header-timeout: " + header_timeout.error());
 
+  auto store = open_store(args, scenario->provider, *scale);
+  if (!store) return fail(kUsageError, store.error());
+
   // Every thread started from here on inherits the mask; this one waits for the signals.
   sigset_t stop_signals;
   sigemptyset(&stop_signals);
@@ -149,7 +174,7 @@ int serve(const Args& args) {
   signal(SIGPIPE, SIG_IGN);
 
   LockedProvider provider({scenario->provider, *scale, *bin_ns,
-                           /*keep_log=*/!args.arrivals_out.empty(), args.threads});
+                           /*keep_log=*/!args.arrivals_out.empty(), args.threads, store->get()});
   DataPlaneConfig data_config;
   data_config.listen = *listen;
   data_config.max_connections = raise_descriptor_limit(args.max_connections);
@@ -236,6 +261,12 @@ int main(int argc, char** argv) {
                  "close a connection whose request headers are incomplete this long after their "
                  "first byte (wall time; slowloris); 0s turns it off; needs --arrival-stamp watch")
       ->capture_default_str();
+  app.add_option("--store", args.store,
+                 "redis://HOST[:PORT][/PREFIX]: keep capacity and the allowances in Redis (one "
+                 "atomic script per decision), so replicas given the same store and scenario "
+                 "enforce one allowance on one scenario clock; keys start with PREFIX "
+                 "(default stampede). Without it they live in this process. Arrivals are still "
+                 "recorded per replica");
   app.footer(
       "Example:\n"
       "  fakeprovider --allowance 100/s --outage 0s-30s:503 --listen 127.0.0.1:8080 "

@@ -12,9 +12,10 @@ std::int64_t retry_after_seconds(std::int64_t retry_after_ns) {
   return s < 1 ? 1 : s;
 }
 
-ProviderPolicy::ProviderPolicy(const ProviderConfig& config)
-    : config_(config), rng_(make_stream(config.seed, kProviderStream)) {
-  if (config_.capacity) capacity_ = make_limiter(config_.limiter, *config_.capacity, config_.burst);
+ProviderPolicy::ProviderPolicy(const ProviderConfig& config, SharedQuota* shared)
+    : config_(config), shared_(shared), rng_(make_stream(config.seed, kProviderStream)) {
+  if (config_.capacity && !shared_)
+    capacity_ = make_limiter(config_.limiter, *config_.capacity, config_.burst);
 }
 
 void ProviderPolicy::add_outage(const OutageWindow& window) {
@@ -75,6 +76,17 @@ Limiter& ProviderPolicy::tenant_limiter(std::string_view tenant) {
   return *last_limiter_;
 }
 
+QuotaVerdicts ProviderPolicy::local_quota(std::int64_t now_ns, std::string_view tenant) {
+  QuotaVerdicts q;
+  q.t_ns = now_ns;
+  if (capacity_) {
+    q.capacity = capacity_->try_acquire(now_ns);
+    if (!q.capacity->admitted) return q;
+  }
+  if (config_.allowance) q.allowance = tenant_limiter(tenant).try_acquire(now_ns);
+  return q;
+}
+
 Decision ProviderPolicy::admit(std::int64_t now_ns, std::string_view tenant) {
   if (auto d = outage(now_ns)) return *d;
   if (config_.error_rate > 0 && rng_.unit() < config_.error_rate) {
@@ -83,16 +95,27 @@ Decision ProviderPolicy::admit(std::int64_t now_ns, std::string_view tenant) {
     d.reason = DecisionReason::kInjectedError;
     return d;
   }
-  if (capacity_) {
-    const auto v = capacity_->try_acquire(now_ns);
-    if (!v.admitted) return quota_rejection(v, 529, DecisionReason::kCapacity);
+  const QuotaVerdicts q = shared_ ? shared_->decide(now_ns, tenant) : local_quota(now_ns, tenant);
+  if (q.unavailable) {
+    Decision d;
+    d.status = 503;
+    d.reason = DecisionReason::kStoreUnavailable;
+    if (config_.retry_after) d.retry_after_ns = kNsPerSec;
+    return d;
+  }
+  if (q.capacity && !q.capacity->admitted) {
+    auto r = quota_rejection(*q.capacity, 529, DecisionReason::kCapacity);
+    r.quota_t_ns = q.t_ns;
+    return r;
   }
   Decision d;
-  if (config_.allowance) {
-    const auto v = tenant_limiter(tenant).try_acquire(now_ns);
+  d.quota_t_ns = q.t_ns;
+  if (q.allowance) {
+    const LimitVerdict& v = *q.allowance;
     if (!v.admitted) {
       auto r = quota_rejection(v, 429, DecisionReason::kAllowance);
       r.window_ns = config_.allowance->window_ns;
+      r.quota_t_ns = d.quota_t_ns;
       return r;
     }
     d.has_quota = true;

@@ -10,11 +10,19 @@
 #include "outcome.hpp"
 #include "rng.hpp"
 #include "scenario.hpp"
+#include "shared_quota.hpp"
 
 namespace stampede {
 
 // Which layer answered, for the error body and the stats.
-enum class DecisionReason { kServed, kOutage, kInjectedError, kCapacity, kAllowance };
+enum class DecisionReason {
+  kServed,
+  kOutage,
+  kInjectedError,
+  kCapacity,
+  kAllowance,
+  kStoreUnavailable
+};
 
 struct Decision {
   int status = 200;
@@ -27,6 +35,9 @@ struct Decision {
   std::int64_t reset_ns = 0;
   std::int64_t window_ns = 0;
   std::int64_t service_ns = 0;  // how long to take before answering
+  // When the quota layers decided: the arrival's time, or a shared store's later one; -1 when
+  // they were not asked.
+  std::int64_t quota_t_ns = -1;
 
   Outcome outcome() const {
     return reset_connection ? Outcome::kConnectError : classify_status(status);
@@ -41,7 +52,8 @@ std::int64_t retry_after_seconds(std::int64_t retry_after_ns);
 // nothing is read from a clock, and the caller serialises calls.
 class ProviderPolicy {
  public:
-  explicit ProviderPolicy(const ProviderConfig& config);
+  // shared: where capacity and the allowances live when not in this process (not owned).
+  explicit ProviderPolicy(const ProviderConfig& config, SharedQuota* shared = nullptr);
 
   Decision admit(std::int64_t now_ns, std::string_view tenant);
   // Starts an outage now (the admin API's POST /admin/outage).
@@ -52,8 +64,10 @@ class ProviderPolicy {
   std::optional<Decision> outage(std::int64_t now_ns) const;
   Decision quota_rejection(const LimitVerdict& v, int status, DecisionReason reason) const;
   Limiter& tenant_limiter(std::string_view tenant);
+  QuotaVerdicts local_quota(std::int64_t now_ns, std::string_view tenant);
 
   ProviderConfig config_;
+  SharedQuota* shared_;
   Rng rng_;
   std::unique_ptr<Limiter> capacity_;
   std::unordered_map<std::string, std::unique_ptr<Limiter>> tenants_;
