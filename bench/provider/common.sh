@@ -1,0 +1,55 @@
+# The helpers run.sh and store.sh share; sourced after they set root, tmp, provider, pids
+# (the PIDs their cleanup kills) and duration.
+
+# Starts fakeprovider with the given flags on ephemeral ports; sets data_port, admin_port, fp_pid.
+start_provider() {
+  local out=$tmp/provider.out
+  "$provider" --listen 127.0.0.1:0 --admin-listen 127.0.0.1:0 "$@" >"$out" 2>"$tmp/provider.err" &
+  fp_pid=$!
+  pids+=("$fp_pid")
+  for _ in $(seq 1 500); do
+    [ "$(wc -l <"$out")" -ge 2 ] && break
+    sleep 0.01
+  done
+  data_port=$(sed -n '1s/.*://p' "$out")
+  admin_port=$(sed -n '2s/.*://p' "$out")
+  [ -n "$data_port" ] && [ -n "$admin_port" ] || { cat "$tmp/provider.err" >&2; exit 1; }
+}
+
+stop_provider() {
+  kill -TERM "$fp_pid"
+  wait "$fp_pid" || true
+}
+
+free_port() {
+  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
+}
+
+# CPU time (clock ticks) of processes, their threads included.
+cpu_ticks() {
+  local total=0 pid
+  for pid in "$@"; do total=$((total + $(awk '{print $14 + $15}' "/proc/$pid/stat"))); done
+  echo "$total"
+}
+
+# "req/s p99_ms non2xx total cpu_us_per_request" from one wrk run against URL; the CPU is the
+# server's (the PIDs after the connection count), which a busy machine disturbs less than req/s.
+wrk_point() {
+  local url=$1 c=$2
+  shift 2
+  local before after
+  before=$(cpu_ticks "$@")
+  wrk -t2 -c"$c" -d"$duration" --latency "$url" >"$tmp/wrk.out"
+  after=$(cpu_ticks "$@")
+  python3 - "$tmp/wrk.out" "$((after - before))" "$(getconf CLK_TCK)" <<'PY'
+import re, sys
+text = open(sys.argv[1]).read()
+ticks, hz = int(sys.argv[2]), int(sys.argv[3])
+rps = float(re.search(r"Requests/sec:\s+([\d.]+)", text).group(1))
+v, unit = re.search(r"\s99%\s+([\d.]+)(us|ms|s)", text).groups()
+p99 = float(v) * {"us": 0.001, "ms": 1.0, "s": 1000.0}[unit]
+m = re.search(r"Non-2xx or 3xx responses: (\d+)", text)
+total = int(re.search(r"(\d+) requests in", text).group(1))
+print(f"{rps:.0f} {p99:.2f} {m.group(1) if m else 0} {total} {ticks / hz * 1e6 / total:.1f}")
+PY
+}
