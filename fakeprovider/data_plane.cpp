@@ -14,6 +14,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <ctime>
 #include <iostream>
 #include <mutex>
 #include <string_view>
@@ -29,7 +30,13 @@ namespace {
 // Bodies shaped like a real API's, so clients parse what they would parse in production.
 constexpr std::string_view kOkBody = R"({"type":"message","status":"ok"})";
 constexpr std::string_view kRateLimitedBody =
-    R"({"type":"error","error":{"type":"rate_limit_error","message":"Number of requests has exceeded your rate limit; retry after the time in Retry-After"}})";
+    R"({"type":"error","error":{"type":"rate_limit_error","reason":"request_rate_exceeded","message":"Number of requests has exceeded your rate limit; retry after the time in Retry-After"}})";
+constexpr std::string_view kTokensBody =
+    R"({"type":"error","error":{"type":"rate_limit_error","reason":"token_rate_exceeded","message":"Number of tokens has exceeded your token rate limit; retry after the time in Retry-After"}})";
+constexpr std::string_view kSpendCapBody =
+    R"({"type":"error","error":{"type":"rate_limit_error","reason":"spend_cap_exceeded","message":"Your spend cap is used up; do not retry this request"}})";
+constexpr std::string_view kTooLargeBody =
+    R"({"type":"error","error":{"type":"rate_limit_error","reason":"request_too_large","message":"This request declares more tokens than your whole token rate limit; it can never be admitted"}})";
 constexpr std::string_view kOverloadedBody =
     R"({"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}})";
 constexpr std::string_view kUnavailableBody =
@@ -39,7 +46,17 @@ constexpr std::string_view kServerErrorBody =
 constexpr std::string_view kInvalidRequestBody =
     R"({"type":"error","error":{"type":"invalid_request_error","message":"Injected error: this request is not retryable"}})";
 
-std::string_view body_for(int status) {
+std::string_view body_for(int status, DecisionReason reason) {
+  switch (reason) {
+    case DecisionReason::kTokens:
+      return kTokensBody;
+    case DecisionReason::kSpendCap:
+      return kSpendCapBody;
+    case DecisionReason::kTooLarge:
+      return kTooLargeBody;
+    default:
+      break;
+  }
   switch (status) {
     case 200:
       return kOkBody;
@@ -84,6 +101,22 @@ void add_header(MHD_Response* r, const char* name, std::int64_t value) {
   MHD_add_response_header(r, name, std::to_string(value).c_str());
 }
 
+// RFC 3339 in UTC, as Anthropic sends its reset times: 2025-01-02T03:04:05Z.
+std::string rfc3339(std::int64_t epoch_s) {
+  const auto t = static_cast<std::time_t>(epoch_s);
+  std::tm utc{};
+  gmtime_r(&t, &utc);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
+  return text;
+}
+
+std::int64_t epoch_s_now() {
+  return std::chrono::duration_cast<std::chrono::seconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
 constexpr std::int64_t kRefusalLogPeriodNs = 10 * kNsPerSec;
 
 // How often a loop looks for requests whose headers are overdue: a few times per timeout, so
@@ -95,14 +128,24 @@ std::int64_t sweep_period_ns(std::int64_t header_timeout_ns) {
 
 }  // namespace
 
-// What an answer's bytes depend on, besides the Date header libmicrohttpd adds when sending.
-struct DataPlane::AnswerKey {
-  int status = 0;
-  std::int64_t retry_after_s = -1;  // -1: no Retry-After
-  bool quota = false;               // the RateLimit headers below are sent
+// One quota's rate-limit header numbers; the reset in seconds from now, or for the
+// anthropic dialect the Unix time of it.
+struct QuotaKey {
+  bool sent = false;
   std::int64_t limit = 0;
   std::int64_t remaining = 0;
   std::int64_t reset_s = 0;
+  bool operator==(const QuotaKey&) const = default;
+};
+
+// What an answer's bytes depend on, besides the Date header libmicrohttpd adds when sending.
+struct DataPlane::AnswerKey {
+  int status = 0;
+  DecisionReason reason = DecisionReason::kServed;  // picks the error body
+  std::int64_t retry_after_s = -1;                  // -1: no Retry-After
+  bool should_retry = true;                         // false: x-should-retry: false
+  QuotaKey requests;                                // the rate-limit headers' two quotas
+  QuotaKey tokens;
   std::int64_t row_version = -1;  // occ mode's row answers: the ETag and the body's version
   bool operator==(const AnswerKey&) const = default;
 };
@@ -215,7 +258,12 @@ struct MhdCallbacks {
 };
 
 DataPlane::DataPlane(const DataPlaneConfig& config, LockedProvider& provider)
-    : config_(config), provider_(provider), refusals_(std::cerr, kRefusalLogPeriodNs) {}
+    : config_(config),
+      provider_(provider),
+      invalid_tokens_body_(
+          R"({"type":"error","error":{"type":"invalid_request_error","reason":"invalid_tokens","message":")" +
+          provider.config().token_header + R"( must be a whole number of tokens >= 0"}})"),
+      refusals_(std::cerr, kRefusalLogPeriodNs) {}
 
 DataPlane::~DataPlane() {
   stop(0);
@@ -393,6 +441,14 @@ RowRequest DataPlane::row_request(MHD_Connection* c, std::string_view url,
   return row;
 }
 
+DeclaredTokens DataPlane::declared_tokens(MHD_Connection* c) const {
+  // Without a token quota the header means nothing, and is not looked at.
+  const ProviderConfig& p = provider_.config();
+  if (!p.token_allowance && !p.spend_cap) return {};
+  return parse_declared_tokens(
+      MHD_lookup_connection_value(c, MHD_HEADER_KIND, p.token_header.c_str()));
+}
+
 DataPlane::Request* DataPlane::arrive(MHD_Connection* c, const char* url, const char* method) {
   const char* tenant =
       MHD_lookup_connection_value(c, MHD_HEADER_KIND, provider_.config().tenant_header.c_str());
@@ -402,7 +458,7 @@ DataPlane::Request* DataPlane::arrive(MHD_Connection* c, const char* url, const 
   const auto admission = provider_.admit(
       loop_index, seen_ns > 0 ? seen_ns : ScenarioClock::steady_ns(), tenant ? tenant : "",
       parse_attempt(MHD_lookup_connection_value(c, MHD_HEADER_KIND, "X-Attempt")),
-      client_id ? client_id : "", row_request(c, url, method));
+      client_id ? client_id : "", row_request(c, url, method), declared_tokens(c));
   in_flight_.fetch_add(1, std::memory_order_relaxed);
   auto* r = new Request{admission.decision, admission.row_version};
   if (r->decision.service_ns > 0) {
@@ -437,15 +493,17 @@ bool DataPlane::answer(MHD_Connection* c, Request& r) {
     });
     return true;
   }
-  AnswerKey key{d.status, d.retry_after_ns >= 0 ? retry_after_seconds(d.retry_after_ns) : -1};
+  AnswerKey key;
+  key.status = d.status;
+  key.reason = d.reason;
+  key.retry_after_s = d.retry_after_ns >= 0 ? retry_after_seconds(d.retry_after_ns) : -1;
+  key.should_retry = d.should_retry;
   key.row_version = r.row_version;
-  // RateLimit headers describe the tenant's allowance; a capacity rejection is not about it.
-  if (d.has_quota && d.reason != DecisionReason::kCapacity &&
+  // RateLimit headers describe the tenant's allowances; a capacity rejection is not about them.
+  if (d.reason != DecisionReason::kCapacity &&
       provider_.config().ratelimit_headers != RateLimitHeaders::kNone) {
-    key.quota = true;
-    key.limit = d.limit;
-    key.remaining = d.remaining;
-    key.reset_s = ceil_seconds(d.reset_ns);
+    if (d.has_quota) key.requests = quota_key({d.limit, d.remaining, d.reset_ns});
+    if (d.tokens) key.tokens = quota_key(*d.tokens);
   }
   AnswerCache& cache = answer_cache;
   if (cache.owner != this || !cache.response || !(cache.key == key)) {
@@ -459,6 +517,62 @@ bool DataPlane::answer(MHD_Connection* c, Request& r) {
   return MHD_queue_response(c, static_cast<unsigned>(key.status), cache.response) == MHD_YES;
 }
 
+QuotaKey DataPlane::quota_key(const QuotaNumbers& q) const {
+  std::int64_t reset_s = ceil_seconds(q.reset_ns);
+  // Anthropic sends the time of the reset: the scenario's duration is stretched to the wall's.
+  if (provider_.config().ratelimit_headers == RateLimitHeaders::kAnthropic)
+    reset_s = epoch_s_now() + ceil_seconds(provider_.clock().wall_ns(q.reset_ns));
+  return {true, q.limit, q.remaining, reset_s};
+}
+
+namespace {
+
+// The IETF draft's RateLimit-* fields carry one quota: the one a 429 for tokens is about, or
+// else the one closest to running out, by the fraction left.
+const QuotaKey& ietf_quota(const DataPlane::AnswerKey& key) {
+  if (!key.tokens.sent) return key.requests;
+  if (!key.requests.sent || key.reason == DecisionReason::kTokens) return key.tokens;
+  const auto left = [](const QuotaKey& q) {
+    return static_cast<double>(q.remaining) /
+           static_cast<double>(std::max<std::int64_t>(1, q.limit));
+  };
+  return left(key.tokens) < left(key.requests) ? key.tokens : key.requests;
+}
+
+void add_ratelimit_headers(MHD_Response* r, RateLimitHeaders dialect,
+                           const DataPlane::AnswerKey& key) {
+  const auto add_three = [&](const QuotaKey& q, const char* limit, const char* remaining,
+                             const char* reset) {
+    if (!q.sent) return;
+    add_header(r, limit, q.limit);
+    add_header(r, remaining, q.remaining);
+    if (dialect == RateLimitHeaders::kAnthropic) {
+      MHD_add_response_header(r, reset, rfc3339(q.reset_s).c_str());
+    } else {
+      add_header(r, reset, q.reset_s);
+    }
+  };
+  switch (dialect) {
+    case RateLimitHeaders::kNone:
+      return;
+    case RateLimitHeaders::kIetf:
+      return add_three(ietf_quota(key), "RateLimit-Limit", "RateLimit-Remaining",
+                       "RateLimit-Reset");
+    case RateLimitHeaders::kXRateLimit:
+      // The request quota as before; the tokens with OpenAI's "-Tokens" suffix.
+      add_three(key.requests, "X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset");
+      return add_three(key.tokens, "X-RateLimit-Limit-Tokens", "X-RateLimit-Remaining-Tokens",
+                       "X-RateLimit-Reset-Tokens");
+    case RateLimitHeaders::kAnthropic:
+      add_three(key.requests, "anthropic-ratelimit-requests-limit",
+                "anthropic-ratelimit-requests-remaining", "anthropic-ratelimit-requests-reset");
+      return add_three(key.tokens, "anthropic-ratelimit-tokens-limit",
+                       "anthropic-ratelimit-tokens-remaining", "anthropic-ratelimit-tokens-reset");
+  }
+}
+
+}  // namespace
+
 MHD_Response* DataPlane::build_response(const AnswerKey& key) const {
   MHD_Response* response;
   if (key.row_version >= 0) {
@@ -467,18 +581,17 @@ MHD_Response* DataPlane::build_response(const AnswerKey& key) const {
     MHD_add_response_header(response, MHD_HTTP_HEADER_ETAG,
                             format_etag(static_cast<std::uint64_t>(key.row_version)).c_str());
   } else {
-    const std::string_view body = body_for(key.status);
+    const std::string_view body = key.reason == DecisionReason::kBadTokens
+                                      ? std::string_view(invalid_tokens_body_)
+                                      : body_for(key.status, key.reason);
     response = MHD_create_response_from_buffer(body.size(), const_cast<char*>(body.data()),
                                                MHD_RESPMEM_PERSISTENT);
   }
   MHD_add_response_header(response, MHD_HTTP_HEADER_CONTENT_TYPE, "application/json");
   if (key.retry_after_s >= 0) add_header(response, MHD_HTTP_HEADER_RETRY_AFTER, key.retry_after_s);
-  if (key.quota) {
-    const bool ietf = provider_.config().ratelimit_headers == RateLimitHeaders::kIetf;
-    add_header(response, ietf ? "RateLimit-Limit" : "X-RateLimit-Limit", key.limit);
-    add_header(response, ietf ? "RateLimit-Remaining" : "X-RateLimit-Remaining", key.remaining);
-    add_header(response, ietf ? "RateLimit-Reset" : "X-RateLimit-Reset", key.reset_s);
-  }
+  // What the Anthropic and OpenAI SDKs read before their own rules: this one is not retried.
+  if (!key.should_retry) MHD_add_response_header(response, "x-should-retry", "false");
+  add_ratelimit_headers(response, provider_.config().ratelimit_headers, key);
   return response;
 }
 
