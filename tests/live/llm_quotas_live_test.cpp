@@ -60,6 +60,8 @@ TEST_CASE("live: a spend-cap 429 is never retried; a tokens-per-minute 429 is, a
   CHECK(reason_count(stats, "token_rate_exceeded") >= 1);
   // Exactly one spend-cap answer per capped item: none of them came back after it.
   CHECK(reason_count(stats, "spend_cap_exceeded") == 15);
+  // The run's results carry the provider's reasons too.
+  CHECK(r.results["provider"]["reasons"] == stats["reasons"]);
   // Every arrival is a send the fleet made, and every send is in the attempts file.
   CHECK(stats["requests"] == r.results["counts"]["requests"]);
   CHECK(r.attempts.size() == stats["requests"].get<std::size_t>());
