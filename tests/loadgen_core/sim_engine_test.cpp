@@ -257,3 +257,12 @@ TEST_CASE("simulated LLM quotas: items refused by the spend cap on their first s
   CHECK(r.recording.requests == 30);
   CHECK(r.recording.sends_per_item.max() == 1);
 }
+
+TEST_CASE("the LLM quotas example meets its expectations: the capped items are given up") {
+  auto s = load_scenario_file(STAMPEDE_SOURCE_DIR "/examples/llm_quotas.json");
+  REQUIRE_MESSAGE(s, s.error());
+  const Results r = simulate(*s);
+  check_every_item_accounted_for(r, 200);
+  CHECK(r.recording.delivered == 150);
+  CHECK(r.recording.dead_lettered == 50);
+}
