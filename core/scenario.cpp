@@ -142,6 +142,7 @@ json to_json(const Scenario& s) {
   if (p.spend_cap) provider["spend_cap"] = *p.spend_cap;
   if (p.token_allowance || p.spend_cap) {
     provider["token_header"] = p.token_header;
+    if (!p.token_field.empty()) provider["token_field"] = p.token_field;
     provider["default_tokens"] = p.default_tokens;
   }
   if (f.tokens) fleet["tokens"] = *f.tokens;

@@ -66,6 +66,7 @@ struct ProviderConfig {
   std::optional<Rate> token_allowance;    // per tenant, in tokens; none = unlimited
   std::optional<std::int64_t> spend_cap;  // tokens per tenant for the whole run; never refills
   std::string token_header = "X-Tokens";
+  std::string token_field;  // a top-level JSON body field read when the header is absent
   std::int64_t default_tokens = 1;
 };
 

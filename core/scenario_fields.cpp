@@ -315,6 +315,11 @@ const std::vector<Field>& fields() {
        [](Scenario& s, const json& v) {
          return assign(parse_header_name(as_text(v)), s.provider.token_header);
        }},
+      {"provider.token_field",
+       [](Scenario& s, const json& v) {
+         s.provider.token_field = as_text(v);
+         return Error{};
+       }},
       {"provider.default_tokens",
        [](Scenario& s, const json& v) {
          return assign(parse_count(as_text(v)), s.provider.default_tokens);

@@ -21,7 +21,7 @@ struct ScenarioFlag {
   bool repeatable = false;
 };
 
-inline constexpr std::array<ScenarioFlag, 16> kProviderFlags{{
+inline constexpr std::array<ScenarioFlag, 17> kProviderFlags{{
     {"--allowance", "provider.allowance", "per-tenant allowance: N/s, N/min or N/h"},
     {"--limiter", "provider.limiter", "fixed-window, sliding-window or token-bucket"},
     {"--burst", "provider.burst", "token bucket size (default: one second of allowance)"},
@@ -46,6 +46,9 @@ inline constexpr std::array<ScenarioFlag, 16> kProviderFlags{{
      "beyond it 429 spend_cap_exceeded with x-should-retry: false and no Retry-After"},
     {"--token-header", "provider.token_header",
      "request header declaring the request's tokens (default X-Tokens)"},
+    {"--token-field", "provider.token_field",
+     "top-level JSON body field declaring the tokens when the header is absent, e.g. "
+     "max_tokens (default: none; the body is not read)"},
     {"--default-tokens", "provider.default_tokens",
      "tokens counted for a request that declares none (default 1)"},
     // occ mode

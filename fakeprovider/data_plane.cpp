@@ -21,6 +21,8 @@
 #include <thread>
 #include <unordered_set>
 
+#include <nlohmann/json.hpp>
+
 #include "attempt_header.hpp"
 #include "duration.hpp"
 
@@ -73,6 +75,20 @@ std::string_view body_for(int status, DecisionReason reason) {
   }
 }
 
+// The 400 for a malformed token count names where the count was read; the field name is any
+// string a scenario gives, so the JSON is built, not pasted.
+std::string invalid_tokens_body(const ProviderConfig& p) {
+  std::string where = p.token_header;
+  if (!p.token_field.empty()) where += " (or the JSON body's " + p.token_field + ")";
+  const nlohmann::ordered_json body{
+      {"type", "error"},
+      {"error",
+       {{"type", "invalid_request_error"},
+        {"reason", "invalid_tokens"},
+        {"message", where + " must be a whole number of tokens >= 0"}}}};
+  return body.dump();
+}
+
 // occ mode's row answers carry its version, so their bodies are built per answer.
 std::string row_body(int status, std::int64_t version) {
   const std::string v = std::to_string(version);
@@ -118,6 +134,9 @@ std::int64_t epoch_s_now() {
 }
 
 constexpr std::int64_t kRefusalLogPeriodNs = 10 * kNsPerSec;
+
+// The most of a body kept to read provider.token_field from.
+constexpr std::size_t kMaxTokenBody = 1 << 20;
 
 // How often a loop looks for requests whose headers are overdue: a few times per timeout, so
 // none is cut much later than its due time, and at most once a second.
@@ -206,6 +225,11 @@ struct DataPlane::Request {
   std::int64_t row_version = -1;
   std::int64_t due_steady_ns = 0;  // when the service time is over
   bool served = false;             // the service time has passed
+  // With provider.token_field the decision waits for the body, which holds the tokens; the
+  // arrival is still when the headers came in.
+  bool decided = true;
+  std::int64_t seen_steady_ns = 0;
+  std::string body;
 };
 
 // libmicrohttpd calls the access handler several times per request: once when the headers
@@ -214,7 +238,7 @@ struct DataPlane::Request {
 // connection of any request that has a body.
 struct MhdCallbacks {
   static MHD_Result on_request(void* cls, MHD_Connection* c, const char* url, const char* method,
-                               const char* /*version*/, const char* /*upload_data*/,
+                               const char* /*version*/, const char* upload_data,
                                std::size_t* upload_size, void** con_cls) {
     auto* self = static_cast<DataPlane*>(cls);
     if (*con_cls == nullptr) {
@@ -222,11 +246,17 @@ struct MhdCallbacks {
       *con_cls = self->arrive(c, url, method);
       return MHD_YES;
     }
+    auto& r = *static_cast<DataPlane::Request*>(*con_cls);
     if (*upload_size != 0) {
-      *upload_size = 0;  // the body is read and dropped
+      // Kept only while a token field is to be read from it, and only up to the limit: a
+      // longer body is not read (and its count is malformed).
+      if (!r.decided && r.body.size() <= kMaxTokenBody)
+        r.body.append(upload_data, std::min(*upload_size, kMaxTokenBody + 1 - r.body.size()));
+      *upload_size = 0;  // otherwise the body is read and dropped
       return MHD_YES;
     }
-    return self->answer(c, *static_cast<DataPlane::Request*>(*con_cls)) ? MHD_YES : MHD_NO;
+    if (!r.decided) self->decide(c, url, method, r);
+    return self->answer(c, r) ? MHD_YES : MHD_NO;
   }
 
   static void on_completed(void* cls, MHD_Connection* c, void** con_cls,
@@ -260,9 +290,7 @@ struct MhdCallbacks {
 DataPlane::DataPlane(const DataPlaneConfig& config, LockedProvider& provider)
     : config_(config),
       provider_(provider),
-      invalid_tokens_body_(
-          R"({"type":"error","error":{"type":"invalid_request_error","reason":"invalid_tokens","message":")" +
-          provider.config().token_header + R"( must be a whole number of tokens >= 0"}})"),
+      invalid_tokens_body_(invalid_tokens_body(provider.config())),
       refusals_(std::cerr, kRefusalLogPeriodNs) {}
 
 DataPlane::~DataPlane() {
@@ -441,31 +469,43 @@ RowRequest DataPlane::row_request(MHD_Connection* c, std::string_view url,
   return row;
 }
 
-DeclaredTokens DataPlane::declared_tokens(MHD_Connection* c) const {
+DeclaredTokens DataPlane::declared_tokens(MHD_Connection* c, std::string_view body) const {
   // Without a token quota the header means nothing, and is not looked at.
   const ProviderConfig& p = provider_.config();
   if (!p.token_allowance && !p.spend_cap) return {};
-  return parse_declared_tokens(
-      MHD_lookup_connection_value(c, MHD_HEADER_KIND, p.token_header.c_str()));
+  // The header first; then the body's field, when there is one to read.
+  const char* header = MHD_lookup_connection_value(c, MHD_HEADER_KIND, p.token_header.c_str());
+  if (header || p.token_field.empty()) return parse_declared_tokens(header);
+  if (body.size() > kMaxTokenBody) return {std::nullopt, true};
+  return declared_tokens_in_body(body, p.token_field);
 }
 
 DataPlane::Request* DataPlane::arrive(MHD_Connection* c, const char* url, const char* method) {
+  // Not seen yet by the stamper: now, the latest the bytes can have come in.
+  const std::int64_t seen_ns = stamper_ ? stamper_->take(connection_fd(c)) : 0;
+  in_flight_.fetch_add(1, std::memory_order_relaxed);
+  auto* r = new Request;
+  r->seen_steady_ns = seen_ns > 0 ? seen_ns : ScenarioClock::steady_ns();
+  r->decided = false;
+  if (provider_.config().token_field.empty()) decide(c, url, method, *r);
+  return r;
+}
+
+void DataPlane::decide(MHD_Connection* c, const char* url, const char* method, Request& r) {
   const char* tenant =
       MHD_lookup_connection_value(c, MHD_HEADER_KIND, provider_.config().tenant_header.c_str());
   const char* client_id = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "X-Client-Id");
-  // Not seen yet by the stamper: now, the latest the bytes can have come in.
-  const std::int64_t seen_ns = stamper_ ? stamper_->take(connection_fd(c)) : 0;
   const auto admission = provider_.admit(
-      loop_index, seen_ns > 0 ? seen_ns : ScenarioClock::steady_ns(), tenant ? tenant : "",
+      loop_index, r.seen_steady_ns, tenant ? tenant : "",
       parse_attempt(MHD_lookup_connection_value(c, MHD_HEADER_KIND, "X-Attempt")),
-      client_id ? client_id : "", row_request(c, url, method), declared_tokens(c));
-  in_flight_.fetch_add(1, std::memory_order_relaxed);
-  auto* r = new Request{admission.decision, admission.row_version};
-  if (r->decision.service_ns > 0) {
-    r->due_steady_ns =
-        ScenarioClock::steady_ns() + provider_.clock().wall_ns(r->decision.service_ns);
+      client_id ? client_id : "", row_request(c, url, method), declared_tokens(c, r.body));
+  r.decided = true;
+  r.body = std::string();
+  r.decision = admission.decision;
+  r.row_version = admission.row_version;
+  if (r.decision.service_ns > 0) {
+    r.due_steady_ns = ScenarioClock::steady_ns() + provider_.clock().wall_ns(r.decision.service_ns);
   }
-  return r;
 }
 
 bool DataPlane::answer(MHD_Connection* c, Request& r) {

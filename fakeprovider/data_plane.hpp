@@ -92,7 +92,9 @@ class DataPlane {
   void signal_loops(std::atomic<bool> Loop::*flag);
   Request* arrive(MHD_Connection* c, const char* url, const char* method);
   RowRequest row_request(MHD_Connection* c, std::string_view url, std::string_view method) const;
-  DeclaredTokens declared_tokens(MHD_Connection* c) const;
+  // Decides the request: when it arrives, or with a token field once its body is in.
+  void decide(MHD_Connection* c, const char* url, const char* method, Request& r);
+  DeclaredTokens declared_tokens(MHD_Connection* c, std::string_view body) const;
   bool answer(MHD_Connection* c, Request& r);
   QuotaKey quota_key(const QuotaNumbers& q) const;
   MHD_Response* build_response(const AnswerKey& key) const;

@@ -1,7 +1,10 @@
 #include "provider_policy.hpp"
 
 #include <charconv>
+#include <cstdint>
 #include <cstring>
+
+#include <nlohmann/json.hpp>
 
 #include "duration.hpp"
 
@@ -41,6 +44,18 @@ DeclaredTokens parse_declared_tokens(const char* header_value) {
   const auto [at, ec] = std::from_chars(header_value, end, n);
   if (ec != std::errc{} || at != end || at == header_value || n < 0) return {std::nullopt, true};
   return {n, false};
+}
+
+DeclaredTokens declared_tokens_in_body(std::string_view body, std::string_view field) {
+  if (body.empty()) return {};
+  const auto j = nlohmann::json::parse(body, nullptr, /*allow_exceptions=*/false);
+  if (!j.is_object()) return {std::nullopt, true};
+  const auto it = j.find(field);
+  if (it == j.end()) return {};
+  if (it->is_number_unsigned() && it->get<std::uint64_t>() <= INT64_MAX)
+    return {static_cast<std::int64_t>(it->get<std::uint64_t>()), false};
+  // nlohmann reads a non-negative integer as unsigned: anything else is not a count.
+  return {std::nullopt, true};
 }
 
 std::int64_t retry_after_seconds(std::int64_t retry_after_ns) {

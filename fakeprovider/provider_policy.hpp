@@ -45,6 +45,9 @@ struct DeclaredTokens {
 };
 // The header's value, or null when the request has none: a whole number >= 0.
 DeclaredTokens parse_declared_tokens(const char* header_value);
+// A top-level field of a JSON object body (provider.token_field, e.g. max_tokens): absent (or
+// no body) declares nothing; not JSON, not an object, or not a whole number >= 0 is malformed.
+DeclaredTokens declared_tokens_in_body(std::string_view body, std::string_view field);
 
 struct Decision {
   int status = 200;

@@ -57,6 +57,7 @@ constexpr const char* kEveryField = R"({
     "token_allowance": "80000/min",
     "spend_cap": 1000000,
     "token_header": "X-Request-Tokens",
+    "token_field": "max_tokens",
     "default_tokens": 250
   },
   "fleet": {
@@ -115,6 +116,7 @@ void check_every_field(const Scenario& s) {
   CHECK(p.token_allowance == Rate{80000, 60 * kNsPerSec});
   CHECK(p.spend_cap == 1'000'000);
   CHECK(p.token_header == "X-Request-Tokens");
+  CHECK(p.token_field == "max_tokens");
   CHECK(p.default_tokens == 250);
   const auto& f = s.fleet;
   CHECK(f.clients == 400);

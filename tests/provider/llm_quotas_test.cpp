@@ -189,3 +189,29 @@ TEST_CASE("each header dialect carries the request and token quotas") {
     CHECK(p.stop() == 0);
   }
 }
+
+TEST_CASE("with --token-field the tokens come from the JSON body when the header is absent") {
+  Provider p({"--token-allowance", "1000/min", "--token-field", "max_tokens"});
+  REQUIRE(p.started());
+  Connection c(p.data_port());
+  const auto a = c.request("POST", "/v1/messages", {{"Content-Type", "application/json"}},
+                           R"({"model":"m","max_tokens":300,"messages":[]})");
+  CHECK(a.status == 200);
+  CHECK(a.header_int("ratelimit-remaining") == 700);
+  // The header wins over the body.
+  const auto b = c.request("POST", "/v1/messages", tokens("100"), R"({"max_tokens":900})");
+  CHECK(b.header_int("ratelimit-remaining") == 600);
+  // No body, or no field: the default, 1.
+  CHECK(c.request("GET", "/").header_int("ratelimit-remaining") == 599);
+  CHECK(c.request("POST", "/", {}, R"({"model":"m"})").header_int("ratelimit-remaining") == 598);
+  const auto bad = c.request("POST", "/", {}, R"({"max_tokens":"lots"})");
+  CHECK(bad.status == 400);
+  CHECK(error_reason(bad) == "invalid_tokens");
+  CHECK(bad.body.find("X-Tokens (or the JSON body's max_tokens)") != std::string::npos);
+  // A body larger than the field's limit is not read.
+  std::string big = R"({"max_tokens":1,"pad":")" + std::string(1 << 20, 'x') + R"("})";
+  CHECK(c.request("POST", "/", {}, big).status == 400);
+  CHECK(c.request("POST", "/", {}, R"({"max_tokens":598})").status == 200);
+  CHECK(c.request("POST", "/", {}, R"({"max_tokens":1})").status == 429);
+  CHECK(p.stop() == 0);
+}

@@ -392,3 +392,21 @@ TEST_CASE("each reason has its own name") {
   CHECK(to_string(DecisionReason::kTokens) == "token_rate_exceeded");
   CHECK(to_string(DecisionReason::kAllowance) == "request_rate_exceeded");
 }
+
+TEST_CASE("a body's token field is a whole number >= 0; absent, it declares nothing") {
+  CHECK_FALSE(declared_tokens_in_body("", "max_tokens").count);
+  CHECK_FALSE(declared_tokens_in_body("", "max_tokens").malformed);
+  CHECK_FALSE(declared_tokens_in_body(R"({"model":"m"})", "max_tokens").count);
+  CHECK_FALSE(declared_tokens_in_body(R"({"model":"m"})", "max_tokens").malformed);
+  CHECK(declared_tokens_in_body(R"({"max_tokens":1024,"x":[1]})", "max_tokens").count == 1024);
+  CHECK(declared_tokens_in_body(R"({"max_tokens":0})", "max_tokens").count == 0);
+  // Only the top level counts.
+  CHECK_FALSE(declared_tokens_in_body(R"({"a":{"max_tokens":5}})", "max_tokens").count);
+  for (const char* bad :
+       {R"({"max_tokens":-1})", R"({"max_tokens":1.5})", R"({"max_tokens":"100"})",
+        R"({"max_tokens":null})", R"({"max_tokens":99999999999999999999})",
+        R"({"max_tokens":18446744073709551615})", R"([1,2])", "not json", R"({"max_tokens":1)"}) {
+    CAPTURE(bad);
+    CHECK(declared_tokens_in_body(bad, "max_tokens").malformed);
+  }
+}
