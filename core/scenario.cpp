@@ -137,6 +137,15 @@ json to_json(const Scenario& s) {
     fleet["breaker"] =
         std::to_string(f.breaker->failures) + "," + format_duration(f.breaker->cooldown_ns);
   }
+  // LLM quotas only when used, so a scenario without them reads as before.
+  if (p.token_allowance) provider["token_allowance"] = format_rate(*p.token_allowance);
+  if (p.spend_cap) provider["spend_cap"] = *p.spend_cap;
+  if (p.token_allowance || p.spend_cap) {
+    provider["token_header"] = p.token_header;
+    if (!p.token_field.empty()) provider["token_field"] = p.token_field;
+    provider["default_tokens"] = p.default_tokens;
+  }
+  if (f.tokens) fleet["tokens"] = *f.tokens;
   // Only in occ mode, so a plain scenario's document stays as it was.
   if (p.mode == ProviderMode::kOcc) {
     provider["mode"] = to_string(p.mode);

@@ -19,7 +19,7 @@ namespace stampede {
 
 enum class LimiterKind { kFixedWindow, kSlidingWindow, kTokenBucket };
 enum class OutageAction { kStatus503, kStatus529, kStatus500, kReset };
-enum class RateLimitHeaders { kNone, kIetf, kXRateLimit };
+enum class RateLimitHeaders { kNone, kIetf, kXRateLimit, kAnthropic };
 enum class WorkloadKind { kStorm, kSteady, kQueue };
 enum class StrategyKind {
   kNone,
@@ -61,6 +61,13 @@ struct ProviderConfig {
   RateLimitHeaders ratelimit_headers = RateLimitHeaders::kIetf;
   std::uint64_t seed = 1;
   ProviderMode mode = ProviderMode::kPlain;
+  // LLM quotas (docs/POLICIES.md): a request declares the tokens it uses in token_header; one
+  // that declares none counts default_tokens.
+  std::optional<Rate> token_allowance;    // per tenant, in tokens; none = unlimited
+  std::optional<std::int64_t> spend_cap;  // tokens per tenant for the whole run; never refills
+  std::string token_header = "X-Tokens";
+  std::string token_field;  // a top-level JSON body field read when the header is absent
+  std::int64_t default_tokens = 1;
 };
 
 struct RetryBudgetConfig {
@@ -132,7 +139,8 @@ struct FleetConfig {
   std::optional<RetryRatioConfig> retry_ratio;
   std::int64_t timeout_ns = 30'000'000'000;
   std::uint64_t seed = 1;
-  HopDelay hop_delay;  // occ mode, simulate only: a live run has a real network
+  std::optional<std::int64_t> tokens;  // declared by every request in provider.token_header
+  HopDelay hop_delay;                  // occ mode, simulate only: a live run has a real network
 
   // Items the workload will create in all.
   std::int64_t item_count() const;

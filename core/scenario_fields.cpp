@@ -39,10 +39,11 @@ constexpr EnumTable<StrategyKind, 10> kStrategies{
 constexpr EnumTable<RetryAfterMode, 3> kRetryAfterModes{{{RetryAfterMode::kIgnore, "ignore"},
                                                          {RetryAfterMode::kExact, "exact"},
                                                          {RetryAfterMode::kJittered, "jittered"}}};
-constexpr EnumTable<RateLimitHeaders, 3> kHeaderDialects{
+constexpr EnumTable<RateLimitHeaders, 4> kHeaderDialects{
     {{RateLimitHeaders::kNone, "none"},
      {RateLimitHeaders::kIetf, "ietf"},
-     {RateLimitHeaders::kXRateLimit, "x-ratelimit"}}};
+     {RateLimitHeaders::kXRateLimit, "x-ratelimit"},
+     {RateLimitHeaders::kAnthropic, "anthropic"}}};
 constexpr EnumTable<OutageAction, 4> kOutageActions{{{OutageAction::kStatus503, "503"},
                                                      {OutageAction::kStatus529, "529"},
                                                      {OutageAction::kStatus500, "500"},
@@ -301,6 +302,28 @@ const std::vector<Field>& fields() {
          s.provider.seed = static_cast<std::uint64_t>(seed);
          return e;
        }},
+      // LLM quotas
+      {"provider.token_allowance",
+       [](Scenario& s, const json& v) {
+         return assign(parse_rate(as_text(v)), s.provider.token_allowance);
+       }},
+      {"provider.spend_cap",
+       [](Scenario& s, const json& v) {
+         return assign(parse_count(as_text(v)), s.provider.spend_cap);
+       }},
+      {"provider.token_header",
+       [](Scenario& s, const json& v) {
+         return assign(parse_header_name(as_text(v)), s.provider.token_header);
+       }},
+      {"provider.token_field",
+       [](Scenario& s, const json& v) {
+         s.provider.token_field = as_text(v);
+         return Error{};
+       }},
+      {"provider.default_tokens",
+       [](Scenario& s, const json& v) {
+         return assign(parse_count(as_text(v)), s.provider.default_tokens);
+       }},
       // occ mode
       {"provider.mode",
        [](Scenario& s, const json& v) {
@@ -405,6 +428,8 @@ const std::vector<Field>& fields() {
          s.fleet.seed = static_cast<std::uint64_t>(seed);
          return e;
        }},
+      {"fleet.tokens",
+       [](Scenario& s, const json& v) { return assign(parse_count(as_text(v)), s.fleet.tokens); }},
   };
   return table;
 }

@@ -21,7 +21,7 @@ struct ScenarioFlag {
   bool repeatable = false;
 };
 
-inline constexpr std::array<ScenarioFlag, 12> kProviderFlags{{
+inline constexpr std::array<ScenarioFlag, 17> kProviderFlags{{
     {"--allowance", "provider.allowance", "per-tenant allowance: N/s, N/min or N/h"},
     {"--limiter", "provider.limiter", "fixed-window, sliding-window or token-bucket"},
     {"--burst", "provider.burst", "token bucket size (default: one second of allowance)"},
@@ -34,14 +34,29 @@ inline constexpr std::array<ScenarioFlag, 12> kProviderFlags{{
     {"--latency", "provider.latency", "service time: 5ms, or a uniform range 5ms-20ms"},
     {"--tenant-header", "provider.tenant_header", "header naming the tenant (default X-Api-Key)"},
     {"--retry-after", "provider.retry_after", "send Retry-After on 429/503/529: on or off"},
-    {"--ratelimit-headers", "provider.ratelimit_headers", "none, ietf or x-ratelimit"},
+    {"--ratelimit-headers", "provider.ratelimit_headers",
+     "none, ietf, x-ratelimit or anthropic (anthropic-ratelimit-requests-*, -tokens-*)"},
     {"--seed", "provider.seed", "seed of the provider's injected errors and latency"},
+    // LLM quotas
+    {"--token-allowance", "provider.token_allowance",
+     "per-tenant tokens per window, e.g. 80000/min; each request costs the tokens it declares, "
+     "answered 429 token_rate_exceeded"},
+    {"--spend-cap", "provider.spend_cap",
+     "tokens per tenant for the whole run, never refilled (POST /admin/reset restores it); "
+     "beyond it 429 spend_cap_exceeded with x-should-retry: false and no Retry-After"},
+    {"--token-header", "provider.token_header",
+     "request header declaring the request's tokens (default X-Tokens)"},
+    {"--token-field", "provider.token_field",
+     "top-level JSON body field declaring the tokens when the header is absent, e.g. "
+     "max_tokens (default: none; the body is not read)"},
+    {"--default-tokens", "provider.default_tokens",
+     "tokens counted for a request that declares none (default 1)"},
     // occ mode
     {"--mode", "provider.mode",
      "plain, or occ: one versioned row, GET /row then PUT /row with If-Match, 412 on a conflict"},
 }};
 
-inline constexpr std::array<ScenarioFlag, 24> kFleetFlags{{
+inline constexpr std::array<ScenarioFlag, 25> kFleetFlags{{
     {"--clients", "fleet.clients", "concurrent clients, each with its own stream and state"},
     {"--workload", "fleet.workload",
      "storm (each client sends at t=0), steady (open loop at --rate) or queue (items drained by "
@@ -79,6 +94,9 @@ inline constexpr std::array<ScenarioFlag, 24> kFleetFlags{{
      "RATIO,WINDOW, a per-client retry budget: retries at most RATIO of requests, e.g. 0.1,2m"},
     {"--timeout", "fleet.timeout", "per-request timeout, e.g. 10s"},
     {"--seed", "fleet.seed", "seed of the fleet's random streams"},
+    {"--tokens", "fleet.tokens",
+     "tokens every request declares, sent in the provider's token header (X-Tokens); the "
+     "simulator charges them against the provider's token allowance and spend cap"},
     // occ mode
     {"--hop-delay", "fleet.hop_delay",
      "occ mode, simulate only: one network hop, MEAN,SD of a normal folded at zero (10ms,2ms)"},

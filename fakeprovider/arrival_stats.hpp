@@ -11,24 +11,29 @@
 
 #include "binned_counts.hpp"
 #include "outcome.hpp"
+#include "provider_policy.hpp"
 #include "results.hpp"
 
 namespace stampede {
 
-// The provider's counters: arrivals per bin by outcome and by send number, totals, and the
-// same per tenant. Bounded by the run's duration and its tenants, never by its traffic. Pure:
-// the caller stamps the time and serialises calls.
+// The provider's counters: arrivals per bin by outcome and by send number, totals (by outcome
+// and by the layer that answered: which quota a 429 was for), and the same per tenant. Bounded by
+// the run's duration and its tenants, never by its traffic. Pure: the caller stamps the time and
+// serialises calls.
 class ArrivalStats {
  public:
   struct Totals {
     std::int64_t requests = 0;
     std::array<std::int64_t, kOutcomeCount> by_outcome{};
+    std::array<std::int64_t, kDecisionReasonCount> by_reason{};
   };
 
   explicit ArrivalStats(std::int64_t bin_ns);
 
-  // attempt: the send number the client declared (X-Attempt), 1 for a first send.
-  void record(std::int64_t t_ns, std::string_view tenant, Outcome outcome, int attempt);
+  // attempt: the send number the client declared (X-Attempt), 1 for a first send. reason: the
+  // layer that answered.
+  void record(std::int64_t t_ns, std::string_view tenant, Outcome outcome, int attempt,
+              DecisionReason reason = DecisionReason::kServed);
   // Adds another's counts (same bin): each server thread records alone, the stats add them.
   void merge(const ArrivalStats& other);
 

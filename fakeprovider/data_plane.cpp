@@ -14,11 +14,14 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <ctime>
 #include <iostream>
 #include <mutex>
 #include <string_view>
 #include <thread>
 #include <unordered_set>
+
+#include <nlohmann/json.hpp>
 
 #include "attempt_header.hpp"
 #include "duration.hpp"
@@ -29,7 +32,13 @@ namespace {
 // Bodies shaped like a real API's, so clients parse what they would parse in production.
 constexpr std::string_view kOkBody = R"({"type":"message","status":"ok"})";
 constexpr std::string_view kRateLimitedBody =
-    R"({"type":"error","error":{"type":"rate_limit_error","message":"Number of requests has exceeded your rate limit; retry after the time in Retry-After"}})";
+    R"({"type":"error","error":{"type":"rate_limit_error","reason":"request_rate_exceeded","message":"Number of requests has exceeded your rate limit; retry after the time in Retry-After"}})";
+constexpr std::string_view kTokensBody =
+    R"({"type":"error","error":{"type":"rate_limit_error","reason":"token_rate_exceeded","message":"Number of tokens has exceeded your token rate limit; retry after the time in Retry-After"}})";
+constexpr std::string_view kSpendCapBody =
+    R"({"type":"error","error":{"type":"rate_limit_error","reason":"spend_cap_exceeded","message":"Your spend cap is used up; do not retry this request"}})";
+constexpr std::string_view kTooLargeBody =
+    R"({"type":"error","error":{"type":"rate_limit_error","reason":"request_too_large","message":"This request declares more tokens than your whole token rate limit; it can never be admitted"}})";
 constexpr std::string_view kOverloadedBody =
     R"({"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}})";
 constexpr std::string_view kUnavailableBody =
@@ -39,7 +48,17 @@ constexpr std::string_view kServerErrorBody =
 constexpr std::string_view kInvalidRequestBody =
     R"({"type":"error","error":{"type":"invalid_request_error","message":"Injected error: this request is not retryable"}})";
 
-std::string_view body_for(int status) {
+std::string_view body_for(int status, DecisionReason reason) {
+  switch (reason) {
+    case DecisionReason::kTokens:
+      return kTokensBody;
+    case DecisionReason::kSpendCap:
+      return kSpendCapBody;
+    case DecisionReason::kTooLarge:
+      return kTooLargeBody;
+    default:
+      break;
+  }
   switch (status) {
     case 200:
       return kOkBody;
@@ -54,6 +73,20 @@ std::string_view body_for(int status) {
     default:
       return kServerErrorBody;
   }
+}
+
+// The 400 for a malformed token count names where the count was read; the field name is any
+// string a scenario gives, so the JSON is built, not pasted.
+std::string invalid_tokens_body(const ProviderConfig& p) {
+  std::string where = p.token_header;
+  if (!p.token_field.empty()) where += " (or the JSON body's " + p.token_field + ")";
+  const nlohmann::ordered_json body{
+      {"type", "error"},
+      {"error",
+       {{"type", "invalid_request_error"},
+        {"reason", "invalid_tokens"},
+        {"message", where + " must be a whole number of tokens >= 0"}}}};
+  return body.dump();
 }
 
 // occ mode's row answers carry its version, so their bodies are built per answer.
@@ -84,7 +117,26 @@ void add_header(MHD_Response* r, const char* name, std::int64_t value) {
   MHD_add_response_header(r, name, std::to_string(value).c_str());
 }
 
+// RFC 3339 in UTC, as Anthropic sends its reset times: 2025-01-02T03:04:05Z.
+std::string rfc3339(std::int64_t epoch_s) {
+  const auto t = static_cast<std::time_t>(epoch_s);
+  std::tm utc{};
+  gmtime_r(&t, &utc);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
+  return text;
+}
+
+std::int64_t epoch_s_now() {
+  return std::chrono::duration_cast<std::chrono::seconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
 constexpr std::int64_t kRefusalLogPeriodNs = 10 * kNsPerSec;
+
+// The most of a body kept to read provider.token_field from.
+constexpr std::size_t kMaxTokenBody = 1 << 20;
 
 // How often a loop looks for requests whose headers are overdue: a few times per timeout, so
 // none is cut much later than its due time, and at most once a second.
@@ -95,14 +147,24 @@ std::int64_t sweep_period_ns(std::int64_t header_timeout_ns) {
 
 }  // namespace
 
-// What an answer's bytes depend on, besides the Date header libmicrohttpd adds when sending.
-struct DataPlane::AnswerKey {
-  int status = 0;
-  std::int64_t retry_after_s = -1;  // -1: no Retry-After
-  bool quota = false;               // the RateLimit headers below are sent
+// One quota's rate-limit header numbers; the reset in seconds from now, or for the
+// anthropic dialect the Unix time of it.
+struct QuotaKey {
+  bool sent = false;
   std::int64_t limit = 0;
   std::int64_t remaining = 0;
   std::int64_t reset_s = 0;
+  bool operator==(const QuotaKey&) const = default;
+};
+
+// What an answer's bytes depend on, besides the Date header libmicrohttpd adds when sending.
+struct DataPlane::AnswerKey {
+  int status = 0;
+  DecisionReason reason = DecisionReason::kServed;  // picks the error body
+  std::int64_t retry_after_s = -1;                  // -1: no Retry-After
+  bool should_retry = true;                         // false: x-should-retry: false
+  QuotaKey requests;                                // the rate-limit headers' two quotas
+  QuotaKey tokens;
   std::int64_t row_version = -1;  // occ mode's row answers: the ETag and the body's version
   bool operator==(const AnswerKey&) const = default;
 };
@@ -163,6 +225,11 @@ struct DataPlane::Request {
   std::int64_t row_version = -1;
   std::int64_t due_steady_ns = 0;  // when the service time is over
   bool served = false;             // the service time has passed
+  // With provider.token_field the decision waits for the body, which holds the tokens; the
+  // arrival is still when the headers came in.
+  bool decided = true;
+  std::int64_t seen_steady_ns = 0;
+  std::string body;
 };
 
 // libmicrohttpd calls the access handler several times per request: once when the headers
@@ -171,7 +238,7 @@ struct DataPlane::Request {
 // connection of any request that has a body.
 struct MhdCallbacks {
   static MHD_Result on_request(void* cls, MHD_Connection* c, const char* url, const char* method,
-                               const char* /*version*/, const char* /*upload_data*/,
+                               const char* /*version*/, const char* upload_data,
                                std::size_t* upload_size, void** con_cls) {
     auto* self = static_cast<DataPlane*>(cls);
     if (*con_cls == nullptr) {
@@ -179,11 +246,17 @@ struct MhdCallbacks {
       *con_cls = self->arrive(c, url, method);
       return MHD_YES;
     }
+    auto& r = *static_cast<DataPlane::Request*>(*con_cls);
     if (*upload_size != 0) {
-      *upload_size = 0;  // the body is read and dropped
+      // Kept only while a token field is to be read from it, and only up to the limit: a
+      // longer body is not read (and its count is malformed).
+      if (!r.decided && r.body.size() <= kMaxTokenBody)
+        r.body.append(upload_data, std::min(*upload_size, kMaxTokenBody + 1 - r.body.size()));
+      *upload_size = 0;  // otherwise the body is read and dropped
       return MHD_YES;
     }
-    return self->answer(c, *static_cast<DataPlane::Request*>(*con_cls)) ? MHD_YES : MHD_NO;
+    if (!r.decided) self->decide(c, url, method, r);
+    return self->answer(c, r) ? MHD_YES : MHD_NO;
   }
 
   static void on_completed(void* cls, MHD_Connection* c, void** con_cls,
@@ -215,7 +288,10 @@ struct MhdCallbacks {
 };
 
 DataPlane::DataPlane(const DataPlaneConfig& config, LockedProvider& provider)
-    : config_(config), provider_(provider), refusals_(std::cerr, kRefusalLogPeriodNs) {}
+    : config_(config),
+      provider_(provider),
+      invalid_tokens_body_(invalid_tokens_body(provider.config())),
+      refusals_(std::cerr, kRefusalLogPeriodNs) {}
 
 DataPlane::~DataPlane() {
   stop(0);
@@ -393,23 +469,43 @@ RowRequest DataPlane::row_request(MHD_Connection* c, std::string_view url,
   return row;
 }
 
+DeclaredTokens DataPlane::declared_tokens(MHD_Connection* c, std::string_view body) const {
+  // Without a token quota the header means nothing, and is not looked at.
+  const ProviderConfig& p = provider_.config();
+  if (!p.token_allowance && !p.spend_cap) return {};
+  // The header first; then the body's field, when there is one to read.
+  const char* header = MHD_lookup_connection_value(c, MHD_HEADER_KIND, p.token_header.c_str());
+  if (header || p.token_field.empty()) return parse_declared_tokens(header);
+  if (body.size() > kMaxTokenBody) return {std::nullopt, true};
+  return declared_tokens_in_body(body, p.token_field);
+}
+
 DataPlane::Request* DataPlane::arrive(MHD_Connection* c, const char* url, const char* method) {
+  // Not seen yet by the stamper: now, the latest the bytes can have come in.
+  const std::int64_t seen_ns = stamper_ ? stamper_->take(connection_fd(c)) : 0;
+  in_flight_.fetch_add(1, std::memory_order_relaxed);
+  auto* r = new Request;
+  r->seen_steady_ns = seen_ns > 0 ? seen_ns : ScenarioClock::steady_ns();
+  r->decided = false;
+  if (provider_.config().token_field.empty()) decide(c, url, method, *r);
+  return r;
+}
+
+void DataPlane::decide(MHD_Connection* c, const char* url, const char* method, Request& r) {
   const char* tenant =
       MHD_lookup_connection_value(c, MHD_HEADER_KIND, provider_.config().tenant_header.c_str());
   const char* client_id = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "X-Client-Id");
-  // Not seen yet by the stamper: now, the latest the bytes can have come in.
-  const std::int64_t seen_ns = stamper_ ? stamper_->take(connection_fd(c)) : 0;
   const auto admission = provider_.admit(
-      loop_index, seen_ns > 0 ? seen_ns : ScenarioClock::steady_ns(), tenant ? tenant : "",
+      loop_index, r.seen_steady_ns, tenant ? tenant : "",
       parse_attempt(MHD_lookup_connection_value(c, MHD_HEADER_KIND, "X-Attempt")),
-      client_id ? client_id : "", row_request(c, url, method));
-  in_flight_.fetch_add(1, std::memory_order_relaxed);
-  auto* r = new Request{admission.decision, admission.row_version};
-  if (r->decision.service_ns > 0) {
-    r->due_steady_ns =
-        ScenarioClock::steady_ns() + provider_.clock().wall_ns(r->decision.service_ns);
+      client_id ? client_id : "", row_request(c, url, method), declared_tokens(c, r.body));
+  r.decided = true;
+  r.body = std::string();
+  r.decision = admission.decision;
+  r.row_version = admission.row_version;
+  if (r.decision.service_ns > 0) {
+    r.due_steady_ns = ScenarioClock::steady_ns() + provider_.clock().wall_ns(r.decision.service_ns);
   }
-  return r;
 }
 
 bool DataPlane::answer(MHD_Connection* c, Request& r) {
@@ -437,15 +533,17 @@ bool DataPlane::answer(MHD_Connection* c, Request& r) {
     });
     return true;
   }
-  AnswerKey key{d.status, d.retry_after_ns >= 0 ? retry_after_seconds(d.retry_after_ns) : -1};
+  AnswerKey key;
+  key.status = d.status;
+  key.reason = d.reason;
+  key.retry_after_s = d.retry_after_ns >= 0 ? retry_after_seconds(d.retry_after_ns) : -1;
+  key.should_retry = d.should_retry;
   key.row_version = r.row_version;
-  // RateLimit headers describe the tenant's allowance; a capacity rejection is not about it.
-  if (d.has_quota && d.reason != DecisionReason::kCapacity &&
+  // RateLimit headers describe the tenant's allowances; a capacity rejection is not about them.
+  if (d.reason != DecisionReason::kCapacity &&
       provider_.config().ratelimit_headers != RateLimitHeaders::kNone) {
-    key.quota = true;
-    key.limit = d.limit;
-    key.remaining = d.remaining;
-    key.reset_s = ceil_seconds(d.reset_ns);
+    if (d.has_quota) key.requests = quota_key({d.limit, d.remaining, d.reset_ns});
+    if (d.tokens) key.tokens = quota_key(*d.tokens);
   }
   AnswerCache& cache = answer_cache;
   if (cache.owner != this || !cache.response || !(cache.key == key)) {
@@ -459,6 +557,62 @@ bool DataPlane::answer(MHD_Connection* c, Request& r) {
   return MHD_queue_response(c, static_cast<unsigned>(key.status), cache.response) == MHD_YES;
 }
 
+QuotaKey DataPlane::quota_key(const QuotaNumbers& q) const {
+  std::int64_t reset_s = ceil_seconds(q.reset_ns);
+  // Anthropic sends the time of the reset: the scenario's duration is stretched to the wall's.
+  if (provider_.config().ratelimit_headers == RateLimitHeaders::kAnthropic)
+    reset_s = epoch_s_now() + ceil_seconds(provider_.clock().wall_ns(q.reset_ns));
+  return {true, q.limit, q.remaining, reset_s};
+}
+
+namespace {
+
+// The IETF draft's RateLimit-* fields carry one quota: the one a 429 for tokens is about, or
+// else the one closest to running out, by the fraction left.
+const QuotaKey& ietf_quota(const DataPlane::AnswerKey& key) {
+  if (!key.tokens.sent) return key.requests;
+  if (!key.requests.sent || key.reason == DecisionReason::kTokens) return key.tokens;
+  const auto left = [](const QuotaKey& q) {
+    return static_cast<double>(q.remaining) /
+           static_cast<double>(std::max<std::int64_t>(1, q.limit));
+  };
+  return left(key.tokens) < left(key.requests) ? key.tokens : key.requests;
+}
+
+void add_ratelimit_headers(MHD_Response* r, RateLimitHeaders dialect,
+                           const DataPlane::AnswerKey& key) {
+  const auto add_three = [&](const QuotaKey& q, const char* limit, const char* remaining,
+                             const char* reset) {
+    if (!q.sent) return;
+    add_header(r, limit, q.limit);
+    add_header(r, remaining, q.remaining);
+    if (dialect == RateLimitHeaders::kAnthropic) {
+      MHD_add_response_header(r, reset, rfc3339(q.reset_s).c_str());
+    } else {
+      add_header(r, reset, q.reset_s);
+    }
+  };
+  switch (dialect) {
+    case RateLimitHeaders::kNone:
+      return;
+    case RateLimitHeaders::kIetf:
+      return add_three(ietf_quota(key), "RateLimit-Limit", "RateLimit-Remaining",
+                       "RateLimit-Reset");
+    case RateLimitHeaders::kXRateLimit:
+      // The request quota as before; the tokens with OpenAI's "-Tokens" suffix.
+      add_three(key.requests, "X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset");
+      return add_three(key.tokens, "X-RateLimit-Limit-Tokens", "X-RateLimit-Remaining-Tokens",
+                       "X-RateLimit-Reset-Tokens");
+    case RateLimitHeaders::kAnthropic:
+      add_three(key.requests, "anthropic-ratelimit-requests-limit",
+                "anthropic-ratelimit-requests-remaining", "anthropic-ratelimit-requests-reset");
+      return add_three(key.tokens, "anthropic-ratelimit-tokens-limit",
+                       "anthropic-ratelimit-tokens-remaining", "anthropic-ratelimit-tokens-reset");
+  }
+}
+
+}  // namespace
+
 MHD_Response* DataPlane::build_response(const AnswerKey& key) const {
   MHD_Response* response;
   if (key.row_version >= 0) {
@@ -467,18 +621,17 @@ MHD_Response* DataPlane::build_response(const AnswerKey& key) const {
     MHD_add_response_header(response, MHD_HTTP_HEADER_ETAG,
                             format_etag(static_cast<std::uint64_t>(key.row_version)).c_str());
   } else {
-    const std::string_view body = body_for(key.status);
+    const std::string_view body = key.reason == DecisionReason::kBadTokens
+                                      ? std::string_view(invalid_tokens_body_)
+                                      : body_for(key.status, key.reason);
     response = MHD_create_response_from_buffer(body.size(), const_cast<char*>(body.data()),
                                                MHD_RESPMEM_PERSISTENT);
   }
   MHD_add_response_header(response, MHD_HTTP_HEADER_CONTENT_TYPE, "application/json");
   if (key.retry_after_s >= 0) add_header(response, MHD_HTTP_HEADER_RETRY_AFTER, key.retry_after_s);
-  if (key.quota) {
-    const bool ietf = provider_.config().ratelimit_headers == RateLimitHeaders::kIetf;
-    add_header(response, ietf ? "RateLimit-Limit" : "X-RateLimit-Limit", key.limit);
-    add_header(response, ietf ? "RateLimit-Remaining" : "X-RateLimit-Remaining", key.remaining);
-    add_header(response, ietf ? "RateLimit-Reset" : "X-RateLimit-Reset", key.reset_s);
-  }
+  // What the Anthropic and OpenAI SDKs read before their own rules: this one is not retried.
+  if (!key.should_retry) MHD_add_response_header(response, "x-should-retry", "false");
+  add_ratelimit_headers(response, provider_.config().ratelimit_headers, key);
   return response;
 }
 

@@ -24,6 +24,8 @@ struct MHD_Response;
 
 namespace stampede {
 
+struct QuotaKey;
+
 struct DataPlaneConfig {
   ListenAddress listen;
   unsigned max_connections = 16000;
@@ -69,7 +71,7 @@ class DataPlane {
 
   // Binds and serves; the error says what could not be done.
   std::optional<std::string> start();
-  struct AnswerKey;
+  struct AnswerKey;  // what an answer's bytes depend on
   int port() const { return port_; }
 
   // Stops accepting, lets requests in flight finish (at most max_wait_ns of wall time, then
@@ -90,12 +92,17 @@ class DataPlane {
   void signal_loops(std::atomic<bool> Loop::*flag);
   Request* arrive(MHD_Connection* c, const char* url, const char* method);
   RowRequest row_request(MHD_Connection* c, std::string_view url, std::string_view method) const;
+  // Decides the request: when it arrives, or with a token field once its body is in.
+  void decide(MHD_Connection* c, const char* url, const char* method, Request& r);
+  DeclaredTokens declared_tokens(MHD_Connection* c, std::string_view body) const;
   bool answer(MHD_Connection* c, Request& r);
+  QuotaKey quota_key(const QuotaNumbers& q) const;
   MHD_Response* build_response(const AnswerKey& key) const;
   void complete(Request* r);
 
   DataPlaneConfig config_;
   LockedProvider& provider_;
+  const std::string invalid_tokens_body_;  // names the provider's token header
   DeadlineTimer timer_;
   std::unique_ptr<ArrivalStamper> stamper_;  // null when arrivals are stamped on reading
   std::vector<std::unique_ptr<Loop>> loops_;

@@ -16,21 +16,26 @@ struct LimitVerdict {
   std::int64_t limit = 0;           // for the RateLimit headers
   std::int64_t remaining = 0;
   std::int64_t reset_ns = 0;  // until the quota is whole again
+  // Rejected because the cost is more than the whole allowance: no wait admits it, so
+  // retry_after_ns means nothing.
+  bool too_large = false;
 };
 
 // A limiter decides one arrival at a time on the time it is given; it reads no clock and
-// takes no lock (the caller serialises), so the simulator and the server share it.
+// takes no lock (the caller serialises), so the simulator and the server share it. An arrival
+// costs units of the allowance: one for a request quota, the request's tokens for a token
+// quota. It is admitted whole or not at all; a cost of 0 is always admitted.
 class Limiter {
  public:
   virtual ~Limiter() = default;
-  virtual LimitVerdict try_acquire(std::int64_t now_ns) = 0;
+  virtual LimitVerdict try_acquire(std::int64_t now_ns, std::int64_t cost = 1) = 0;
 };
 
 // Fixed windows aligned to the scenario start: [0, w), [w, 2w), ...
 class FixedWindowLimiter final : public Limiter {
  public:
   explicit FixedWindowLimiter(Rate rate) : rate_(rate) {}
-  LimitVerdict try_acquire(std::int64_t now_ns) override;
+  LimitVerdict try_acquire(std::int64_t now_ns, std::int64_t cost = 1) override;
 
  private:
   Rate rate_;
@@ -41,22 +46,28 @@ class FixedWindowLimiter final : public Limiter {
 // An exact sliding log: no window of the rate's length ever holds more than its count. The
 // log holds the admissions of the last window only, so it grows with the traffic admitted,
 // not with the count: an allowance of 10^12/h costs nothing until requests come, and each
-// new tenant a client invents costs a few bytes.
+// new tenant a client invents costs a few bytes. An admission of cost n is one entry.
 class SlidingWindowLimiter final : public Limiter {
  public:
   explicit SlidingWindowLimiter(Rate rate) : rate_(rate) {}
-  LimitVerdict try_acquire(std::int64_t now_ns) override;
+  LimitVerdict try_acquire(std::int64_t now_ns, std::int64_t cost = 1) override;
 
  private:
+  struct Admission {
+    std::int64_t t_ns;
+    std::int64_t cost;
+  };
   Rate rate_;
-  std::deque<std::int64_t> admitted_;  // admission times, oldest first
+  std::deque<Admission> admitted_;  // oldest first
+  std::int64_t used_ = 0;           // the costs in admitted_
 };
 
-// GCRA, the token bucket's exact integer form: at most burst + rate * t in any span t.
+// GCRA, the token bucket's exact integer form: at most burst + rate * t in any span t. A cost
+// of n moves the theoretical arrival time n emission intervals on.
 class TokenBucketLimiter final : public Limiter {
  public:
   TokenBucketLimiter(Rate rate, std::int64_t burst) : rate_(rate), burst_(burst) {}
-  LimitVerdict try_acquire(std::int64_t now_ns) override;
+  LimitVerdict try_acquire(std::int64_t now_ns, std::int64_t cost = 1) override;
 
  private:
   Rate rate_;

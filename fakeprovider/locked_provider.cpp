@@ -32,7 +32,8 @@ LockedProvider::LockedProvider(const Options& options)
 
 LockedProvider::Admission LockedProvider::admit(std::size_t thread, std::int64_t seen_steady_ns,
                                                 std::string_view tenant, int attempt,
-                                                std::string_view client_id, const RowRequest& row) {
+                                                std::string_view client_id, const RowRequest& row,
+                                                const DeclaredTokens& tokens) {
   std::int64_t t_ns;
   Decision d;
   std::int64_t row_version = -1;
@@ -44,7 +45,7 @@ LockedProvider::Admission LockedProvider::admit(std::size_t thread, std::int64_t
     // in order, and the log records the time they used.
     t_ns = std::max(clock_.to_scenario_ns(seen_steady_ns), last_t_ns_);
     last_t_ns_ = t_ns;
-    d = policy_.admit(t_ns, tenant);
+    d = policy_.admit(t_ns, tenant, tokens);
     if (options_.store) {
       // Another replica's reset moved the scenario's t = 0: this replica follows, as reset.
       if (options_.store->epoch_wall_ns() != store_epoch_wall_ns_) {
@@ -67,7 +68,7 @@ LockedProvider::Admission LockedProvider::admit(std::size_t thread, std::int64_t
   Recorder& r = *recorders_[thread % recorders_.size()];
   std::lock_guard lock(r.mu);
   if (r.epoch == epoch) {
-    r.stats.record(t_ns, tenant, d.outcome(), attempt);
+    r.stats.record(t_ns, tenant, d.outcome(), attempt, d.reason);
     if (options_.keep_log) r.log.record(seq, t_ns, tenant, d.status, attempt, client_id);
   }
   return {t_ns, d, row_version};

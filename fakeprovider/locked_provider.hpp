@@ -46,9 +46,10 @@ class LockedProvider {
   // thread: the calling server thread's number. seen_steady_ns: when the request's bytes came
   // in (a steady_clock reading). attempt: the client's X-Attempt, 1 when absent;
   // client_id: its X-Client-Id, may be empty. row: occ mode's row request, answered by the row
-  // once the layers let it through.
+  // once the layers let it through. tokens: what the request declares it uses.
   Admission admit(std::size_t thread, std::int64_t seen_steady_ns, std::string_view tenant,
-                  int attempt, std::string_view client_id, const RowRequest& row = {});
+                  int attempt, std::string_view client_id, const RowRequest& row = {},
+                  const DeclaredTokens& tokens = {});
 
   // Zero the counters and the log, fresh limiters, the row back at version 0, drop outages
   // started by the admin API, and restart the scenario clock: t = 0 is now, so the scenario's

@@ -1,10 +1,63 @@
 #include "provider_policy.hpp"
 
+#include <charconv>
+#include <cstdint>
+#include <cstring>
+
+#include <nlohmann/json.hpp>
+
 #include "duration.hpp"
 
 namespace stampede {
 namespace {
 constexpr std::uint64_t kProviderStream = 0xFFFF'FFFF'FFFF'FFFFULL;
+}
+
+std::string_view to_string(DecisionReason r) {
+  switch (r) {
+    case DecisionReason::kServed:
+      return "served";
+    case DecisionReason::kOutage:
+      return "outage";
+    case DecisionReason::kInjectedError:
+      return "injected_error";
+    case DecisionReason::kCapacity:
+      return "capacity";
+    case DecisionReason::kAllowance:
+      return "request_rate_exceeded";
+    case DecisionReason::kTokens:
+      return "token_rate_exceeded";
+    case DecisionReason::kSpendCap:
+      return "spend_cap_exceeded";
+    case DecisionReason::kTooLarge:
+      return "request_too_large";
+    case DecisionReason::kBadTokens:
+      return "invalid_tokens";
+    case DecisionReason::kStoreUnavailable:
+      return "store_unavailable";
+  }
+  return "?";
+}
+
+DeclaredTokens parse_declared_tokens(const char* header_value) {
+  if (!header_value) return {};
+  const char* end = header_value + std::strlen(header_value);
+  std::int64_t n = 0;
+  const auto [at, ec] = std::from_chars(header_value, end, n);
+  if (ec != std::errc{} || at != end || at == header_value || n < 0) return {std::nullopt, true};
+  return {n, false};
+}
+
+DeclaredTokens declared_tokens_in_body(std::string_view body, std::string_view field) {
+  if (body.empty()) return {};
+  const auto j = nlohmann::json::parse(body, nullptr, /*allow_exceptions=*/false);
+  if (!j.is_object()) return {std::nullopt, true};
+  const auto it = j.find(field);
+  if (it == j.end()) return {};
+  if (it->is_number_unsigned() && it->get<std::uint64_t>() <= INT64_MAX)
+    return {static_cast<std::int64_t>(it->get<std::uint64_t>()), false};
+  // nlohmann reads a non-negative integer as unsigned: anything else is not a count.
+  return {std::nullopt, true};
 }
 
 std::int64_t retry_after_seconds(std::int64_t retry_after_ns) {
@@ -61,41 +114,48 @@ Decision ProviderPolicy::quota_rejection(const LimitVerdict& v, int status,
   return d;
 }
 
-Limiter& ProviderPolicy::tenant_limiter(std::string_view tenant) {
+ProviderPolicy::TenantQuota& ProviderPolicy::tenant_quota(std::string_view tenant) {
   // Most runs have one tenant: skip the hash when it is the same as last time.
-  if (last_limiter_ && tenant == last_tenant_) return *last_limiter_;
+  if (last_quota_ && tenant == last_tenant_) return *last_quota_;
   auto it = tenants_.find(std::string(tenant));
   if (it == tenants_.end()) {
-    it = tenants_
-             .emplace(std::string(tenant),
-                      make_limiter(config_.limiter, *config_.allowance, config_.burst))
-             .first;
+    TenantQuota q;
+    if (config_.allowance)
+      q.requests = make_limiter(config_.limiter, *config_.allowance, config_.burst);
+    // A token bucket holds the whole window's tokens, as Anthropic's does: a one-second burst
+    // would turn away any request larger than a second's worth.
+    if (config_.token_allowance) {
+      q.tokens =
+          make_limiter(config_.limiter, *config_.token_allowance, config_.token_allowance->count);
+    }
+    it = tenants_.emplace(std::string(tenant), std::move(q)).first;
   }
   last_tenant_ = std::string(tenant);
-  last_limiter_ = it->second.get();
-  return *last_limiter_;
+  last_quota_ = &it->second;
+  return *last_quota_;
 }
 
-QuotaVerdicts ProviderPolicy::local_quota(std::int64_t now_ns, std::string_view tenant) {
-  QuotaVerdicts q;
-  q.t_ns = now_ns;
-  if (capacity_) {
-    q.capacity = capacity_->try_acquire(now_ns);
-    if (!q.capacity->admitted) return q;
+// The request allowance's verdict: its 429, or its numbers written into `served`.
+std::optional<Decision> ProviderPolicy::request_rejection(const LimitVerdict& v,
+                                                          Decision& served) const {
+  if (!v.admitted) {
+    auto r = quota_rejection(v, 429, DecisionReason::kAllowance);
+    r.window_ns = config_.allowance->window_ns;
+    return r;
   }
-  if (config_.allowance) q.allowance = tenant_limiter(tenant).try_acquire(now_ns);
-  return q;
+  served.has_quota = true;
+  served.limit = v.limit;
+  served.remaining = v.remaining;
+  served.reset_ns = v.reset_ns;
+  served.window_ns = config_.allowance->window_ns;
+  return std::nullopt;
 }
 
-Decision ProviderPolicy::admit(std::int64_t now_ns, std::string_view tenant) {
-  if (auto d = outage(now_ns)) return *d;
-  if (config_.error_rate > 0 && rng_.unit() < config_.error_rate) {
-    Decision d;
-    d.status = 400;
-    d.reason = DecisionReason::kInjectedError;
-    return d;
-  }
-  const QuotaVerdicts q = shared_ ? shared_->decide(now_ns, tenant) : local_quota(now_ns, tenant);
+// Capacity and the request allowance as the shared store decides them, on its clock.
+std::optional<Decision> ProviderPolicy::shared_rejection(std::int64_t now_ns,
+                                                         std::string_view tenant,
+                                                         Decision& served) {
+  const QuotaVerdicts q = shared_->decide(now_ns, tenant);
   if (q.unavailable) {
     Decision d;
     d.status = 503;
@@ -103,27 +163,80 @@ Decision ProviderPolicy::admit(std::int64_t now_ns, std::string_view tenant) {
     if (config_.retry_after) d.retry_after_ns = kNsPerSec;
     return d;
   }
+  std::optional<Decision> r;
   if (q.capacity && !q.capacity->admitted) {
-    auto r = quota_rejection(*q.capacity, 529, DecisionReason::kCapacity);
-    r.quota_t_ns = q.t_ns;
-    return r;
+    r = quota_rejection(*q.capacity, 529, DecisionReason::kCapacity);
+  } else if (q.allowance) {
+    r = request_rejection(*q.allowance, served);
   }
-  Decision d;
-  d.quota_t_ns = q.t_ns;
-  if (q.allowance) {
-    const LimitVerdict& v = *q.allowance;
+  served.quota_t_ns = q.t_ns;
+  if (r) r->quota_t_ns = q.t_ns;
+  return r;
+}
+
+// Capacity, then the tenant's quotas, all in this process.
+std::optional<Decision> ProviderPolicy::local_rejection(std::int64_t now_ns,
+                                                        std::string_view tenant, std::int64_t cost,
+                                                        Decision& served) {
+  if (capacity_) {
+    const auto v = capacity_->try_acquire(now_ns);
+    if (!v.admitted) return quota_rejection(v, 529, DecisionReason::kCapacity);
+  }
+  if (!config_.allowance && !config_.token_allowance && !config_.spend_cap) return std::nullopt;
+  return tenant_rejection(now_ns, tenant_quota(tenant), cost, served);
+}
+
+// The tenant's quotas in order; each one that admits writes its numbers into `served`.
+std::optional<Decision> ProviderPolicy::tenant_rejection(std::int64_t now_ns, TenantQuota& q,
+                                                         std::int64_t cost, Decision& served) {
+  if (config_.spend_cap && cost > *config_.spend_cap - q.spent) {
+    // Spent for good: a retry cannot succeed, so no Retry-After and x-should-retry: false.
+    Decision d;
+    d.status = 429;
+    d.reason = DecisionReason::kSpendCap;
+    d.should_retry = false;
+    return d;
+  }
+  if (q.requests) {
+    if (auto r = request_rejection(q.requests->try_acquire(now_ns), served)) return r;
+  }
+  if (q.tokens) {
+    const auto v = q.tokens->try_acquire(now_ns, cost);
+    served.tokens = QuotaNumbers{v.limit, v.remaining, v.reset_ns};
     if (!v.admitted) {
-      auto r = quota_rejection(v, 429, DecisionReason::kAllowance);
-      r.window_ns = config_.allowance->window_ns;
-      r.quota_t_ns = d.quota_t_ns;
+      // The request numbers stay: this request used its request allowance.
+      Decision r = served;
+      r.status = 429;
+      r.reason = v.too_large ? DecisionReason::kTooLarge : DecisionReason::kTokens;
+      r.should_retry = !v.too_large;
+      if (config_.retry_after && !v.too_large) r.retry_after_ns = v.retry_after_ns;
       return r;
     }
-    d.has_quota = true;
-    d.limit = v.limit;
-    d.remaining = v.remaining;
-    d.reset_ns = v.reset_ns;
-    d.window_ns = config_.allowance->window_ns;
   }
+  q.spent += cost;
+  return std::nullopt;
+}
+
+Decision ProviderPolicy::admit(std::int64_t now_ns, std::string_view tenant,
+                               const DeclaredTokens& tokens) {
+  if (auto d = outage(now_ns)) return *d;
+  if (tokens.malformed) {
+    Decision d;
+    d.status = 400;
+    d.reason = DecisionReason::kBadTokens;
+    return d;
+  }
+  if (config_.error_rate > 0 && rng_.unit() < config_.error_rate) {
+    Decision d;
+    d.status = 400;
+    d.reason = DecisionReason::kInjectedError;
+    return d;
+  }
+  Decision d;
+  const std::int64_t cost = tokens.count.value_or(config_.default_tokens);
+  auto rejection =
+      shared_ ? shared_rejection(now_ns, tenant, d) : local_rejection(now_ns, tenant, cost, d);
+  if (rejection) return *rejection;
   d.service_ns = config_.latency_min_ns;
   if (config_.latency_max_ns > config_.latency_min_ns) {
     d.service_ns = rng_.uniform(config_.latency_min_ns, config_.latency_max_ns);

@@ -50,6 +50,12 @@ namespace stampede {
 
 Parsed<ScriptLimits> script_limits(const ProviderConfig& config, std::int64_t min_horizon_ns) {
   ScriptLimits limits;
+  // The store's script keeps capacity and the request allowance; token quotas stay per process.
+  if (config.token_allowance || config.spend_cap) {
+    return Parsed<ScriptLimits>::fail(
+        "the token allowance and the spend cap are not kept in the shared store yet; run "
+        "replicas without --token-allowance and --spend-cap, or one provider without --store");
+  }
   for (auto [rate, out, name] : {std::tuple{&config.capacity, &limits.capacity, "--capacity"},
                                  std::tuple{&config.allowance, &limits.allowance, "--allowance"}}) {
     if (!*rate) continue;

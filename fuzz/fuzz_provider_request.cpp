@@ -1,6 +1,6 @@
 // The provider's request handling without the sockets: a scenario the binary would accept,
-// then a series of requests whose tenant, X-Attempt and X-Client-Id headers and arrival times
-// are whatever a client sends, with admin resets and outages between them. Each request is
+// then a series of requests whose tenant, X-Attempt, X-Client-Id and token headers and arrival
+// times are whatever a client sends, with admin resets and outages between them. Each request is
 // decided as the data plane decides it (parse_attempt, LockedProvider::admit), and every
 // admin answer that carries those header values is built: the stats JSON, the Prometheus page
 // and the arrival CSV.
@@ -42,7 +42,10 @@ Scenario some_scenario(FuzzedDataProvider& in) {
   p.latency_min_ns = in.ConsumeIntegral<std::int64_t>();
   p.latency_max_ns = in.ConsumeIntegral<std::int64_t>();
   p.retry_after = in.ConsumeBool();
-  p.ratelimit_headers = static_cast<RateLimitHeaders>(in.ConsumeIntegralInRange(0, 2));
+  p.ratelimit_headers = static_cast<RateLimitHeaders>(in.ConsumeIntegralInRange(0, 3));
+  if (in.ConsumeBool()) p.token_allowance = some_rate(in);
+  if (in.ConsumeBool()) p.spend_cap = in.ConsumeIntegralInRange<std::int64_t>(0, INT64_MAX);
+  p.default_tokens = in.ConsumeIntegralInRange<std::int64_t>(0, INT64_MAX);
   p.seed = in.ConsumeIntegral<std::uint64_t>();
   return s;
 }
@@ -69,10 +72,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         const std::string tenant = in.ConsumeRandomLengthString(64);
         const std::string attempt = in.ConsumeRandomLengthString(24);
         const std::string client_id = in.ConsumeRandomLengthString(64);
+        const std::string tokens = in.ConsumeRandomLengthString(24);
         seen_ns += in.ConsumeIntegralInRange<std::int64_t>(0, 10 * kSecond);
         const auto admission = provider.admit(
             in.ConsumeIntegralInRange<std::size_t>(0, 3), seen_ns, tenant.c_str(),
-            parse_attempt(in.ConsumeBool() ? attempt.c_str() : nullptr), client_id.c_str());
+            parse_attempt(in.ConsumeBool() ? attempt.c_str() : nullptr), client_id.c_str(), {},
+            parse_declared_tokens(in.ConsumeBool() ? tokens.c_str() : nullptr));
         const auto& d = admission.decision;
         if (d.retry_after_ns >= 0 && retry_after_seconds(d.retry_after_ns) < 1) std::abort();
       }

@@ -53,9 +53,17 @@ std::size_t on_header(char* line, std::size_t size, std::size_t n, void* data) {
   const std::size_t len = size * n;
   constexpr std::string_view kRetryAfter = "retry-after:";
   constexpr std::string_view kEtag = "etag:";
+  constexpr std::string_view kShouldRetry = "x-should-retry:";
   if (starts_with_nocase(line, len, "http/")) {
     c.retry_after.clear();  // a new response (after a 100 Continue) starts over
+    c.should_retry = true;
     if (c.occ) c.occ->etag.clear();
+  } else if (starts_with_nocase(line, len, kShouldRetry)) {
+    // As the Anthropic and OpenAI SDKs read it: "false" forbids a retry.
+    std::string_view value(line + kShouldRetry.size(), len - kShouldRetry.size());
+    while (!value.empty() && (value.front() == ' ' || value.front() == '\t'))
+      value.remove_prefix(1);
+    c.should_retry = !starts_with_nocase(value.data(), value.size(), "false");
   } else if (starts_with_nocase(line, len, kRetryAfter)) {
     c.retry_after.assign(line + kRetryAfter.size(), len - kRetryAfter.size());
   } else if (c.occ && starts_with_nocase(line, len, kEtag)) {
@@ -91,6 +99,9 @@ LiveShared::LiveShared(const Scenario& s, const LiveRequest& r, const LiveOption
   // libcurl asks for 100-continue before a large body; that round trip is not the client's.
   if (!r.body.empty()) fixed_headers.emplace_back("Expect:");
   for (const auto& key : r.api_keys) tenant_headers.push_back(r.tenant_header + ": " + key);
+  // Every request declares its tokens where the provider of the same scenario reads them.
+  if (s.fleet.tokens)
+    fixed_headers.push_back(s.provider.token_header + ": " + std::to_string(*s.fleet.tokens));
   if (!o.resolve_entry.empty()) resolve = curl_slist_append(nullptr, o.resolve_entry.c_str());
 }
 
@@ -546,7 +557,8 @@ void LiveLoop::complete(LiveClient& c, CURLcode result) {
     if (!next.write_now) return finish_item(c, next.step, now);
     return stopping_ ? leave_unfinished(c, now) : schedule(c, now);
   }
-  const Step step = shared_.policy.on_outcome(now, outcome, hint, c.item, c.guards, c.rng);
+  const Step step =
+      shared_.policy.on_outcome(now, outcome, hint, c.item, c.guards, c.rng, c.should_retry);
   finish_item(c, step, now);
 }
 

@@ -77,6 +77,7 @@ struct LiveClient {
   std::int64_t wake_lateness_ns = 0;
   std::int64_t send_lateness_ns = 0;
   std::string retry_after;     // the answer's Retry-After header, as sent
+  bool should_retry = true;    // false: the answer said x-should-retry: false
   std::optional<LiveOcc> occ;  // occ mode only
 
   // The request headers: curl_slist nodes owned here, pointing at shared lines and at the

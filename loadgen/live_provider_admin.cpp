@@ -33,6 +33,7 @@ Parsed<ProviderStats> parse_provider_stats(const nlohmann::json& j) {
     s.requests = j.at("requests").get<std::int64_t>();
     s.by_outcome = BinnedCounts::from_json(j.at("arrivals_by_outcome"));
     s.by_send = BinnedCounts::from_json(j.at("arrivals_by_send"));
+    if (const auto it = j.find("reasons"); it != j.end() && it->is_object()) s.reasons = *it;
     if (s.by_outcome.labels() != outcome_labels().size() ||
         s.by_send.labels() != send_labels().size())
       return Parsed<ProviderStats>::fail("its histograms do not have the outcome and send labels");

@@ -19,6 +19,9 @@ struct ProviderStats {
   std::int64_t requests = 0;
   BinnedCounts by_outcome{1, 1};
   BinnedCounts by_send{1, 1};
+  // Arrivals by the layer that answered (which quota each 429 was for), as the provider
+  // names them; null from a provider that does not count them.
+  nlohmann::json reasons;
 };
 
 Parsed<ProviderStats> parse_provider_stats(const nlohmann::json& j);

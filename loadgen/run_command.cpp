@@ -168,6 +168,7 @@ nlohmann::json take_provider_view(const ProviderAdmin& admin, double time_scale,
   section["requests"] = stats->requests;
   section["bin_ns"] = stats->bin_ns;
   section["time_scale"] = stats->time_scale;
+  if (!stats->reasons.is_null()) section["reasons"] = stats->reasons;
   if (stats->bin_ns != kNsPerSec) {
     std::cerr << "loadgen: warning: the provider bins arrivals by "
               << format_duration(stats->bin_ns) << ", not 1s; the summary uses the clients' view\n";

@@ -17,8 +17,10 @@ enum class EventKind : std::uint8_t { kSend, kAnswer };
 // Retry-After is read as whole seconds, so 8 bytes hold it.
 struct PendingAnswer {
   Outcome outcome = Outcome::kOk;
+  bool should_retry = true;  // the provider's x-should-retry: false (a spend cap)
   std::int32_t retry_after_s = -1;
 };
+static_assert(sizeof(PendingAnswer) == 8);
 
 // One client's state: exactly a cache line, so an event costs one miss into a million
 // clients' state, and that one prefetched ahead.
@@ -120,9 +122,9 @@ class Simulation {
     if (cl.item.retries == 0) cl.item.start_ns = t_ns;
     if (RetryPolicy::rejects_locally(t_ns, guards(c), cl.rng)) {
       ++dropped_[c];  // dropped on the client: no send, no arrival, answered as a 429
-      return answer(c, t_ns, PendingAnswer{Outcome::kRateLimited, -1});
+      return answer(c, t_ns, PendingAnswer{Outcome::kRateLimited, true, -1});
     }
-    const Decision d = provider_.admit(t_ns, {});
+    const Decision d = provider_.admit(t_ns, {}, tokens_);
     const Outcome seen =
         d.service_ns > scenario_.fleet.timeout_ns ? Outcome::kTimeout : d.outcome();
     if (mine(c)) {
@@ -130,9 +132,10 @@ class Simulation {
       rec_.record_send(t_ns, seen);
     }
     // The client reads a delta-seconds header: whole seconds, rounded up.
-    const PendingAnswer a{seen, d.retry_after_ns >= 0 ? static_cast<std::int32_t>(
-                                                            retry_after_seconds(d.retry_after_ns))
-                                                      : -1};
+    const PendingAnswer a{seen, d.should_retry || seen == Outcome::kTimeout,
+                          d.retry_after_ns >= 0
+                              ? static_cast<std::int32_t>(retry_after_seconds(d.retry_after_ns))
+                              : -1};
     const std::int64_t wait = seen == Outcome::kTimeout ? scenario_.fleet.timeout_ns : d.service_ns;
     if (wait == 0) {
       answer(c, t_ns, a);
@@ -146,7 +149,8 @@ class Simulation {
     auto& cl = clients_[c];
     std::optional<std::int64_t> hint;
     if (a.retry_after_s >= 0) hint = std::int64_t{a.retry_after_s} * kNsPerSec;
-    const Step step = policy_.on_outcome(t_ns, a.outcome, hint, cl.item, guards(c), cl.rng);
+    const Step step =
+        policy_.on_outcome(t_ns, a.outcome, hint, cl.item, guards(c), cl.rng, a.should_retry);
     switch (step.kind) {
       case Step::Kind::kRetryAt:
         if (mine(c)) {
@@ -173,6 +177,7 @@ class Simulation {
   const SimOptions& options_;
   const RetryPolicy policy_;
   ProviderPolicy provider_;
+  const DeclaredTokens tokens_{scenario_.fleet.tokens, false};  // what every request declares
   Workload workload_;
   ClientGuards shared_guards_;
   bool per_client_guards_;

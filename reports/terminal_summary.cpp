@@ -54,10 +54,14 @@ std::string format_terminal_summary(const Results& r) {
              static_cast<unsigned long long>(f.seed));
   std::string outages;
   for (const auto& w : p.outages) outages += " " + format_outage(w);
-  out += fmt("provider: allowance %s (%s)%s%s\n",
+  // LLM quotas only when set, so other scenarios' summaries read as before.
+  std::string quotas;
+  if (p.token_allowance) quotas += ", tokens " + format_rate(*p.token_allowance);
+  if (p.spend_cap) quotas += ", spend cap " + std::to_string(*p.spend_cap) + " tokens";
+  out += fmt("provider: allowance %s (%s)%s%s%s\n",
              p.allowance ? format_rate(*p.allowance).c_str() : "unlimited",
-             std::string(to_string(p.limiter)).c_str(), outages.empty() ? "" : ", outages",
-             outages.c_str());
+             std::string(to_string(p.limiter)).c_str(), quotas.c_str(),
+             outages.empty() ? "" : ", outages", outages.c_str());
   if (r.trials > 1) {
     out += fmt("the means of %lld trials, trial t with seed %llu + t\n",
                static_cast<long long>(r.trials), static_cast<unsigned long long>(f.seed));

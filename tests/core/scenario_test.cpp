@@ -53,7 +53,12 @@ constexpr const char* kEveryField = R"({
     "retry_after": "off",
     "ratelimit_headers": "x-ratelimit",
     "seed": 9,
-    "mode": "occ"
+    "mode": "occ",
+    "token_allowance": "80000/min",
+    "spend_cap": 1000000,
+    "token_header": "X-Request-Tokens",
+    "token_field": "max_tokens",
+    "default_tokens": 250
   },
   "fleet": {
     "clients": 400,
@@ -79,7 +84,8 @@ constexpr const char* kEveryField = R"({
     "retry_ratio": "0.2,1m",
     "timeout": "10s",
     "seed": 7,
-    "hop_delay": "5ms,1500us"
+    "hop_delay": "5ms,1500us",
+    "tokens": 1200
   },
   "expectations": ["peak_ratio <= 2", "delivered == items"]
 })";
@@ -107,6 +113,11 @@ void check_every_field(const Scenario& s) {
   CHECK(p.ratelimit_headers == RateLimitHeaders::kXRateLimit);
   CHECK(p.seed == 9);
   CHECK(p.mode == ProviderMode::kOcc);
+  CHECK(p.token_allowance == Rate{80000, 60 * kNsPerSec});
+  CHECK(p.spend_cap == 1'000'000);
+  CHECK(p.token_header == "X-Request-Tokens");
+  CHECK(p.token_field == "max_tokens");
+  CHECK(p.default_tokens == 250);
   const auto& f = s.fleet;
   CHECK(f.clients == 400);
   CHECK(f.workload == WorkloadKind::kSteady);
@@ -134,6 +145,7 @@ void check_every_field(const Scenario& s) {
   CHECK(f.timeout_ns == 10 * kNsPerSec);
   CHECK(f.seed == 7);
   CHECK(f.hop_delay == HopDelay{5 * kNsPerMs, 1'500'000});
+  CHECK(f.tokens == 1200);
   CHECK(s.expectations == std::vector<std::string>{"peak_ratio <= 2", "delivered == items"});
 }
 

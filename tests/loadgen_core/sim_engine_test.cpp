@@ -209,3 +209,60 @@ TEST_CASE("items still going at the horizon are reported unfinished") {
   CHECK(r.recording.unfinished == 800);
   CHECK(r.summary.unfinished == 800);
 }
+
+namespace {
+
+// 30 clients at t=0, 100 tokens each, against 1,000 tokens a minute: 10 served, 20 told to
+// come back at the next window; a spend cap of `cap` tokens ends it.
+Scenario llm_storm(std::int64_t spend_cap) {
+  Scenario s;
+  s.fleet.clients = 30;
+  s.fleet.tokens = 100;
+  s.fleet.strategy = StrategyKind::kExponential;
+  s.fleet.retry_after = RetryAfterMode::kExact;
+  s.fleet.max_attempts = 10;  // a spend cap retried would run into this, not forever
+  s.provider.token_allowance = Rate{1000, 60 * kNsPerSec};
+  s.provider.spend_cap = spend_cap;
+  REQUIRE(validate(s).empty());
+  return s;
+}
+
+std::int64_t arrivals(const Results& r, Outcome o) {
+  std::int64_t n = 0;
+  for (std::size_t b = 0; b < r.recording.provider_by_outcome.bins(); ++b)
+    n += r.recording.provider_by_outcome.at(b, static_cast<std::size_t>(o));
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE("simulated LLM quotas: a tokens-per-minute 429 is retried, a spend-cap 429 never") {
+  const Results r = simulate(llm_storm(1500));
+  check_every_item_accounted_for(r, 30);
+  // Window 1: 10 served, 20 refused for tokens. Window 2: 5 more, then the cap (1,500 tokens)
+  // refuses the other 15 once each, and they are given up: 50 requests, no more.
+  CHECK(r.recording.delivered == 15);
+  CHECK(r.recording.dead_lettered == 15);
+  CHECK(r.recording.requests == 50);
+  CHECK(arrivals(r, Outcome::kOk) == 15);
+  CHECK(arrivals(r, Outcome::kRateLimited) == 35);
+  CHECK(r.recording.sends_per_item.max() == 2);
+}
+
+TEST_CASE("simulated LLM quotas: items refused by the spend cap on their first send get one") {
+  const Results r = simulate(llm_storm(500));
+  check_every_item_accounted_for(r, 30);
+  CHECK(r.recording.delivered == 5);
+  CHECK(r.recording.dead_lettered == 25);
+  CHECK(r.recording.requests == 30);
+  CHECK(r.recording.sends_per_item.max() == 1);
+}
+
+TEST_CASE("the LLM quotas example meets its expectations: the capped items are given up") {
+  auto s = load_scenario_file(STAMPEDE_SOURCE_DIR "/examples/llm_quotas.json");
+  REQUIRE_MESSAGE(s, s.error());
+  const Results r = simulate(*s);
+  check_every_item_accounted_for(r, 200);
+  CHECK(r.recording.delivered == 150);
+  CHECK(r.recording.dead_lettered == 50);
+}

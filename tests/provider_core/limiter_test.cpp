@@ -333,6 +333,100 @@ TEST_CASE("remaining and reset describe the quota") {
   }
 }
 
+// A limiter's whole allowance: what it admits at one instant.
+static std::int64_t whole(const Shape& s) {
+  return s.kind == LimiterKind::kTokenBucket ? s.burst : s.rate.count;
+}
+
+TEST_CASE("with costs above 1, no limiter admits more units than burst + rate * t over any span") {
+  for (const auto& shape : shapes()) {
+    for (const auto& pattern : patterns()) {
+      CAPTURE(shape.name);
+      CAPTURE(pattern.name);
+      auto limiter = make_limiter(shape.kind, shape.rate, shape.burst);
+      Rng rng(31);
+      const std::int64_t max_cost = std::max<std::int64_t>(1, whole(shape) / 4);
+      // An admission of cost n is n units at one instant: the span check counts them so.
+      std::vector<std::int64_t> units;
+      std::int64_t admissions = 0;
+      for (const auto t : pattern.times(shape.rate)) {
+        const std::int64_t cost = rng.uniform(1, max_cost);
+        if (!limiter->try_acquire(t, cost).admitted) continue;
+        ++admissions;
+        units.insert(units.end(), static_cast<std::size_t>(cost), t);
+      }
+      CHECK(admissions > 0);
+      CHECK(within_burst_plus_rate(units, shape.rate, span_burst(shape)));
+    }
+  }
+}
+
+TEST_CASE("a cost is taken whole or not at all, and remaining counts units") {
+  for (const auto& shape : shapes()) {
+    CAPTURE(shape.name);
+    const std::int64_t limit = whole(shape);
+    if (limit < 4) continue;
+    auto limiter = make_limiter(shape.kind, shape.rate, shape.burst);
+    const auto first = limiter->try_acquire(0, 3);
+    REQUIRE(first.admitted);
+    CHECK(first.remaining == limit - 3);
+    // One unit more than is left: refused, and nothing taken.
+    const auto over = limiter->try_acquire(0, limit - 2);
+    CHECK_FALSE(over.admitted);
+    CHECK_FALSE(over.too_large);
+    CHECK(over.remaining == limit - 3);
+    CHECK(over.retry_after_ns > 0);
+    const auto rest = limiter->try_acquire(0, limit - 3);
+    REQUIRE(rest.admitted);
+    CHECK(rest.remaining == 0);
+    // A cost of nothing always goes through.
+    CHECK(limiter->try_acquire(0, 0).admitted);
+    CHECK_FALSE(limiter->try_acquire(0, 1).admitted);
+  }
+}
+
+TEST_CASE("a cost above the whole allowance is too large: refused at once, and nothing taken") {
+  for (const auto& shape : shapes()) {
+    CAPTURE(shape.name);
+    const std::int64_t limit = whole(shape);
+    auto limiter = make_limiter(shape.kind, shape.rate, shape.burst);
+    const auto v = limiter->try_acquire(0, limit + 1);
+    CHECK_FALSE(v.admitted);
+    CHECK(v.too_large);
+    CHECK(v.limit == limit);
+    // Even on an idle limiter, ten windows on: no wait makes it fit.
+    CHECK(limiter->try_acquire(10 * shape.rate.window_ns, limit + 1).too_large);
+    // The whole allowance itself fits.
+    CHECK(limiter->try_acquire(10 * shape.rate.window_ns, limit).admitted);
+  }
+}
+
+TEST_CASE("waiting the retry_after reported for a cost leads to its admission, and no sooner") {
+  for (const auto& shape : shapes()) {
+    CAPTURE(shape.name);
+    auto limiter = make_limiter(shape.kind, shape.rate, shape.burst);
+    Rng rng(7);
+    const std::int64_t max_cost = std::max<std::int64_t>(1, whole(shape) / 3);
+    std::int64_t t = 0;
+    int rejections = 0;
+    for (int i = 0; i < 10 * shape.rate.count; ++i) {
+      t += rng.uniform(0, shape.rate.window_ns / shape.rate.count);
+      const std::int64_t cost = rng.uniform(1, max_cost);
+      const auto v = limiter->try_acquire(t, cost);
+      if (v.admitted) continue;
+      ++rejections;
+      CAPTURE(t);
+      CAPTURE(cost);
+      REQUIRE_FALSE(v.too_large);
+      REQUIRE(v.retry_after_ns > 0);
+      REQUIRE_FALSE(limiter->try_acquire(t + v.retry_after_ns - 1, cost).admitted);
+      t += v.retry_after_ns;
+      REQUIRE(limiter->try_acquire(t, cost).admitted);
+    }
+    CHECK(rejections > 0);
+  }
+}
+
 TEST_CASE("the default burst is one second of allowance, at least 1") {
   CHECK(default_burst(Rate{100, kNsPerSec}) == 100);
   CHECK(default_burst(Rate{4000, 60 * kNsPerSec}) == 66);

@@ -1,7 +1,10 @@
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "duration.hpp"
 #include "provider_policy.hpp"
@@ -230,4 +233,180 @@ TEST_CASE("an outage added at run time applies from then on") {
   CHECK(policy.admit(3 * kNsPerSec, "t").status == 529);
   CHECK(policy.admit(3 * kNsPerSec, "t").retry_after_ns == 2 * kNsPerSec);
   CHECK(policy.admit(5 * kNsPerSec, "t").status == 200);
+}
+
+namespace {
+
+DeclaredTokens tokens(std::int64_t n) {
+  return {n, false};
+}
+
+ProviderConfig llm_quotas(const char* requests, const char* token_rate,
+                          std::optional<std::int64_t> spend_cap) {
+  ProviderConfig c;
+  if (requests) c.allowance = *parse_rate(requests);
+  if (token_rate) c.token_allowance = *parse_rate(token_rate);
+  c.spend_cap = spend_cap;
+  return c;
+}
+
+}  // namespace
+
+TEST_CASE("the declared token count is a whole number >= 0, or absent") {
+  CHECK_FALSE(parse_declared_tokens(nullptr).count);
+  CHECK_FALSE(parse_declared_tokens(nullptr).malformed);
+  CHECK(parse_declared_tokens("0").count == 0);
+  CHECK(parse_declared_tokens("1500").count == 1500);
+  for (const char* bad : {"", "-1", "12k", " 5", "5 ", "1.5", "abc", "99999999999999999999"}) {
+    CAPTURE(bad);
+    CHECK(parse_declared_tokens(bad).malformed);
+  }
+}
+
+TEST_CASE("a token allowance charges each request its declared tokens, then answers 429") {
+  ProviderPolicy policy(llm_quotas(nullptr, "1000/min", std::nullopt));
+  const auto first = policy.admit(0, "t", tokens(600));
+  CHECK(first.status == 200);
+  REQUIRE(first.tokens);
+  CHECK(first.tokens->limit == 1000);
+  CHECK(first.tokens->remaining == 400);
+  CHECK(first.tokens->reset_ns == 60 * kNsPerSec);
+  // 500 more do not fit in the 400 left: a retryable 429 that says when the window turns.
+  const auto over = policy.admit(10 * kNsPerSec, "t", tokens(500));
+  CHECK(over.status == 429);
+  CHECK(over.reason == DecisionReason::kTokens);
+  CHECK(over.should_retry);
+  CHECK(over.retry_after_ns == 50 * kNsPerSec);
+  CHECK(over.tokens->remaining == 400);
+  // The refusal took nothing: 400 still fit.
+  CHECK(policy.admit(10 * kNsPerSec, "t", tokens(400)).status == 200);
+  CHECK(policy.admit(60 * kNsPerSec, "t", tokens(500)).status == 200);
+}
+
+TEST_CASE("a request declaring no tokens counts the default") {
+  ProviderConfig c = llm_quotas(nullptr, "10/min", std::nullopt);
+  c.default_tokens = 4;
+  ProviderPolicy policy(c);
+  CHECK(policy.admit(0, "t").tokens->remaining == 6);
+  CHECK(policy.admit(0, "t").tokens->remaining == 2);
+  CHECK(policy.admit(0, "t").reason == DecisionReason::kTokens);
+  CHECK(policy.admit(0, "t", tokens(2)).status == 200);
+}
+
+TEST_CASE("more tokens than the whole allowance is a 429 not to retry, without Retry-After") {
+  for (const auto kind :
+       {LimiterKind::kFixedWindow, LimiterKind::kSlidingWindow, LimiterKind::kTokenBucket}) {
+    CAPTURE(to_string(kind));
+    ProviderConfig c = llm_quotas(nullptr, "1000/min", std::nullopt);
+    c.limiter = kind;
+    ProviderPolicy policy(c);
+    const auto d = policy.admit(0, "t", tokens(1001));
+    CHECK(d.status == 429);
+    CHECK(d.reason == DecisionReason::kTooLarge);
+    CHECK_FALSE(d.should_retry);
+    CHECK(d.retry_after_ns == -1);
+    // The token bucket holds the whole window, so the largest request that fits still does.
+    CHECK(policy.admit(0, "t", tokens(1000)).status == 200);
+  }
+}
+
+TEST_CASE("a spend cap serves tokens up to it, then 429 with no Retry-After, never refilled") {
+  ProviderPolicy policy(llm_quotas(nullptr, nullptr, 1000));
+  CHECK(policy.admit(0, "t", tokens(600)).status == 200);
+  CHECK(policy.admit(0, "t", tokens(400)).status == 200);
+  for (const std::int64_t t : {std::int64_t{0}, 3600 * kNsPerSec, 1000 * 3600 * kNsPerSec}) {
+    const auto d = policy.admit(t, "t", tokens(1));
+    CHECK(d.status == 429);
+    CHECK(d.reason == DecisionReason::kSpendCap);
+    CHECK(d.outcome() == Outcome::kRateLimited);
+    CHECK_FALSE(d.should_retry);
+    CHECK(d.retry_after_ns == -1);
+    CHECK_FALSE(d.has_quota);
+  }
+  // A request of no tokens still goes through: it spends nothing.
+  CHECK(policy.admit(0, "t", tokens(0)).status == 200);
+  // Each tenant has its own cap.
+  CHECK(policy.admit(0, "u", tokens(1000)).status == 200);
+}
+
+TEST_CASE("a spend cap refuses a request that would go past it, and spends only what is served") {
+  ProviderPolicy policy(llm_quotas(nullptr, "500/min", 1000));
+  CHECK(policy.admit(0, "t", tokens(500)).status == 200);
+  // Turned away by the token rate: nothing spent.
+  CHECK(policy.admit(0, "t", tokens(300)).reason == DecisionReason::kTokens);
+  CHECK(policy.admit(60 * kNsPerSec, "t", tokens(300)).status == 200);
+  // 200 left under the cap: 300 would go past it.
+  CHECK(policy.admit(120 * kNsPerSec, "t", tokens(300)).reason == DecisionReason::kSpendCap);
+  CHECK(policy.admit(120 * kNsPerSec, "t", tokens(200)).status == 200);
+}
+
+TEST_CASE("quota order: spend cap, then requests, then tokens; each names its reason") {
+  SUBCASE("the spend cap comes before the rates, and uses none of them") {
+    ProviderPolicy policy(llm_quotas("1/min", "100/min", 10));
+    CHECK(policy.admit(0, "t", tokens(10)).status == 200);
+    const auto d = policy.admit(0, "t", tokens(10));
+    CHECK(d.reason == DecisionReason::kSpendCap);
+    CHECK(d.retry_after_ns == -1);
+  }
+  SUBCASE("the request rate before the tokens: a 429 for requests takes no tokens") {
+    ProviderPolicy policy(llm_quotas("1/min", "100/min", std::nullopt));
+    CHECK(policy.admit(0, "t", tokens(10)).tokens->remaining == 90);
+    const auto d = policy.admit(0, "t", tokens(10));
+    CHECK(d.reason == DecisionReason::kAllowance);
+    CHECK(d.should_retry);
+    CHECK(d.retry_after_ns == 60 * kNsPerSec);
+    CHECK_FALSE(d.tokens);
+    CHECK(policy.admit(60 * kNsPerSec, "t", tokens(90)).tokens->remaining == 10);
+  }
+  SUBCASE("a 429 for tokens has used its request, and carries both quotas") {
+    ProviderPolicy policy(llm_quotas("3/min", "100/min", std::nullopt));
+    CHECK(policy.admit(0, "t", tokens(100)).status == 200);
+    const auto d = policy.admit(0, "t", tokens(1));
+    CHECK(d.reason == DecisionReason::kTokens);
+    CHECK(d.has_quota);
+    CHECK(d.remaining == 1);
+    REQUIRE(d.tokens);
+    CHECK(d.tokens->remaining == 0);
+    CHECK(policy.admit(0, "t", tokens(0)).remaining == 0);
+  }
+  SUBCASE("capacity and a malformed count come before the tenant's quotas") {
+    ProviderConfig c = llm_quotas(nullptr, "100/min", 5);
+    c.capacity = *parse_rate("1/min");
+    ProviderPolicy policy(c);
+    CHECK(policy.admit(0, "t", {std::nullopt, true}).reason == DecisionReason::kBadTokens);
+    CHECK(policy.admit(0, "t", {std::nullopt, true}).status == 400);
+    CHECK(policy.admit(0, "t", tokens(5)).status == 200);
+    CHECK(policy.admit(0, "t", tokens(5)).reason == DecisionReason::kCapacity);
+  }
+}
+
+TEST_CASE("each reason has its own name") {
+  std::vector<std::string_view> names;
+  for (std::size_t i = 0; i < kDecisionReasonCount; ++i) {
+    names.push_back(to_string(static_cast<DecisionReason>(i)));
+    CHECK(names.back() != "?");
+  }
+  std::sort(names.begin(), names.end());
+  CHECK(std::adjacent_find(names.begin(), names.end()) == names.end());
+  CHECK(to_string(DecisionReason::kSpendCap) == "spend_cap_exceeded");
+  CHECK(to_string(DecisionReason::kTokens) == "token_rate_exceeded");
+  CHECK(to_string(DecisionReason::kAllowance) == "request_rate_exceeded");
+}
+
+TEST_CASE("a body's token field is a whole number >= 0; absent, it declares nothing") {
+  CHECK_FALSE(declared_tokens_in_body("", "max_tokens").count);
+  CHECK_FALSE(declared_tokens_in_body("", "max_tokens").malformed);
+  CHECK_FALSE(declared_tokens_in_body(R"({"model":"m"})", "max_tokens").count);
+  CHECK_FALSE(declared_tokens_in_body(R"({"model":"m"})", "max_tokens").malformed);
+  CHECK(declared_tokens_in_body(R"({"max_tokens":1024,"x":[1]})", "max_tokens").count == 1024);
+  CHECK(declared_tokens_in_body(R"({"max_tokens":0})", "max_tokens").count == 0);
+  // Only the top level counts.
+  CHECK_FALSE(declared_tokens_in_body(R"({"a":{"max_tokens":5}})", "max_tokens").count);
+  for (const char* bad :
+       {R"({"max_tokens":-1})", R"({"max_tokens":1.5})", R"({"max_tokens":"100"})",
+        R"({"max_tokens":null})", R"({"max_tokens":99999999999999999999})",
+        R"({"max_tokens":18446744073709551615})", R"([1,2])", "not json", R"({"max_tokens":1)"}) {
+    CAPTURE(bad);
+    CHECK(declared_tokens_in_body(bad, "max_tokens").malformed);
+  }
 }

@@ -1,0 +1,104 @@
+// The acceptance of LLM quotas (issue 8): a spend-cap 429 is never retried; a tokens-per-
+// minute 429 is. The real fakeprovider on loopback, the real loadgen, scenario time compressed;
+// every count comes from the run's own records and the provider's, none from a wall clock.
+#include <doctest/doctest.h>
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "live_harness.hpp"
+
+using namespace live_test;
+using nlohmann::json;
+
+namespace {
+
+const std::string kScale = "0.05";
+
+// 30 clients at t=0 declaring 100 tokens each, against 1,000 tokens a minute per tenant.
+std::vector<std::string> quotas(const std::string& spend_cap) {
+  return {"--token-allowance", "1000/min", "--spend-cap", spend_cap, "--time-scale", kScale};
+}
+
+Run storm(const FakeProvider& p, const std::string& spend_cap) {
+  std::vector<std::string> args{"--url", p.url(), "--provider-admin", p.admin(), "--clients", "30",
+                                "--tokens", "100", "--strategy", "exponential", "--retry-after",
+                                "exact",
+                                // A spend cap retried would run into this, not on forever.
+                                "--max-attempts", "10"};
+  for (const auto& a : quotas(spend_cap)) args.push_back(a);
+  return run_loadgen(args);
+}
+
+std::int64_t reason_count(const json& stats, const char* reason) {
+  return stats["reasons"][reason].get<std::int64_t>();
+}
+
+// Each item's sends as the attempts file has them: send number -> HTTP status.
+std::map<std::int64_t, std::map<int, int>> statuses_by_item(const Run& r) {
+  std::map<std::int64_t, std::map<int, int>> out;
+  for (const auto& a : r.attempts) out[a["item"]][a["send"]] = a["status"];
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("live: a spend-cap 429 is never retried; a tokens-per-minute 429 is, and delivers") {
+  FakeProvider p(quotas("1500"));
+  REQUIRE(p.started());
+  const Run r = storm(p, "1500");
+  INFO(r.err);
+  CHECK(r.code == 0);
+  REQUIRE(r.results.is_object());
+  const json stats = p.stats();
+  REQUIRE(stats.is_object());
+  // 1,500 tokens serve 15 requests of 100; the other 15 items meet the cap.
+  CHECK(r.results["counts"]["delivered"] == 15);
+  CHECK(r.results["counts"]["dead_lettered"] == 15);
+  CHECK(reason_count(stats, "served") == 15);
+  CHECK(reason_count(stats, "token_rate_exceeded") >= 1);
+  // Exactly one spend-cap answer per capped item: none of them came back after it.
+  CHECK(reason_count(stats, "spend_cap_exceeded") == 15);
+  // The run's results carry the provider's reasons too.
+  CHECK(r.results["provider"]["reasons"] == stats["reasons"]);
+  // Every arrival is a send the fleet made, and every send is in the attempts file.
+  CHECK(stats["requests"] == r.results["counts"]["requests"]);
+  CHECK(r.attempts.size() == stats["requests"].get<std::size_t>());
+  const auto sends = statuses_by_item(r);
+  REQUIRE(r.dead_letters.size() == 15);
+  for (const auto& d : r.dead_letters) {
+    CAPTURE(d.dump());
+    CHECK(d["reason"] == "not_retryable");
+    CHECK(d["last_status"] == 429);
+    CHECK(d["last_outcome"] == "429");
+    // The spend-cap 429 was the item's last send: nothing followed it.
+    const auto& item = sends.at(d["item"]);
+    CHECK(static_cast<std::int64_t>(item.size()) == d["sends"].get<std::int64_t>());
+    CHECK(item.rbegin()->second == 429);
+  }
+  // Items refused for tokens were retried, and some of those retries were served.
+  std::int64_t delivered_on_a_retry = 0;
+  for (const auto& [item, by_send] : sends) {
+    if (by_send.size() > 1 && by_send.rbegin()->second == 200) ++delivered_on_a_retry;
+  }
+  CHECK(delivered_on_a_retry >= 1);
+}
+
+TEST_CASE("live: items refused by the spend cap on their first send are dead-lettered after one") {
+  FakeProvider p(quotas("500"));
+  REQUIRE(p.started());
+  const Run r = storm(p, "500");
+  INFO(r.err);
+  CHECK(r.code == 0);
+  REQUIRE(r.results.is_object());
+  const json stats = p.stats();
+  CHECK(r.results["counts"]["delivered"] == 5);
+  CHECK(reason_count(stats, "spend_cap_exceeded") == 25);
+  CHECK(stats["requests"] == 30);
+  REQUIRE(r.dead_letters.size() == 25);
+  for (const auto& d : r.dead_letters) {
+    CHECK(d["reason"] == "not_retryable");
+    CHECK(d["sends"] == 1);
+  }
+}
