@@ -158,11 +158,24 @@ struct DataPlane::Loop {
   }
 };
 
+// A request held a network hop before it is decided (provider.hop_delay): what the decision
+// needs, copied, since it is made on the timer's thread, when the hop is over.
+struct DataPlane::Held {
+  std::size_t loop = 0;  // the recorder of the thread that read it
+  std::int64_t arrives_steady_ns = 0;
+  std::string tenant;
+  std::string client_id;
+  int attempt = 1;
+  RowOp row_op = RowOp::kNone;
+  std::optional<std::string> if_match;
+};
+
 struct DataPlane::Request {
   Decision decision;
   std::int64_t row_version = -1;
   std::int64_t due_steady_ns = 0;  // when the service time is over
   bool served = false;             // the service time has passed
+  std::unique_ptr<Held> held;      // not decided yet: still on its way in
 };
 
 // libmicrohttpd calls the access handler several times per request: once when the headers
@@ -399,12 +412,20 @@ DataPlane::Request* DataPlane::arrive(MHD_Connection* c, const char* url, const 
   const char* client_id = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "X-Client-Id");
   // Not seen yet by the stamper: now, the latest the bytes can have come in.
   const std::int64_t seen_ns = stamper_ ? stamper_->take(connection_fd(c)) : 0;
-  const auto admission = provider_.admit(
-      loop_index, seen_ns > 0 ? seen_ns : ScenarioClock::steady_ns(), tenant ? tenant : "",
-      parse_attempt(MHD_lookup_connection_value(c, MHD_HEADER_KIND, "X-Attempt")),
-      client_id ? client_id : "", row_request(c, url, method));
+  const std::int64_t arrived_ns = seen_ns > 0 ? seen_ns : ScenarioClock::steady_ns();
+  const int attempt = parse_attempt(MHD_lookup_connection_value(c, MHD_HEADER_KIND, "X-Attempt"));
   in_flight_.fetch_add(1, std::memory_order_relaxed);
-  auto* r = new Request{admission.decision, admission.row_version};
+  if (provider_.config().hop_delay) {
+    const RowRequest row = row_request(c, url, method);
+    auto held = std::make_unique<Held>(
+        Held{loop_index, arrived_ns + provider_.clock().wall_ns(provider_.draw_hop_ns()),
+             tenant ? tenant : "", client_id ? client_id : "", attempt, row.op,
+             row.if_match ? std::optional<std::string>(*row.if_match) : std::nullopt});
+    return new Request{{}, -1, 0, false, std::move(held)};
+  }
+  const auto admission = provider_.admit(loop_index, arrived_ns, tenant ? tenant : "", attempt,
+                                         client_id ? client_id : "", row_request(c, url, method));
+  auto* r = new Request{admission.decision, admission.row_version, 0, false, nullptr};
   if (r->decision.service_ns > 0) {
     r->due_steady_ns =
         ScenarioClock::steady_ns() + provider_.clock().wall_ns(r->decision.service_ns);
@@ -413,6 +434,13 @@ DataPlane::Request* DataPlane::arrive(MHD_Connection* c, const char* url, const 
 }
 
 bool DataPlane::answer(MHD_Connection* c, Request& r) {
+  if (r.held) {
+    MHD_suspend_connection(c);
+    suspended_.fetch_add(1, std::memory_order_relaxed);
+    Loop* loop = loop_of(c);
+    timer_.schedule(r.held->arrives_steady_ns, [this, c, &r, loop] { decide_held(c, r, loop); });
+    return true;
+  }
   const Decision& d = r.decision;
   if (d.reset_connection) {
     // Linger 0: the close sends a reset, as a provider's dropped connection does.
@@ -428,13 +456,7 @@ bool DataPlane::answer(MHD_Connection* c, Request& r) {
     r.served = true;
     MHD_suspend_connection(c);
     suspended_.fetch_add(1, std::memory_order_relaxed);
-    Loop* loop = loop_of(c);
-    timer_.schedule(r.due_steady_ns, [this, c, loop] {
-      MHD_resume_connection(c);
-      // A daemon driven from outside notices a resumption only when it next runs.
-      eventfd_write(loop->wake_fd, 1);
-      suspended_.fetch_sub(1, std::memory_order_relaxed);
-    });
+    resume_at(r.due_steady_ns, c, loop_of(c));
     return true;
   }
   AnswerKey key{d.status, d.retry_after_ns >= 0 ? retry_after_seconds(d.retry_after_ns) : -1};
@@ -457,6 +479,34 @@ bool DataPlane::answer(MHD_Connection* c, Request& r) {
   // Bytes that came in before this answer (a body) are not the next request's arrival.
   if (stamper_) stamper_->answered(connection_fd(c), ScenarioClock::steady_ns());
   return MHD_queue_response(c, static_cast<unsigned>(key.status), cache.response) == MHD_YES;
+}
+
+void DataPlane::resume_at(std::int64_t due_steady_ns, MHD_Connection* c, Loop* loop) {
+  timer_.schedule(due_steady_ns, [this, c, loop] {
+    MHD_resume_connection(c);
+    // A daemon driven from outside notices a resumption only when it next runs.
+    eventfd_write(loop->wake_fd, 1);
+    suspended_.fetch_sub(1, std::memory_order_relaxed);
+  });
+}
+
+void DataPlane::decide_held(MHD_Connection* c, Request& r, Loop* loop) {
+  // The connection is suspended: its loop does not touch r until the resumption.
+  const Held& h = *r.held;
+  const RowRequest row{h.row_op,
+                       h.if_match ? std::optional<std::string_view>(*h.if_match) : std::nullopt};
+  // Decided at its arrival, a hop after it was sent: the timer runs its callbacks in deadline
+  // order, so the row sees the writes in that order however late this thread runs.
+  const auto a =
+      provider_.admit(h.loop, h.arrives_steady_ns, h.tenant, h.attempt, h.client_id, row);
+  r.decision = a.decision;
+  r.row_version = a.row_version;
+  r.served = true;  // the service time and the hop back, together
+  const std::int64_t back_ns =
+      provider_.clock().wall_ns(a.decision.service_ns + provider_.draw_hop_ns());
+  const std::int64_t due_ns = h.arrives_steady_ns + back_ns;
+  r.held.reset();
+  resume_at(due_ns, c, loop);
 }
 
 MHD_Response* DataPlane::build_response(const AnswerKey& key) const {

@@ -79,6 +79,7 @@ class DataPlane {
  private:
   friend struct MhdCallbacks;  // libmicrohttpd's C callbacks, in data_plane.cpp
   struct Request;
+  struct Held;  // a request on its way in, not decided yet
   struct Loop;  // one daemon and the thread that drives it
   void run(Loop& loop);
   void accept_connections(Loop& self);
@@ -91,6 +92,10 @@ class DataPlane {
   Request* arrive(MHD_Connection* c, const char* url, const char* method);
   RowRequest row_request(MHD_Connection* c, std::string_view url, std::string_view method) const;
   bool answer(MHD_Connection* c, Request& r);
+  // Resumes the suspended connection at the deadline, on the timer's thread.
+  void resume_at(std::int64_t due_steady_ns, MHD_Connection* c, Loop* loop);
+  // A held request's hop is over: the provider decides it, and answers a hop later.
+  void decide_held(MHD_Connection* c, Request& r, Loop* loop);
   MHD_Response* build_response(const AnswerKey& key) const;
   void complete(Request* r);
 

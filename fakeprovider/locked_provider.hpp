@@ -12,6 +12,7 @@
 #include "arrival_log.hpp"
 #include "arrival_stats.hpp"
 #include "provider_policy.hpp"
+#include "rng.hpp"
 #include "scenario_clock.hpp"
 #include "versioned_row.hpp"
 
@@ -46,6 +47,10 @@ class LockedProvider {
   Admission admit(std::size_t thread, std::int64_t seen_steady_ns, std::string_view tenant,
                   int attempt, std::string_view client_id, const RowRequest& row = {});
 
+  // One network hop of provider.hop_delay, in scenario time, from the provider's own stream of
+  // hops. Only with a hop delay configured.
+  std::int64_t draw_hop_ns();
+
   // Zero the counters and the log, fresh limiters, the row back at version 0, drop outages
   // started by the admin API, and restart the scenario clock: t = 0 is now, so the scenario's
   // outages replay.
@@ -75,6 +80,7 @@ class LockedProvider {
   ScenarioClock clock_;
   ProviderPolicy policy_;
   VersionedRow row_;
+  Rng hop_rng_;
   std::int64_t last_t_ns_ = 0;
   std::uint64_t next_seq_ = 0;
   std::uint64_t epoch_ = 0;
