@@ -53,7 +53,8 @@ constexpr const char* kEveryField = R"({
     "retry_after": "off",
     "ratelimit_headers": "x-ratelimit",
     "seed": 9,
-    "mode": "occ"
+    "mode": "occ",
+    "hop_delay": "20ms,3ms"
   },
   "fleet": {
     "clients": 400,
@@ -107,6 +108,7 @@ void check_every_field(const Scenario& s) {
   CHECK(p.ratelimit_headers == RateLimitHeaders::kXRateLimit);
   CHECK(p.seed == 9);
   CHECK(p.mode == ProviderMode::kOcc);
+  CHECK(p.hop_delay == HopDelay{20 * kNsPerMs, 3 * kNsPerMs});
   const auto& f = s.fleet;
   CHECK(f.clients == 400);
   CHECK(f.workload == WorkloadKind::kSteady);
@@ -274,6 +276,7 @@ TEST_CASE("bad field values name the field, the value and what is accepted") {
            Row{"provider.mode", "pessimistic", "expected one of plain, occ"},
            Row{"fleet.hop_delay", "10ms", "expected MEAN,SD"},
            Row{"fleet.hop_delay", "10ms,-2ms", "expected MEAN,SD"},
+           Row{"provider.hop_delay", "10ms;2ms", "expected MEAN,SD"},
        }) {
     CAPTURE(r.field);
     CAPTURE(r.value.dump());
