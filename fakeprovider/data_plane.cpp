@@ -495,8 +495,8 @@ void DataPlane::decide_held(MHD_Connection* c, Request& r, Loop* loop) {
   const Held& h = *r.held;
   const RowRequest row{h.row_op,
                        h.if_match ? std::optional<std::string_view>(*h.if_match) : std::nullopt};
-  // Decided at its arrival, a hop after it was sent: the timer runs its callbacks in deadline
-  // order, so the row sees the writes in that order however late this thread runs.
+  // Decided at its arrival, a hop after it was sent: the timer runs the callbacks it holds in
+  // deadline order, so the row sees the writes in that order however late this thread runs.
   const auto a =
       provider_.admit(h.loop, h.arrives_steady_ns, h.tenant, h.attempt, h.client_id, row);
   r.decision = a.decision;

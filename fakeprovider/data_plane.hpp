@@ -55,6 +55,10 @@ struct DataPlaneConfig {
 // arrival. The loops accept for each other, round robin: left to race for the listen socket,
 // one thread took twice the connections of the other and became the bottleneck.
 //
+// With provider.hop_delay (--hop-delay) a request is held one network hop, its connection
+// suspended, before the layers and the row decide it on the timer's thread, and answered one
+// more hop later: the simulator's network on a loopback.
+//
 // Abusers: a connection that sends nothing keeps its place for idle_timeout_s (a storm's
 // sleepers do just that between retries); one whose request headers are still incomplete
 // header_timeout_ns after their first byte is closed. Connections beyond max_connections, or
