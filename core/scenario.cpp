@@ -35,6 +35,11 @@ std::string format_windowed(double x, std::int64_t window_ns) {
   return out.str();
 }
 
+// "10ms,2ms", as the field takes it.
+std::string format_hop_delay(const HopDelay& h) {
+  return format_duration(h.mean_ns) + "," + format_duration(h.sd_ns);
+}
+
 }  // namespace
 
 std::int64_t FleetConfig::item_count() const {
@@ -149,9 +154,9 @@ json to_json(const Scenario& s) {
   // Only in occ mode, so a plain scenario's document stays as it was.
   if (p.mode == ProviderMode::kOcc) {
     provider["mode"] = to_string(p.mode);
-    fleet["hop_delay"] =
-        format_duration(f.hop_delay.mean_ns) + "," + format_duration(f.hop_delay.sd_ns);
+    fleet["hop_delay"] = format_hop_delay(f.hop_delay);
   }
+  if (p.hop_delay) provider["hop_delay"] = format_hop_delay(*p.hop_delay);
   // The preset's fields with a preset, or where they differ from the defaults: a classic
   // policy's results read as before, and a preset's read back the same.
   const FleetConfig defaults;

@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "hop_delay.hpp"
 #include "parsed.hpp"
 #include "rate.hpp"
 
@@ -68,6 +69,9 @@ struct ProviderConfig {
   std::string token_header = "X-Tokens";
   std::string token_field;  // a top-level JSON body field read when the header is absent
   std::int64_t default_tokens = 1;
+  // fakeprovider only: hold each request one hop before deciding it and one more before
+  // answering, the simulator's network (fleet.hop_delay) on a real one. None: answer at once.
+  std::optional<HopDelay> hop_delay;
 };
 
 struct RetryBudgetConfig {
@@ -80,13 +84,6 @@ struct BreakerConfig {
   std::int64_t failures = 0;
   std::int64_t cooldown_ns = 0;
   bool operator==(const BreakerConfig&) const = default;
-};
-
-// The simulator's network in occ mode: each message takes one hop, normal and folded at zero.
-struct HopDelay {
-  std::int64_t mean_ns = 10'000'000;
-  std::int64_t sd_ns = 2'000'000;
-  bool operator==(const HopDelay&) const = default;
 };
 
 // The client-library guards of the policy presets (docs/POLICIES.md): the AWS SDKs' retry
@@ -140,7 +137,7 @@ struct FleetConfig {
   std::int64_t timeout_ns = 30'000'000'000;
   std::uint64_t seed = 1;
   std::optional<std::int64_t> tokens;  // declared by every request in provider.token_header
-  HopDelay hop_delay;                  // occ mode, simulate only: a live run has a real network
+  HopDelay hop_delay;  // occ mode, simulate only: live, fakeprovider --hop-delay emulates it
 
   // Items the workload will create in all.
   std::int64_t item_count() const;

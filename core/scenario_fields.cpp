@@ -333,6 +333,10 @@ const std::vector<Field>& fields() {
        [](Scenario& s, const json& v) {
          return assign(parse_hop_delay(as_text(v)), s.fleet.hop_delay);
        }},
+      {"provider.hop_delay",
+       [](Scenario& s, const json& v) {
+         return assign(parse_hop_delay(as_text(v)), s.provider.hop_delay);
+       }},
       {"fleet.clients",
        [](Scenario& s, const json& v) { return assign(parse_count(as_text(v)), s.fleet.clients); }},
       {"fleet.workload",

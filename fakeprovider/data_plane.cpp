@@ -220,6 +220,19 @@ struct DataPlane::Loop {
   }
 };
 
+// A request held a network hop before it is decided (provider.hop_delay): what the decision
+// needs, copied, since it is made on the timer's thread, when the hop is over.
+struct DataPlane::Held {
+  std::size_t loop = 0;  // the recorder of the thread that read it
+  std::int64_t arrives_steady_ns = 0;
+  std::string tenant;
+  std::string client_id;
+  int attempt = 1;
+  RowOp row_op = RowOp::kNone;
+  std::optional<std::string> if_match;
+  DeclaredTokens tokens;
+};
+
 struct DataPlane::Request {
   Decision decision;
   std::int64_t row_version = -1;
@@ -230,6 +243,7 @@ struct DataPlane::Request {
   bool decided = true;
   std::int64_t seen_steady_ns = 0;
   std::string body;
+  std::unique_ptr<Held> held;  // not decided yet: still on its way in
 };
 
 // libmicrohttpd calls the access handler several times per request: once when the headers
@@ -495,12 +509,20 @@ void DataPlane::decide(MHD_Connection* c, const char* url, const char* method, R
   const char* tenant =
       MHD_lookup_connection_value(c, MHD_HEADER_KIND, provider_.config().tenant_header.c_str());
   const char* client_id = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "X-Client-Id");
-  const auto admission = provider_.admit(
-      loop_index, r.seen_steady_ns, tenant ? tenant : "",
-      parse_attempt(MHD_lookup_connection_value(c, MHD_HEADER_KIND, "X-Attempt")),
-      client_id ? client_id : "", row_request(c, url, method), declared_tokens(c, r.body));
+  const int attempt = parse_attempt(MHD_lookup_connection_value(c, MHD_HEADER_KIND, "X-Attempt"));
+  const RowRequest row = row_request(c, url, method);
+  const DeclaredTokens tokens = declared_tokens(c, r.body);
   r.decided = true;
   r.body = std::string();
+  if (provider_.config().hop_delay) {
+    r.held = std::make_unique<Held>(
+        Held{loop_index, r.seen_steady_ns + provider_.clock().wall_ns(provider_.draw_hop_ns()),
+             tenant ? tenant : "", client_id ? client_id : "", attempt, row.op,
+             row.if_match ? std::optional<std::string>(*row.if_match) : std::nullopt, tokens});
+    return;
+  }
+  const auto admission = provider_.admit(loop_index, r.seen_steady_ns, tenant ? tenant : "",
+                                         attempt, client_id ? client_id : "", row, tokens);
   r.decision = admission.decision;
   r.row_version = admission.row_version;
   if (r.decision.service_ns > 0) {
@@ -509,6 +531,13 @@ void DataPlane::decide(MHD_Connection* c, const char* url, const char* method, R
 }
 
 bool DataPlane::answer(MHD_Connection* c, Request& r) {
+  if (r.held) {
+    MHD_suspend_connection(c);
+    suspended_.fetch_add(1, std::memory_order_relaxed);
+    Loop* loop = loop_of(c);
+    timer_.schedule(r.held->arrives_steady_ns, [this, c, &r, loop] { decide_held(c, r, loop); });
+    return true;
+  }
   const Decision& d = r.decision;
   if (d.reset_connection) {
     // Linger 0: the close sends a reset, as a provider's dropped connection does.
@@ -524,13 +553,7 @@ bool DataPlane::answer(MHD_Connection* c, Request& r) {
     r.served = true;
     MHD_suspend_connection(c);
     suspended_.fetch_add(1, std::memory_order_relaxed);
-    Loop* loop = loop_of(c);
-    timer_.schedule(r.due_steady_ns, [this, c, loop] {
-      MHD_resume_connection(c);
-      // A daemon driven from outside notices a resumption only when it next runs.
-      eventfd_write(loop->wake_fd, 1);
-      suspended_.fetch_sub(1, std::memory_order_relaxed);
-    });
+    resume_at(r.due_steady_ns, c, loop_of(c));
     return true;
   }
   AnswerKey key;
@@ -612,6 +635,34 @@ void add_ratelimit_headers(MHD_Response* r, RateLimitHeaders dialect,
 }
 
 }  // namespace
+
+void DataPlane::resume_at(std::int64_t due_steady_ns, MHD_Connection* c, Loop* loop) {
+  timer_.schedule(due_steady_ns, [this, c, loop] {
+    MHD_resume_connection(c);
+    // A daemon driven from outside notices a resumption only when it next runs.
+    eventfd_write(loop->wake_fd, 1);
+    suspended_.fetch_sub(1, std::memory_order_relaxed);
+  });
+}
+
+void DataPlane::decide_held(MHD_Connection* c, Request& r, Loop* loop) {
+  // The connection is suspended: its loop does not touch r until the resumption.
+  const Held& h = *r.held;
+  const RowRequest row{h.row_op,
+                       h.if_match ? std::optional<std::string_view>(*h.if_match) : std::nullopt};
+  // Decided at its arrival, a hop after it was sent: the timer runs the callbacks it holds in
+  // deadline order, so the row sees the writes in that order however late this thread runs.
+  const auto a =
+      provider_.admit(h.loop, h.arrives_steady_ns, h.tenant, h.attempt, h.client_id, row, h.tokens);
+  r.decision = a.decision;
+  r.row_version = a.row_version;
+  r.served = true;  // the service time and the hop back, together
+  const std::int64_t back_ns =
+      provider_.clock().wall_ns(a.decision.service_ns + provider_.draw_hop_ns());
+  const std::int64_t due_ns = h.arrives_steady_ns + back_ns;
+  r.held.reset();
+  resume_at(due_ns, c, loop);
+}
 
 MHD_Response* DataPlane::build_response(const AnswerKey& key) const {
   MHD_Response* response;

@@ -57,6 +57,10 @@ struct DataPlaneConfig {
 // arrival. The loops accept for each other, round robin: left to race for the listen socket,
 // one thread took twice the connections of the other and became the bottleneck.
 //
+// With provider.hop_delay (--hop-delay) a request is held one network hop, its connection
+// suspended, before the layers and the row decide it on the timer's thread, and answered one
+// more hop later: the simulator's network on a loopback.
+//
 // Abusers: a connection that sends nothing keeps its place for idle_timeout_s (a storm's
 // sleepers do just that between retries); one whose request headers are still incomplete
 // header_timeout_ns after their first byte is closed. Connections beyond max_connections, or
@@ -81,6 +85,7 @@ class DataPlane {
  private:
   friend struct MhdCallbacks;  // libmicrohttpd's C callbacks, in data_plane.cpp
   struct Request;
+  struct Held;  // a request on its way in, not decided yet
   struct Loop;  // one daemon and the thread that drives it
   void run(Loop& loop);
   void accept_connections(Loop& self);
@@ -97,6 +102,10 @@ class DataPlane {
   DeclaredTokens declared_tokens(MHD_Connection* c, std::string_view body) const;
   bool answer(MHD_Connection* c, Request& r);
   QuotaKey quota_key(const QuotaNumbers& q) const;
+  // Resumes the suspended connection at the deadline, on the timer's thread.
+  void resume_at(std::int64_t due_steady_ns, MHD_Connection* c, Loop* loop);
+  // A held request's hop is over: the provider decides it, and answers a hop later.
+  void decide_held(MHD_Connection* c, Request& r, Loop* loop);
   MHD_Response* build_response(const AnswerKey& key) const;
   void complete(Request* r);
 

@@ -20,10 +20,16 @@ std::int64_t steady_at_wall(std::int64_t wall_ns) {
   return ScenarioClock::steady_ns() + (wall_ns - wall_now_ns());
 }
 
+// Apart from the policy's stream: hops drawn or not leave its errors and latencies as they were.
+constexpr std::uint64_t kHopStream = 0xFFFF'FFFF'FFFF'FFFEULL;
+
 }  // namespace
 
 LockedProvider::LockedProvider(const Options& options)
-    : options_(options), clock_(options.time_scale), policy_(options.config, options.store) {
+    : options_(options),
+      clock_(options.time_scale),
+      policy_(options.config, options.store),
+      hop_rng_(make_stream(options.config.seed, kHopStream)) {
   if (options_.store) follow_store_epoch();
   for (std::size_t i = 0; i < std::max<std::size_t>(1, options.threads); ++i) {
     recorders_.push_back(std::make_unique<Recorder>(options.bin_ns));
@@ -74,6 +80,11 @@ LockedProvider::Admission LockedProvider::admit(std::size_t thread, std::int64_t
   return {t_ns, d, row_version};
 }
 
+std::int64_t LockedProvider::draw_hop_ns() {
+  std::lock_guard lock(mu_);
+  return stampede::draw_hop_ns(*options_.config.hop_delay, hop_rng_);
+}
+
 void LockedProvider::reset() {
   std::lock_guard lock(mu_);
   reset_locked();
@@ -104,6 +115,7 @@ void LockedProvider::reset_locked() {
   }
   policy_ = ProviderPolicy(options_.config, options_.store);
   row_ = VersionedRow{};
+  hop_rng_ = make_stream(options_.config.seed, kHopStream);
   last_t_ns_ = 0;
 }
 

@@ -13,6 +13,7 @@
 #include "arrival_stats.hpp"
 #include "provider_policy.hpp"
 #include "redis_quota.hpp"
+#include "rng.hpp"
 #include "scenario_clock.hpp"
 #include "versioned_row.hpp"
 
@@ -51,6 +52,10 @@ class LockedProvider {
                   int attempt, std::string_view client_id, const RowRequest& row = {},
                   const DeclaredTokens& tokens = {});
 
+  // One network hop of provider.hop_delay, in scenario time, from the provider's own stream of
+  // hops. Only with a hop delay configured.
+  std::int64_t draw_hop_ns();
+
   // Zero the counters and the log, fresh limiters, the row back at version 0, drop outages
   // started by the admin API, and restart the scenario clock: t = 0 is now, so the scenario's
   // outages replay.
@@ -82,6 +87,7 @@ class LockedProvider {
   ScenarioClock clock_;
   ProviderPolicy policy_;
   VersionedRow row_;
+  Rng hop_rng_;
   std::int64_t last_t_ns_ = 0;
   std::uint64_t next_seq_ = 0;
   std::uint64_t epoch_ = 0;

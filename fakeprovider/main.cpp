@@ -62,6 +62,14 @@ void add_scenario_flags(CLI::App& app, Args& args) {
     opt->group("Provider");
     if (!f.repeatable) opt->expected(1);
   }
+  // fakeprovider's own: in loadgen, --hop-delay is the simulator's network (fleet.hop_delay).
+  app.add_option("--hop-delay", args.values["provider.hop_delay"],
+                 "emulate loadgen simulate's network (occ mode's model) on this fast one: hold "
+                 "each request one hop, MEAN,SD of a normal folded at zero (e.g. 10ms,2ms, as "
+                 "simulate's --hop-delay), decide it then, and answer one more hop later; "
+                 "scenario time, scaled by --time-scale (default: none, decide on arrival)")
+      ->group("Provider")
+      ->expected(1);
 }
 
 Parsed<Scenario> scenario_from(const Args& args) {
@@ -193,9 +201,12 @@ int serve(const Args& args) {
   int signal_number = 0;
   sigwait(&stop_signals, &signal_number);
 
-  // Requests in flight finish: at most their longest service time, and a few seconds more.
+  // Requests in flight finish: at most their longest service time (and two hops, each at
+  // most six standard deviations long in all likelihood), and a few seconds more.
   const auto& p = provider.config();
-  data_plane.stop(provider.clock().wall_ns(std::max(p.latency_min_ns, p.latency_max_ns)) +
+  const std::int64_t hops_ns =
+      p.hop_delay ? 2 * (p.hop_delay->mean_ns + 6 * p.hop_delay->sd_ns) : 0;
+  data_plane.stop(provider.clock().wall_ns(std::max(p.latency_min_ns, p.latency_max_ns) + hops_ns) +
                   5 * kNsPerSec);
   admin.stop();
 

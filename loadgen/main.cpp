@@ -398,7 +398,8 @@ int main(int argc, char** argv) {
                  "take each answer's time from the scenario clock; by default it is the send's "
                  "intended time plus the wall time from the write to the answer, unscaled, so "
                  "--time-scale does not stretch the network and the harness's own delays do "
-                 "not push later retries back")
+                 "not push later retries back; give it against fakeprovider --hop-delay, whose "
+                 "emulated network is scenario time")
       ->group("Run");
   run_cmd->add_option("--out", run.out, "write the results JSON here")->group("Output");
   run_cmd

@@ -2,6 +2,7 @@
 
 #include <cstdint>
 
+#include "hop_delay.hpp"
 #include "results.hpp"
 #include "rng.hpp"
 #include "scenario.hpp"
@@ -17,8 +18,5 @@ namespace stampede {
 // draw, hops included, comes from the client's stream: deterministic for a seed.
 // No timeouts: a hop is milliseconds.
 Results simulate_occ(const Scenario& scenario, const SimOptions& options = {});
-
-// One hop: normal(mean, sd) folded at zero (Box-Muller, two draws; none when sd is 0).
-std::int64_t draw_hop_ns(const HopDelay& hop, Rng& rng);
 
 }  // namespace stampede

@@ -58,7 +58,8 @@ constexpr const char* kEveryField = R"({
     "spend_cap": 1000000,
     "token_header": "X-Request-Tokens",
     "token_field": "max_tokens",
-    "default_tokens": 250
+    "default_tokens": 250,
+    "hop_delay": "20ms,3ms"
   },
   "fleet": {
     "clients": 400,
@@ -118,6 +119,7 @@ void check_every_field(const Scenario& s) {
   CHECK(p.token_header == "X-Request-Tokens");
   CHECK(p.token_field == "max_tokens");
   CHECK(p.default_tokens == 250);
+  CHECK(p.hop_delay == HopDelay{20 * kNsPerMs, 3 * kNsPerMs});
   const auto& f = s.fleet;
   CHECK(f.clients == 400);
   CHECK(f.workload == WorkloadKind::kSteady);
@@ -286,6 +288,7 @@ TEST_CASE("bad field values name the field, the value and what is accepted") {
            Row{"provider.mode", "pessimistic", "expected one of plain, occ"},
            Row{"fleet.hop_delay", "10ms", "expected MEAN,SD"},
            Row{"fleet.hop_delay", "10ms,-2ms", "expected MEAN,SD"},
+           Row{"provider.hop_delay", "10ms;2ms", "expected MEAN,SD"},
        }) {
     CAPTURE(r.field);
     CAPTURE(r.value.dump());

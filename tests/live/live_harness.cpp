@@ -226,6 +226,11 @@ std::vector<std::string> Nginx::stop_and_read_log() {
   return lines;
 }
 
+bool long_tests() {
+  const char* v = std::getenv("STAMPEDE_LONG_TESTS");
+  return v && std::string(v) == "1";
+}
+
 Run run_loadgen(const std::vector<std::string>& args) {
   TempDir dir;
   std::vector<std::string> all{"run",

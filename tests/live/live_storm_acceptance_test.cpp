@@ -6,18 +6,11 @@
 // apart (bench/live/run.sh storm runs the same two and prints their figures).
 #include <doctest/doctest.h>
 
-#include <cstdlib>
-
 #include "live_harness.hpp"
 
 using namespace live_test;
 
 namespace {
-
-bool long_tests() {
-  const char* v = std::getenv("STAMPEDE_LONG_TESTS");
-  return v && std::string(v) == "1";
-}
 
 const std::string kStorm = STAMPEDE_SOURCE_DIR "/examples/storm.json";
 

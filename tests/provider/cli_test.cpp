@@ -31,6 +31,8 @@ TEST_CASE("bad flags and values exit 2 with one line naming the problem") {
       {{"--max-connections", "many"}, "--max-connections"},
       {{"--threads", "0"}, "--threads"},
       {{"--arrival-stamp", "sometimes"}, "--arrival-stamp"},
+      {{"--hop-delay", "10ms"}, "hop_delay"},
+      {{"--hop-delay", "10ms,often"}, "10ms,often"},
       {{"--scenario", "/nonexistent/scenario.json"}, "scenario"},
   };
   for (const auto& row : rows) {

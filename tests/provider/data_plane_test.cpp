@@ -278,6 +278,57 @@ TEST_CASE("service time holds no server thread, and SIGTERM lets requests in fli
   CHECK(nlohmann::json::parse(read_file(p.stats_path())).at("requests") == 4);
 }
 
+TEST_CASE("--hop-delay decides a request one hop after it was sent and answers one hop later") {
+  // Causality, no clock thresholds: the test reads the provider's clock before each send and
+  // after each answer; the recorded arrival (when the layers and the row decided) must lie a
+  // whole hop after the first reading and a whole hop before the second. 1 s hops at time
+  // scale 0.01: 10 ms of wall time each. Slack: the clock's double rounding, far below a hop.
+  constexpr std::int64_t kHop = kNsPerSec;
+  constexpr std::int64_t kRounding = kNsPerMs;
+  Provider p({"--mode", "occ", "--hop-delay", "1s,0s", "--time-scale", "0.01"});
+  REQUIRE(p.started());
+  Connection c(p.data_port());
+  std::map<std::string, std::pair<std::int64_t, std::int64_t>>
+      window;  // client -> (sent, answered)
+  for (int i = 0; i < 3; ++i) {
+    const auto id = "c" + std::to_string(i);
+    const auto sent = admin_stats(p).at("clock_ns").get<std::int64_t>();
+    const auto r = c.request("GET", "/row", {{"X-Client-Id", id}});
+    CHECK(r.status == 200);
+    CHECK(r.header("etag") == "\"0\"");
+    window[id] = {sent, admin_stats(p).at("clock_ns").get<std::int64_t>()};
+  }
+  REQUIRE(p.stop() == 0);
+  const auto rows = parse_csv(read_file(p.arrivals_path()));
+  REQUIRE(rows.size() == 4);
+  for (std::size_t i = 1; i < rows.size(); ++i) {
+    CAPTURE(rows[i][4]);
+    const auto [sent, answered] = window.at(rows[i][4]);
+    const std::int64_t decided = std::stoll(rows[i][0]);
+    CHECK(decided >= sent + kHop - kRounding);
+    CHECK(decided <= answered - kHop + kRounding);
+  }
+}
+
+TEST_CASE("--hop-delay: SIGTERM lets the answers still on their way back finish") {
+  // Hops of 10 scenario seconds, 1 s of wall time each: the requests are decided (counted in
+  // the stats) a hop after they were sent, and SIGTERM comes while their answers are held.
+  Provider p({"--mode", "occ", "--hop-delay", "10s,0s", "--time-scale", "0.1"});
+  REQUIRE(p.started());
+  std::vector<std::unique_ptr<Connection>> conns;
+  for (int i = 0; i < 3; ++i) {
+    conns.push_back(std::make_unique<Connection>(p.data_port()));
+    conns.back()->send_raw("GET /row HTTP/1.1\r\nHost: x\r\n\r\n");
+  }
+  for (int i = 0; i < 10000 && admin_stats(p).at("requests") != 3; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  REQUIRE(admin_stats(p).at("requests") == 3);
+  p.signal(SIGTERM);
+  for (auto& c : conns) CHECK(c->read_response().status == 200);
+  CHECK(p.stop() == 0);
+}
+
 TEST_CASE("a burst of exactly one epoll batch (128) is answered at once") {
   // libmicrohttpd 0.9.75's own loop, handed exactly 128 events, blocks again before serving
   // them; fakeprovider drives the loop itself. Stop the server, queue 128 requests on warm
