@@ -26,10 +26,12 @@ struct LiveOptions {
   int connect_port = 0;
   bool keep_attempts = false;  // keep every attempt for --attempts-out
   // The fleet's schedule is the intended one (as wrk2 measures): an answer counts as arriving
-  // at its send's intended time plus the wall time from the write to the answer, and that
-  // wall time is not stretched by 1/time-scale (the scale compresses the scenario's
-  // durations, not the network). The harness's own delay before the write is reported as
-  // lateness instead of shifting every later retry. Off: the answer's time is the clock's.
+  // at its send's intended time plus the wall time from the write to the answer's arrival at
+  // the client's socket (the kernel's receive time), and that wall time is not stretched by
+  // 1/time-scale (the scale compresses the scenario's durations, not the network). The
+  // harness's own delays, before the write and before it reads an answer that is in, are
+  // not the client's: the first is reported as lateness, neither shifts later retries. Off:
+  // the answer's time is the clock's when the loop reads it.
   bool compensate_latency = true;
   // Sharded: only the shard's clients run, with their global ids (and so their streams).
   Shard shard;

@@ -1,9 +1,12 @@
 #include "live_loop.hpp"
 
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <poll.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/timerfd.h>
 #include <unistd.h>
 
@@ -11,6 +14,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <ctime>
 #include <limits>
 #include <stdexcept>
 #include <utility>
@@ -30,6 +34,16 @@ std::int64_t now_epoch_ns() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(
              std::chrono::system_clock::now().time_since_epoch())
       .count();
+}
+
+// The kernel's timer tick (1/HZ: 4 ms at HZ=250), which the coarse clocks advance by.
+std::int64_t kernel_tick_ns() {
+  static const std::int64_t tick = [] {
+    timespec res{};
+    clock_getres(CLOCK_MONOTONIC_COARSE, &res);
+    return std::max<std::int64_t>(res.tv_sec * 1'000'000'000LL + res.tv_nsec, 1'000'000);
+  }();
+  return tick;
 }
 
 [[noreturn]] void fail(const std::string& what) {
@@ -263,6 +277,9 @@ curl_socket_t LiveLoop::on_open_socket(void* client, curlsocktype purpose, curl_
 
 int LiveLoop::on_socket_options(void* client, curl_socket_t fd, curlsocktype) {
   auto& c = *static_cast<LiveClient*>(client);
+  // The kernel stamps what arrives, so an answer's time is when it reached the client.
+  const int on = 1;
+  setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPNS, &on, sizeof on);
   if (fd != c.handed_fd) return CURL_SOCKOPT_OK;
   c.handed_fd = -1;
   return CURL_SOCKOPT_ALREADY_CONNECTED;
@@ -304,6 +321,42 @@ int LiveLoop::on_timer(CURLM*, long timeout_ms, void* data) {
                                      : ScenarioClock::steady_ns() +
                                            static_cast<std::int64_t>(timeout_ms) * 1'000'000;
   return 0;
+}
+
+void LiveLoop::note_arrival(int fd) {
+  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(timespec))];
+  msghdr msg{};
+  msg.msg_control = control;
+  msg.msg_controllen = sizeof control;
+  if (recvmsg(fd, &msg, MSG_PEEK | MSG_DONTWAIT) < 0) return;
+  for (cmsghdr* h = CMSG_FIRSTHDR(&msg); h; h = CMSG_NXTHDR(&msg, h)) {
+    if (h->cmsg_level != SOL_SOCKET || h->cmsg_type != SCM_TIMESTAMPNS) continue;
+    timespec ts{};
+    std::memcpy(&ts, CMSG_DATA(h), sizeof ts);
+    if (static_cast<std::size_t>(fd) >= arrived_wall_ns_.size()) arrived_wall_ns_.resize(fd + 1, 0);
+    arrived_wall_ns_[fd] = ts.tv_sec * 1'000'000'000LL + ts.tv_nsec + steady_minus_real_ns_;
+  }
+}
+
+std::int64_t LiveLoop::arrival_of(const LiveClient& c, std::int64_t now_wall_ns) {
+  curl_socket_t fd = CURL_SOCKET_BAD;
+  // The connection the answer came on; gone (CURL_SOCKET_BAD) if libcurl closed it.
+  if (curl_easy_getinfo(c.easy, CURLINFO_ACTIVESOCKET, &fd) != CURLE_OK || fd < 0)
+    return now_wall_ns;
+  const std::int64_t sent = c.sent_wall_ns ? c.sent_wall_ns : c.handed_wall_ns;
+  std::int64_t at = 0;
+  if (static_cast<std::size_t>(fd) < arrived_wall_ns_.size())
+    at = std::exchange(arrived_wall_ns_[fd], 0);
+  // A stamp from before this attempt's write is an earlier answer's: not this one.
+  if (at >= sent && at <= now_wall_ns) return at;
+  // Read by libcurl before this loop saw the socket readable (libcurl polls it too): the
+  // kernel keeps when data last came in, in whole ticks; a tick later than that is never
+  // early, and at most two ticks late.
+  tcp_info info{};
+  socklen_t len = sizeof info;
+  if (getsockopt(fd, IPPROTO_TCP, TCP_INFO, &info, &len) != 0) return now_wall_ns;
+  const std::int64_t since_ns = info.tcpi_last_data_recv * 1'000'000LL - kernel_tick_ns();
+  return std::clamp<std::int64_t>(now_wall_ns - since_ns, sent, now_wall_ns);
 }
 
 void LiveLoop::socket_action(CurlShard& shard, curl_socket_t s, int mask) {
@@ -379,6 +432,8 @@ void LiveLoop::run() {
       arm_timer(next);
     }
     const int n = epoll_wait(epoll_fd_, events.data(), kMaxEvents, wait_ms);
+    const bool note_arrivals = n > 0 && shared_.options.compensate_latency;
+    if (note_arrivals) steady_minus_real_ns_ = ScenarioClock::steady_ns() - now_epoch_ns();
     for (int i = 0; i < n; ++i) {
       const std::uint64_t data = events[i].data.u64;
       const int fd = static_cast<int>(data & 0xFFFFFFFFu);
@@ -389,7 +444,10 @@ void LiveLoop::run() {
         continue;
       }
       int mask = 0;
-      if (events[i].events & EPOLLIN) mask |= CURL_CSELECT_IN;
+      if (events[i].events & EPOLLIN) {
+        mask |= CURL_CSELECT_IN;
+        if (note_arrivals) note_arrival(fd);
+      }
       if (events[i].events & EPOLLOUT) mask |= CURL_CSELECT_OUT;
       if (events[i].events & (EPOLLERR | EPOLLHUP)) mask |= CURL_CSELECT_ERR;
       socket_action(shards_[(data >> 32) - 1], fd, mask);
@@ -506,7 +564,9 @@ void LiveLoop::read_completions() {
 }
 
 void LiveLoop::complete(LiveClient& c, CURLcode result) {
-  const std::int64_t answered_wall = ScenarioClock::steady_ns();
+  const std::int64_t now_wall = ScenarioClock::steady_ns();
+  const std::int64_t answered_wall =
+      shared_.options.compensate_latency ? arrival_of(c, now_wall) : now_wall;
   long status = 0;
   if (result == CURLE_OK) curl_easy_getinfo(c.easy, CURLINFO_RESPONSE_CODE, &status);
   curl_multi_remove_handle(shard_of(c).multi, c.easy);

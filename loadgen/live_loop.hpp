@@ -165,6 +165,13 @@ class LiveLoop {
   void leave_unfinished(LiveClient& c, std::int64_t now_ns);
   void arm_timer(std::int64_t at_wall_ns);
   void socket_action(CurlShard& shard, curl_socket_t s, int mask);
+  // Notes when the bytes waiting on a readable socket reached it (the kernel's receive
+  // stamp, peeked without reading them), before libcurl reads them: the answer's arrival at
+  // the client, not when this loop, shared with a thousand other clients, got to it.
+  void note_arrival(int fd);
+  // The wall time the answer of c's attempt reached its socket: as noted, or from the
+  // kernel's last receive on the connection (to the tick, never early), or now_wall_ns.
+  std::int64_t arrival_of(const LiveClient& c, std::int64_t now_wall_ns);
   static void bump(std::atomic<std::int64_t>& counter, std::int64_t n = 1) {
     counter.store(counter.load(std::memory_order_relaxed) + n, std::memory_order_relaxed);
   }
@@ -183,6 +190,11 @@ class LiveLoop {
   bool stopping_ = false;
   std::int64_t abort_at_ns_ = 0;
   std::int64_t max_deadline_ns_ = 0;
+  // By descriptor: the steady time the unread bytes on it arrived (note_arrival); 0: none.
+  std::vector<std::int64_t> arrived_wall_ns_;
+  // The steady clock minus the realtime clock, which the kernel's stamps are on; taken after
+  // each epoll_wait, so a clock step is forgotten within one loop turn.
+  std::int64_t steady_minus_real_ns_ = 0;
   LoopCounters counters_;
 };
 

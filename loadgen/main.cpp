@@ -395,11 +395,12 @@ int main(int argc, char** argv) {
       ->group("Run");
   run_cmd
       ->add_flag("--no-latency-compensation", run.no_latency_compensation,
-                 "take each answer's time from the scenario clock; by default it is the send's "
-                 "intended time plus the wall time from the write to the answer, unscaled, so "
-                 "--time-scale does not stretch the network and the harness's own delays do "
-                 "not push later retries back; give it against fakeprovider --hop-delay, whose "
-                 "emulated network is scenario time")
+                 "take each answer's time from the scenario clock when the harness reads it; "
+                 "by default it is the send's intended time plus the wall time from the write "
+                 "to the answer's arrival on the client's socket (the kernel's receive time), "
+                 "unscaled, so --time-scale does not stretch the network and the harness's "
+                 "own delays do not push later retries back; give it against fakeprovider "
+                 "--hop-delay, whose emulated network is scenario time")
       ->group("Run");
   run_cmd->add_option("--out", run.out, "write the results JSON here")->group("Output");
   run_cmd

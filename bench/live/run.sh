@@ -12,8 +12,14 @@
 #                then full jitter, each compared with its simulation
 #   compression  the exponential storm at each of SCALES, to find the smallest --time-scale
 #                at which the live run still matches the simulation exactly
+#   cpu          CPU time per request of loadgen and of fakeprovider (user + system, which is
+#                robust to other load where wall time is not): CPU_REQUESTS requests of
+#                --strategy none against a provider that admits them all, then the exponential
+#                storm at --time-scale 0.1
 #
 # Environment: SCALES (default "0.2 0.1 0.05"), RATE_REQUESTS (default 200000),
+# CPU_REQUESTS (default 100000), PROVIDER_ARGS (extra fakeprovider flags, e.g.
+# "--arrival-stamp read"),
 # LATENCY_SCALE (time scale of the lateness storms, default 1), NICE (run every process of
 # the benchmark, peers included, at this nice value, e.g. -10 on a machine busy with other
 # work; default: unchanged).
@@ -28,6 +34,8 @@ loadgen=$build/bin/loadgen
 provider=$build/bin/fakeprovider
 scales=${SCALES:-0.2 0.1 0.05}
 rate_requests=${RATE_REQUESTS:-200000}
+cpu_requests=${CPU_REQUESTS:-100000}
+read -r -a provider_args <<<"${PROVIDER_ARGS:-}"
 latency_scale=${LATENCY_SCALE:-1}
 run=()
 [ -n "${NICE:-}" ] && run=(nice -n "$NICE")
@@ -50,7 +58,8 @@ ulimit -n 20000 2>/dev/null || true
 # fakeprovider on ephemeral ports; sets url, admin, fp_pid.
 start_provider() {
   local out=$tmp/provider.out
-  "${run[@]}" "$provider" --listen 127.0.0.1:0 --admin-listen 127.0.0.1:0 "$@" >"$out" \
+  "${run[@]}" "$provider" --listen 127.0.0.1:0 --admin-listen 127.0.0.1:0 "$@" \
+    "${provider_args[@]}" >"$out" \
     2>"$tmp/provider.err" &
   fp_pid=$!
   pids+=("$fp_pid")
@@ -63,7 +72,14 @@ start_provider() {
   [ -n "$admin" ] || { cat "$tmp/provider.err" >&2; exit 1; }
 }
 
+# The provider's CPU seconds so far, user and system, all threads (from /proc: 10 ms ticks).
+provider_cpu() {
+  awk -v hz="$(getconf CLK_TCK)" '{ sub(/^.*\) /, ""); printf "%.2f %.2f\n", $12 / hz, $13 / hz }' \
+    "/proc/$fp_pid/stat"
+}
+
 stop_provider() {
+  provider_cpu >"$tmp/provider.cpu" 2>/dev/null || echo "0 0" >"$tmp/provider.cpu"
   kill -TERM "$fp_pid" 2>/dev/null || true
   wait "$fp_pid" 2>/dev/null || true
 }
@@ -181,6 +197,40 @@ part_compression() {
     storm_run "$scale" "$tmp/compression-$scale.json"
     show "$tmp/compression-$scale.json"
   done
+}
+
+# CPU per request of loadgen (its own figures, t=0 to the end) and of the provider (its whole
+# life: start-up and the connections' set-up are a few milliseconds).
+show_cpu() {
+  python3 - "$1" "$tmp/provider.cpu" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+pu, ps = (float(x) for x in open(sys.argv[2]).read().split())
+n = r["counts"]["requests"]
+live = r["live"]
+lu, ls = live["cpu_user_s"], live["cpu_sys_s"]
+us = lambda s: s / max(n, 1) * 1e6
+print(f"  {n:.0f} requests in {live['wall_s']:.2f} s wall")
+print(f"  loadgen      {lu:.2f} s user + {ls:.2f} s sys = {us(lu + ls):.1f} us/request "
+      f"({us(lu):.1f} user, {us(ls):.1f} sys)")
+print(f"  fakeprovider {pu:.2f} s user + {ps:.2f} s sys = {us(pu + ps):.1f} us/request "
+      f"({us(pu):.1f} user, {us(ps):.1f} sys)")
+print(f"  together     {us(lu + ls + pu + ps):.1f} us/request")
+PY
+}
+
+part_cpu() {
+  echo "== CPU per request: --strategy none, 1,000 clients, $cpu_requests requests, all admitted"
+  start_provider
+  "${run[@]}" "$loadgen" run --url "$url" --provider-admin "$admin" --clients 1000 \
+    --workload queue --items "$cpu_requests" --strategy none --quiet --no-report \
+    --out "$tmp/cpu-none.json" || true
+  stop_provider
+  show_cpu "$tmp/cpu-none.json"
+  echo "== CPU per request: the exponential storm at --time-scale 0.1"
+  run_args=(--strategy exponential --no-report)
+  storm_run 0.1 "$tmp/cpu-storm.json"
+  show_cpu "$tmp/cpu-storm.json"
 }
 
 echo "$(date -u '+%F %T') UTC, $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)${NICE:+, nice $NICE}"

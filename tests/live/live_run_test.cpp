@@ -104,6 +104,29 @@ TEST_CASE("a 400 is never retried") {
   }
 }
 
+TEST_CASE("an answer counts from when it reached the client, never before it could have") {
+  // The provider holds every answer 200 ms of scenario time, 10 ms of wall time at 0.05. The
+  // fleet's schedule takes an answer at its arrival on the client's socket (the kernel's
+  // stamp), not when the shared loop reads it, and that stamp can never be earlier than the
+  // provider's hold after the write. (How much earlier than the loop's read it is depends on
+  // the machine's load, so no test here asks.)
+  FakeProvider p({"--latency", "200ms", "--time-scale", "0.05"});
+  REQUIRE(p.started());
+  const auto r = run_loadgen(with(target(p, "0.05"), {"--clients", "200", "--strategy", "none"}));
+  INFO(r.err);
+  CHECK(r.code == 0);
+  REQUIRE(r.results.is_object());
+  CHECK(r.results["live"]["latency_compensated"] == true);
+  REQUIRE(r.attempts.size() == 200);
+  for (const auto& a : r.attempts) {
+    CAPTURE(a.dump());
+    CHECK(a["status"] == 200);
+    // Compensated, the wall time from the write to the answer counts unscaled: at least 10 ms.
+    const double on_the_wire = a["answered_s"].get<double>() - a["intended_s"].get<double>();
+    CHECK(on_the_wire >= 0.0099);
+  }
+}
+
 TEST_CASE("Retry-After modes change the schedule") {
   // The provider answers 503 with Retry-After = what is left of a 10 s outage.
   FakeProvider p({"--outage", "0s-10s:503", "--retry-after", "on", "--time-scale", "0.05"});
