@@ -3,6 +3,9 @@
 #include <httplib.h>
 
 #include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <optional>
 
 #include "constant_time.hpp"
 #include "duration.hpp"
@@ -14,6 +17,24 @@ namespace {
 void json_reply(httplib::Response& res, int status, const nlohmann::json& body) {
   res.status = status;
   res.set_content(json_text(body) + "\n", "application/json");
+}
+
+std::int64_t wall_clock_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+// reset's ?at=: when t = 0 is to be, a Unix time in seconds (loadgen's --start-at), so that
+// shards can agree on it before any of them sends. Null if not a number near now.
+std::optional<std::int64_t> parse_reset_at(const std::string& text, std::int64_t now_wall_ns) {
+  char* end = nullptr;
+  const double s = std::strtod(text.c_str(), &end);
+  if (text.empty() || end != text.c_str() + text.size() || !std::isfinite(s)) return std::nullopt;
+  const double ns = s * 1e9;
+  constexpr double kDayNs = 86'400e9;
+  if (std::abs(ns - static_cast<double>(now_wall_ns)) > kDayNs) return std::nullopt;
+  return static_cast<std::int64_t>(ns);
 }
 
 void error_reply(httplib::Response& res, int status, const std::string& message) {
@@ -69,8 +90,18 @@ void AdminApi::add_routes() {
   svr.Get("/metrics", [this](const httplib::Request&, httplib::Response& res) {
     res.set_content(provider_.metrics_text(), "text/plain; version=0.0.4");
   });
-  svr.Post("/admin/reset", skipping_body([this](const httplib::Request&, httplib::Response& res) {
-             provider_.reset();
+  svr.Post("/admin/reset",
+           skipping_body([this](const httplib::Request& req, httplib::Response& res) {
+             std::optional<std::int64_t> at_wall_ns;
+             if (req.has_param("at")) {
+               at_wall_ns = parse_reset_at(req.get_param_value("at"), wall_clock_ns());
+               if (!at_wall_ns) {
+                 return error_reply(res, 400,
+                                    "?at= must be a Unix time in seconds within a day of now, e.g. "
+                                    "?at=1767225600.5");
+               }
+             }
+             provider_.reset(at_wall_ns);
              json_reply(res, 200, {{"reset", true}, {"clock_ns", provider_.clock().now_ns()}});
            }));
   svr.Post(

@@ -85,15 +85,14 @@ std::int64_t LockedProvider::draw_hop_ns() {
   return stampede::draw_hop_ns(*options_.config.hop_delay, hop_rng_);
 }
 
-void LockedProvider::reset() {
+void LockedProvider::reset(std::optional<std::int64_t> at_wall_ns) {
   std::lock_guard lock(mu_);
   reset_locked();
   if (!options_.store) {
-    clock_.restart();
+    clock_.restart_at(at_wall_ns ? steady_at_wall(*at_wall_ns) : ScenarioClock::steady_ns());
     return;
   }
-  const std::int64_t now = wall_now_ns();
-  if (!options_.store->reset(now)) {
+  if (!options_.store->reset(at_wall_ns.value_or(wall_now_ns()))) {
     std::cerr << "fakeprovider: reset: the Redis store is unreachable; only this replica "
                  "was reset\n";
   }

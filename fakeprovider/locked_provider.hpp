@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -57,9 +58,9 @@ class LockedProvider {
   std::int64_t draw_hop_ns();
 
   // Zero the counters and the log, fresh limiters, the row back at version 0, drop outages
-  // started by the admin API, and restart the scenario clock: t = 0 is now, so the scenario's
-  // outages replay.
-  void reset();
+  // started by the admin API, and restart the scenario clock: t = 0 is now (or at at_wall_ns,
+  // a system_clock reading: the shards' agreed start), so the scenario's outages replay.
+  void reset(std::optional<std::int64_t> at_wall_ns = std::nullopt);
   // An outage from now on, for duration_ns of scenario time.
   OutageWindow start_outage(std::int64_t duration_ns, OutageAction action);
 

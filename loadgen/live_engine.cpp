@@ -110,7 +110,6 @@ std::optional<std::string> LiveEngine::start(
     const std::int64_t wait = steady_ns - ScenarioClock::steady_ns();
     if (wait > 0) std::this_thread::sleep_for(std::chrono::nanoseconds(wait));
   };
-  if (opt.start_steady_ns > 0) sleep_until(opt.start_steady_ns - opt.at_start_lead_ns);
   if (at_start) {
     if (auto error = at_start()) return error;
   }

@@ -38,9 +38,6 @@ struct LiveOptions {
   // Non-zero: t=0 is this steady_clock reading (--start-at), shared by every shard; start
   // waits for it, and a shard past it starts at once, its first sends that late.
   std::int64_t start_steady_ns = 0;
-  // With start_steady_ns: at_start (the provider's reset) is called this long before it, so
-  // that it has landed when every shard starts sending.
-  std::int64_t at_start_lead_ns = 0;
 };
 
 // One attempt, as the client saw it. Times in scenario ns except the lateness.
@@ -104,9 +101,9 @@ class LiveEngine {
   LiveEngine(const LiveEngine&) = delete;
   LiveEngine& operator=(const LiveEngine&) = delete;
 
-  // Creates every client's handle, waits for start_steady_ns if set, then calls at_start
-  // right before t=0 (to reset the provider so both clocks start together) and starts the
-  // loops. Returns at_start's error.
+  // Creates every client's handle, calls at_start (to reset the provider so both clocks start
+  // together), waits for start_steady_ns if set, and starts the loops. Returns at_start's
+  // error.
   std::optional<std::string> start(const std::function<std::optional<std::string>()>& at_start);
 
   // Readable once every loop has finished.

@@ -2,6 +2,7 @@
 
 #include <curl/curl.h>
 
+#include <cstdio>
 #include <memory>
 
 #include "results.hpp"
@@ -77,8 +78,16 @@ Parsed<std::string> ProviderAdmin::call(const char* method, const std::string& p
   return Parsed<std::string>::ok(std::move(body));
 }
 
-std::optional<std::string> ProviderAdmin::reset() const {
-  const auto r = call("POST", "/admin/reset");
+std::optional<std::string> ProviderAdmin::reset(std::optional<std::int64_t> at_epoch_ns) const {
+  std::string path = "/admin/reset";
+  if (at_epoch_ns) {
+    char at[40];
+    std::snprintf(at, sizeof at, "?at=%lld.%09lld",
+                  static_cast<long long>(*at_epoch_ns / 1'000'000'000),
+                  static_cast<long long>(*at_epoch_ns % 1'000'000'000));
+    path += at;
+  }
+  const auto r = call("POST", path);
   if (!r) return r.error();
   return std::nullopt;
 }

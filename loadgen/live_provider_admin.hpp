@@ -33,7 +33,8 @@ class ProviderAdmin {
   ProviderAdmin(TargetUrl base, std::string token)
       : base_(std::move(base)), token_(std::move(token)) {}
 
-  std::optional<std::string> reset() const;   // POST /admin/reset; the error, if any
+  // POST /admin/reset, t = 0 now or at a Unix time (--start-at); the error, if any.
+  std::optional<std::string> reset(std::optional<std::int64_t> at_epoch_ns = std::nullopt) const;
   Parsed<ProviderStats> stats() const;        // GET /admin/stats
   Parsed<nlohmann::json> stats_json() const;  // the same, as the provider wrote it
   const TargetUrl& url() const { return base_; }

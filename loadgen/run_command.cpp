@@ -215,16 +215,15 @@ int run_checked(const RunCommand& cmd) {
   const bool resets_provider = cmd.shard.index == 0;
   if (admin && resets_provider && cmd.start_at_epoch_ns) {
     // The other shards send from --start-at on: a reset landing after that would forget their
-    // first sends. A first reset (nothing runs yet) measures its round trip; the real one goes
-    // that long ahead, so the provider's clock leads the fleet's by about half a round trip.
-    const auto before = ScenarioClock::steady_ns();
-    if (auto e = admin->reset()) return harness_failure("provider admin unreachable: " + *e);
-    options.at_start_lead_ns = ScenarioClock::steady_ns() - before;
+    // first sends (and replicas sharing a store would follow it only after admitting some).
+    // So it goes now, naming --start-at as the provider's t = 0.
+    if (auto e = admin->reset(cmd.start_at_epoch_ns))
+      return harness_failure("provider admin unreachable: " + *e);
   }
   const SignalDescriptor signals;
   LiveEngine engine(cmd.scenario, cmd.request, options);
   if (auto error = engine.start([&]() -> std::optional<std::string> {
-        if (!admin || !resets_provider) return std::nullopt;
+        if (!admin || !resets_provider || cmd.start_at_epoch_ns) return std::nullopt;
         if (auto e = admin->reset()) return "provider admin unreachable: " + *e;
         return std::nullopt;
       })) {

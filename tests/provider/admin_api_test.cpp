@@ -1,8 +1,10 @@
 #include <doctest/doctest.h>
 
+#include <chrono>
 #include <map>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "duration.hpp"
 #include "provider_harness.hpp"
@@ -115,6 +117,29 @@ TEST_CASE("reset zeroes the counters, refreshes the allowance and restarts the c
   CHECK(http(p.data_port(), "GET", "/").status == 429);
   CHECK(p.stop() == 0);
   CHECK(parse_csv(read_file(p.arrivals_path())).size() == 4);
+}
+
+TEST_CASE("reset ?at= puts t = 0 at a Unix time (a sharded run's --start-at); a bad one is 400") {
+  Provider p({});
+  REQUIRE(p.started());
+  const auto now_s = std::chrono::duration_cast<std::chrono::seconds>(
+                         std::chrono::system_clock::now().time_since_epoch())
+                         .count();
+  // An hour ahead: the provider's clock stands an hour before its t = 0.
+  const auto ahead =
+      http(p.admin_port(), "POST", "/admin/reset?at=" + std::to_string(now_s + 3600));
+  REQUIRE(ahead.status == 200);
+  const auto clock_ns = nlohmann::json::parse(ahead.body).at("clock_ns").get<std::int64_t>();
+  CHECK(clock_ns < -3590 * kNsPerSec);
+  CHECK(clock_ns > -3601 * kNsPerSec);
+  for (const std::string& bad :
+       std::vector<std::string>{"", "soon", "12x", "nan", "inf", std::to_string(now_s + 2 * 86400),
+                                std::to_string(now_s - 2 * 86400)}) {
+    CAPTURE(bad);
+    const auto r = http(p.admin_port(), "POST", "/admin/reset?at=" + bad);
+    CHECK(r.status == 400);
+    CHECK(r.body.find("Unix time") != std::string::npos);
+  }
 }
 
 TEST_CASE("POST /admin/outage starts an outage now, with Retry-After to its end") {
