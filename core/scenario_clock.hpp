@@ -46,6 +46,16 @@ class ScenarioClock {
                std::chrono::steady_clock::now().time_since_epoch())
         .count();
   }
+  // Unix time in ns (system_clock): what machines agree on (--start-at, a store's epoch).
+  static std::int64_t unix_ns() {
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(
+               std::chrono::system_clock::now().time_since_epoch())
+        .count();
+  }
+  // A Unix time as the steady_clock reading of the same moment.
+  static std::int64_t steady_at_unix(std::int64_t unix_time_ns) {
+    return steady_ns() + (unix_time_ns - unix_ns());
+  }
 
  private:
   double scale_;

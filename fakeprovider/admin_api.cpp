@@ -10,6 +10,7 @@
 #include "constant_time.hpp"
 #include "duration.hpp"
 #include "json_text.hpp"
+#include "scenario_clock.hpp"
 
 namespace stampede {
 namespace {
@@ -17,12 +18,6 @@ namespace {
 void json_reply(httplib::Response& res, int status, const nlohmann::json& body) {
   res.status = status;
   res.set_content(json_text(body) + "\n", "application/json");
-}
-
-std::int64_t wall_clock_ns() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
 }
 
 // reset's ?at=: when t = 0 is to be, a Unix time in seconds (loadgen's --start-at), so that
@@ -94,7 +89,7 @@ void AdminApi::add_routes() {
            skipping_body([this](const httplib::Request& req, httplib::Response& res) {
              std::optional<std::int64_t> at_wall_ns;
              if (req.has_param("at")) {
-               at_wall_ns = parse_reset_at(req.get_param_value("at"), wall_clock_ns());
+               at_wall_ns = parse_reset_at(req.get_param_value("at"), ScenarioClock::unix_ns());
                if (!at_wall_ns) {
                  return error_reply(res, 400,
                                     "?at= must be a Unix time in seconds within a day of now, e.g. "

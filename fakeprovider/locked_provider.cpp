@@ -9,17 +9,6 @@
 namespace stampede {
 namespace {
 
-std::int64_t wall_now_ns() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-
-// A system_clock reading as the steady_clock reading of the same moment.
-std::int64_t steady_at_wall(std::int64_t wall_ns) {
-  return ScenarioClock::steady_ns() + (wall_ns - wall_now_ns());
-}
-
 // Apart from the policy's stream: hops drawn or not leave its errors and latencies as they were.
 constexpr std::uint64_t kHopStream = 0xFFFF'FFFF'FFFF'FFFEULL;
 
@@ -89,10 +78,11 @@ void LockedProvider::reset(std::optional<std::int64_t> at_wall_ns) {
   std::lock_guard lock(mu_);
   reset_locked();
   if (!options_.store) {
-    clock_.restart_at(at_wall_ns ? steady_at_wall(*at_wall_ns) : ScenarioClock::steady_ns());
+    clock_.restart_at(at_wall_ns ? ScenarioClock::steady_at_unix(*at_wall_ns)
+                                 : ScenarioClock::steady_ns());
     return;
   }
-  if (!options_.store->reset(at_wall_ns.value_or(wall_now_ns()))) {
+  if (!options_.store->reset(at_wall_ns.value_or(ScenarioClock::unix_ns()))) {
     std::cerr << "fakeprovider: reset: the Redis store is unreachable; only this replica "
                  "was reset\n";
   }
@@ -101,7 +91,7 @@ void LockedProvider::reset(std::optional<std::int64_t> at_wall_ns) {
 
 void LockedProvider::follow_store_epoch() {
   store_epoch_wall_ns_ = options_.store->epoch_wall_ns();
-  clock_.restart_at(steady_at_wall(store_epoch_wall_ns_));
+  clock_.restart_at(ScenarioClock::steady_at_unix(store_epoch_wall_ns_));
 }
 
 void LockedProvider::reset_locked() {

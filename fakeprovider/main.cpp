@@ -123,8 +123,7 @@ Parsed<std::unique_ptr<RedisQuota>> open_store(const Args& args, const ProviderC
   if (!limits) return Result::fail("--store: " + limits.error());
   auto store = std::make_unique<RedisQuota>(*target, *limits, time_scale);
   if (auto e = store->connect()) return Result::fail("--store: " + *e);
-  const auto now = std::chrono::system_clock::now().time_since_epoch();
-  if (!store->join(std::chrono::duration_cast<std::chrono::nanoseconds>(now).count())) {
+  if (!store->join(ScenarioClock::unix_ns())) {
     return Result::fail("--store: Redis at " + target->where() + " did not answer");
   }
   return Result::ok(std::move(store));

@@ -30,12 +30,6 @@ constexpr int kMaxEvents = 512;
 // Answers are small; a small receive buffer keeps ten thousand handles light.
 constexpr long kReceiveBufferBytes = 4096;
 
-std::int64_t now_epoch_ns() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-
 // The kernel's timer tick (1/HZ: 4 ms at HZ=250), which the coarse clocks advance by.
 std::int64_t kernel_tick_ns() {
   static const std::int64_t tick = [] {
@@ -433,7 +427,8 @@ void LiveLoop::run() {
     }
     const int n = epoll_wait(epoll_fd_, events.data(), kMaxEvents, wait_ms);
     const bool note_arrivals = n > 0 && shared_.options.compensate_latency;
-    if (note_arrivals) steady_minus_real_ns_ = ScenarioClock::steady_ns() - now_epoch_ns();
+    if (note_arrivals)
+      steady_minus_real_ns_ = ScenarioClock::steady_ns() - ScenarioClock::unix_ns();
     for (int i = 0; i < n; ++i) {
       const std::uint64_t data = events[i].data.u64;
       const int fd = static_cast<int>(data & 0xFFFFFFFFu);
@@ -595,7 +590,7 @@ void LiveLoop::complete(LiveClient& c, CURLcode result) {
   }
   std::optional<std::int64_t> hint;
   if (!c.retry_after.empty()) {
-    if (const auto h = parse_retry_after(c.retry_after, now_epoch_ns())) {
+    if (const auto h = parse_retry_after(c.retry_after, ScenarioClock::unix_ns())) {
       // A delta is on the provider's clock already; a date's distance is a wall duration.
       hint = h->from_date ? static_cast<std::int64_t>(static_cast<double>(h->delay_ns) /
                                                       shared_.clock.time_scale())

@@ -143,14 +143,6 @@ nlohmann::json live_section(const RunCommand& cmd, const LiveRun& run) {
   return j;
 }
 
-// --start-at on the steady clock the engine runs on.
-std::int64_t steady_ns_of_epoch(std::int64_t epoch_ns) {
-  const auto epoch_now = std::chrono::duration_cast<std::chrono::nanoseconds>(
-                             std::chrono::system_clock::now().time_since_epoch())
-                             .count();
-  return ScenarioClock::steady_ns() + (epoch_ns - epoch_now);
-}
-
 // The provider's own arrival histograms replace the clients' view when it has them in
 // one-second bins (the summary's peak is per second). A shard's provider saw the whole fleet,
 // not the shard: its histograms go into the section for `loadgen merge`, and the shard's
@@ -209,7 +201,8 @@ int run_checked(const RunCommand& cmd) {
   options.connect_port = probed->port;
   options.keep_attempts = !cmd.attempts_path.empty();
   options.shard = cmd.shard;
-  if (cmd.start_at_epoch_ns) options.start_steady_ns = steady_ns_of_epoch(*cmd.start_at_epoch_ns);
+  if (cmd.start_at_epoch_ns)
+    options.start_steady_ns = ScenarioClock::steady_at_unix(*cmd.start_at_epoch_ns);
   // Every shard resetting the provider would wipe the others' first sends: shard 0 alone
   // resets it, at the shared --start-at.
   const bool resets_provider = cmd.shard.index == 0;
