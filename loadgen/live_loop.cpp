@@ -372,6 +372,10 @@ std::int64_t LiveLoop::run_curl_timers() {
       shard.deadline_ns = timeout_ms < 0 ? -1 : ScenarioClock::steady_ns() + timeout_ms * 1'000'000;
       start_due_sends();
     }
+  }
+  // A send started above may have gone to a shard this loop had passed, setting its timer:
+  // the earliest expiry is taken over all shards after every one has run.
+  for (const auto& shard : shards_) {
     if (shard.deadline_ns >= 0 && (next < 0 || shard.deadline_ns < next)) next = shard.deadline_ns;
   }
   return next;
