@@ -1,0 +1,118 @@
+#pragma once
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace stampede {
+
+// An HTTP/1.1 response read incrementally from a client connection as it arrives: the status,
+// the few headers a retrying client acts on, and the body's framing (Content-Length, chunked,
+// or up to the connection's close). The body is skipped, never kept. No I/O.
+class HttpResponseParser {
+ public:
+  enum class State { kIncomplete, kComplete, kError };
+
+  // Ready for the answer to a new request; head_request: it was HEAD (no body follows).
+  void reset(bool head_request);
+  // Reads bytes that arrived. kComplete once the whole response is in (*used: how many of the
+  // n bytes were this response's; the rest are not), kError if it is malformed (error() says
+  // how, in a short phrase), else kIncomplete (all n used). After kComplete or kError, feed
+  // must not be called again before reset.
+  State feed(const char* data, std::size_t n, std::size_t* used);
+  // The server closed the connection: completes a body that runs to the close; any other
+  // unfinished response is an error ("connection closed before the response was complete").
+  State close();
+
+  int status() const;                    // the final status (1xx interim responses skipped)
+  std::string_view retry_after() const;  // the Retry-After value, trimmed; empty: none
+  bool should_retry() const;             // false only for `x-should-retry: false` (any case)
+  std::string_view etag() const;         // the ETag value, trimmed; empty: none
+  bool keep_alive() const;               // the connection may carry the next request
+  std::string_view error() const;        // empty unless kError
+
+ private:
+  // Where the next byte goes: a line of the head, a chunk's framing, or (the last three) body
+  // bytes skipped in bulk.
+  enum class Phase {
+    kStatusLine,
+    kHeaderName,
+    kHeaderValue,
+    kChunkSize,
+    kChunkExtension,
+    kChunkEnd,
+    kTrailer,
+    kBody,
+    kChunkData,
+    kUntilClose,
+  };
+  enum class Field {
+    kOther,
+    kRetryAfter,
+    kETag,
+    kShouldRetry,
+    kConnection,
+    kContentLength,
+    kTransferEncoding
+  };
+  static constexpr std::size_t kMaxHead = 16 * 1024;
+  static constexpr std::size_t kMaxValue = 256;
+
+  // A kept header value in place: a parser on every connection allocates nothing.
+  struct Value {
+    std::array<char, kMaxValue> text{};
+    std::size_t size = 0;
+    std::string_view view() const { return {text.data(), size}; }
+    void assign(std::string_view s);
+  };
+
+  std::size_t skip_body(std::size_t available);
+  void step(char c);
+  void on_char(char c);
+  void on_header_name_char(char c);
+  void on_header_value_char(char c);
+  void on_chunk_size_char(char c);
+  void end_line();
+  void end_status_line();
+  void end_header_line();
+  void end_headers();
+  void end_chunk_size_line();
+  void keep(Field field, std::string_view value);
+  void keep_content_length(std::string_view list);
+  void begin_chunk_line(Phase phase);
+  void complete() { state_ = State::kComplete; }
+  void fail(std::string_view why);
+
+  State state_ = State::kIncomplete;
+  Phase phase_ = Phase::kStatusLine;
+  bool head_request_ = false;
+  // The current line: its length so far (line ends excluded), its first bytes, and a CR read
+  // that must be followed by LF.
+  std::size_t line_length_ = 0;
+  std::array<char, 20> line_start_{};
+  bool cr_ = false;
+  std::size_t budget_ = kMaxHead;  // bytes the current head, chunk line or trailer may still take
+  Field field_ = Field::kOther;
+  Value value_;  // the current header's value, while its line is read
+
+  int status_ = 0;
+  bool http11_ = false;
+  Value retry_after_;
+  Value etag_;
+  bool should_retry_ = true;
+  bool connection_close_ = false;
+  bool connection_keep_alive_ = false;
+  bool has_length_ = false;
+  std::uint64_t length_ = 0;
+  bool has_transfer_encoding_ = false;
+  bool other_coding_ = false;
+  int chunked_codings_ = 0;
+  bool keep_alive_ = false;
+
+  std::uint64_t remaining_ = 0;  // body or chunk bytes still to skip
+  int chunk_digits_ = 0;
+  std::string_view error_;
+};
+
+}  // namespace stampede

@@ -1,0 +1,498 @@
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <ostream>
+#include <random>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "http_response_parser.hpp"
+
+using namespace stampede;
+using State = HttpResponseParser::State;
+
+// Owning no heap memory is what keeps the parser bounded whatever a server sends, and free of
+// allocations at 10,000 responses a second.
+static_assert(std::is_trivially_copyable_v<HttpResponseParser>);
+static_assert(sizeof(HttpResponseParser) < 1024);
+
+namespace {
+
+constexpr std::size_t kAll = std::string::npos;
+
+// What a parse came to. Only a complete response's fields are compared: an unfinished or
+// malformed one's are whatever the parser had read so far.
+struct Outcome {
+  State state = State::kIncomplete;
+  int status = 0;
+  std::string retry_after;
+  std::string etag;
+  bool should_retry = true;
+  bool keep_alive = false;
+  std::size_t used = 0;  // bytes the response took, when complete or still incomplete
+  std::string error;
+  bool operator==(const Outcome&) const = default;
+};
+
+std::ostream& operator<<(std::ostream& out, const Outcome& o) {
+  return out << "{state " << static_cast<int>(o.state) << ", status " << o.status
+             << ", retry_after '" << o.retry_after << "', etag '" << o.etag << "', should_retry "
+             << o.should_retry << ", keep_alive " << o.keep_alive << ", used " << o.used
+             << ", error '" << o.error << "'}";
+}
+
+struct Case {
+  std::string name{};
+  std::string raw{};
+  bool head = false;   // the request was HEAD
+  bool close = false;  // the server closes the connection once raw is sent
+  State state = State::kComplete;
+  int status = 200;
+  bool keep_alive = true;
+  std::string retry_after{};
+  std::string etag{};
+  bool should_retry = true;
+  std::size_t used = kAll;  // kAll: all of raw
+  std::string error{};
+};
+
+Outcome expected(const Case& c) {
+  Outcome o;
+  o.state = c.state;
+  if (c.state == State::kError) {
+    o.error = c.error;
+    return o;
+  }
+  o.used = c.used == kAll ? c.raw.size() : c.used;
+  if (c.state == State::kIncomplete) return o;
+  o.status = c.status;
+  o.retry_after = c.retry_after;
+  o.etag = c.etag;
+  o.should_retry = c.should_retry;
+  o.keep_alive = c.keep_alive;
+  return o;
+}
+
+// Feeds raw cut at `cuts` (ascending offsets), the way a socket might deliver it.
+Outcome parse(const Case& c, const std::vector<std::size_t>& cuts) {
+  HttpResponseParser p;
+  p.reset(c.head);
+  Outcome o;
+  std::size_t from = 0;
+  for (std::size_t i = 0; i <= cuts.size() && o.state == State::kIncomplete; ++i) {
+    const std::size_t to = i < cuts.size() ? cuts[i] : c.raw.size();
+    std::size_t used = 0;
+    o.state = p.feed(c.raw.data() + from, to - from, &used);
+    o.used += used;
+    from = to;
+  }
+  if (o.state == State::kIncomplete && c.close) o.state = p.close();
+  if (o.state == State::kError) {
+    Outcome failed;
+    failed.state = State::kError;
+    failed.error = p.error();
+    return failed;
+  }
+  if (o.state == State::kIncomplete) return o;
+  o.status = p.status();
+  o.retry_after = p.retry_after();
+  o.etag = p.etag();
+  o.should_retry = p.should_retry();
+  o.keep_alive = p.keep_alive();
+  return o;
+}
+
+// Byte by byte, in two pieces at every point (every 97th of a long input's), and in random
+// pieces.
+std::vector<std::vector<std::size_t>> splits(std::size_t n) {
+  std::vector<std::vector<std::size_t>> all(1);
+  for (std::size_t i = 1; i < n; ++i) all[0].push_back(i);
+  const std::size_t stride = n > 2048 ? 97 : 1;
+  for (std::size_t i = 0; i < n; i += stride) all.push_back({i});
+  all.push_back({n});
+  std::mt19937 rng(7);
+  for (int round = 0; round < 100; ++round) {
+    all.emplace_back();
+    for (std::size_t i = 0; i <= n; ++i) {
+      if (rng() % 8 == 0) all.back().push_back(i);
+    }
+  }
+  return all;
+}
+
+// Whole, then split every way splits() has: the same outcome. Only the first split to differ
+// is reported; the rest would say it again.
+void check(const Case& c) {
+  CAPTURE(c.name);
+  const Outcome want = expected(c);
+  CHECK(parse(c, {}) == want);
+  for (const auto& cuts : splits(c.raw.size())) {
+    const Outcome got = parse(c, cuts);
+    if (got == want) continue;
+    std::string at;
+    for (const std::size_t cut : cuts) at += std::to_string(cut) + " ";
+    CAPTURE(at);
+    CHECK(got == want);
+    return;
+  }
+}
+
+const std::string kPipelinedFirst = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok";
+const std::string kPipelinedChunked =
+    "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nok\r\n0\r\n\r\n";
+const std::string kEarlyHints =
+    "HTTP/1.1 103 Early Hints\r\nLink: </app.css>; rel=preload\r\nRetry-After: 99\r\n"
+    "ETag: \"hint\"\r\nConnection: close\r\n\r\n";
+
+std::vector<Case> cases() {
+  return {
+      {.name = "Content-Length body",
+       .raw = "HTTP/1.1 200 OK\r\nContent-Length: 5\r\nServer: x\r\n\r\nhello"},
+      {.name = "Content-Length 0", .raw = "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n"},
+      {.name = "no reason phrase", .raw = "HTTP/1.1 200\r\nContent-Length: 0\r\n\r\n"},
+      {.name = "empty reason phrase", .raw = "HTTP/1.1 200 \r\nContent-Length: 0\r\n\r\n"},
+      {.name = "bare LF line ends",
+       .raw = "HTTP/1.1 404 Not Found\nContent-Length: 2\n\nno",
+       .status = 404},
+      {.name = "repeated equal Content-Length",
+       .raw = "HTTP/1.1 200 OK\r\nContent-Length: 3, 3\r\ncontent-length:3\r\n\r\nabc"},
+      {.name = "chunked with extensions and trailers",
+       .raw = "HTTP/1.1 200 OK\r\nTransfer-Encoding: Chunked\r\n\r\n5;name=value\r\nhello\r\n"
+              "A ; x=\"y\"\r\n0123456789\r\n0;last\r\nExpires: never\r\nX-Sum: 1\r\n\r\n"},
+      {.name = "chunked takes precedence over Content-Length, then the connection closes",
+       .raw = "HTTP/1.1 200 OK\r\nContent-Length: 100\r\nTransfer-Encoding: chunked\r\n\r\n"
+              "3\r\nabc\r\n0\r\n\r\n",
+       .keep_alive = false},
+      {.name = "chunked in HTTP/1.0, even with keep-alive: read, then the connection closes",
+       .raw = "HTTP/1.0 200 OK\r\nConnection: keep-alive\r\nTransfer-Encoding: chunked\r\n\r\n"
+              "1\r\nx\r\n0\r\n\r\n",
+       .keep_alive = false},
+      {.name = "a body to the close",
+       .raw = "HTTP/1.1 200 OK\r\nETag: W/\"v1\"\r\n\r\nall of this",
+       .close = true,
+       .keep_alive = false,
+       .etag = "W/\"v1\""},
+      {.name = "a body to the close, still arriving",
+       .raw = "HTTP/1.1 200 OK\r\n\r\nsome",
+       .state = State::kIncomplete},
+      {.name = "HEAD with Content-Length",
+       .raw = "HTTP/1.1 200 OK\r\nContent-Length: 1234\r\nETag:  \"abc\" \r\n\r\n",
+       .head = true,
+       .etag = "\"abc\""},
+      {.name = "HEAD with chunked",
+       .raw = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n",
+       .head = true},
+      {.name = "204", .raw = "HTTP/1.1 204 No Content\r\nContent-Length: 7\r\n\r\n", .status = 204},
+      {.name = "304",
+       .raw = "HTTP/1.1 304 Not Modified\r\nETag: \"v2\"\r\nTransfer-Encoding: chunked\r\n\r\n",
+       .status = 304,
+       .etag = "\"v2\""},
+      {.name = "100 Continue, then 429 with Retry-After",
+       .raw = "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 429 Too Many Requests\r\nRetry-After: 7\r\n"
+              "x-should-retry: FALSE\r\nContent-Length: 0\r\n\r\n",
+       .status = 429,
+       .retry_after = "7",
+       .should_retry = false},
+      {.name = "103 then 200: the hints' headers are not the answer's",
+       .raw = kEarlyHints + "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"},
+      {.name = "HTTP/1.0 closes by default",
+       .raw = "HTTP/1.0 200 OK\r\nContent-Length: 2\r\n\r\nok",
+       .keep_alive = false},
+      {.name = "HTTP/1.0 with keep-alive",
+       .raw = "HTTP/1.0 200 OK\r\nConnection: Keep-Alive\r\nContent-Length: 2\r\n\r\nok"},
+      {.name = "Connection: close in a list",
+       .raw = "HTTP/1.1 503 Busy\r\nConnection: upgrade ,CLOSE\r\nContent-Length: 0\r\n\r\n",
+       .status = 503,
+       .keep_alive = false},
+      {.name = "Retry-After as an HTTP-date, verbatim",
+       .raw = "HTTP/1.1 503 Busy\r\nRetry-After: \t Wed, 21 Oct 2015 07:28:00 GMT  \r\n"
+              "Content-Length: 0\r\n\r\n",
+       .status = 503,
+       .retry_after = "Wed, 21 Oct 2015 07:28:00 GMT"},
+      {.name = "x-should-retry: true",
+       .raw = "HTTP/1.1 429 Slow\r\nX-Should-Retry: true\r\nContent-Length: 0\r\n\r\n",
+       .status = 429},
+      {.name = "x-should-retry: anything but false",
+       .raw = "HTTP/1.1 429 Slow\r\nx-should-retry: falsey\r\nContent-Length: 0\r\n\r\n",
+       .status = 429},
+      {.name = "an ETag of 256 bytes, and trailing spaces past them",
+       .raw = "HTTP/1.1 200 OK\r\nETag: " + std::string(256, 'e') + "    \r\n" +
+              "Content-Length: 0\r\n\r\n",
+       .etag = std::string(256, 'e')},
+      {.name = "pipelined bytes after a Content-Length body",
+       .raw = kPipelinedFirst + "HTTP/1.1 200 OK\r\n",
+       .used = kPipelinedFirst.size()},
+      {.name = "pipelined bytes after a chunked body",
+       .raw = kPipelinedChunked + "HTTP/1.1 204 No Content\r\n\r\n",
+       .used = kPipelinedChunked.size()},
+      {.name = "a Content-Length body still arriving",
+       .raw = "HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nabc",
+       .state = State::kIncomplete},
+
+      {.name = "conflicting Content-Length",
+       .raw = "HTTP/1.1 200 OK\r\nContent-Length: 5\r\nContent-Length: 6\r\n\r\nhello",
+       .state = State::kError,
+       .error = "conflicting Content-Length"},
+      {.name = "conflicting Content-Length in a list",
+       .raw = "HTTP/1.1 200 OK\r\nContent-Length: 5, 50\r\n\r\nhello",
+       .state = State::kError,
+       .error = "conflicting Content-Length"},
+      {.name = "a sign in Content-Length",
+       .raw = "HTTP/1.1 200 OK\r\nContent-Length: +5\r\n\r\nhello",
+       .state = State::kError,
+       .error = "bad Content-Length"},
+      {.name = "an empty Content-Length",
+       .raw = "HTTP/1.1 200 OK\r\nContent-Length: \r\n\r\n",
+       .state = State::kError,
+       .error = "bad Content-Length"},
+      {.name = "Content-Length past 2^64",
+       .raw = "HTTP/1.1 200 OK\r\nContent-Length: 18446744073709551616\r\n\r\n",
+       .state = State::kError,
+       .error = "Content-Length too large"},
+      {.name = "a chunk size that is not hex",
+       .raw = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n",
+       .state = State::kError,
+       .error = "bad chunk size"},
+      {.name = "an empty chunk size",
+       .raw = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n;ext\r\n",
+       .state = State::kError,
+       .error = "bad chunk size"},
+      {.name = "a chunk size of 16 hex digits",
+       .raw = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n0000000000000001\r\n",
+       .state = State::kError,
+       .error = "chunk size longer than 15 hex digits"},
+      {.name = "chunk data longer than its size",
+       .raw = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nabc\r\n0\r\n\r\n",
+       .state = State::kError,
+       .error = "chunk data longer than its size"},
+      {.name = "a transfer coding other than chunked",
+       .raw = "HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip, chunked\r\n\r\n",
+       .state = State::kError,
+       .error = "unsupported transfer coding"},
+      {.name = "chunked twice",
+       .raw = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n\r\n",
+       .state = State::kError,
+       .error = "unsupported transfer coding"},
+      {.name = "a folded header",
+       .raw = "HTTP/1.1 200 OK\r\nX-Long: one\r\n two\r\nContent-Length: 0\r\n\r\n",
+       .state = State::kError,
+       .error = "obsolete line folding"},
+      {.name = "a header line without a colon",
+       .raw = "HTTP/1.1 200 OK\r\nContent-Length\r\n\r\n",
+       .state = State::kError,
+       .error = "header line without ':'"},
+      {.name = "whitespace before the colon",
+       .raw = "HTTP/1.1 200 OK\r\nContent-Length : 0\r\n\r\n",
+       .state = State::kError,
+       .error = "whitespace before ':' in a header"},
+      {.name = "an empty header name",
+       .raw = "HTTP/1.1 200 OK\r\n: 0\r\n\r\n",
+       .state = State::kError,
+       .error = "empty header name"},
+      {.name = "a control character in a value",
+       .raw = std::string("HTTP/1.1 200 OK\r\nX-A: a\0b\r\n\r\n", 29),
+       .state = State::kError,
+       .error = "control character in a header value"},
+      {.name = "a CR alone",
+       .raw = "HTTP/1.1 200 OK\rContent-Length: 0\r\n\r\n",
+       .state = State::kError,
+       .error = "CR not followed by LF"},
+      {.name = "an ETag over 256 bytes",
+       .raw = "HTTP/1.1 200 OK\r\nETag: " + std::string(257, 'e') + "\r\n\r\n",
+       .state = State::kError,
+       .error = "header value too long"},
+      {.name = "HTTP/2",
+       .raw = "HTTP/2 200 OK\r\n\r\n",
+       .state = State::kError,
+       .error = "bad status line"},
+      {.name = "HTTP/1.2",
+       .raw = "HTTP/1.2 200 OK\r\n\r\n",
+       .state = State::kError,
+       .error = "bad status line"},
+      {.name = "lowercase protocol",
+       .raw = "http/1.1 200 OK\r\n\r\n",
+       .state = State::kError,
+       .error = "bad status line"},
+      {.name = "a two-digit status",
+       .raw = "HTTP/1.1 20 OK\r\n\r\n",
+       .state = State::kError,
+       .error = "bad status line"},
+      {.name = "a status glued to its reason",
+       .raw = "HTTP/1.1 200OK\r\n\r\n",
+       .state = State::kError,
+       .error = "bad status line"},
+      {.name = "status 600",
+       .raw = "HTTP/1.1 600 Odd\r\n\r\n",
+       .state = State::kError,
+       .error = "bad status line"},
+      {.name = "status 099",
+       .raw = "HTTP/1.1 099 Odd\r\n\r\n",
+       .state = State::kError,
+       .error = "bad status line"},
+      {.name = "101 Switching Protocols",
+       .raw = "HTTP/1.1 101 Switching Protocols\r\nUpgrade: h2c\r\n\r\n",
+       .state = State::kError,
+       .error = "101 Switching Protocols, which no request asked for"},
+      {.name = "closed mid-status-line",
+       .raw = "HTTP/1.1 2",
+       .close = true,
+       .state = State::kError,
+       .error = "connection closed before the response was complete"},
+      {.name = "closed mid-headers",
+       .raw = "HTTP/1.1 200 OK\r\nContent-Le",
+       .close = true,
+       .state = State::kError,
+       .error = "connection closed before the response was complete"},
+      {.name = "closed mid-body",
+       .raw = "HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nabc",
+       .close = true,
+       .state = State::kError,
+       .error = "connection closed before the response was complete"},
+      {.name = "closed mid-chunk",
+       .raw = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nab",
+       .close = true,
+       .state = State::kError,
+       .error = "connection closed before the response was complete"},
+      {.name = "closed among trailers",
+       .raw = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n0\r\nX-Sum: 1\r\n",
+       .close = true,
+       .state = State::kError,
+       .error = "connection closed before the response was complete"},
+      {.name = "closed before anything arrived",
+       .raw = "",
+       .close = true,
+       .state = State::kError,
+       .error = "connection closed before the response was complete"},
+  };
+}
+
+// A head of exactly `size` bytes: one padding header makes up the difference.
+std::string head_of(std::size_t size) {
+  const std::string start = "HTTP/1.1 200 OK\r\nX-Pad: ";
+  const std::string end = "\r\nContent-Length: 0\r\n\r\n";
+  return start + std::string(size - start.size() - end.size(), 'p') + end;
+}
+
+}  // namespace
+
+TEST_CASE("http response parser: every case alike however its bytes are split") {
+  for (const Case& c : cases()) check(c);
+}
+
+TEST_CASE("http response parser: a head of 16 KiB is read, one byte more is an error") {
+  check({.name = "16 KiB", .raw = head_of(16 * 1024)});
+  check({.name = "16 KiB + 1",
+         .raw = head_of(16 * 1024 + 1),
+         .state = State::kError,
+         .error = "response headers longer than 16 KiB"});
+  check({.name = "interim heads count too",
+         .raw = "HTTP/1.1 100 Continue\r\n\r\n" + head_of(16 * 1024 - 24),
+         .state = State::kError,
+         .error = "response headers longer than 16 KiB"});
+}
+
+TEST_CASE("http response parser: an endless header line fails at 16 KiB and holds none of it") {
+  HttpResponseParser p;
+  p.reset(false);
+  const std::string start = "HTTP/1.1 200 OK\r\nX-Big: ";
+  std::size_t used = 0;
+  REQUIRE(p.feed(start.data(), start.size(), &used) == State::kIncomplete);
+  const std::string piece(4096, 'x');
+  std::size_t fed = start.size();
+  State state = State::kIncomplete;
+  while (state == State::kIncomplete && fed < (1u << 20)) {
+    state = p.feed(piece.data(), piece.size(), &used);
+    fed += used;
+  }
+  CHECK(state == State::kError);
+  CHECK(p.error() == "response headers longer than 16 KiB");
+  CHECK(fed == 16 * 1024 + 1);  // the byte past the limit is the one that failed
+  CHECK_FALSE(p.keep_alive());
+}
+
+TEST_CASE("http response parser: an endless chunk extension fails at 4 KiB") {
+  HttpResponseParser p;
+  p.reset(false);
+  const std::string start = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5;";
+  std::size_t used = 0;
+  REQUIRE(p.feed(start.data(), start.size(), &used) == State::kIncomplete);
+  const std::string piece(1000, 'x');
+  State state = State::kIncomplete;
+  for (int i = 0; i < 10 && state == State::kIncomplete; ++i) {
+    state = p.feed(piece.data(), piece.size(), &used);
+  }
+  CHECK(state == State::kError);
+  CHECK(p.error() == "chunk line longer than 4 KiB");
+}
+
+TEST_CASE("http response parser: a body of any size is skipped, not kept") {
+  HttpResponseParser p;
+  p.reset(false);
+  const std::string head = "HTTP/1.1 200 OK\r\nContent-Length: 1099511627776\r\n\r\n";  // 1 TiB
+  std::size_t used = 0;
+  REQUIRE(p.feed(head.data(), head.size(), &used) == State::kIncomplete);
+  // The same bytes again and again stand for a terabyte: skipping is O(1) a call.
+  const std::string piece(1 << 20, 'b');
+  for (int i = 0; i < (1 << 20) - 1; ++i) {
+    REQUIRE(p.feed(piece.data(), piece.size(), &used) == State::kIncomplete);
+  }
+  CHECK(p.feed(piece.data(), piece.size(), &used) == State::kComplete);
+  CHECK(used == piece.size());
+  CHECK(p.keep_alive());
+}
+
+TEST_CASE("http response parser: reset() readies the object for the next response") {
+  const std::string stream =
+      "HTTP/1.1 200 OK\r\nETag: \"one\"\r\nTransfer-Encoding: chunked\r\n\r\n"
+      "3\r\nabc\r\n0\r\n\r\n"
+      "HTTP/1.1 429 Too Many Requests\r\nRetry-After: 3\r\nx-should-retry: false\r\n"
+      "Content-Length: 4\r\n\r\nslow"
+      "HTTP/1.1 200 OK\r\nContent-Length: 9\r\n\r\n"     // answers a HEAD: no body
+      "HTTP/1.1 500 Oops\r\nConnection: close\r\n\r\n";  // to the close
+  struct Want {
+    int status;
+    std::string etag, retry_after;
+    bool should_retry, keep_alive;
+  };
+  const std::vector<Want> wants{{200, "\"one\"", "", true, true},
+                                {429, "", "3", false, true},
+                                {200, "", "", true, true},
+                                {500, "", "", true, false}};
+  // Byte by byte, then in one piece: each response ends where it should either way.
+  for (const std::size_t piece : {std::size_t{1}, stream.size()}) {
+    CAPTURE(piece);
+    HttpResponseParser p;
+    std::size_t at = 0;
+    for (std::size_t i = 0; i < wants.size(); ++i) {
+      CAPTURE(i);
+      p.reset(i == 2);
+      State state = State::kIncomplete;
+      while (state == State::kIncomplete && at < stream.size()) {
+        std::size_t used = 0;
+        state = p.feed(stream.data() + at, std::min(piece, stream.size() - at), &used);
+        at += used;
+      }
+      if (state == State::kIncomplete) state = p.close();
+      REQUIRE(state == State::kComplete);
+      CHECK(p.status() == wants[i].status);
+      CHECK(p.etag() == wants[i].etag);
+      CHECK(p.retry_after() == wants[i].retry_after);
+      CHECK(p.should_retry() == wants[i].should_retry);
+      CHECK(p.keep_alive() == wants[i].keep_alive);
+      CHECK(p.error().empty());
+    }
+    CHECK(at == stream.size());
+  }
+}
+
+TEST_CASE("http response parser: close() after a complete response changes nothing") {
+  HttpResponseParser p;
+  p.reset(false);
+  const std::string raw = "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n";
+  std::size_t used = 0;
+  REQUIRE(p.feed(raw.data(), raw.size(), &used) == State::kComplete);
+  CHECK(p.close() == State::kComplete);
+  CHECK(p.error().empty());
+}
