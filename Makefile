@@ -14,7 +14,7 @@ FUZZ_PACKAGES := clang libclang-rt-dev
 EXTRA_PACKAGES ?=
 FUZZ_SECONDS ?= 30
 FUZZ_TARGETS := fuzz_scenario fuzz_duration fuzz_rate fuzz_assertion fuzz_retry_after \
-                fuzz_results fuzz_provider_request
+                fuzz_results fuzz_provider_request fuzz_http_response
 SOURCES = $(shell find core fakeprovider loadgen reports tests bench fuzz -name '*.cpp' -o -name '*.hpp' 2>/dev/null)
 
 .PHONY: all deps build test test-long test-acceptance asan tsan fuzz fmt fmt-check demo golden bench clean
