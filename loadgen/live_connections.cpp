@@ -38,25 +38,31 @@ class Closer {
 
 }  // namespace
 
-Parsed<std::vector<int>> open_connections(const std::string& address, int port, std::size_t count,
-                                          std::int64_t timeout_ns) {
-  using Result = Parsed<std::vector<int>>;
+Parsed<SocketAddress> numeric_address(const std::string& address, int port) {
   addrinfo hints{};
   hints.ai_flags = AI_NUMERICHOST | AI_NUMERICSERV;
   hints.ai_socktype = SOCK_STREAM;
   addrinfo* info = nullptr;
   if (const int rc = getaddrinfo(address.c_str(), std::to_string(port).c_str(), &hints, &info);
       rc != 0 || !info) {
-    return Result::fail("cannot use address " + address + ": " + gai_strerror(rc));
+    return Parsed<SocketAddress>::fail("cannot use address " + address + ": " + gai_strerror(rc));
   }
-  const sockaddr_storage target = [&] {
-    sockaddr_storage s{};
-    std::memcpy(&s, info->ai_addr, info->ai_addrlen);
-    return s;
-  }();
-  const socklen_t target_len = info->ai_addrlen;
-  const int family = info->ai_family;
+  SocketAddress a;
+  std::memcpy(&a.storage, info->ai_addr, info->ai_addrlen);
+  a.length = info->ai_addrlen;
+  a.family = info->ai_family;
   freeaddrinfo(info);
+  return Parsed<SocketAddress>::ok(a);
+}
+
+Parsed<std::vector<int>> open_connections(const std::string& address, int port, std::size_t count,
+                                          std::int64_t timeout_ns) {
+  using Result = Parsed<std::vector<int>>;
+  const auto resolved = numeric_address(address, port);
+  if (!resolved) return Result::fail(resolved.error());
+  const sockaddr_storage& target = resolved->storage;
+  const socklen_t target_len = resolved->length;
+  const int family = resolved->family;
 
   std::vector<int> fds;
   fds.reserve(count);

@@ -1,5 +1,7 @@
 #pragma once
 
+#include <sys/socket.h>
+
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -8,6 +10,15 @@
 #include "parsed.hpp"
 
 namespace stampede {
+
+// A numeric address and port, ready for connect().
+struct SocketAddress {
+  sockaddr_storage storage{};
+  socklen_t length = 0;
+  int family = 0;
+};
+
+Parsed<SocketAddress> numeric_address(const std::string& address, int port);
 
 // Opens `count` TCP connections to a numeric address before t=0, as a running fleet holds
 // its connections already: the first wave then measures the clients, not a thousand

@@ -78,7 +78,6 @@ LiveEngine::~LiveEngine() {
     for (auto& t : threads_) t.join();
   }
   loops_.clear();
-  if (shared_->resolve) curl_slist_free_all(shared_->resolve);
   close(done_fd_);
 }
 
@@ -168,6 +167,7 @@ LiveRun LiveEngine::finish() {
   run.wall_s = static_cast<double>(ScenarioClock::steady_ns() - start_wall_ns_) / 1e9;
   run.stopped = static_cast<StopReason>(shared_->stop_reason.load());
   run.loops = static_cast<unsigned>(loops_.size());
+  if (!loops_.empty()) run.http_client = loops_.front()->transport_name();
   run.start_late_ns = start_late_ns_;
   for (auto& loop : loops_) {
     run.recording.merge(loop->recording);

@@ -16,8 +16,13 @@
 
 namespace stampede {
 
+// Which HTTP client carries the attempts: the native one for plain http to a numeric address
+// (auto), or libcurl (https, and on request).
+enum class HttpClient { kAuto, kNative, kCurl };
+
 struct LiveOptions {
   double time_scale = 1.0;
+  HttpClient http_client = HttpClient::kAuto;
   std::int64_t max_duration_ns = 3600LL * 1'000'000'000;  // wall; the run stops by itself
   std::int64_t grace_ns = 2'000'000'000;                  // wall, for in-flight requests at a stop
   unsigned loops = 0;                                     // 0: one per core
@@ -86,13 +91,15 @@ struct LiveRun {
   double cpu_user_s = 0;           // the whole process from t=0: loops, progress line, answers
   double cpu_sys_s = 0;
   unsigned loops = 0;
+  std::string http_client;  // "native" or "libcurl"
 };
 
 class LiveLoop;
 struct LiveShared;
 
 // The live fleet: clients sharded over one event loop per core (client c on loop c % loops),
-// each loop a thread driving libcurl's multi-socket API with epoll and a timer heap. The same
+// each loop a thread driving its transport (the native HTTP/1.1 client or libcurl's
+// multi-socket API) with epoll and a timer heap. The same
 // Workload, RetryPolicy and random streams as the simulator.
 class LiveEngine {
  public:

@@ -1,8 +1,5 @@
 #pragma once
 
-#include <curl/curl.h>
-
-#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -11,20 +8,14 @@
 
 namespace stampede {
 
-// occ mode on the live engine, the libcurl side of OccCycle: before each send, the method
-// (GET to read the row, PUT to write it) and the If-Match line; from each answer, the ETag.
-// The client's request headers point at if_match_line, rewritten in place before each send.
+// occ mode on the live engine: the cycle (whose `writing` makes the next request the
+// conditional PUT with If-Match, else the GET that reads the row) and each answer's ETag.
 struct LiveOcc {
-  LiveOcc();
+  LiveOcc() { etag.reserve(32); }
 
   OccCycle cycle;
-  std::string etag;  // the answer's ETag header, as sent (the header callback keeps it)
-  // "If-Match: "N"" for a write; for a read "If-Match:", which libcurl leaves out.
-  std::array<char, 40> if_match_line{};
+  std::string etag;  // the answer's ETag header, as sent (the transport keeps it)
 };
-
-// Sets the handle up for the cycle's next request; whether it is the conditional write.
-bool prepare_occ_request(CURL* easy, LiveOcc& occ);
 
 // What the answer to the request in flight leads to (occ_on_answer, with the ETag read).
 OccStep occ_after_answer(const RetryPolicy& policy, LiveOcc& occ, std::int64_t now_ns,

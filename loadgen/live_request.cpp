@@ -65,6 +65,10 @@ Parsed<TargetUrl> parse_target_url(std::string_view text) {
   url.port = std::atoi(port);
   curl_free(port);
   if (url.port <= 0 || url.port > 65535) return bad("has a port outside 1-65535");
+  url.target = url_part(u.get(), CURLUPART_PATH);
+  if (url.target.empty()) url.target = "/";
+  if (const auto query = url_part(u.get(), CURLUPART_QUERY); !query.empty())
+    url.target += "?" + query;
   return Parsed<TargetUrl>::ok(std::move(url));
 }
 

@@ -16,6 +16,7 @@ struct TargetUrl {
   std::string scheme;
   std::string host;  // without brackets for an IPv6 literal
   int port = 0;
+  std::string target = "/";  // the request line's: path and query
 };
 
 Parsed<TargetUrl> parse_target_url(std::string_view text);

@@ -158,6 +158,7 @@ struct RunArgs {
   std::string out, dead_letter, junit, report, attempts_out;
   bool no_report = false;
   unsigned loops = 0;
+  std::string http_client = "auto";
   bool no_latency_compensation = false;
   bool no_trace_headers = false;
   bool quiet = false;
@@ -247,6 +248,16 @@ int run_main(const RunArgs& a) {
   if (!grace) return usage_error("--grace: " + grace.error());
   cmd.options.grace_ns = *grace;
   cmd.options.loops = a.loops;
+  if (a.http_client == "native") {
+    if (cmd.request.url.scheme != "http")
+      return usage_error("--http-client native: the native client speaks plain http, not " +
+                         cmd.request.url.scheme + "; use auto or libcurl");
+    cmd.options.http_client = HttpClient::kNative;
+  } else if (a.http_client == "libcurl") {
+    cmd.options.http_client = HttpClient::kCurl;
+  } else if (a.http_client != "auto") {
+    return usage_error("--http-client: '" + a.http_client + "' is not auto, native or libcurl");
+  }
   cmd.options.compensate_latency = !a.no_latency_compensation;
   cmd.out_path = a.out;
   cmd.dead_letter_path = a.dead_letter;
@@ -392,6 +403,12 @@ int main(int argc, char** argv) {
                    "at a stop, how long in-flight requests may still finish (default 2s)")
       ->group("Run");
   run_cmd->add_option("--loops", run.loops, "event-loop threads (default: one per core)")
+      ->group("Run");
+  run_cmd
+      ->add_option("--http-client", run.http_client,
+                   "auto (default): the native HTTP/1.1 client for http://, libcurl for https://; "
+                   "native; or libcurl. The native client writes a wave of sends several times "
+                   "faster, which --time-scale below 0.1 needs")
       ->group("Run");
   run_cmd
       ->add_flag("--no-latency-compensation", run.no_latency_compensation,

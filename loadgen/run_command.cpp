@@ -126,6 +126,7 @@ nlohmann::json live_section(const RunCommand& cmd, const LiveRun& run) {
       {"latency_compensated", cmd.options.compensate_latency},
       {"max_duration_s", ns_to_s(cmd.options.max_duration_ns)},
       {"loops", run.loops},
+      {"http_client", run.http_client},
       {"wall_s", run.wall_s},
       {"cpu_user_s", run.cpu_user_s},
       {"cpu_sys_s", run.cpu_sys_s},
@@ -250,9 +251,9 @@ int run_checked(const RunCommand& cmd) {
     text += "\n" + format_comparison(comparison);
     char buf[256];
     std::snprintf(buf, sizeof buf,
-                  "harness: %u loops, %.2f s user + %.2f s system CPU over %.2f s; send lateness "
-                  "(wake plus queue in libcurl) p50 %.3f ms, p99 %.3f ms\n",
-                  run.loops, run.cpu_user_s, run.cpu_sys_s, run.wall_s,
+                  "harness: %u loops (%s), %.2f s user + %.2f s system CPU over %.2f s; send "
+                  "lateness (wake plus queue in the client) p50 %.3f ms, p99 %.3f ms\n",
+                  run.loops, run.http_client.c_str(), run.cpu_user_s, run.cpu_sys_s, run.wall_s,
                   static_cast<double>(run.send_lateness_ns.quantile(0.5)) / kNsPerMs,
                   static_cast<double>(run.send_lateness_ns.quantile(0.99)) / kNsPerMs);
     text += buf;

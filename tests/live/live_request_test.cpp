@@ -9,17 +9,21 @@ TEST_CASE("target URLs: http or https, a host and a port") {
     const char* text;
     const char* host;
     int port;
+    const char* target;  // the request line's
   };
-  for (const Case c : {Case{"http://127.0.0.1:8080/v1/messages", "127.0.0.1", 8080},
-                       Case{"http://localhost/", "localhost", 80},
-                       Case{"https://api.example.com/v1", "api.example.com", 443},
-                       Case{"http://[::1]:9000/x", "::1", 9000}}) {
+  for (const Case c : {Case{"http://127.0.0.1:8080/v1/messages", "127.0.0.1", 8080, "/v1/messages"},
+                       Case{"http://localhost/", "localhost", 80, "/"},
+                       Case{"http://localhost", "localhost", 80, "/"},
+                       Case{"https://api.example.com/v1?beta=true&x=1#frag", "api.example.com", 443,
+                            "/v1?beta=true&x=1"},
+                       Case{"http://[::1]:9000/x", "::1", 9000, "/x"}}) {
     CAPTURE(c.text);
     const auto u = parse_target_url(c.text);
     REQUIRE_MESSAGE(u, u.error());
     CHECK(u->host == c.host);
     CHECK(u->port == c.port);
     CHECK(u->text == c.text);
+    CHECK(u->target == c.target);
   }
   for (const char* bad : {"", "localhost:8080", "ftp://example.com/", "http://", "http://:80/",
                           "http://host:99999/", "http://host:0/", "not a url"}) {

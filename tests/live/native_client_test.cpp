@@ -1,0 +1,275 @@
+// The native HTTP/1.1 client against a scripted server that answers in the ways real servers
+// do (chunked, close-delimited, interim 1xx, HTTP/1.0, a kept-alive connection closed under a
+// request, garbage), and against libcurl: both send the same request.
+#include <doctest/doctest.h>
+
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <map>
+#include <mutex>
+#include <set>
+#include <sstream>
+#include <thread>
+
+#include <curl/curl.h>
+
+#include "live_harness.hpp"
+
+using namespace live_test;
+using nlohmann::json;
+
+namespace {
+
+// One scripted answer: its bytes, then whether the server closes the connection. An empty
+// answer with close drops the request unanswered.
+struct Answer {
+  std::string bytes;
+  bool close = false;
+};
+
+// A loopback server that answers the n-th request it reads with script[n] (the last one
+// again past the end), and keeps every request it read with the connection it came on.
+class ScriptedServer {
+ public:
+  explicit ScriptedServer(std::vector<Answer> script) : script_(std::move(script)) {
+    listen_fd_ = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof a;
+    bind(listen_fd_, reinterpret_cast<sockaddr*>(&a), len);
+    listen(listen_fd_, 64);
+    getsockname(listen_fd_, reinterpret_cast<sockaddr*>(&a), &len);
+    port_ = ntohs(a.sin_port);
+    thread_ = std::thread([this] { serve(); });
+  }
+  ~ScriptedServer() {
+    stop_ = true;
+    thread_.join();
+    for (auto& [fd, _] : buffers_) close(fd);
+    close(listen_fd_);
+  }
+  std::string url() const { return "http://127.0.0.1:" + std::to_string(port_) + "/v1?q=1"; }
+  struct Request {
+    int connection;
+    std::string text;
+  };
+  std::vector<Request> requests() {
+    std::lock_guard lock(mu_);
+    return requests_;
+  }
+
+ private:
+  void serve() {
+    while (!stop_) {
+      std::vector<pollfd> fds{{listen_fd_, POLLIN, 0}};
+      for (auto& [fd, _] : buffers_) fds.push_back({fd, POLLIN, 0});
+      if (poll(fds.data(), fds.size(), 20) <= 0) continue;
+      if (fds[0].revents & POLLIN) {
+        const int fd = accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC);
+        if (fd >= 0) buffers_[fd] = {};
+        connection_of_[fd] = next_connection_++;
+      }
+      for (std::size_t i = 1; i < fds.size(); ++i) {
+        if (fds[i].revents) read_from(fds[i].fd);
+      }
+    }
+  }
+  void read_from(int fd) {
+    char buf[4096];
+    const ssize_t n = read(fd, buf, sizeof buf);
+    if (n <= 0) {
+      close(fd);
+      buffers_.erase(fd);
+      return;
+    }
+    std::string& b = buffers_[fd];
+    b.append(buf, static_cast<std::size_t>(n));
+    while (true) {
+      const auto end = b.find("\r\n\r\n");
+      if (end == std::string::npos) return;
+      std::size_t length = end + 4;
+      const auto cl = b.find("Content-Length: ");
+      if (cl != std::string::npos && cl < end) length += std::stoul(b.substr(cl + 16));
+      if (b.size() < length) return;
+      const Answer& a = script_[std::min(answered_, script_.size() - 1)];
+      ++answered_;
+      {
+        std::lock_guard lock(mu_);
+        requests_.push_back({connection_of_[fd], b.substr(0, length)});
+      }
+      b.erase(0, length);
+      if (!a.bytes.empty()) [[maybe_unused]]
+        auto w = write(fd, a.bytes.data(), a.bytes.size());
+      if (a.close) {
+        close(fd);
+        buffers_.erase(fd);
+        return;
+      }
+    }
+  }
+
+  std::vector<Answer> script_;
+  int listen_fd_ = -1;
+  int port_ = 0;
+  std::thread thread_;
+  std::atomic<bool> stop_{false};
+  std::map<int, std::string> buffers_;
+  std::map<int, int> connection_of_;
+  int next_connection_ = 0;
+  std::size_t answered_ = 0;
+  std::mutex mu_;
+  std::vector<Request> requests_;
+};
+
+const char kOk[] = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok";
+const char k429[] = "HTTP/1.1 429 Too Many Requests\r\nRetry-After: 0\r\nContent-Length: 0\r\n\r\n";
+
+// One client, one item, retried at once (the server's Retry-After: 0) up to 5 times.
+Run one_item(const ScriptedServer& s, const std::string& client) {
+  return run_loadgen({"--url", s.url(), "--clients", "1", "--strategy", "fixed", "--base", "10ms",
+                      "--max-attempts", "5", "--http-client", client, "--timeout", "5s"});
+}
+
+std::vector<int> statuses(const Run& r) {
+  std::vector<int> out;
+  for (const auto& a : r.attempts) out.push_back(a["status"].get<int>());
+  return out;
+}
+
+// Each attempt's transport error (libcurl's words for it, from either client); "" for none.
+std::vector<std::string> transport_errors(const Run& r) {
+  std::vector<std::string> out;
+  for (const auto& a : r.attempts)
+    out.push_back(a["error"].is_null() ? "" : a["error"].get<std::string>());
+  return out;
+}
+
+std::string error_text(CURLcode code) {
+  return curl_easy_strerror(code);
+}
+
+// The request's lines, sorted, with the Host header's port (each client had its own server)
+// left out: what the two clients must agree on, whatever order they send headers in.
+std::multiset<std::string> request_lines(const std::string& text) {
+  std::multiset<std::string> lines;
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("Host: ", 0) == 0) line = line.substr(0, line.rfind(':'));
+    lines.insert(line);
+  }
+  return lines;
+}
+
+}  // namespace
+
+TEST_CASE("native client: chunked, interim, HTTP/1.0 and close-delimited answers are read whole") {
+  ScriptedServer s({
+      {"HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 429 Too Many Requests\r\nRetry-After: 0\r\n"
+       "Transfer-Encoding: chunked\r\n\r\n5;ext=1\r\nslow!\r\n0\r\nX-Trailer: t\r\n\r\n"},
+      {"HTTP/1.0 503 Service Unavailable\r\nRetry-After: 0\r\nContent-Length: 4\r\n\r\ndown", true},
+      {"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n\r\nthe body runs to the close", true},
+  });
+  const Run r = one_item(s, "native");
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  CHECK(r.results["live"]["http_client"] == "native");
+  CHECK(statuses(r) == std::vector<int>{429, 503, 200});
+  CHECK(transport_errors(r) == std::vector<std::string>{"", "", ""});
+  CHECK(r.results["counts"]["delivered"] == 1);
+  const auto seen = s.requests();
+  REQUIRE(seen.size() == 3);
+  // The chunked 429 left the connection open; HTTP/1.0 without keep-alive closed it.
+  CHECK(seen[0].connection == seen[1].connection);
+  CHECK(seen[2].connection != seen[1].connection);
+  for (int i = 0; i < 3; ++i) {
+    CHECK(seen[static_cast<std::size_t>(i)].text.find("X-Attempt: " + std::to_string(i + 1)) !=
+          std::string::npos);
+  }
+}
+
+TEST_CASE("native client: a kept-alive connection closed under a request is sent again fresh") {
+  // The second request arrives on the first connection, which the server then closes without
+  // answering, as a server whose keep-alive timer fired at that moment does.
+  ScriptedServer s({{k429}, {"", true}, {kOk}});
+  const Run r = one_item(s, "native");
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  CHECK(statuses(r) == std::vector<int>{429, 200});
+  CHECK(transport_errors(r) == std::vector<std::string>{"", ""});
+  const auto seen = s.requests();
+  REQUIRE(seen.size() == 3);
+  CHECK(seen[1].connection == seen[0].connection);
+  CHECK(seen[2].connection != seen[1].connection);
+  CHECK(seen[2].text == seen[1].text);  // the same attempt, sent once more
+}
+
+TEST_CASE(
+    "native client: a fresh connection closed unanswered or a malformed answer fails the "
+    "attempt, which is retried") {
+  // (A first attempt that fails so makes the target unreachable: the first one is answered.)
+  ScriptedServer s({{"HTTP/1.1 429 Too Many Requests\r\nRetry-After: 0\r\nConnection: close\r\n"
+                     "Content-Length: 0\r\n\r\n",
+                     true},
+                    {"", true},
+                    {"HTTP/1.1 abc\r\n\r\n"},
+                    {kOk}});
+  const Run r = one_item(s, "native");
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  // Nothing came back, then not an HTTP answer: named as libcurl names the same failures.
+  CHECK(transport_errors(r) == std::vector<std::string>{"", error_text(CURLE_GOT_NOTHING),
+                                                        error_text(CURLE_WEIRD_SERVER_REPLY), ""});
+  CHECK(statuses(r) == std::vector<int>{429, 0, 0, 200});
+  const auto seen = s.requests();
+  REQUIRE(seen.size() == 4);
+  CHECK(seen[3].connection != seen[2].connection);  // the garbled connection was let go
+}
+
+TEST_CASE("native client: an answer that does not come in --timeout is a timeout") {
+  // Answers only the third request; the first two wait forever.
+  ScriptedServer s({{""}, {""}, {kOk}});
+  const Run r =
+      run_loadgen({"--url", s.url(), "--clients", "1", "--strategy", "fixed", "--base", "10ms",
+                   "--max-attempts", "5", "--timeout", "200ms", "--http-client", "native"});
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  CHECK(transport_errors(r) == std::vector<std::string>{error_text(CURLE_OPERATION_TIMEDOUT),
+                                                        error_text(CURLE_OPERATION_TIMEDOUT), ""});
+  CHECK(r.results["counts"]["delivered"] == 1);
+}
+
+TEST_CASE("native client and libcurl send the same request") {
+  std::map<std::string, std::string> sent;
+  for (const std::string client : {"native", "libcurl"}) {
+    ScriptedServer s({{kOk}});
+    const Run r = run_loadgen({"--url", s.url(), "--clients", "1", "--http-client", client,
+                               "--header", "X-Custom: yes", "--header", "Accept: application/json",
+                               "--api-key", "key-1", "--body", "a=1&b=2"});
+    INFO(client << ": " << r.err);
+    REQUIRE(r.code == 0);
+    CHECK(r.results["live"]["http_client"] == client);
+    const auto seen = s.requests();
+    REQUIRE(seen.size() == 1);
+    sent[client] = seen[0].text;
+  }
+  CAPTURE(sent["native"]);
+  CAPTURE(sent["libcurl"]);
+  CHECK(sent["native"].rfind("POST /v1?q=1 HTTP/1.1\r\n", 0) == 0);
+  CHECK(request_lines(sent["native"]) == request_lines(sent["libcurl"]));
+}
+
+TEST_CASE("--http-client: native refuses https, and an unknown client is named") {
+  auto r = run_loadgen({"--url", "https://127.0.0.1:1/", "--http-client", "native"});
+  CHECK(r.code == 2);
+  CHECK(r.err.find("--http-client native") != std::string::npos);
+  r = run_loadgen({"--url", "http://127.0.0.1:1/", "--http-client", "curl"});
+  CHECK(r.code == 2);
+  CHECK(r.err.find("'curl' is not auto, native or libcurl") != std::string::npos);
+}
