@@ -53,7 +53,7 @@ struct AttemptRecord {
   std::int64_t intended_ns = 0;       // what the schedule asked
   std::int64_t sent_ns = 0;           // when libcurl was about to write it
   std::int64_t answered_ns = -1;      // in the fleet's schedule (compensate_latency); -1: aborted
-  std::int64_t wake_lateness_ns = 0;  // wall: handed to libcurl - intended
+  std::int64_t wake_lateness_ns = 0;  // wall: the loop woke to send it - intended
   std::int64_t send_lateness_ns = 0;  // wall: sent - intended
   int status = 0;                     // 0: no HTTP answer
   Outcome outcome = Outcome::kOk;
@@ -79,7 +79,7 @@ struct LiveProgress {
 
 struct LiveRun {
   Recording recording;  // the clients' side; provider_by_* empty; lateness_ns: wake lateness
-  LogHistogram send_lateness_ns;         // sent - intended: the wake plus any queue in libcurl
+  LogHistogram send_lateness_ns;         // sent - intended: the wake plus the queue to write it
   std::vector<DeadLetter> dead_letters;  // dead-lettered items, then unfinished ones
   std::vector<AttemptRecord> attempts;   // with keep_attempts only
   std::int64_t first_sends = 0;

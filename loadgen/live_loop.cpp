@@ -92,6 +92,7 @@ void LiveLoop::adopt_connections(const std::vector<int>& fds_by_client) {
   for (auto& c : clients_) {
     if (c.id < fds_by_client.size()) c.own_fd = fds_by_client[c.id];
   }
+  transport_->adopt_connections();
 }
 
 void LiveLoop::wake() {
@@ -202,13 +203,13 @@ bool LiveLoop::start_due_sends() {
   while (!heap_.empty() && heap_.top().due_ns <= now) {
     const auto entry = heap_.top();
     heap_.pop();
-    start_attempt(clients_[entry.client], entry.due_ns);
+    start_attempt(clients_[entry.client], entry.due_ns, now);
     started = true;
   }
   return started;
 }
 
-void LiveLoop::start_attempt(LiveClient& c, std::int64_t due_wall_ns) {
+void LiveLoop::start_attempt(LiveClient& c, std::int64_t due_wall_ns, std::int64_t woke_wall_ns) {
   // occ mode: a write follows its read at once, with no backoff between them.
   const bool occ_write = c.occ && c.occ->cycle.writing;
   recording.writes += occ_write;
@@ -225,7 +226,9 @@ void LiveLoop::start_attempt(LiveClient& c, std::int64_t due_wall_ns) {
   c.due_wall_ns = due_wall_ns;
   c.handed_wall_ns = ScenarioClock::steady_ns();
   c.sent_wall_ns = 0;
-  c.wake_lateness_ns = std::max<std::int64_t>(0, c.handed_wall_ns - due_wall_ns);
+  // The timer's precision: when the loop woke and found the send due. The sends found due
+  // with it before this one are written first; that queue is in the send lateness.
+  c.wake_lateness_ns = std::max<std::int64_t>(0, woke_wall_ns - due_wall_ns);
   recording.lateness_ns.record(c.wake_lateness_ns);
   c.retry_after.clear();
   c.should_retry = true;

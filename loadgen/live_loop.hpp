@@ -51,7 +51,7 @@ class LiveLoop final : public AttemptSink {
   void setup_client(LiveClient& c);
   void take_next_item(LiveClient& c, std::int64_t now_ns);
   void schedule(LiveClient& c, std::int64_t at_ns);
-  void start_attempt(LiveClient& c, std::int64_t due_wall_ns);
+  void start_attempt(LiveClient& c, std::int64_t due_wall_ns, std::int64_t woke_wall_ns);
   // The scenario time of an answer that arrived at answered_wall_ns. Compensated: the send's
   // intended time plus the wall time since it was written, unscaled (see
   // LiveOptions::compensate_latency); from the send as it went when the answer's Retry-After

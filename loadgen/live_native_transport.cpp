@@ -3,7 +3,6 @@
 #include <curl/curl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
-#include <poll.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -157,49 +156,53 @@ void NativeTransport::send(LiveClient& c) {
   if (connect_client(i) && conn.phase == Phase::kWriting) write_request(i);
 }
 
+void NativeTransport::adopt_connections() {
+  for (std::uint32_t i = 0; i < clients_.size(); ++i) {
+    const int fd = std::exchange(clients_[i].own_fd, -1);
+    if (fd < 0) continue;
+    connections_[i].phase = Phase::kIdle;
+    attach(i, fd);
+    connections_[i].reused = true;  // idle since it was opened: the server may close it
+  }
+}
+
 bool NativeTransport::connect_client(std::uint32_t i) {
   Connection& conn = connections_[i];
-  LiveClient& c = clients_[i];
-  conn.reused = false;
-  int fd = std::exchange(c.own_fd, -1);
-  if (fd >= 0) {
-    // Unused since t=0, it may have been closed by the server meanwhile: then a fresh one.
-    pollfd p{fd, POLLIN | POLLRDHUP, 0};
-    if (poll(&p, 1, 0) != 0) {
-      close(fd);
-      fd = -1;
-    }
-  }
-  conn.phase = Phase::kWriting;
+  const int fd = socket(address_.family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
   if (fd < 0) {
-    fd = socket(address_.family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-    if (fd < 0) {
+    finish(i, CURLE_COULDNT_CONNECT, 0);
+    return false;
+  }
+  const int one = 1;
+  setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  conn.phase = Phase::kWriting;
+  if (connect(fd, reinterpret_cast<const sockaddr*>(&address_.storage), address_.length) != 0) {
+    if (errno != EINPROGRESS) {
+      close(fd);
       finish(i, CURLE_COULDNT_CONNECT, 0);
       return false;
     }
-    const int one = 1;
-    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-    if (connect(fd, reinterpret_cast<const sockaddr*>(&address_.storage), address_.length) != 0) {
-      if (errno != EINPROGRESS) {
-        close(fd);
-        finish(i, CURLE_COULDNT_CONNECT, 0);
-        return false;
-      }
-      conn.phase = Phase::kConnecting;
-    }
+    conn.phase = Phase::kConnecting;
   }
+  attach(i, fd);
+  return true;
+}
+
+void NativeTransport::attach(std::uint32_t i, int fd) {
+  Connection& conn = connections_[i];
+  conn.reused = false;
   // The kernel stamps what arrives, so an answer's time is when it reached the client.
   const int on = 1;
   setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPNS, &on, sizeof on);
   conn.fd = fd;
   if (static_cast<std::size_t>(fd) >= client_by_fd_.size()) client_by_fd_.resize(fd + 1, kNoClient);
   client_by_fd_[fd] = i;
+  // A connection the server closes while it is idle shows as readable: it is let go then.
   epoll_event ev{};
   ev.events = EPOLLIN | EPOLLRDHUP | (conn.phase == Phase::kConnecting ? EPOLLOUT : 0u);
   ev.data.u64 = event_data(fd);
   epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, fd, &ev);
   conn.wants_write = conn.phase == Phase::kConnecting;
-  return true;
 }
 
 void NativeTransport::watch(std::uint32_t i, bool write) {

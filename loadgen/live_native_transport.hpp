@@ -30,6 +30,7 @@ class NativeTransport final : public LiveTransport {
   static bool can_carry(const LiveRequest& request, const LiveOptions& options);
 
   const char* name() const override { return "native"; }
+  void adopt_connections() override;
   void send(LiveClient& c) override;
   void abort(LiveClient& c) override;
   void on_event(std::uint32_t tag, int fd, std::uint32_t events) override;
@@ -60,8 +61,10 @@ class NativeTransport final : public LiveTransport {
     return static_cast<std::size_t>(&c - clients_.data());
   }
   void build_request(const LiveClient& c, std::string& out) const;
-  // Opens (or takes the pre-opened) connection and starts writing; false if it failed.
+  // Opens a connection and starts writing; false if it failed.
   bool connect_client(std::uint32_t i);
+  // fd, connected or connecting, becomes client i's connection.
+  void attach(std::uint32_t i, int fd);
   void write_request(std::uint32_t i);
   void read_answer(std::uint32_t i);
   void watch(std::uint32_t i, bool write);

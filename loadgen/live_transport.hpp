@@ -31,6 +31,9 @@ class LiveTransport {
   virtual ~LiveTransport() = default;
   // The wire's name in the results: "libcurl" or "native".
   virtual const char* name() const = 0;
+  // Before t=0: the clients' connections opened for them (LiveClient::own_fd) are theirs to
+  // set up now, so that the first wave only writes.
+  virtual void adopt_connections() {}
   // Sends c's attempt (c.sends, c.item_id and c.occ say which), setting c.sent_wall_ns as the
   // request is about to be written.
   virtual void send(LiveClient& c) = 0;

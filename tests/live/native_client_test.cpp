@@ -273,3 +273,26 @@ TEST_CASE("--http-client: native refuses https, and an unknown client is named")
   CHECK(r.code == 2);
   CHECK(r.err.find("'curl' is not auto, native or libcurl") != std::string::npos);
 }
+
+TEST_CASE("libcurl and the native client run the same storm to the same counts") {
+  // Exponential backoff without jitter into fixed one-second windows: every retry round lands
+  // just after a window opens, so the counts do not move with a few milliseconds of harness.
+  std::map<std::string, json> counts;
+  for (const std::string client : {"native", "libcurl"}) {
+    FakeProvider p({"--allowance", "100/s", "--limiter", "fixed-window"});
+    REQUIRE(p.started());
+    const Run r = run_loadgen({"--url", p.url(), "--provider-admin", p.admin(), "--clients", "300",
+                               "--strategy", "exponential", "--base", "1s", "--max-attempts", "0",
+                               "--http-client", client});
+    INFO(client << ": " << r.err);
+    REQUIRE(r.code == 0);
+    CHECK(r.results["live"]["http_client"] == client);
+    CHECK(r.results["provider"]["requests"] == r.results["counts"]["requests"]);
+    counts[client] = r.results["counts"];
+  }
+  CHECK(counts["native"]["requests"] == 600);
+  for (const char* key : {"requests", "delivered", "dead_lettered", "unfinished"}) {
+    CAPTURE(key);
+    CHECK(counts["native"][key] == counts["libcurl"][key]);
+  }
+}
