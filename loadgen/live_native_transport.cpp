@@ -114,7 +114,7 @@ NativeTransport::~NativeTransport() {
 void NativeTransport::build_request(const LiveClient& c, std::string& out) const {
   const LiveRequest& r = shared_.request;
   const bool occ_write = c.occ && c.occ->cycle.writing;
-  const std::string& method = c.occ ? (occ_write ? "PUT" : "GET") : r.method;
+  const std::string_view method = c.occ ? (occ_write ? "PUT" : "GET") : std::string_view(r.method);
   out.clear();
   out.append(method).append(" ").append(r.url.target).append(" HTTP/1.1\r\n");
   out.append(prefixes_[index_of(c)]);
