@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <memory>
+#include <optional>
 #include <random>
 #include <string>
 #include <string_view>
@@ -24,7 +25,8 @@ struct Parsed {
   std::size_t used = 0;
   int status = 0;
   std::string retry_after, etag, error;
-  bool should_retry = true, keep_alive = false;
+  std::optional<bool> should_retry;
+  bool keep_alive = false;
   bool operator==(const Parsed&) const = default;
 };
 

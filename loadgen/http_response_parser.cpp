@@ -110,7 +110,14 @@ std::string_view HttpResponseParser::retry_after() const {
   return retry_after_.view();
 }
 
-bool HttpResponseParser::should_retry() const {
+std::optional<bool> parse_should_retry(std::string_view value) {
+  value = trim(value);
+  if (iequals(value, "true")) return true;
+  if (iequals(value, "false")) return false;
+  return std::nullopt;
+}
+
+std::optional<bool> HttpResponseParser::should_retry() const {
   return should_retry_;
 }
 
@@ -330,7 +337,7 @@ void HttpResponseParser::keep(Field field, std::string_view value) {
       etag_.assign(value);
       break;
     case Field::kShouldRetry:
-      should_retry_ = !iequals(value, "false");
+      should_retry_ = parse_should_retry(value);
       break;
     case Field::kConnection:
       for_each_element(value, [this](std::string_view option) {

@@ -2,6 +2,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -10,6 +11,10 @@ namespace stampede {
 // An HTTP/1.1 response read incrementally from a client connection as it arrives: the status,
 // the few headers a retrying client acts on, and the body's framing (Content-Length, chunked,
 // or up to the connection's close). The body is skipped, never kept. No I/O.
+// An x-should-retry value as the Anthropic and OpenAI SDKs read it: "true" asks for a retry
+// whatever the status, "false" forbids one; anything else says nothing.
+std::optional<bool> parse_should_retry(std::string_view value);
+
 class HttpResponseParser {
  public:
   enum class State { kIncomplete, kComplete, kError };
@@ -27,10 +32,11 @@ class HttpResponseParser {
 
   int status() const;                    // the final status (1xx interim responses skipped)
   std::string_view retry_after() const;  // the Retry-After value, trimmed; empty: none
-  bool should_retry() const;             // false only for `x-should-retry: false` (any case)
-  std::string_view etag() const;         // the ETag value, trimmed; empty: none
-  bool keep_alive() const;               // the connection may carry the next request
-  std::string_view error() const;        // empty unless kError
+  // x-should-retry: true or false (parse_should_retry); none when absent or anything else.
+  std::optional<bool> should_retry() const;
+  std::string_view etag() const;   // the ETag value, trimmed; empty: none
+  bool keep_alive() const;         // the connection may carry the next request
+  std::string_view error() const;  // empty unless kError
 
  private:
   // Where the next byte goes: a line of the head, a chunk's framing, or (the last three) body
@@ -100,7 +106,7 @@ class HttpResponseParser {
   bool http11_ = false;
   Value retry_after_;
   Value etag_;
-  bool should_retry_ = true;
+  std::optional<bool> should_retry_;
   bool connection_close_ = false;
   bool connection_keep_alive_ = false;
   bool has_length_ = false;

@@ -16,6 +16,7 @@
 #include <utility>
 
 #include "generated/version.hpp"
+#include "http_response_parser.hpp"
 #include "versioned_row.hpp"
 
 namespace stampede {
@@ -55,24 +56,18 @@ std::size_t on_header(char* line, std::size_t size, std::size_t n, void* data) {
   constexpr std::string_view kShouldRetry = "x-should-retry:";
   if (starts_with_nocase(line, len, "http/")) {
     c.retry_after.clear();  // a new response (after a 100 Continue) starts over
-    c.should_retry = true;
+    c.should_retry.reset();
     if (c.occ) c.occ->etag.clear();
   } else if (starts_with_nocase(line, len, kShouldRetry)) {
-    // As the Anthropic and OpenAI SDKs read it: "false" forbids a retry.
     std::string_view value(line + kShouldRetry.size(), len - kShouldRetry.size());
-    while (!value.empty() && (value.front() == ' ' || value.front() == '\t'))
-      value.remove_prefix(1);
-    c.should_retry = !starts_with_nocase(value.data(), value.size(), "false");
+    while (!value.empty() && (value.back() == '\n' || value.back() == '\r')) value.remove_suffix(1);
+    c.should_retry = parse_should_retry(value);
   } else if (starts_with_nocase(line, len, kRetryAfter)) {
     c.retry_after.assign(line + kRetryAfter.size(), len - kRetryAfter.size());
   } else if (c.occ && starts_with_nocase(line, len, kEtag)) {
     c.occ->etag.assign(line + kEtag.size(), len - kEtag.size());
   }
   return len;
-}
-
-std::uint64_t event_data(std::uint64_t tag, int fd) {
-  return (tag << 32) | static_cast<std::uint32_t>(fd);
 }
 
 }  // namespace
@@ -249,7 +244,7 @@ int CurlTransport::on_socket(CURL*, curl_socket_t s, int what, void* data, void*
   }
   epoll_event ev{};
   ev.events = ((what & CURL_POLL_IN) ? EPOLLIN : 0u) | ((what & CURL_POLL_OUT) ? EPOLLOUT : 0u);
-  ev.data.u64 = event_data(shard.index + 1ULL, s);
+  ev.data.u64 = event_data(shard.index + 1, s);
   const int op = socket_data ? EPOLL_CTL_MOD : EPOLL_CTL_ADD;
   if (epoll_ctl(epoll_fd, op, s, &ev) != 0) {
     // A descriptor number reused before libcurl told us the old one went: try the other op.

@@ -56,7 +56,7 @@ LiveLoop::LiveLoop(LiveShared& shared, unsigned index, unsigned loops) : shared_
   for (const int fd : {timer_fd_, wake_fd_}) {
     epoll_event ev{};
     ev.events = EPOLLIN;
-    ev.data.u64 = static_cast<std::uint32_t>(fd);  // tag 0: the loop's own
+    ev.data.u64 = event_data(0, fd);
     if (epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, fd, &ev) != 0) fail("epoll_ctl");
   }
   for (std::uint32_t i = 0; i < clients_.size(); ++i) {
@@ -231,7 +231,7 @@ void LiveLoop::start_attempt(LiveClient& c, std::int64_t due_wall_ns, std::int64
   c.wake_lateness_ns = std::max<std::int64_t>(0, woke_wall_ns - due_wall_ns);
   recording.lateness_ns.record(c.wake_lateness_ns);
   c.retry_after.clear();
-  c.should_retry = true;
+  c.should_retry.reset();
   if (c.occ) c.occ->etag.clear();
   c.state = LiveClient::State::kInFlight;
   ++in_flight_;

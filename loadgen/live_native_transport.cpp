@@ -25,9 +25,8 @@ namespace {
 constexpr std::uint32_t kNoClient = std::numeric_limits<std::uint32_t>::max();
 constexpr std::size_t kReadBytes = 16 * 1024;
 
-std::uint64_t event_data(int fd) {
-  return (std::uint64_t{1} << 32) | static_cast<std::uint32_t>(fd);
-}
+// Every connection's events carry this tag: one transport, no shards.
+constexpr std::uint32_t kTag = 1;
 
 bool same_name(std::string_view line, std::string_view name) {
   const auto colon = line.find(':');
@@ -200,7 +199,7 @@ void NativeTransport::attach(std::uint32_t i, int fd) {
   // A connection the server closes while it is idle shows as readable: it is let go then.
   epoll_event ev{};
   ev.events = EPOLLIN | EPOLLRDHUP | (conn.phase == Phase::kConnecting ? EPOLLOUT : 0u);
-  ev.data.u64 = event_data(fd);
+  ev.data.u64 = event_data(kTag, fd);
   epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, fd, &ev);
   conn.wants_write = conn.phase == Phase::kConnecting;
 }
@@ -211,7 +210,7 @@ void NativeTransport::watch(std::uint32_t i, bool write) {
   conn.wants_write = write;
   epoll_event ev{};
   ev.events = EPOLLIN | EPOLLRDHUP | (write ? EPOLLOUT : 0u);
-  ev.data.u64 = event_data(conn.fd);
+  ev.data.u64 = event_data(kTag, conn.fd);
   epoll_ctl(epoll_fd_, EPOLL_CTL_MOD, conn.fd, &ev);
 }
 
@@ -349,7 +348,7 @@ void NativeTransport::finish(std::uint32_t i, int transport_error, int status) {
           : now;
   const bool answered = transport_error == CURLE_OK;
   c.retry_after.assign(answered ? conn.parser.retry_after() : std::string_view());
-  c.should_retry = !answered || conn.parser.should_retry();
+  c.should_retry = answered ? conn.parser.should_retry() : std::nullopt;
   if (c.occ) c.occ->etag.assign(answered ? conn.parser.etag() : std::string_view());
   done_.push_back({i, a});
 }

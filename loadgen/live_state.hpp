@@ -70,9 +70,9 @@ struct LiveClient {
   std::int64_t sent_ns = 0;         // scenario time it went (or was handed over, if it never went)
   std::int64_t wake_lateness_ns = 0;
   std::int64_t send_lateness_ns = 0;
-  std::string retry_after;     // the answer's Retry-After header, as sent
-  bool should_retry = true;    // false: the answer said x-should-retry: false
-  std::optional<LiveOcc> occ;  // occ mode only
+  std::string retry_after;           // the answer's Retry-After header, as sent
+  std::optional<bool> should_retry;  // the answer's x-should-retry, if true or false
+  std::optional<LiveOcc> occ;        // occ mode only
 };
 
 }  // namespace stampede

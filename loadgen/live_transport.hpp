@@ -46,6 +46,12 @@ class LiveTransport {
   virtual void deliver_answers() {}
 };
 
+// An epoll event's data: the transport's tag (1 or more; 0 is the loop's own timer and wake
+// descriptors) in the high half, the descriptor in the low half.
+inline std::uint64_t event_data(std::uint32_t tag, int fd) {
+  return (std::uint64_t{tag} << 32) | static_cast<std::uint32_t>(fd);
+}
+
 // Turns a transport's view of an attempt into the outcome the retry policy reads.
 Outcome outcome_of(int transport_error, int status);
 

@@ -82,7 +82,8 @@ std::optional<DeadLetterReason> RetryPolicy::refusal(std::int64_t now_ns, Outcom
 
 Step RetryPolicy::on_outcome(std::int64_t now_ns, Outcome outcome,
                              std::optional<std::int64_t> retry_after_ns, ItemState& item,
-                             ClientGuards& guards, Rng& rng, bool should_retry) const {
+                             ClientGuards& guards, Rng& rng,
+                             std::optional<bool> should_retry) const {
   observe(now_ns, outcome, item, guards);
   if (outcome == Outcome::kOk) {
     if (guards.quota) guards.quota->on_success();
@@ -92,7 +93,8 @@ Step RetryPolicy::on_outcome(std::int64_t now_ns, Outcome outcome,
     if (guards.quota) guards.quota->on_give_up();
     return Step{Step::Kind::kDeadLetter, now_ns, reason};
   };
-  if (!is_retryable(outcome) || !should_retry) return give_up(DeadLetterReason::kNotRetryable);
+  if (!should_retry.value_or(is_retryable(outcome)))
+    return give_up(DeadLetterReason::kNotRetryable);
   if (config_.max_attempts > 0 && item.retries >= config_.max_attempts) {
     return give_up(DeadLetterReason::kAttempts);
   }

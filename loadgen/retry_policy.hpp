@@ -70,10 +70,12 @@ class RetryPolicy {
   static RetryPolicy from(const FleetConfig& fleet);
   static ClientGuards make_guards(const FleetConfig& fleet);
 
-  // should_retry: false when the answer said x-should-retry: false (a spend cap): the item is
-  // given up as not retryable, whatever its outcome.
+  // should_retry: what the answer said in x-should-retry. false (a spend cap): the item is
+  // given up as not retryable, whatever its outcome; true: a failure is retried even when its
+  // status alone is not retryable (the guards and bounds still apply); none: the status says.
   Step on_outcome(std::int64_t now_ns, Outcome outcome, std::optional<std::int64_t> retry_after_ns,
-                  ItemState& item, ClientGuards& guards, Rng& rng, bool should_retry = true) const;
+                  ItemState& item, ClientGuards& guards, Rng& rng,
+                  std::optional<bool> should_retry = std::nullopt) const;
 
   // When a send planned for at_ns may go: after an open breaker's cool-down and the rate
   // limiter's token. Every send, the first of an item too, is planned through here.

@@ -150,7 +150,8 @@ class Simulation {
     std::optional<std::int64_t> hint;
     if (a.retry_after_s >= 0) hint = std::int64_t{a.retry_after_s} * kNsPerSec;
     const Step step =
-        policy_.on_outcome(t_ns, a.outcome, hint, cl.item, guards(c), cl.rng, a.should_retry);
+        policy_.on_outcome(t_ns, a.outcome, hint, cl.item, guards(c), cl.rng,
+                           a.should_retry ? std::nullopt : std::optional<bool>(false));
     switch (step.kind) {
       case Step::Kind::kRetryAt:
         if (mine(c)) {

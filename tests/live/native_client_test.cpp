@@ -296,3 +296,23 @@ TEST_CASE("libcurl and the native client run the same storm to the same counts")
     CHECK(counts["native"][key] == counts["libcurl"][key]);
   }
 }
+
+TEST_CASE("x-should-retry: true retries an answer its status would not; false and none do not") {
+  const std::string hinted =
+      "HTTP/1.1 409 Conflict\r\nx-should-retry: true\r\nContent-Length: 0\r\n\r\n";
+  const std::string plain = "HTTP/1.1 409 Conflict\r\nContent-Length: 0\r\n\r\n";
+  for (const std::string client : {"native", "libcurl"}) {
+    CAPTURE(client);
+    ScriptedServer retried({{hinted}, {kOk}});
+    Run r = one_item(retried, client);
+    INFO(r.err);
+    REQUIRE(r.code == 0);
+    CHECK(statuses(r) == std::vector<int>{409, 200});
+    CHECK(r.results["counts"]["delivered"] == 1);
+    ScriptedServer refused({{plain}, {kOk}});
+    r = one_item(refused, client);
+    CHECK(statuses(r) == std::vector<int>{409});
+    REQUIRE(r.dead_letters.size() == 1);
+    CHECK(r.dead_letters[0]["reason"] == "not_retryable");
+  }
+}

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <optional>
 #include <ostream>
 #include <random>
 #include <string>
@@ -29,7 +30,7 @@ struct Outcome {
   int status = 0;
   std::string retry_after;
   std::string etag;
-  bool should_retry = true;
+  std::optional<bool> should_retry;
   bool keep_alive = false;
   std::size_t used = 0;  // bytes the response took, when complete or still incomplete
   std::string error;
@@ -39,8 +40,8 @@ struct Outcome {
 std::ostream& operator<<(std::ostream& out, const Outcome& o) {
   return out << "{state " << static_cast<int>(o.state) << ", status " << o.status
              << ", retry_after '" << o.retry_after << "', etag '" << o.etag << "', should_retry "
-             << o.should_retry << ", keep_alive " << o.keep_alive << ", used " << o.used
-             << ", error '" << o.error << "'}";
+             << (o.should_retry ? (*o.should_retry ? "true" : "false") : "none") << ", keep_alive "
+             << o.keep_alive << ", used " << o.used << ", error '" << o.error << "'}";
 }
 
 struct Case {
@@ -53,7 +54,7 @@ struct Case {
   bool keep_alive = true;
   std::string retry_after{};
   std::string etag{};
-  bool should_retry = true;
+  std::optional<bool> should_retry{};
   std::size_t used = kAll;  // kAll: all of raw
   std::string error{};
 };
@@ -212,9 +213,10 @@ std::vector<Case> cases() {
        .status = 503,
        .retry_after = "Wed, 21 Oct 2015 07:28:00 GMT"},
       {.name = "x-should-retry: true",
-       .raw = "HTTP/1.1 429 Slow\r\nX-Should-Retry: true\r\nContent-Length: 0\r\n\r\n",
-       .status = 429},
-      {.name = "x-should-retry: anything but false",
+       .raw = "HTTP/1.1 409 Conflict\r\nX-Should-Retry: true\r\nContent-Length: 0\r\n\r\n",
+       .status = 409,
+       .should_retry = true},
+      {.name = "x-should-retry: neither true nor false says nothing",
        .raw = "HTTP/1.1 429 Slow\r\nx-should-retry: falsey\r\nContent-Length: 0\r\n\r\n",
        .status = 429},
       {.name = "an ETag of 256 bytes, and trailing spaces past them",
@@ -454,12 +456,13 @@ TEST_CASE("http response parser: reset() readies the object for the next respons
   struct Want {
     int status;
     std::string etag, retry_after;
-    bool should_retry, keep_alive;
+    std::optional<bool> should_retry;
+    bool keep_alive;
   };
-  const std::vector<Want> wants{{200, "\"one\"", "", true, true},
+  const std::vector<Want> wants{{200, "\"one\"", "", std::nullopt, true},
                                 {429, "", "3", false, true},
-                                {200, "", "", true, true},
-                                {500, "", "", true, false}};
+                                {200, "", "", std::nullopt, true},
+                                {500, "", "", std::nullopt, false}};
   // Byte by byte, then in one piece: each response ends where it should either way.
   for (const std::size_t piece : {std::size_t{1}, stream.size()}) {
     CAPTURE(piece);

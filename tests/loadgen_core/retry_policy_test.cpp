@@ -76,6 +76,41 @@ TEST_CASE("which outcomes are retried") {
   }
   CHECK(to_string(DeadLetterReason::kNotRetryable) == "not_retryable");
   CHECK(to_string(DeadLetterReason::kAttempts) == "attempts_exhausted");
+}
+
+TEST_CASE("x-should-retry overrides the status both ways, and the attempt bound still holds") {
+  struct Row {
+    Outcome outcome;
+    std::optional<bool> should_retry;
+    Step::Kind kind;
+  };
+  for (const Row& r : {
+           Row{Outcome::kClientError, true, Step::Kind::kRetryAt},
+           Row{Outcome::kClientError, std::nullopt, Step::Kind::kDeadLetter},
+           Row{Outcome::kRateLimited, false, Step::Kind::kDeadLetter},
+           Row{Outcome::kRateLimited, std::nullopt, Step::Kind::kRetryAt},
+           Row{Outcome::kRateLimited, true, Step::Kind::kRetryAt},
+           Row{Outcome::kOk, false, Step::Kind::kDone},
+       }) {
+    CAPTURE(outcome_name(r.outcome));
+    CAPTURE(r.should_retry.has_value());
+    const auto p = policy(StrategyKind::kExponential, 1);
+    ItemState item;
+    ClientGuards guards;
+    Rng rng(1);
+    auto step =
+        p.on_outcome(10 * kNsPerSec, r.outcome, std::nullopt, item, guards, rng, r.should_retry);
+    CHECK(step.kind == r.kind);
+    if (r.kind == Step::Kind::kDeadLetter) CHECK(step.reason == DeadLetterReason::kNotRetryable);
+    if (r.kind != Step::Kind::kRetryAt) continue;
+    // One retry allowed: the second failure is given up for the bound, hint or not.
+    step = p.on_outcome(11 * kNsPerSec, r.outcome, std::nullopt, item, guards, rng, true);
+    CHECK(step.kind == Step::Kind::kDeadLetter);
+    CHECK(step.reason == DeadLetterReason::kAttempts);
+  }
+}
+
+TEST_CASE("dead-letter reasons have stable names") {
   CHECK(to_string(DeadLetterReason::kDeadline) == "deadline");
   CHECK(to_string(DeadLetterReason::kBudget) == "retry_budget");
 }
