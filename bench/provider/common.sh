@@ -1,5 +1,27 @@
-# The helpers run.sh and store.sh share; sourced after they set root, tmp, provider, pids
-# (the PIDs their cleanup kills) and duration.
+# The helpers run.sh, store.sh and abuse.sh share; sourced after they set root and provider
+# (and duration, for wrk_point).
+
+# Checks the tools and the provider binary, then makes $tmp and a trap that, on exit, kills
+# every PID in $pids, runs the script's extra_cleanup if it has one, and removes $tmp.
+bench_setup() {
+  local name tool
+  name=$(basename "$0")
+  for tool in "$@"; do
+    command -v "$tool" >/dev/null || { echo "$name: needs $tool" >&2; exit 2; }
+  done
+  [ -x "$provider" ] || { echo "$name: no $provider; build first (make build)" >&2; exit 2; }
+  tmp=$(mktemp -d "/tmp/stampede-bench-${name%.sh}.XXXXXX")
+  pids=()
+  trap bench_cleanup EXIT
+  ulimit -n 20000 2>/dev/null || true
+}
+
+bench_cleanup() {
+  local pid
+  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+  if declare -F extra_cleanup >/dev/null; then extra_cleanup; fi
+  rm -rf "$tmp"
+}
 
 # Starts fakeprovider with the given flags on ephemeral ports; sets data_port, admin_port, fp_pid.
 start_provider() {

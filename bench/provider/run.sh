@@ -20,24 +20,13 @@ bursts=${BURSTS:-1000 5000}
 repeat=${REPEAT:-3}
 modes=${MODES:-watch read}
 
-for tool in wrk nginx g++ python3; do
-  command -v "$tool" >/dev/null || { echo "run.sh: needs $tool" >&2; exit 2; }
-done
-[ -x "$provider" ] || { echo "run.sh: no $provider; build first (make build)" >&2; exit 2; }
-
-tmp=$(mktemp -d /tmp/stampede-bench-provider.XXXXXX)
-pids=()
-cleanup() {
-  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
-  [ -f "$tmp/nginx/nginx.pid" ] && kill "$(cat "$tmp/nginx/nginx.pid")" 2>/dev/null || true
-  rm -rf "$tmp"
-}
-trap cleanup EXIT
-ulimit -n 20000 2>/dev/null || true
-
-# start_provider, stop_provider, free_port, cpu_ticks, wrk_point.
+# bench_setup, start_provider, stop_provider, free_port, cpu_ticks, wrk_point.
 # shellcheck source=bench/provider/common.sh
 . "$root/bench/provider/common.sh"
+bench_setup wrk nginx g++ python3
+extra_cleanup() {
+  [ -f "$tmp/nginx/nginx.pid" ] && kill "$(cat "$tmp/nginx/nginx.pid")" 2>/dev/null || true
+}
 
 # nginx with the same allowance, answered 429 by limit_req, as root with a temporary prefix.
 start_nginx() {

@@ -19,21 +19,9 @@ connections=${CONNECTIONS:-50 400}
 repeat=${REPEAT:-3}
 allowance=${ALLOWANCE:-1000/s}
 
-for tool in wrk redis-server redis-cli python3; do
-  command -v "$tool" >/dev/null || { echo "store.sh: needs $tool" >&2; exit 2; }
-done
-[ -x "$provider" ] || { echo "store.sh: no $provider; build first (make build)" >&2; exit 2; }
-
-tmp=$(mktemp -d /tmp/stampede-bench-store.XXXXXX)
-pids=()
-cleanup() {
-  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
-  rm -rf "$tmp"
-}
-trap cleanup EXIT
-ulimit -n 20000 2>/dev/null || true
 # shellcheck source=bench/provider/common.sh
 . "$root/bench/provider/common.sh"
+bench_setup wrk redis-server redis-cli python3
 
 redis_port=$(free_port)
 redis-server --port "$redis_port" --bind 127.0.0.1 --save '' --appendonly no --dir "$tmp" \
