@@ -74,7 +74,7 @@ std::size_t on_header(char* line, std::size_t size, std::size_t n, void* data) {
 
 CurlTransport::CurlTransport(LiveShared& shared, std::vector<LiveClient>& clients, int epoll_fd,
                              AttemptSink& sink)
-    : shared_(shared), clients_(clients), epoll_fd_(epoll_fd), sink_(sink) {
+    : LiveTransport(shared, clients, epoll_fd, sink) {
   fixed_headers_ = shared.fixed_headers;
   // libcurl asks for 100-continue before a large body; that round trip is not the client's.
   if (!shared.request.body.empty()) fixed_headers_.emplace_back("Expect:");

@@ -47,8 +47,6 @@ class CurlTransport final : public LiveTransport {
   CurlTransport(LiveShared& shared, std::vector<LiveClient>& clients, int epoll_fd,
                 AttemptSink& sink);
   ~CurlTransport() override;
-  CurlTransport(const CurlTransport&) = delete;
-  CurlTransport& operator=(const CurlTransport&) = delete;
 
   const char* name() const override { return "libcurl"; }
   void send(LiveClient& c) override;
@@ -69,9 +67,6 @@ class CurlTransport final : public LiveTransport {
   void prepare_occ_request(CurlClient& cc);
   CurlClient& curl_client(const LiveClient& c) { return curl_clients_[index_of(c)]; }
   CurlShard& shard_of(const LiveClient& c) { return shards_[index_of(c) / kClientsPerShard]; }
-  std::size_t index_of(const LiveClient& c) const {
-    return static_cast<std::size_t>(&c - clients_.data());
-  }
   void socket_action(CurlShard& shard, curl_socket_t s, int mask);
   // Notes when the bytes waiting on a readable socket reached it (the kernel's receive
   // stamp, peeked without reading them), before libcurl reads them: the answer's arrival at
@@ -83,10 +78,6 @@ class CurlTransport final : public LiveTransport {
 
   static constexpr std::size_t kClientsPerShard = 32;
 
-  LiveShared& shared_;
-  std::vector<LiveClient>& clients_;
-  int epoll_fd_;
-  AttemptSink& sink_;
   std::vector<std::string> fixed_headers_;  // the shared ones, and "Expect:" for a body
   curl_slist* resolve_ = nullptr;
   std::vector<CurlClient> curl_clients_;

@@ -69,10 +69,7 @@ bool NativeTransport::can_carry(const LiveRequest& request, const LiveOptions& o
 
 NativeTransport::NativeTransport(LiveShared& shared, std::vector<LiveClient>& clients, int epoll_fd,
                                  AttemptSink& sink)
-    : shared_(shared),
-      clients_(clients),
-      epoll_fd_(epoll_fd),
-      sink_(sink),
+    : LiveTransport(shared, clients, epoll_fd, sink),
       connections_(clients.size()),
       buffer_(kReadBytes) {
   const auto address = numeric_address(shared.options.connect_address, shared.options.connect_port);

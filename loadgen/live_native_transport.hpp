@@ -23,8 +23,6 @@ class NativeTransport final : public LiveTransport {
   NativeTransport(LiveShared& shared, std::vector<LiveClient>& clients, int epoll_fd,
                   AttemptSink& sink);
   ~NativeTransport() override;
-  NativeTransport(const NativeTransport&) = delete;
-  NativeTransport& operator=(const NativeTransport&) = delete;
 
   // Plain http to a numeric address (the probe resolved the name once): what it carries.
   static bool can_carry(const LiveRequest& request, const LiveOptions& options);
@@ -42,7 +40,7 @@ class NativeTransport final : public LiveTransport {
   struct Connection {
     int fd = -1;
     Phase phase = Phase::kIdle;
-    bool reused = false;       // it carried an earlier answer: the server may have closed it
+    bool reused = false;       // open from before this attempt: the server may have closed it
     bool retried = false;      // this attempt was re-sent once on a fresh connection
     bool wants_write = false;  // EPOLLOUT is asked for
     std::string request;       // this attempt's bytes
@@ -57,9 +55,6 @@ class NativeTransport final : public LiveTransport {
     AttemptAnswer answer;
   };
 
-  std::size_t index_of(const LiveClient& c) const {
-    return static_cast<std::size_t>(&c - clients_.data());
-  }
   void build_request(const LiveClient& c, std::string& out) const;
   // Opens a connection and starts writing; false if it failed.
   bool connect_client(std::uint32_t i);
@@ -75,10 +70,6 @@ class NativeTransport final : public LiveTransport {
   // the request goes once more on a fresh connection. False if that is not the case.
   bool resend_on_fresh_connection(std::uint32_t i);
 
-  LiveShared& shared_;
-  std::vector<LiveClient>& clients_;
-  int epoll_fd_;
-  AttemptSink& sink_;
   SocketAddress address_;
   // Every request's lines after the request line that are the same for all of a client's
   // attempts (Host, User-Agent, the user's, the tenant's and X-Client-Id), by client.

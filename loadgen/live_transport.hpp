@@ -1,6 +1,8 @@
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <vector>
 
 #include "live_state.hpp"
 
@@ -29,6 +31,8 @@ class AttemptSink {
 class LiveTransport {
  public:
   virtual ~LiveTransport() = default;
+  LiveTransport(const LiveTransport&) = delete;
+  LiveTransport& operator=(const LiveTransport&) = delete;
   // The wire's name in the results: "libcurl" or "native".
   virtual const char* name() const = 0;
   // Before t=0: the clients' connections opened for them (LiveClient::own_fd) are theirs to
@@ -44,6 +48,20 @@ class LiveTransport {
   virtual std::int64_t run_timers() = 0;
   // Hands the attempts that ended since the last call to the sink (libcurl queues them).
   virtual void deliver_answers() {}
+
+ protected:
+  // clients: the loop's, sized for good; epoll_fd: the loop's epoll set.
+  LiveTransport(LiveShared& shared, std::vector<LiveClient>& clients, int epoll_fd,
+                AttemptSink& sink)
+      : shared_(shared), clients_(clients), epoll_fd_(epoll_fd), sink_(sink) {}
+  std::size_t index_of(const LiveClient& c) const {
+    return static_cast<std::size_t>(&c - clients_.data());
+  }
+
+  LiveShared& shared_;
+  std::vector<LiveClient>& clients_;
+  const int epoll_fd_;
+  AttemptSink& sink_;
 };
 
 // An epoll event's data: the transport's tag (1 or more; 0 is the loop's own timer and wake
