@@ -821,7 +821,7 @@ std::string lateness_chart(const Results& r, const ChartScale& scale) {
   for (std::size_t i = 0; i < edges.size(); i += 3) {
     ticks.push_back({static_cast<double>(i + 1), format_ns(edges[i])});
   }
-  p.axes(ticks, "wake lateness: actual send minus intended send", "% of sends");
+  p.axes(ticks, "wake lateness: when the loop woke to send, minus the intended send", "% of sends");
   const auto counts = lateness_counts(h, edges);
   p.svg().begin_group({{"fill", kLatenessColor}});
   for (std::size_t i = 0; i < counts.size(); ++i) {
