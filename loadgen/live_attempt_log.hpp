@@ -8,7 +8,7 @@
 namespace stampede {
 
 // --attempts-out: one JSON object per attempt, in send order; times in scenario seconds,
-// lateness in wall milliseconds (wake: handed to libcurl; send: about to be written).
+// lateness in wall milliseconds (wake: the loop woke to send it; send: about to be written).
 // answered_s is on the fleet's schedule (see LiveOptions::compensate_latency): the next
 // retry's intended_s is answered_s plus the backoff.
 // {"client":3,"item":3,"send":2,"intended_s":1.002,"sent_s":1.002,"answered_s":1.003,

@@ -22,7 +22,7 @@ Parsed<SocketAddress> numeric_address(const std::string& address, int port);
 
 // Opens `count` TCP connections to a numeric address before t=0, as a running fleet holds
 // its connections already: the first wave then measures the clients, not a thousand
-// handshakes. An entry may be -1: that client's connection is left to libcurl. Connects a
+// handshakes. An entry may be -1: that client's HTTP client opens its own. Connects a
 // bounded number at a time so the target's listen backlog is not
 // flooded. The error names how many connected and why the next one did not.
 Parsed<std::vector<int>> open_connections(const std::string& address, int port, std::size_t count,

@@ -51,7 +51,7 @@ struct AttemptRecord {
   std::int64_t item = 0;
   std::int32_t send = 0;              // 1 = the item's first send
   std::int64_t intended_ns = 0;       // what the schedule asked
-  std::int64_t sent_ns = 0;           // when libcurl was about to write it
+  std::int64_t sent_ns = 0;           // when the HTTP client was about to write it
   std::int64_t answered_ns = -1;      // in the fleet's schedule (compensate_latency); -1: aborted
   std::int64_t wake_lateness_ns = 0;  // wall: the loop woke to send it - intended
   std::int64_t send_lateness_ns = 0;  // wall: sent - intended
