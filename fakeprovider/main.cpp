@@ -272,9 +272,10 @@ int main(int argc, char** argv) {
                  "first byte (wall time; slowloris); 0s turns it off; needs --arrival-stamp watch")
       ->capture_default_str();
   app.add_option("--store", args.store,
-                 "redis://HOST[:PORT][/PREFIX]: keep capacity and the allowances in Redis (one "
-                 "atomic script per decision), so replicas given the same store and scenario "
-                 "enforce one allowance on one scenario clock; keys start with PREFIX "
+                 "redis://HOST[:PORT][/PREFIX]: keep capacity, the request and token "
+                 "allowances and the spend cap in Redis (one atomic script per decision), so "
+                 "replicas given the same store and scenario enforce one allowance and one "
+                 "spend cap per tenant on one scenario clock; keys start with PREFIX "
                  "(default stampede). Without it they live in this process. Arrivals are still "
                  "recorded per replica");
   app.footer(

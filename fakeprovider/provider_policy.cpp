@@ -151,45 +151,15 @@ std::optional<Decision> ProviderPolicy::request_rejection(const LimitVerdict& v,
   return std::nullopt;
 }
 
-// Capacity and the request allowance as the shared store decides them, on its clock.
-std::optional<Decision> ProviderPolicy::shared_rejection(std::int64_t now_ns,
-                                                         std::string_view tenant,
-                                                         Decision& served) {
-  const QuotaVerdicts q = shared_->decide(now_ns, tenant);
-  if (q.unavailable) {
-    Decision d;
-    d.status = 503;
-    d.reason = DecisionReason::kStoreUnavailable;
-    if (config_.retry_after) d.retry_after_ns = kNsPerSec;
-    return d;
-  }
-  std::optional<Decision> r;
+// The quota layers' verdicts as an answer, for both paths (in process and the shared store):
+// the first layer that rejected, or none; each one that admitted writes its numbers into
+// `served`.
+std::optional<Decision> ProviderPolicy::verdicts_rejection(const QuotaVerdicts& q,
+                                                           Decision& served) const {
   if (q.capacity && !q.capacity->admitted) {
-    r = quota_rejection(*q.capacity, 529, DecisionReason::kCapacity);
-  } else if (q.allowance) {
-    r = request_rejection(*q.allowance, served);
+    return quota_rejection(*q.capacity, 529, DecisionReason::kCapacity);
   }
-  served.quota_t_ns = q.t_ns;
-  if (r) r->quota_t_ns = q.t_ns;
-  return r;
-}
-
-// Capacity, then the tenant's quotas, all in this process.
-std::optional<Decision> ProviderPolicy::local_rejection(std::int64_t now_ns,
-                                                        std::string_view tenant, std::int64_t cost,
-                                                        Decision& served) {
-  if (capacity_) {
-    const auto v = capacity_->try_acquire(now_ns);
-    if (!v.admitted) return quota_rejection(v, 529, DecisionReason::kCapacity);
-  }
-  if (!config_.allowance && !config_.token_allowance && !config_.spend_cap) return std::nullopt;
-  return tenant_rejection(now_ns, tenant_quota(tenant), cost, served);
-}
-
-// The tenant's quotas in order; each one that admits writes its numbers into `served`.
-std::optional<Decision> ProviderPolicy::tenant_rejection(std::int64_t now_ns, TenantQuota& q,
-                                                         std::int64_t cost, Decision& served) {
-  if (config_.spend_cap && cost > *config_.spend_cap - q.spent) {
+  if (q.spend_capped) {
     // Spent for good: a retry cannot succeed, so no Retry-After and x-should-retry: false.
     Decision d;
     d.status = 429;
@@ -197,11 +167,11 @@ std::optional<Decision> ProviderPolicy::tenant_rejection(std::int64_t now_ns, Te
     d.should_retry = false;
     return d;
   }
-  if (q.requests) {
-    if (auto r = request_rejection(q.requests->try_acquire(now_ns), served)) return r;
+  if (q.allowance) {
+    if (auto r = request_rejection(*q.allowance, served)) return r;
   }
   if (q.tokens) {
-    const auto v = q.tokens->try_acquire(now_ns, cost);
+    const LimitVerdict& v = *q.tokens;
     served.tokens = QuotaNumbers{v.limit, v.remaining, v.reset_ns};
     if (!v.admitted) {
       // The request numbers stay: this request used its request allowance.
@@ -213,8 +183,58 @@ std::optional<Decision> ProviderPolicy::tenant_rejection(std::int64_t now_ns, Te
       return r;
     }
   }
-  q.spent += cost;
   return std::nullopt;
+}
+
+// The quota layers as the shared store decides them, on its clock.
+std::optional<Decision> ProviderPolicy::shared_rejection(std::int64_t now_ns,
+                                                         std::string_view tenant, std::int64_t cost,
+                                                         Decision& served) {
+  const QuotaVerdicts q = shared_->decide(now_ns, tenant, cost);
+  if (q.unavailable) {
+    Decision d;
+    d.status = 503;
+    d.reason = DecisionReason::kStoreUnavailable;
+    if (config_.retry_after) d.retry_after_ns = kNsPerSec;
+    return d;
+  }
+  auto r = verdicts_rejection(q, served);
+  served.quota_t_ns = q.t_ns;
+  if (r) r->quota_t_ns = q.t_ns;
+  return r;
+}
+
+// Capacity, then the tenant's quotas, all in this process.
+std::optional<Decision> ProviderPolicy::local_rejection(std::int64_t now_ns,
+                                                        std::string_view tenant, std::int64_t cost,
+                                                        Decision& served) {
+  QuotaVerdicts q;
+  if (capacity_) q.capacity = capacity_->try_acquire(now_ns);
+  if ((!q.capacity || q.capacity->admitted) &&
+      (config_.allowance || config_.token_allowance || config_.spend_cap)) {
+    tenant_verdicts(now_ns, tenant_quota(tenant), cost, q);
+  }
+  return verdicts_rejection(q, served);
+}
+
+// The tenant's quotas in order, each asked only when the ones before admitted (the store's
+// script runs the same steps): the spend cap consumes nothing when it rejects; a request the
+// token allowance rejects has used its request allowance; tokens are spent when all admit.
+void ProviderPolicy::tenant_verdicts(std::int64_t now_ns, TenantQuota& t, std::int64_t cost,
+                                     QuotaVerdicts& q) {
+  if (config_.spend_cap && cost > *config_.spend_cap - t.spent) {
+    q.spend_capped = true;
+    return;
+  }
+  if (t.requests) {
+    q.allowance = t.requests->try_acquire(now_ns);
+    if (!q.allowance->admitted) return;
+  }
+  if (t.tokens) {
+    q.tokens = t.tokens->try_acquire(now_ns, cost);
+    if (!q.tokens->admitted) return;
+  }
+  t.spent += cost;
 }
 
 Decision ProviderPolicy::admit(std::int64_t now_ns, std::string_view tenant,
@@ -234,8 +254,8 @@ Decision ProviderPolicy::admit(std::int64_t now_ns, std::string_view tenant,
   }
   Decision d;
   const std::int64_t cost = tokens.count.value_or(config_.default_tokens);
-  auto rejection =
-      shared_ ? shared_rejection(now_ns, tenant, d) : local_rejection(now_ns, tenant, cost, d);
+  auto rejection = shared_ ? shared_rejection(now_ns, tenant, cost, d)
+                           : local_rejection(now_ns, tenant, cost, d);
   if (rejection) return *rejection;
   d.service_ns = config_.latency_min_ns;
   if (config_.latency_max_ns > config_.latency_min_ns) {

@@ -104,12 +104,12 @@ class ProviderPolicy {
     std::int64_t spent = 0;
   };
   Decision quota_rejection(const LimitVerdict& v, int status, DecisionReason reason) const;
-  std::optional<Decision> tenant_rejection(std::int64_t now_ns, TenantQuota& q, std::int64_t cost,
-                                           Decision& served);
   TenantQuota& tenant_quota(std::string_view tenant);
+  void tenant_verdicts(std::int64_t now_ns, TenantQuota& t, std::int64_t cost, QuotaVerdicts& q);
   std::optional<Decision> request_rejection(const LimitVerdict& v, Decision& served) const;
+  std::optional<Decision> verdicts_rejection(const QuotaVerdicts& q, Decision& served) const;
   std::optional<Decision> shared_rejection(std::int64_t now_ns, std::string_view tenant,
-                                           Decision& served);
+                                           std::int64_t cost, Decision& served);
   std::optional<Decision> local_rejection(std::int64_t now_ns, std::string_view tenant,
                                           std::int64_t cost, Decision& served);
 

@@ -15,7 +15,8 @@ struct redisReply;
 namespace stampede {
 
 // The quota layers in Redis, for provider replicas that enforce one allowance: one EVALSHA
-// per decision runs capacity then the tenant's allowance atomically on the server, with the
+// per decision runs capacity then the tenant's spend cap, request allowance and token
+// allowance atomically on the server, in ProviderPolicy's order and with the
 // in-process limiters' arithmetic (tests/store compares every kind on the same arrivals).
 //
 // The replicas share one scenario clock: the epoch key holds t = 0 as wall-clock nanoseconds,
@@ -40,7 +41,7 @@ class RedisQuota final : public SharedQuota {
   // t = 0 of the scenario this replica decides in, as system_clock nanoseconds.
   std::int64_t epoch_wall_ns() const { return epoch_; }
 
-  QuotaVerdicts decide(std::int64_t now_ns, std::string_view tenant) override;
+  QuotaVerdicts decide(std::int64_t now_ns, std::string_view tenant, std::int64_t cost) override;
 
  private:
   struct ReplyDeleter {
@@ -52,7 +53,7 @@ class RedisQuota final : public SharedQuota {
   bool usable();  // connected, or reconnected (at most one try a second)
   void lost(const std::string& why);
   std::optional<QuotaVerdicts> evaluate(std::int64_t now_ns, std::string_view tenant,
-                                        std::int64_t* other_epoch);
+                                        std::int64_t cost, std::int64_t* other_epoch);
   std::string key(std::string_view name) const;
 
   const RedisTarget target_;

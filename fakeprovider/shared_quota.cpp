@@ -50,18 +50,27 @@ namespace stampede {
 
 Parsed<ScriptLimits> script_limits(const ProviderConfig& config, std::int64_t min_horizon_ns) {
   ScriptLimits limits;
-  // The store's script keeps capacity and the request allowance; token quotas stay per process.
-  if (config.token_allowance || config.spend_cap) {
-    return Parsed<ScriptLimits>::fail(
-        "the token allowance and the spend cap are not kept in the shared store yet; run "
-        "replicas without --token-allowance and --spend-cap, or one provider without --store");
-  }
-  for (auto [rate, out, name] : {std::tuple{&config.capacity, &limits.capacity, "--capacity"},
-                                 std::tuple{&config.allowance, &limits.allowance, "--allowance"}}) {
+  // The token allowance's burst is its whole window, as tenant_quota builds it in process.
+  const std::optional<std::int64_t> token_burst =
+      config.token_allowance ? std::optional<std::int64_t>(config.token_allowance->count)
+                             : std::nullopt;
+  for (auto [rate, burst, out, name] :
+       {std::tuple{&config.capacity, config.burst, &limits.capacity, "--capacity"},
+        std::tuple{&config.allowance, config.burst, &limits.allowance, "--allowance"},
+        std::tuple{&config.token_allowance, token_burst, &limits.tokens, "--token-allowance"}}) {
     if (!*rate) continue;
-    auto l = script_limit(config.limiter, **rate, config.burst, min_horizon_ns);
+    auto l = script_limit(config.limiter, **rate, burst, min_horizon_ns);
     if (!l) return Parsed<ScriptLimits>::fail(std::string(name) + ": " + l.error());
     *out = *l;
+  }
+  if (config.spend_cap) {
+    if (*config.spend_cap >= kExactLimit) {
+      return Parsed<ScriptLimits>::fail(
+          "--spend-cap: " + std::to_string(*config.spend_cap) +
+          " is beyond the Redis store's exact arithmetic (integers below 2^53); run it in "
+          "process (no --store)");
+    }
+    limits.spend_cap = config.spend_cap;
   }
   return Parsed<ScriptLimits>::ok(limits);
 }

@@ -12,10 +12,13 @@
 namespace stampede {
 
 // What the quota layers said about one arrival: each limit's verdict, absent when that limit
-// is not configured or was not consulted (the allowance after capacity rejected).
+// is not configured or was not consulted (the allowance after capacity rejected). The order,
+// first rejection wins: capacity, the spend cap, the request allowance, the token allowance.
 struct QuotaVerdicts {
   std::optional<LimitVerdict> capacity;
+  bool spend_capped = false;  // the cost is more than what is left of the spend cap
   std::optional<LimitVerdict> allowance;
+  std::optional<LimitVerdict> tokens;  // the token allowance, at the request's cost
   // The scenario time the limits decided at: the arrival's, or later when a shared store had
   // already decided a later arrival of another replica (limits need time in order).
   std::int64_t t_ns = 0;
@@ -23,11 +26,12 @@ struct QuotaVerdicts {
 };
 
 // Quota state that lives outside the process (several replicas enforce one allowance). The
-// caller serialises calls, as for the in-process limiters.
+// caller serialises calls, as for the in-process limiters. cost: the request's tokens, for the
+// spend cap and the token allowance; it is spent only when every layer admitted.
 class SharedQuota {
  public:
   virtual ~SharedQuota() = default;
-  virtual QuotaVerdicts decide(std::int64_t now_ns, std::string_view tenant) = 0;
+  virtual QuotaVerdicts decide(std::int64_t now_ns, std::string_view tenant, std::int64_t cost) = 0;
 };
 
 // One limit as a script without 64-bit integers (Redis Lua numbers are doubles) computes it
@@ -52,10 +56,13 @@ struct ScriptLimit {
 Parsed<ScriptLimit> script_limit(LimiterKind kind, const Rate& rate,
                                  std::optional<std::int64_t> burst, std::int64_t min_horizon_ns);
 
-// Both quota layers of a provider for a script; absent where the provider has no such limit.
+// The quota layers of a provider for a script; absent where the provider has no such limit.
+// The token allowance's bucket holds the whole window's tokens, as in process.
 struct ScriptLimits {
   std::optional<ScriptLimit> capacity;
   std::optional<ScriptLimit> allowance;
+  std::optional<ScriptLimit> tokens;
+  std::optional<std::int64_t> spend_cap;  // below 2^53
 };
 // A week of scenario time: longer than any run a scenario describes.
 inline constexpr std::int64_t kScriptHorizonNs = 7 * 24 * 3600 * 1'000'000'000LL;

@@ -1,7 +1,10 @@
 // The Redis store against the in-process limiters: the same arrivals, the same answers, for
-// every limiter kind, with capacity in front of the allowance; and the shared clock.
+// every limiter kind, with capacity in front of the allowance, and with the LLM token quotas
+// (spend cap, request allowance, token allowance) at varied costs; the shared clock, and
+// replicas sharing one allowance and one spend cap.
 #include <doctest/doctest.h>
 
+#include <array>
 #include <chrono>
 #include <string>
 #include <vector>
@@ -36,6 +39,52 @@ std::vector<Arrival> arrivals(std::uint64_t seed, int n, std::int64_t jump_ns) {
     out.push_back({t, "tenant-" + std::to_string(rng.uniform(0, 2))});
   }
   return out;
+}
+
+// The same arrivals, each declaring tokens: mostly up to a third of the token allowance's
+// count, some none (the default counts), some 0, and some more than the whole allowance.
+struct CostlyArrival {
+  Arrival arrival;
+  DeclaredTokens tokens;
+};
+std::vector<CostlyArrival> costly_arrivals(std::uint64_t seed, int n, std::int64_t jump_ns,
+                                           std::int64_t token_count) {
+  Rng rng = make_stream(seed, 2);
+  std::vector<CostlyArrival> out;
+  for (auto& a : arrivals(seed, n, jump_ns)) {
+    const double r = rng.unit();
+    DeclaredTokens t;
+    if (r < 0.05) {
+      t.count = rng.uniform(token_count + 1, 2 * token_count);  // too large
+    } else if (r < 0.10) {
+      t.count = std::nullopt;
+    } else if (r < 0.15) {
+      t.count = 0;
+    } else {
+      t.count = rng.uniform(1, token_count / 3);
+    }
+    out.push_back({std::move(a), t});
+  }
+  return out;
+}
+
+// Every field of the answer the quota layers decide.
+void require_same(const Decision& got, const Decision& want) {
+  REQUIRE(got.status == want.status);
+  REQUIRE(got.reason == want.reason);
+  REQUIRE(got.retry_after_ns == want.retry_after_ns);
+  REQUIRE(got.should_retry == want.should_retry);
+  REQUIRE(got.has_quota == want.has_quota);
+  REQUIRE(got.limit == want.limit);
+  REQUIRE(got.remaining == want.remaining);
+  REQUIRE(got.reset_ns == want.reset_ns);
+  REQUIRE(got.window_ns == want.window_ns);
+  REQUIRE(got.tokens.has_value() == want.tokens.has_value());
+  if (want.tokens) {
+    REQUIRE(got.tokens->limit == want.tokens->limit);
+    REQUIRE(got.tokens->remaining == want.tokens->remaining);
+    REQUIRE(got.tokens->reset_ns == want.tokens->reset_ns);
+  }
 }
 
 std::int64_t wall_now() {
@@ -101,12 +150,7 @@ TEST_CASE("the Redis store answers every arrival as the in-process limiters do")
       const Decision want = local.admit(a.t_ns, a.tenant);
       const Decision got = shared.admit(a.t_ns, a.tenant);
       INFO(c.name << " at t=" << a.t_ns << " for " << a.tenant);
-      REQUIRE(got.status == want.status);
-      REQUIRE(got.reason == want.reason);
-      REQUIRE(got.retry_after_ns == want.retry_after_ns);
-      REQUIRE(got.limit == want.limit);
-      REQUIRE(got.remaining == want.remaining);
-      REQUIRE(got.reset_ns == want.reset_ns);
+      require_same(got, want);
       REQUIRE(got.quota_t_ns == a.t_ns);
       served += got.status == 200;
       capacity += got.status == 529;
@@ -120,6 +164,138 @@ TEST_CASE("the Redis store answers every arrival as the in-process limiters do")
   }
 }
 
+TEST_CASE("the Redis store answers the token quotas as the in-process layers do") {
+  RedisServer redis;
+  if (!redis_or_skip(redis)) return;
+  struct Case {
+    std::string name;
+    LimiterKind kind;
+    Rate tokens;
+    std::int64_t spend_cap;
+    std::int64_t jump_ns;
+  };
+  const std::vector<Case> cases{
+      {"fixed window", LimiterKind::kFixedWindow, {400, kSec}, 6000, kSec / 3},
+      {"sliding window", LimiterKind::kSlidingWindow, {400, kSec}, 6000, kSec / 3},
+      {"token bucket", LimiterKind::kTokenBucket, {400, kSec}, 6000, kSec / 3},
+      // 70/s: the bucket's time is scaled by 7, its burst is the whole 70; days from t = 0.
+      {"token bucket 70/s, days in",
+       LimiterKind::kTokenBucket,
+       {70, kSec},
+       1500,
+       6 * 24 * 3600 * kSec},
+      {"sliding window of ten seconds, days in",
+       LimiterKind::kSlidingWindow,
+       {3000, 10 * kSec},
+       8000,
+       6 * 24 * 3600 * kSec},
+  };
+  int prefix = 0;
+  for (const auto& c : cases) {
+    auto cfg = config(c.kind, {20, kSec}, {80, kSec});
+    cfg.token_allowance = c.tokens;
+    cfg.spend_cap = c.spend_cap;
+    cfg.default_tokens = 3;
+    auto store = open(redis, "tokens-" + std::to_string(prefix++), cfg);
+    ProviderPolicy local(cfg);
+    ProviderPolicy shared(cfg, store.get());
+    std::array<int, kDecisionReasonCount> seen{};
+    int decisions = 0;
+    for (const auto& [a, tokens] : costly_arrivals(11, 4000, c.jump_ns, c.tokens.count)) {
+      const Decision want = local.admit(a.t_ns, a.tenant, tokens);
+      const Decision got = shared.admit(a.t_ns, a.tenant, tokens);
+      INFO(c.name << " at t=" << a.t_ns << " for " << a.tenant << " costing "
+                  << tokens.count.value_or(-1));
+      require_same(got, want);
+      REQUIRE(got.quota_t_ns == a.t_ns);
+      ++seen[static_cast<std::size_t>(got.reason)];
+      ++decisions;
+    }
+    std::string counts;
+    for (std::size_t r = 0; r < kDecisionReasonCount; ++r) {
+      if (seen[r])
+        counts += " " + std::string(to_string(DecisionReason(r))) + "=" + std::to_string(seen[r]);
+    }
+    MESSAGE(c.name << ": " << decisions << " decisions:" << counts);
+    // Every layer must answer some, or the comparison proves little.
+    for (const auto r :
+         {DecisionReason::kServed, DecisionReason::kCapacity, DecisionReason::kAllowance,
+          DecisionReason::kTokens, DecisionReason::kTooLarge, DecisionReason::kSpendCap}) {
+      INFO(c.name << ": " << to_string(r));
+      CHECK(seen[static_cast<std::size_t>(r)] > 0);
+    }
+  }
+}
+
+TEST_CASE("replicas share one token allowance and one spend cap; a reset restores the cap") {
+  RedisServer redis;
+  if (!redis_or_skip(redis)) return;
+  ProviderConfig c;
+  c.limiter = LimiterKind::kFixedWindow;
+  c.token_allowance = Rate{50, kSec};
+  c.spend_cap = 100;
+  auto store_a = open(redis, "spend", c);
+  auto store_b = open(redis, "spend", c);
+  ProviderPolicy a(c, store_a.get());
+  ProviderPolicy b(c, store_b.get());
+  const auto tokens = [](std::int64_t n) { return DeclaredTokens{n, false}; };
+
+  // One token allowance: 30 on a, then 30 on b is more than the 50 a second.
+  CHECK(a.admit(0, "t", tokens(30)).status == 200);
+  const Decision over = b.admit(1, "t", tokens(30));
+  CHECK(over.reason == DecisionReason::kTokens);
+  REQUIRE(over.tokens);
+  CHECK(over.tokens->remaining == 20);
+  CHECK(b.admit(2, "t", tokens(20)).status == 200);  // spent: 50
+  // One spend cap: 50 more across the two, then nothing but what is left of it.
+  CHECK(a.admit(kSec, "t", tokens(30)).status == 200);
+  CHECK(b.admit(kSec + 1, "t", tokens(20)).status == 200);  // spent: 100
+  const Decision capped = a.admit(2 * kSec, "t", tokens(1));
+  CHECK(capped.status == 429);
+  CHECK(capped.reason == DecisionReason::kSpendCap);
+  CHECK(!capped.should_retry);
+  CHECK(capped.retry_after_ns == -1);
+  CHECK(b.admit(2 * kSec + 1, "t", tokens(1)).reason == DecisionReason::kSpendCap);
+  CHECK(b.admit(2 * kSec + 2, "u", tokens(1)).status == 200);  // per tenant
+  CHECK(b.admit(2 * kSec + 3, "t", tokens(0)).status == 200);  // nothing left, nothing asked
+
+  // A reset on b restores the cap for both replicas.
+  REQUIRE(store_b->reset(store_b->epoch_wall_ns() + 10 * kSec));
+  CHECK(a.admit(10 * kSec + 5, "t", tokens(40)).status == 200);
+  CHECK(b.admit(11 * kSec, "t", tokens(40)).status == 200);
+  CHECK(a.admit(12 * kSec, "t", tokens(40)).reason == DecisionReason::kSpendCap);
+  CHECK(a.admit(12 * kSec + 1, "t", tokens(20)).status == 200);
+}
+
+TEST_CASE("script_limits: the token quotas are kept in the store, within exact arithmetic") {
+  ProviderConfig c;
+  c.limiter = LimiterKind::kTokenBucket;
+  c.allowance = Rate{50, 60 * kSec};
+  c.token_allowance = Rate{80000, 60 * kSec};
+  c.spend_cap = 1'000'000;
+  const auto ok = script_limits(c);
+  INFO(ok.error());
+  REQUIRE(ok);
+  REQUIRE(ok->tokens);
+  CHECK(ok->tokens->burst == 80000);  // the whole window, as in process
+  CHECK(ok->allowance->burst == 1);   // the request allowance keeps its one second
+  CHECK(ok->spend_cap == 1'000'000);
+
+  // 12345/s leaves the bucket's scaled time beyond 2^53 within the week.
+  c.token_allowance = Rate{12345, kSec};
+  const auto big = script_limits(c);
+  REQUIRE(!big);
+  CHECK(big.error().find("--token-allowance") != std::string::npos);
+  CHECK(big.error().find("exact arithmetic") != std::string::npos);
+  c.limiter = LimiterKind::kFixedWindow;  // no scaled time: fine
+  CHECK(script_limits(c));
+
+  c.spend_cap = std::int64_t{1} << 53;
+  const auto cap = script_limits(c);
+  REQUIRE(!cap);
+  CHECK(cap.error().find("--spend-cap") != std::string::npos);
+}
+
 TEST_CASE("replicas share one allowance, and a reset on one is followed by the others") {
   RedisServer redis;
   if (!redis_or_skip(redis)) return;
@@ -130,18 +306,18 @@ TEST_CASE("replicas share one allowance, and a reset on one is followed by the o
   int admitted = 0;
   for (int i = 0; i < 8; ++i) {
     RedisQuota& replica = i % 2 ? *b : *a;
-    admitted += replica.decide(100 + i, "t").allowance->admitted;
+    admitted += replica.decide(100 + i, "t", 1).allowance->admitted;
   }
   CHECK(admitted == 5);
 
   // b decides a later arrival first: a's earlier one is decided at b's time, in order.
-  CHECK(b->decide(kSec + 500, "t").t_ns == kSec + 500);
-  const auto late = a->decide(kSec + 100, "t");
+  CHECK(b->decide(kSec + 500, "t", 1).t_ns == kSec + 500);
+  const auto late = a->decide(kSec + 100, "t", 1);
   CHECK(late.t_ns == kSec + 500);
 
   const std::int64_t old_epoch = a->epoch_wall_ns();
   REQUIRE(b->reset(old_epoch + 10 * kSec));  // t = 0 ten seconds later
-  const auto after = a->decide(10 * kSec + 7, "t");
+  const auto after = a->decide(10 * kSec + 7, "t", 1);
   CHECK(a->epoch_wall_ns() == old_epoch + 10 * kSec);
   CHECK(after.t_ns == 7);  // the same moment on the new clock
   CHECK(after.allowance->admitted);
@@ -153,9 +329,9 @@ TEST_CASE("a store lost mid-run answers unavailable: 503, not a crash") {
   if (!redis_or_skip(redis)) return;
   const auto c = config(LimiterKind::kTokenBucket, {5, kSec}, {1000, kSec});
   auto store = open(redis, "lost", c);
-  CHECK(!store->decide(0, "t").unavailable);
+  CHECK(!store->decide(0, "t", 1).unavailable);
   redis.stop();
-  for (int i = 0; i < 3; ++i) CHECK(store->decide(kSec + i, "t").unavailable);
+  for (int i = 0; i < 3; ++i) CHECK(store->decide(kSec + i, "t", 1).unavailable);
   ProviderPolicy policy(c, store.get());
   const Decision d = policy.admit(2 * kSec, "t");
   CHECK(d.status == 503);
