@@ -101,7 +101,7 @@ TEST_CASE("simulate: --out twice with the same seed writes byte-identical result
   CHECK(stampede::to_json(*loaded).dump(1) + "\n" == a);
 }
 
-TEST_CASE("simulate: --assert adds to the expectations; a failing one exits 1 naming it") {
+TEST_CASE("simulate: --assert adds to the expectations, a failing one exits 1 naming it") {
   const auto pass = loadgen({"simulate", "--scenario", kStorm, "--strategy", "full-jitter",
                              "--assert", "dead_lettered == 0", "--assert", "amplification < 10"});
   CHECK(pass.exit_code == 0);
@@ -236,7 +236,7 @@ TEST_CASE("advise: bad input is a usage error") {
   }
 }
 
-TEST_CASE("--help ends with a copy-pasteable example; --version names the version") {
+TEST_CASE("--help ends with a copy-pasteable example, --version names the version") {
   for (const auto& args : std::vector<std::vector<std::string>>{
            {"--help"}, {"simulate", "--help"}, {"advise", "--help"}}) {
     CAPTURE(args.front());

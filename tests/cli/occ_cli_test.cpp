@@ -22,7 +22,7 @@ bool contains(const std::string& text, const std::string& part) {
 
 }  // namespace
 
-TEST_CASE("simulate --mode occ: writes and drain_s in the summary; --trials reports the means") {
+TEST_CASE("simulate --mode occ: writes and drain_s in the summary, --trials reports the means") {
   TempDir dir;
   const auto out = dir.file("occ.json");
   const auto r = loadgen({"simulate", "--mode", "occ", "--clients", "20", "--strategy",

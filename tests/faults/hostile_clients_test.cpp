@@ -26,8 +26,8 @@ namespace {
 
 constexpr int kSafetyMs = 20'000;
 
-bool long_tests() {
-  const char* v = std::getenv("STAMPEDE_LONG_TESTS");
+bool slow_tests() {
+  const char* v = std::getenv("STAMPEDE_SLOW_TESTS");
   return v && std::string(v) == "1";
 }
 
@@ -118,12 +118,12 @@ TEST_CASE("200 idle connections are held until --idle-timeout and a newcomer is 
   idle_hoarders_do_not_starve(200);
 }
 
-TEST_CASE("long: 5,000 idle connections are held and a newcomer is still answered" *
-          doctest::skip(!long_tests())) {
+TEST_CASE("slow: 5,000 idle connections are held and a newcomer is still answered" *
+          doctest::skip(!slow_tests())) {
   idle_hoarders_do_not_starve(5000);
 }
 
-TEST_CASE("slowloris is cut after --header-timeout; a connection idle between requests is not") {
+TEST_CASE("slowloris is cut after --header-timeout, a connection idle between requests is not") {
   Provider p({"--header-timeout", "500ms"});
   REQUIRE(p.started());
   // A client that sleeps on its open connection between retries, far past the header timeout.

@@ -226,8 +226,8 @@ std::vector<std::string> Nginx::stop_and_read_log() {
   return lines;
 }
 
-bool long_tests() {
-  const char* v = std::getenv("STAMPEDE_LONG_TESTS");
+bool slow_tests() {
+  const char* v = std::getenv("STAMPEDE_SLOW_TESTS");
   return v && std::string(v) == "1";
 }
 

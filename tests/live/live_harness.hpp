@@ -103,7 +103,7 @@ int unused_port();
 
 bool wait_until(const std::function<bool()>& condition, int timeout_ms);
 
-// Whether the tests named "long: ..." run: STAMPEDE_LONG_TESTS=1 (make test-long).
-bool long_tests();
+// Whether the tests named "slow: ..." run: STAMPEDE_SLOW_TESTS=1 (make test-slow).
+bool slow_tests();
 
 }  // namespace live_test

@@ -16,7 +16,7 @@
 // (bench/occ/README.md has the runs). So the always-on test, at 0.25 (11-15 s), checks that
 // exponential writes more than full jitter and drains later than full and decorrelated
 // jitter; the whole order of the five strategies runs at --time-scale 1, about 90 s, in `make
-// test-long`.
+// test-slow`.
 #include <doctest/doctest.h>
 
 #include <string>
@@ -108,8 +108,8 @@ TEST_CASE("live occ, 100 clients at --time-scale 0.25: no jitter writes more and
   }
 }
 
-TEST_CASE("long: live occ at --time-scale 1 orders the five strategies as the simulation does" *
-          doctest::skip(!long_tests())) {
+TEST_CASE("slow: live occ at --time-scale 1 orders the five strategies as the simulation does" *
+          doctest::skip(!slow_tests())) {
   const Figures none = run_occ("1", "none");
   const Figures exponential = run_occ("1", "exponential");
   const Figures full = run_occ("1", "full-jitter");

@@ -1,8 +1,8 @@
 // The issue's acceptance storm: examples/storm.json against fakeprovider at --time-scale 0.1,
 // about 54 s for the exponential run and 9 s for full jitter, so they run only when asked
-// (STAMPEDE_LONG_TESTS=1). The full-jitter checks have margins and run in `make test-long`;
+// (STAMPEDE_SLOW_TESTS=1). The full-jitter checks have margins and run in `make test-slow`;
 // the exponential storm's exact match needs a wave of 1,000 requests written within 100 ms of
-// wall time, which a busy machine does not always give, so `make test-acceptance` runs it
+// wall time, which a busy machine does not always give, so `make test-bench` runs it
 // apart (bench/live/run.sh storm runs the same two and prints their figures).
 #include <doctest/doctest.h>
 
@@ -31,8 +31,8 @@ std::int64_t arrivals_in_second(const nlohmann::json& results, std::size_t secon
 
 }  // namespace
 
-TEST_CASE("acceptance: the exponential storm at --time-scale 0.1 matches the simulation" *
-          doctest::skip(!long_tests())) {
+TEST_CASE("bench: the exponential storm at --time-scale 0.1 matches the simulation" *
+          doctest::skip(!slow_tests())) {
   const auto r = storm("exponential");
   INFO(r.err);
   REQUIRE(r.results.is_object());
@@ -48,8 +48,8 @@ TEST_CASE("acceptance: the exponential storm at --time-scale 0.1 matches the sim
           << j["comparison"]["arrivals_per_second"]["seconds_differing"]);
 }
 
-TEST_CASE("long: the full-jitter storm at --time-scale 0.1 meets the scenario's checks" *
-          doctest::skip(!long_tests())) {
+TEST_CASE("slow: the full-jitter storm at --time-scale 0.1 meets the scenario's checks" *
+          doctest::skip(!slow_tests())) {
   const auto r = storm("full-jitter");
   INFO(r.err);
   REQUIRE(r.results.is_object());

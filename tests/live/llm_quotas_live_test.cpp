@@ -44,7 +44,7 @@ std::map<std::int64_t, std::map<int, int>> statuses_by_item(const Run& r) {
 
 }  // namespace
 
-TEST_CASE("live: a spend-cap 429 is never retried; a tokens-per-minute 429 is, and delivers") {
+TEST_CASE("live: a spend-cap 429 is never retried, a tokens-per-minute 429 is, and delivers") {
   FakeProvider p(quotas("1500"));
   REQUIRE(p.started());
   const Run r = storm(p, "1500");

@@ -297,7 +297,7 @@ TEST_CASE("libcurl and the native client run the same storm to the same counts")
   }
 }
 
-TEST_CASE("x-should-retry: true retries an answer its status would not; false and none do not") {
+TEST_CASE("x-should-retry: true retries an answer its status would not, false and none do not") {
   const std::string hinted =
       "HTTP/1.1 409 Conflict\r\nx-should-retry: true\r\nContent-Length: 0\r\n\r\n";
   const std::string plain = "HTTP/1.1 409 Conflict\r\nContent-Length: 0\r\n\r\n";

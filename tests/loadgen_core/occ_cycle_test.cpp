@@ -44,7 +44,7 @@ TEST_CASE("occ cycle: a 412 backs off as the policy says, then reads again") {
   CHECK(f.item.retries == 2);
 }
 
-TEST_CASE("occ cycle: a successful write is the item done; other answers go to the policy") {
+TEST_CASE("occ cycle: a successful write is the item done, other answers go to the policy") {
   Fixture f;
   REQUIRE(f.answer(0, 200, 0).write_now);
   CHECK(f.answer(5, 200).step.kind == Step::Kind::kDone);

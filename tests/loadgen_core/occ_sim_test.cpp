@@ -67,7 +67,7 @@ TEST_CASE("occ sim: with no spread, a herd reads the same version and exactly on
   CHECK(r.summary.writes == 10 + 9 + 8 + 7 + 6 + 5 + 4 + 3 + 2 + 1);
 }
 
-TEST_CASE("occ sim: the same seed gives the same results, byte for byte; another seed does not") {
+TEST_CASE("occ sim: the same seed gives the same results, byte for byte, another seed does not") {
   const auto a = to_json(simulate_occ(occ(StrategyKind::kFullJitter, 100, 7))).dump();
   const auto b = to_json(simulate_occ(occ(StrategyKind::kFullJitter, 100, 7))).dump();
   const auto c = to_json(simulate_occ(occ(StrategyKind::kFullJitter, 100, 8))).dump();
@@ -112,7 +112,7 @@ TEST_CASE("trials: trial t runs with seed + t, and the summary is the mean of th
   CHECK(mean.recording.requests == simulate_occ(s).recording.requests);
 }
 
-TEST_CASE("a hop is normal, folded at zero; with no spread it is the mean and draws nothing") {
+TEST_CASE("a hop is normal, folded at zero, with no spread it is the mean and draws nothing") {
   Rng rng(3);
   Rng untouched(3);
   CHECK(draw_hop_ns({10 * kMs, 0}, rng) == 10 * kMs);

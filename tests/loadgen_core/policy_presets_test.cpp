@@ -211,7 +211,7 @@ TEST_CASE("a preset sets every policy field and leaves the workload alone") {
   CHECK(sre.fleet.retry_ratio->ratio == doctest::Approx(0.1));
 }
 
-TEST_CASE("in a file the preset comes first, whatever the key order; a --policy flag wins") {
+TEST_CASE("in a file the preset comes first, whatever the key order, a --policy flag wins") {
   const auto file = nlohmann::json::parse(
       R"({"fleet": {"max_attempts": 9, "policy": "polly", "strategy": "exponential"}})");
   auto s = scenario_from_json(file);

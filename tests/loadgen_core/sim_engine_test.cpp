@@ -93,7 +93,7 @@ TEST_CASE("the reference storm with full jitter passes the chapter's checks for 
   }
 }
 
-TEST_CASE("the same seed gives byte-identical results; another seed does not") {
+TEST_CASE("the same seed gives byte-identical results, another seed does not") {
   for (const auto strategy : {StrategyKind::kFullJitter, StrategyKind::kDecorrelatedJitter}) {
     CAPTURE(static_cast<int>(strategy));
     const auto a = to_json(simulate(storm(strategy, 7))).dump();

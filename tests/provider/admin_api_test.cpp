@@ -119,7 +119,7 @@ TEST_CASE("reset zeroes the counters, refreshes the allowance and restarts the c
   CHECK(parse_csv(read_file(p.arrivals_path())).size() == 4);
 }
 
-TEST_CASE("reset ?at= puts t = 0 at a Unix time (a sharded run's --start-at); a bad one is 400") {
+TEST_CASE("reset ?at= puts t = 0 at a Unix time (a sharded run's --start-at), a bad one is 400") {
   Provider p({});
   REQUIRE(p.started());
   const auto now_s = std::chrono::duration_cast<std::chrono::seconds>(

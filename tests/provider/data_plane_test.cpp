@@ -70,7 +70,7 @@ TEST_CASE("the first two lines name the ports, and both answer") {
   CHECK(p.stop() == 0);
 }
 
-TEST_CASE("exactly N are admitted per window; the next gets 429 and the right Retry-After") {
+TEST_CASE("exactly N are admitted per window, the next gets 429 and the right Retry-After") {
   for (const char* limiter : {"fixed-window", "sliding-window", "token-bucket"}) {
     CAPTURE(std::string(limiter));
     Fields fields{{"provider.allowance", "5/min"}, {"provider.limiter", limiter}};

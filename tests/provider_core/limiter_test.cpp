@@ -240,7 +240,7 @@ TEST_CASE("a token bucket admits its burst, then exactly its rate") {
   }
 }
 
-TEST_CASE("an idle sliding log and token bucket refill; a fixed window resets on its edge") {
+TEST_CASE("an idle sliding log and token bucket refill, a fixed window resets on its edge") {
   const Rate rate{5, kNsPerSec};
   for (const auto kind :
        {LimiterKind::kFixedWindow, LimiterKind::kSlidingWindow, LimiterKind::kTokenBucket}) {

@@ -198,7 +198,7 @@ TEST_CASE("tenants have independent allowances") {
   CHECK(policy.admit(500, "").status == 200);
 }
 
-TEST_CASE("a 429 carries the Retry-After and RateLimit numbers; a 200 its quota") {
+TEST_CASE("a 429 carries the Retry-After and RateLimit numbers, a 200 its quota") {
   ProviderConfig c = with_allowance("2/s");
   ProviderPolicy policy(c);
   const auto first = policy.admit(250 * kNsPerMs, "t");
@@ -340,7 +340,7 @@ TEST_CASE("a spend cap refuses a request that would go past it, and spends only 
   CHECK(policy.admit(120 * kNsPerSec, "t", tokens(200)).status == 200);
 }
 
-TEST_CASE("quota order: spend cap, then requests, then tokens; each names its reason") {
+TEST_CASE("quota order: spend cap, then requests, then tokens, each names its reason") {
   SUBCASE("the spend cap comes before the rates, and uses none of them") {
     ProviderPolicy policy(llm_quotas("1/min", "100/min", 10));
     CHECK(policy.admit(0, "t", tokens(10)).status == 200);
@@ -393,7 +393,7 @@ TEST_CASE("each reason has its own name") {
   CHECK(to_string(DecisionReason::kAllowance) == "request_rate_exceeded");
 }
 
-TEST_CASE("a body's token field is a whole number >= 0; absent, it declares nothing") {
+TEST_CASE("a body's token field is a whole number >= 0, absent, it declares nothing") {
   CHECK_FALSE(declared_tokens_in_body("", "max_tokens").count);
   CHECK_FALSE(declared_tokens_in_body("", "max_tokens").malformed);
   CHECK_FALSE(declared_tokens_in_body(R"({"model":"m"})", "max_tokens").count);

@@ -184,7 +184,7 @@ TEST_CASE("acceptance: three replicas sharing Redis, four shards, enforce one al
   CHECK(std::abs(drain_merged - drain_one) < 0.5);
 }
 
-TEST_CASE("only shard 0 resets the provider; a shard past --start-at says how late") {
+TEST_CASE("only shard 0 resets the provider, a shard past --start-at says how late") {
   TempDir dir;
   write_file(dir.file("storm.json"), kScenario);
   FakeProvider provider({"--scenario", dir.file("storm.json"), "--time-scale", "1"});

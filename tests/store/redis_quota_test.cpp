@@ -227,7 +227,7 @@ TEST_CASE("the Redis store answers the token quotas as the in-process layers do"
   }
 }
 
-TEST_CASE("replicas share one token allowance and one spend cap; a reset restores the cap") {
+TEST_CASE("replicas share one token allowance and one spend cap, a reset restores the cap") {
   RedisServer redis;
   if (!redis_or_skip(redis)) return;
   ProviderConfig c;
