@@ -110,7 +110,7 @@ void check_picture(const nlohmann::json& s) {
 
 TEST_CASE("a real browser renders the comparison report, with and without JavaScript" *
           doctest::description("needs the Debian package chromium, and python3") *
-          doctest::skip(browser_missing())) {
+          doctest::skip(skip_when(browser_missing()))) {
   TempDir dir;
   const auto html = dir.file("storm.html");
   write_file(html, render_report({fixture("storm_exponential.results.json"),
@@ -131,7 +131,7 @@ TEST_CASE("a real browser renders the comparison report, with and without JavaSc
 // the browser may run scripts, and the hostile names still never become one.
 TEST_CASE("in a real browser, a hostile name is text, not a script or an element" *
           doctest::description("needs the Debian package chromium") *
-          doctest::skip(browser_missing())) {
+          doctest::skip(skip_when(browser_missing()))) {
   TempDir dir;
   auto r = fixture("storm_full_jitter.results.json");
   r.scenario.name = "<script>alert(1)</script>";

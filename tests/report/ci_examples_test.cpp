@@ -122,7 +122,7 @@ void check_loadgen_run(const nlohmann::json& c) {
 }  // namespace
 
 TEST_CASE("the CI examples parse and run loadgen with real flags and kept outputs" *
-          doctest::skip(!have_python_yaml())) {
+          doctest::skip(skip_when(!have_python_yaml()))) {
   const auto commands = ci_commands();
   std::set<std::string> files_with_run;
   for (const auto& c : commands) {
@@ -137,7 +137,7 @@ TEST_CASE("the CI examples parse and run loadgen with real flags and kept output
 }
 
 TEST_CASE("the CI examples' flags are in the binaries' own --help" *
-          doctest::skip(!have_python_yaml())) {
+          doctest::skip(skip_when(!have_python_yaml()))) {
   const auto provider_help = run("timeout 10 " + quote(bin_path("fakeprovider")) + " --help");
   REQUIRE_MESSAGE(provider_help.exit_code == 0, provider_help.output);
   const auto provider_flags = flags_in_help(provider_help.output);
@@ -168,7 +168,7 @@ TEST_CASE("the CI examples' flags are in the binaries' own --help" *
 }
 
 TEST_CASE("the CI checker fails on YAML that is broken or the wrong shape" *
-          doctest::skip(!have_python_yaml())) {
+          doctest::skip(skip_when(!have_python_yaml()))) {
   TempDir dir;
   const auto checker = "timeout 60 python3 " + quote(source_path("tests/report/check_ci_yaml.py"));
   write_file(dir.file("broken.yml"), "jobs: [\n");

@@ -96,7 +96,7 @@ TEST_CASE("rendering is deterministic") {
 }
 
 TEST_CASE("the report is well-formed XHTML with its charts, sections and tooltips" *
-          doctest::skip(!has_python())) {
+          doctest::skip(skip_when(!has_python()))) {
   TempDir dir;
   const auto exp = fixture("storm_exponential.results.json");
   const auto fj = fixture("storm_full_jitter.results.json");
@@ -115,7 +115,8 @@ TEST_CASE("the report is well-formed XHTML with its charts, sections and tooltip
   CHECK(both["figures"] == 10);
 }
 
-TEST_CASE("the report shows the numbers of its results file" * doctest::skip(!has_python())) {
+TEST_CASE("the report shows the numbers of its results file" *
+          doctest::skip(skip_when(!has_python()))) {
   TempDir dir;
   const auto j = nlohmann::json::parse(
       read_file(source_path("tests/report/golden/storm_full_jitter.results.json")));
@@ -159,7 +160,7 @@ TEST_CASE("the report shows the numbers of its results file" * doctest::skip(!ha
 }
 
 TEST_CASE("a fixed-seed simulation from the real binary gives a report with its numbers" *
-          doctest::skip(!has_python())) {
+          doctest::skip(skip_when(!has_python()))) {
   TempDir dir;
   const auto results_path = dir.file("storm.json");
   const auto sim = run("timeout 60 " + quote(bin_path("loadgen")) + " simulate --scenario " +
@@ -182,7 +183,7 @@ TEST_CASE("a fixed-seed simulation from the real binary gives a report with its 
 }
 
 TEST_CASE("a hostile label, scenario name or assertion shows as text" *
-          doctest::skip(!has_python())) {
+          doctest::skip(skip_when(!has_python()))) {
   TempDir dir;
   auto r = fixture("storm_full_jitter.results.json");
   r.scenario.name = kHostile;
@@ -198,7 +199,7 @@ TEST_CASE("a hostile label, scenario name or assertion shows as text" *
 }
 
 TEST_CASE("control characters and broken UTF-8 in a name still give a well-formed page" *
-          doctest::skip(!has_python())) {
+          doctest::skip(skip_when(!has_python()))) {
   TempDir dir;
   auto r = fixture("storm_full_jitter.results.json");
   r.scenario.name = std::string("nul\0bell\x07 bad\xFF utf8\xC3", 20);
@@ -207,7 +208,7 @@ TEST_CASE("control characters and broken UTF-8 in a name still give a well-forme
 }
 
 TEST_CASE("a live run adds client sends against provider arrivals, and wake lateness" *
-          doctest::skip(!has_python())) {
+          doctest::skip(skip_when(!has_python()))) {
   TempDir dir;
   auto r = fixture("storm_full_jitter.results.json");
   const auto simulated = render_report({r}, {});
@@ -232,7 +233,7 @@ TEST_CASE("a live run adds client sends against provider arrivals, and wake late
   }
 }
 
-TEST_CASE("empty input still gives a valid page" * doctest::skip(!has_python())) {
+TEST_CASE("empty input still gives a valid page" * doctest::skip(skip_when(!has_python()))) {
   TempDir dir;
   const auto none = checked(render_report({}, {}), dir, "none.html");
   CHECK(none["h1"] == "No runs");
@@ -297,7 +298,7 @@ TEST_CASE("a million-client simulation's report stays small") {
   CHECK(html.find("1,000,000") != std::string::npos);
 }
 
-TEST_CASE("write_report writes one run's page; its default path sits beside the results") {
+TEST_CASE("write_report writes one run's page, its default path sits beside the results") {
   TempDir dir;
   const auto fj = fixture("storm_full_jitter.results.json");
   CHECK_FALSE(write_report(fj, dir.file("fj.html")));

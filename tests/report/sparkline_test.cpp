@@ -34,7 +34,7 @@ std::string glyphs(const std::string& line) {
 
 }  // namespace
 
-TEST_CASE("a sparkline scales to its largest value; zero is a gap") {
+TEST_CASE("a sparkline scales to its largest value, zero is a gap") {
   CHECK(sparkline({}) == "");
   CHECK(sparkline({0, 0}) == "  ");
   CHECK(sparkline({0, 1, 8}) == " \u2581\u2588");
@@ -42,7 +42,7 @@ TEST_CASE("a sparkline scales to its largest value; zero is a gap") {
   CHECK(sparkline({1000, 0.001}) == "\u2588\u2581");  // any arrival shows
 }
 
-TEST_CASE("the lockstep storm's sparkline is spikes and gaps; the jittered one is filled") {
+TEST_CASE("the lockstep storm's sparkline is spikes and gaps, the jittered one is filled") {
   const auto lockstep = arrivals_sparkline(fixture("storm_exponential.results.json"), 60);
   const auto jittered = arrivals_sparkline(fixture("storm_full_jitter.results.json"), 60);
   CAPTURE(lockstep);
