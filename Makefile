@@ -8,7 +8,8 @@ DEB_PACKAGES := cmake g++ pkg-config libcurl4-openssl-dev libcpp-httplib-dev lib
 # What the tests drive besides our binaries: curl and nginx as real peers, chromium to render
 # a report, python3 (+yaml) for the report checks, clang-format for fmt-check, redis-server
 # for the replicas sharing one allowance (fakeprovider --store).
-TEST_PACKAGES := curl nginx chromium python3 python3-yaml clang-format redis-server
+# ccache and mold only make our own rebuilds and links faster.
+TEST_PACKAGES := curl nginx chromium python3 python3-yaml clang-format redis-server ccache mold
 # `make fuzz` only: clang and its libFuzzer runtime.
 FUZZ_PACKAGES := clang libclang-rt-dev
 EXTRA_PACKAGES ?=
@@ -17,7 +18,7 @@ FUZZ_TARGETS := fuzz_scenario fuzz_duration fuzz_rate fuzz_assertion fuzz_retry_
                 fuzz_results fuzz_provider_request fuzz_http_response
 SOURCES = $(shell find core fakeprovider loadgen reports tests bench fuzz -name '*.cpp' -o -name '*.hpp' 2>/dev/null)
 
-.PHONY: all deps build test test-long test-acceptance asan tsan fuzz fmt fmt-check demo golden bench clean
+.PHONY: all deps build test test-unit test-slow test-bench asan tsan fuzz fmt fmt-check demo golden bench clean
 
 all: build
 
@@ -34,22 +35,27 @@ build: deps
 	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release $(CMAKE_FLAGS) >/dev/null
 	cmake --build $(BUILD) -j $(JOBS)
 
+# `make test`: every unit and integration case, one ctest test each, CTEST_JOBS at a time (most
+# integration cases wait on a subprocess or a scaled clock rather than burn CPU). The cases
+# named "slow: ..." (thousands of connections, minutes of storm) are `make test-slow`; the live
+# storm's exact match with the simulation ("bench: ...") depends on the machine's spare CPU, so
+# it is a benchmark (bench/live), not a gate: `make test-bench` runs it.
+CTEST_JOBS ?= $(shell echo $$(( $(JOBS) * 2 )))
+CTEST = cd $(BUILD) && ctest --output-on-failure --timeout 600 -j $(CTEST_JOBS)
+
 test: build
-	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+	$(CTEST) -L 'unit|integration' -LE 'slow|bench'
 
-# The tests too long for every `make test` (thousands of connections, minutes of storm): the
-# ones named "long: ...", which skip themselves unless STAMPEDE_LONG_TESTS=1. The live storm's
-# exact match with the simulation ("acceptance: ...") depends on the machine's spare CPU, so
-# it is a benchmark (bench/live), not a gate: `make test-acceptance` runs it.
-test-long: build
-	@for t in $(BUILD)/bin/test_*; do \
-	  echo "== $$t"; \
-	  STAMPEDE_LONG_TESTS=1 $$t -tc='long:*' || exit 1; \
-	done
+test-unit: build
+	$(CTEST) -L unit
 
-test-acceptance: build
-	STAMPEDE_LONG_TESTS=1 $(BUILD)/bin/test_live -tc='acceptance:*'
+test-slow: build
+	$(CTEST) -L slow
 
+test-bench: build
+	$(CTEST) -L bench
+
+# The sanitizer trees run the unit and integration cases; the slow ones run in Release only.
 asan:
 	$(MAKE) test BUILD=build-asan CMAKE_FLAGS="-DCMAKE_BUILD_TYPE=RelWithDebInfo -DSTAMPEDE_SANITIZE=address,undefined"
 
