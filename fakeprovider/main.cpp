@@ -20,6 +20,7 @@
 #include "listen_address.hpp"
 #include "locked_provider.hpp"
 #include "one_line.hpp"
+#include "output_path.hpp"
 #include "redis_quota.hpp"
 #include "results.hpp"
 #include "scenario_clock.hpp"
@@ -211,13 +212,13 @@ int serve(const Args& args) {
 
   int code = 0;
   if (!args.arrivals_out.empty()) {
-    if (auto e = write_file_atomically(args.arrivals_out, provider.arrivals_csv())) {
+    if (auto e = write_output(args.arrivals_out, provider.arrivals_csv())) {
       code = fail(kRuntimeError, "--arrivals-out: " + *e);
     }
   }
   const auto stats = provider.stats_json();
   if (!args.stats_out.empty()) {
-    if (auto e = write_file_atomically(args.stats_out, json_text(stats) + "\n")) {
+    if (auto e = write_output(args.stats_out, json_text(stats) + "\n")) {
       code = fail(kRuntimeError, "--stats-out: " + *e);
     }
   }

@@ -7,6 +7,7 @@
 
 #include "html_report.hpp"
 #include "one_line.hpp"
+#include "output_path.hpp"
 #include "results.hpp"
 
 namespace stampede {
@@ -58,7 +59,7 @@ int run_report_command(const ReportCommand& cmd) {
     runs.push_back(*results);
   }
   const auto labels = cmd.labels.empty() ? input_labels(cmd.inputs, strategies) : cmd.labels;
-  if (auto error = write_file_atomically(cmd.out_path, render_report(runs, labels))) {
+  if (auto error = write_output(cmd.out_path, render_report(runs, labels))) {
     std::cerr << "loadgen report: " << *error << "\n";
     return kCannotWrite;
   }
