@@ -13,7 +13,8 @@ namespace stampede::testing {
 // another user, who may not make devices, a FIFO that a thread drains.
 class NullTwin {
  public:
-  explicit NullTwin(std::string path);
+  enum class Kind { kDeviceIfRoot, kFifo };
+  explicit NullTwin(std::string path, Kind kind = Kind::kDeviceIfRoot);
   ~NullTwin();
   NullTwin(const NullTwin&) = delete;
   NullTwin& operator=(const NullTwin&) = delete;

@@ -3,7 +3,6 @@
 // file, a symlink stays a symlink, a read-only file stays as it was.
 #include <doctest/doctest.h>
 
-#include <fcntl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -11,7 +10,6 @@
 
 #include <filesystem>
 #include <string>
-#include <thread>
 
 #include "null_twin_harness.hpp"
 #include "output_path.hpp"
@@ -172,20 +170,14 @@ TEST_CASE("a folder this process may not write is refused (not as root, who may)
 
 TEST_CASE("a FIFO is written in place and stays a FIFO") {
   TempDir dir;
-  const auto path = dir.file("fifo");
-  REQUIRE(mkfifo(path.c_str(), 0666) == 0);
-  std::string got;
-  std::thread reader([&] { got = read_file(path); });
-  const auto checked = check_output_path(path);
+  NullTwin fifo(dir.file("fifo"), NullTwin::Kind::kFifo);
+  REQUIRE(fifo.made());
+  const auto checked = check_output_path(fifo.path());
   REQUIRE_MESSAGE(checked, checked.error());
   CHECK(checked->kind == OutputKind::kInPlace);
-  if (const auto e = write_output(path, "through the pipe\n")) {
-    FAIL_CHECK(*e);
-    close(open(path.c_str(), O_WRONLY | O_NONBLOCK));  // let the reader go
-  }
-  reader.join();
-  CHECK(got == "through the pipe\n");
-  CHECK(S_ISFIFO(mode_of(path)));
+  CHECK_FALSE(write_output(fifo.path(), "through the pipe\n"));
+  CHECK(fifo.received(17) == "through the pipe\n");
+  CHECK(fifo.intact());
   CHECK(no_temporary_files(dir));
 }
 
