@@ -169,6 +169,10 @@ int serve(const Args& args) {
   }
   const auto header_timeout = parse_duration_ns(args.header_timeout);
   if (!header_timeout) return fail(kUsageError, "--header-timeout: " + header_timeout.error());
+  // Before serving: a path found bad at exit would lose every arrival recorded.
+  if (auto e = check_output_flags(
+          {{"--arrivals-out", args.arrivals_out}, {"--stats-out", args.stats_out}}))
+    return fail(kUsageError, *e);
 
   auto store = open_store(args, scenario->provider, *scale);
   if (!store) return fail(kUsageError, store.error());

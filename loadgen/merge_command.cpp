@@ -260,6 +260,10 @@ Parsed<json> merge_results(const std::vector<std::pair<std::string, json>>& docs
 }
 
 int run_merge_command(const MergeCommand& cmd) {
+  if (auto e = check_output_flags({{"-o", cmd.out_path}})) {
+    std::cerr << "loadgen: merge: " << *e << "\n";
+    return 2;
+  }
   std::vector<std::pair<std::string, json>> docs;
   for (const auto& path : cmd.inputs) {
     std::ifstream in(path);

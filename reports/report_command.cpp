@@ -39,6 +39,7 @@ int run_report_command(const ReportCommand& cmd) {
   if (cmd.inputs.empty()) return bad_input("give at least one results file (RESULTS.json)");
   if (cmd.out_path.empty())
     return bad_input("-o: give the HTML file to write, e.g. -o report.html");
+  if (auto e = check_output_flags({{"-o", cmd.out_path}})) return bad_input(*e);
   if (!cmd.labels.empty() && cmd.labels.size() != cmd.inputs.size()) {
     return bad_input("--label: " + std::to_string(cmd.labels.size()) + " labels for " +
                      std::to_string(cmd.inputs.size()) +
