@@ -59,8 +59,15 @@ std::string folder_problem(const std::string& path, const std::string& folder, i
 // The file is created (or renamed over) there, so the folder must take a new name.
 std::optional<std::string> folder_not_writable(const std::string& path, const std::string& folder) {
   if (access(folder.c_str(), W_OK | X_OK) == 0) return std::nullopt;
-  return quoted(path) + ": folder " + quoted(folder) + " is not writable (" + std::strerror(errno) +
+  const int error = errno;
+  return quoted(path) + ": folder " + quoted(folder) + " is not writable (" + std::strerror(error) +
          ")";
+}
+
+std::optional<std::string> not_writable(const std::string& path) {
+  if (access(path.c_str(), W_OK) == 0) return std::nullopt;
+  const int error = errno;
+  return quoted(path) + " is not writable (" + std::strerror(error) + ")";
 }
 
 // Where a chain of symlinks that ends in nothing points: the file a dangling link creates.
@@ -96,8 +103,7 @@ Checked regular_file(const std::string& path, mode_t mode) {
     return Checked::fail(quoted(path) + " is read-only (mode " + bits +
                          "); make it writable or name another file");
   }
-  if (access(path.c_str(), W_OK) != 0)
-    return Checked::fail(quoted(path) + " is not writable (" + std::strerror(errno) + ")");
+  if (auto e = not_writable(path)) return Checked::fail(*e);
   const auto real = real_path(path);
   if (real.error != 0) return Checked::fail(quoted(path) + ": " + std::strerror(real.error));
   if (auto e = folder_not_writable(path, folder_of(real.path))) return Checked::fail(*e);
@@ -108,8 +114,7 @@ Checked regular_file(const std::string& path, mode_t mode) {
 // target (a pipe, a terminal) has no path of its own.
 Checked in_place(const std::string& path, mode_t mode) {
   if (S_ISSOCK(mode)) return Checked::fail(quoted(path) + " is a socket, not a file");
-  if (access(path.c_str(), W_OK) != 0)
-    return Checked::fail(quoted(path) + " is not writable (" + std::strerror(errno) + ")");
+  if (auto e = not_writable(path)) return Checked::fail(*e);
   return Checked::ok({path, OutputKind::kInPlace});
 }
 
@@ -142,10 +147,12 @@ std::optional<std::string> write_in_place(const std::string& path, const std::st
 std::optional<std::string> write_replacing(const std::string& target, const std::string& text) {
   // A name of this process's own, so two writers of one path never share a temporary file.
   const std::string tmp = target + ".tmp." + std::to_string(getpid());
-  const auto failed = [&](const std::string& what) -> std::optional<std::string> {
-    const std::string reason = std::strerror(errno);
+  // Takes errno first: close and unlink may change it.
+  const auto failed = [&](int fd) -> std::optional<std::string> {
+    const int error = errno;
+    if (fd >= 0) close(fd);
     unlink(tmp.c_str());
-    return what + ": " + reason;
+    return write_failed(tmp, error);
   };
   // O_EXCL: a link planted under the temporary name is refused, never written through. A
   // leftover of a killed process with this pid goes first.
@@ -156,19 +163,16 @@ std::optional<std::string> write_replacing(const std::string& target, const std:
   // file system without modes simply keeps the new file's.
   struct stat old {};
   if (stat(target.c_str(), &old) == 0) (void)fchmod(fd, old.st_mode & 07777);
-  if (!write_all(fd, text)) {
-    close(fd);
-    return failed("cannot write " + quoted(tmp));
-  }
+  if (!write_all(fd, text)) return failed(fd);
   // On disk before the rename: after a crash of the machine the path holds the old file or the
   // whole new one, never an empty one.
-  if (fsync(fd) != 0 && errno != EINVAL) {
-    close(fd);
-    return failed("cannot write " + quoted(tmp));
+  if (fsync(fd) != 0 && errno != EINVAL) return failed(fd);
+  if (close(fd) != 0) return failed(-1);
+  if (std::rename(tmp.c_str(), target.c_str()) != 0) {
+    const int error = errno;
+    unlink(tmp.c_str());
+    return "cannot rename " + quoted(tmp) + " to " + quoted(target) + ": " + std::strerror(error);
   }
-  if (close(fd) != 0) return failed("cannot write " + quoted(tmp));
-  if (std::rename(tmp.c_str(), target.c_str()) != 0)
-    return failed("cannot rename " + quoted(tmp) + " to " + quoted(target));
   return std::nullopt;
 }
 
@@ -178,9 +182,10 @@ Parsed<OutputPath> check_output_path(const std::string& path) {
   if (path.empty()) return Checked::fail("an empty path; name a file");
   struct stat st {};
   if (stat(path.c_str(), &st) != 0) {
-    if (errno == ENOENT) return new_file(path);
-    if (errno == ENOTDIR) return Checked::fail(folder_problem(path, folder_of(path), ENOTDIR));
-    return Checked::fail(quoted(path) + ": " + std::strerror(errno));
+    const int error = errno;
+    if (error == ENOENT) return new_file(path);
+    if (error == ENOTDIR) return Checked::fail(folder_problem(path, folder_of(path), ENOTDIR));
+    return Checked::fail(quoted(path) + ": " + std::strerror(error));
   }
   if (S_ISDIR(st.st_mode)) return Checked::fail(quoted(path) + " is a folder; name a file in it");
   if (S_ISREG(st.st_mode)) return regular_file(path, st.st_mode);

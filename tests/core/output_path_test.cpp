@@ -5,9 +5,12 @@
 
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <string>
 
@@ -192,6 +195,21 @@ TEST_CASE("a device node is written in place and stays a device") {
   CHECK_FALSE(write_output(twin.path(), "twice\n"));
   CHECK(twin.intact());
   if (!twin.is_device()) CHECK(twin.received(20) == "{\"results\":1}\ntwice\n");
+  CHECK(no_temporary_files(dir));
+}
+
+TEST_CASE("a device that refuses the write (a private /dev/full twin) is an error naming it") {
+  if (geteuid() != 0) {
+    MESSAGE("skipped: only root makes a device node");
+    return;
+  }
+  TempDir dir;
+  const auto full = dir.file("full");
+  REQUIRE(mknod(full.c_str(), S_IFCHR | 0666, makedev(1, 7)) == 0);
+  const auto e = write_output(full, "x\n");
+  REQUIRE(e);
+  CHECK(*e == "cannot write '" + full + "': " + std::strerror(ENOSPC));
+  CHECK(S_ISCHR(mode_of(full)));
   CHECK(no_temporary_files(dir));
 }
 
