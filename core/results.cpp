@@ -1,12 +1,6 @@
 #include "results.hpp"
 
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <cerrno>
-#include <cstdio>
-#include <cstring>
 #include <fstream>
 #include <sstream>
 
@@ -190,37 +184,6 @@ Parsed<Results> load_results_file(const std::string& path) {
   auto r = results_from_json(j);
   if (!r) return Parsed<Results>::fail("results file '" + path + "': " + r.error());
   return r;
-}
-
-std::optional<std::string> write_file_atomically(const std::string& path, const std::string& text) {
-  // A name of this process's own, so two writers of one path never share a temporary file.
-  const std::string tmp = path + ".tmp." + std::to_string(getpid());
-  const auto failed = [&](const std::string& what) -> std::optional<std::string> {
-    const std::string reason = std::strerror(errno);
-    unlink(tmp.c_str());
-    return what + ": " + reason;
-  };
-  const int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-  if (fd < 0) return "cannot write '" + tmp + "': " + std::strerror(errno);
-  for (std::size_t done = 0; done < text.size();) {
-    const ssize_t n = write(fd, text.data() + done, text.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      close(fd);
-      return failed("cannot write '" + tmp + "'");
-    }
-    done += static_cast<std::size_t>(n);
-  }
-  // On disk before the rename: after a crash of the machine the path holds the old file or the
-  // whole new one, never an empty one.
-  if (fsync(fd) != 0 && errno != EINVAL) {
-    close(fd);
-    return failed("cannot write '" + tmp + "'");
-  }
-  if (close(fd) != 0) return failed("cannot write '" + tmp + "'");
-  if (std::rename(tmp.c_str(), path.c_str()) != 0)
-    return failed("cannot rename '" + tmp + "' to '" + path + "'");
-  return std::nullopt;
 }
 
 }  // namespace stampede

@@ -72,11 +72,6 @@ nlohmann::json to_json(const Results& r);
 Parsed<Results> results_from_json(const nlohmann::json& j);
 Parsed<Results> load_results_file(const std::string& path);
 
-// Writes to a temporary name beside it (PATH.tmp.PID), syncs it to disk and renames it over
-// PATH: an interrupted run leaves the old file or the whole new one, never half a file. On a
-// failure the temporary file is removed and the error names it.
-std::optional<std::string> write_file_atomically(const std::string& path, const std::string& text);
-
 std::vector<std::string> outcome_labels();
 std::vector<std::string> send_labels();
 

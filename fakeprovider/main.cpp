@@ -20,6 +20,7 @@
 #include "listen_address.hpp"
 #include "locked_provider.hpp"
 #include "one_line.hpp"
+#include "output_path.hpp"
 #include "redis_quota.hpp"
 #include "results.hpp"
 #include "scenario_clock.hpp"
@@ -168,6 +169,10 @@ int serve(const Args& args) {
   }
   const auto header_timeout = parse_duration_ns(args.header_timeout);
   if (!header_timeout) return fail(kUsageError, "--header-timeout: " + header_timeout.error());
+  // Before serving: a path found bad at exit would lose every arrival recorded.
+  if (auto e = check_output_flags(
+          {{"--arrivals-out", args.arrivals_out}, {"--stats-out", args.stats_out}}))
+    return fail(kUsageError, *e);
 
   auto store = open_store(args, scenario->provider, *scale);
   if (!store) return fail(kUsageError, store.error());
@@ -211,13 +216,13 @@ int serve(const Args& args) {
 
   int code = 0;
   if (!args.arrivals_out.empty()) {
-    if (auto e = write_file_atomically(args.arrivals_out, provider.arrivals_csv())) {
+    if (auto e = write_output(args.arrivals_out, provider.arrivals_csv())) {
       code = fail(kRuntimeError, "--arrivals-out: " + *e);
     }
   }
   const auto stats = provider.stats_json();
   if (!args.stats_out.empty()) {
-    if (auto e = write_file_atomically(args.stats_out, json_text(stats) + "\n")) {
+    if (auto e = write_output(args.stats_out, json_text(stats) + "\n")) {
       code = fail(kRuntimeError, "--stats-out: " + *e);
     }
   }

@@ -15,6 +15,7 @@
 #include "html_report.hpp"
 #include "merge_command.hpp"
 #include "one_line.hpp"
+#include "output_path.hpp"
 #include "report_command.hpp"
 #include "run_command.hpp"
 #include "scenario_clock.hpp"
@@ -103,11 +104,19 @@ Parsed<Shard> shard_from(const ShardArgs& a) {
                        std::getenv("STAMPEDE_SHARDS"));
 }
 
-// --report wins; otherwise a report beside --out unless --no-report.
+// --report wins; otherwise a report beside --out unless --no-report, and only beside a file:
+// beside /dev/null it would be /dev/null.html, beside a folder FOLDER.html.
 std::string report_path_for(const std::string& report, const std::string& out, bool no_report) {
   if (no_report) return "";
   if (!report.empty()) return report;
-  return out.empty() ? "" : default_report_path(out);
+  if (out.empty()) return "";
+  const auto target = check_output_path(out);
+  return target && target->kind != OutputKind::kInPlace ? default_report_path(out) : "";
+}
+
+// The flag a report's path comes from, for its error: --report, or --out beside which it goes.
+std::string report_flag(const std::string& report) {
+  return report.empty() ? "--report (beside --out)" : "--report";
 }
 
 struct SimulateArgs {
@@ -145,6 +154,9 @@ int simulate_main(const SimulateArgs& a) {
     return usage_error(
         "--shard: a sharded simulation takes one trial of the plain mode; drop "
         "--trials or --mode occ, or run unsharded");
+  if (auto e =
+          check_output_flags({{"--out", cmd.out_path}, {report_flag(a.report), cmd.report_path}}))
+    return usage_error(*e);
   return run_simulate_command(cmd);
 }
 
@@ -265,6 +277,13 @@ int run_main(const RunArgs& a) {
   cmd.report_path = report_path_for(a.report, a.out, a.no_report);
   cmd.attempts_path = a.attempts_out;
   cmd.quiet = a.quiet;
+  // Before the probe: a path found bad after the run would lose it.
+  if (auto e = check_output_flags({{"--out", cmd.out_path},
+                                   {"--dead-letter", cmd.dead_letter_path},
+                                   {"--junit", cmd.junit_path},
+                                   {"--attempts-out", cmd.attempts_path},
+                                   {report_flag(a.report), cmd.report_path}}))
+    return usage_error(*e);
   return run_run_command(cmd);
 }
 

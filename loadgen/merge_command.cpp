@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "live_comparison.hpp"
+#include "output_path.hpp"
 #include "results.hpp"
 #include "shard.hpp"
 #include "sim_engine.hpp"
@@ -259,6 +260,10 @@ Parsed<json> merge_results(const std::vector<std::pair<std::string, json>>& docs
 }
 
 int run_merge_command(const MergeCommand& cmd) {
+  if (auto e = check_output_flags({{"-o", cmd.out_path}})) {
+    std::cerr << "loadgen: merge: " << *e << "\n";
+    return 2;
+  }
   std::vector<std::pair<std::string, json>> docs;
   for (const auto& path : cmd.inputs) {
     std::ifstream in(path);
@@ -280,7 +285,7 @@ int run_merge_command(const MergeCommand& cmd) {
     std::cerr << "loadgen: merge: " << merged.error() << "\n";
     return 2;
   }
-  if (auto error = write_file_atomically(cmd.out_path, merged->dump(1) + "\n")) {
+  if (auto error = write_output(cmd.out_path, merged->dump(1) + "\n")) {
     std::cerr << "loadgen: " << *error << "\n";
     return 3;
   }

@@ -28,8 +28,9 @@ struct MergeCommand {
 Parsed<nlohmann::json> merge_results(
     const std::vector<std::pair<std::string, nlohmann::json>>& docs, bool partial);
 
-// Reads, merges, writes. Returns the exit code: 0 merged and every assertion holds, 1 some
-// failed, 2 the files cannot be merged (one line on stderr), 3 the output cannot be written.
+// Checks the output, reads, merges, writes. Returns the exit code: 0 merged and every
+// assertion holds, 1 some failed, 2 the output path cannot take a file (check_output_path) or
+// the files cannot be merged (one line on stderr), 3 the output cannot be written.
 int run_merge_command(const MergeCommand& cmd);
 
 }  // namespace stampede

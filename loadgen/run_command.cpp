@@ -16,6 +16,7 @@
 #include "live_comparison.hpp"
 #include "live_probe.hpp"
 #include "live_provider_admin.hpp"
+#include "output_path.hpp"
 #include "scenario_clock.hpp"
 #include "sim_engine.hpp"
 #include "sim_trials.hpp"
@@ -115,7 +116,7 @@ LiveRun drive(LiveEngine& engine, const SignalDescriptor& signals, const RunComm
 
 std::optional<std::string> write_text(const std::string& path, const std::string& text) {
   if (path.empty()) return std::nullopt;
-  return write_file_atomically(path, text);
+  return write_output(path, text);
 }
 
 nlohmann::json live_section(const RunCommand& cmd, const LiveRun& run) {

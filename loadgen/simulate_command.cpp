@@ -6,6 +6,7 @@
 #include <iostream>
 
 #include "html_report.hpp"
+#include "output_path.hpp"
 #include "sim_trials.hpp"
 #include "terminal_summary.hpp"
 
@@ -28,7 +29,7 @@ int run_simulate_command(const SimulateCommand& cmd) {
   results.verdicts = evaluate_all(cmd.assertions, results.summary);
   if (!cmd.quiet) std::cout << format_terminal_summary(results) << std::flush;
   if (!cmd.out_path.empty()) {
-    if (auto error = write_file_atomically(cmd.out_path, to_json(results).dump(1) + "\n")) {
+    if (auto error = write_output(cmd.out_path, to_json(results).dump(1) + "\n")) {
       std::cerr << "loadgen: " << *error << "\n";
       return 3;
     }

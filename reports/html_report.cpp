@@ -7,6 +7,7 @@
 
 #include "charts.hpp"
 #include "html_escape.hpp"
+#include "output_path.hpp"
 #include "report_format.hpp"
 
 namespace stampede {
@@ -320,7 +321,7 @@ std::string render_report(const std::vector<Results>& runs,
 }
 
 std::optional<std::string> write_report(const Results& results, const std::string& path) {
-  return write_file_atomically(path, render_report({results}, {default_label(results)}));
+  return write_output(path, render_report({results}, {default_label(results)}));
 }
 
 std::string default_report_path(const std::string& results_path) {

@@ -19,7 +19,7 @@ std::string render_report(const std::vector<Results>& runs, const std::vector<st
 // What a run is called when nobody named it: its strategy.
 std::string default_label(const Results& r);
 
-// Renders one run's report and writes it atomically. Returns the error, if any.
+// Renders one run's report and writes it (write_output). Returns the error, if any.
 std::optional<std::string> write_report(const Results& results, const std::string& path);
 
 // Where a run's report goes beside its results: "out/storm.json" -> "out/storm.html".

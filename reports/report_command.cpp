@@ -7,6 +7,7 @@
 
 #include "html_report.hpp"
 #include "one_line.hpp"
+#include "output_path.hpp"
 #include "results.hpp"
 
 namespace stampede {
@@ -38,6 +39,7 @@ int run_report_command(const ReportCommand& cmd) {
   if (cmd.inputs.empty()) return bad_input("give at least one results file (RESULTS.json)");
   if (cmd.out_path.empty())
     return bad_input("-o: give the HTML file to write, e.g. -o report.html");
+  if (auto e = check_output_flags({{"-o", cmd.out_path}})) return bad_input(*e);
   if (!cmd.labels.empty() && cmd.labels.size() != cmd.inputs.size()) {
     return bad_input("--label: " + std::to_string(cmd.labels.size()) + " labels for " +
                      std::to_string(cmd.inputs.size()) +
@@ -58,7 +60,7 @@ int run_report_command(const ReportCommand& cmd) {
     runs.push_back(*results);
   }
   const auto labels = cmd.labels.empty() ? input_labels(cmd.inputs, strategies) : cmd.labels;
-  if (auto error = write_file_atomically(cmd.out_path, render_report(runs, labels))) {
+  if (auto error = write_output(cmd.out_path, render_report(runs, labels))) {
     std::cerr << "loadgen report: " << *error << "\n";
     return kCannotWrite;
   }

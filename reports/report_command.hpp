@@ -12,10 +12,11 @@ struct ReportCommand {
   bool quiet = false;               // print nothing on success
 };
 
-// Reads every results file, renders one report and writes it atomically, then prints its
-// path. Returns the exit code: 0 written; 2 bad input (no input, an empty, unreadable or
-// malformed results file, labels that do not match the inputs), with one line naming the
-// file and what is wrong; 3 the report could not be written.
+// Checks the output path, reads every results file, renders one report and writes it
+// (write_output), then prints its path. Returns the exit code: 0 written; 2 bad input (an
+// output path that cannot take a file, no input, an empty, unreadable or malformed results
+// file, labels that do not match the inputs), with one line naming the file and what is
+// wrong; 3 the report could not be written.
 int run_report_command(const ReportCommand& cmd);
 
 // Names for runs nobody labelled: their strategies when those tell them apart, else their

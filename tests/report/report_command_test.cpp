@@ -95,12 +95,12 @@ TEST_CASE("no input, no output or labels that do not match the inputs: exit 2") 
   CHECK(r.err.find("1 labels for 2 results files") != std::string::npos);
 }
 
-TEST_CASE("a report that cannot be written: exit 3") {
+TEST_CASE("a report into a missing folder is bad input, found before any input is read") {
   TempDir dir;
-  const auto r = run_report(
-      command({fixture_path("storm_full_jitter.results.json")}, dir.file("no/such/dir/r.html")));
-  CHECK(r.exit_code == 3);
-  CHECK(r.err.find("cannot write") != std::string::npos);
+  const auto r = run_report(command({dir.file("not-read.json")}, dir.file("no/such/dir/r.html")));
+  CHECK(r.exit_code == 2);
+  CHECK(r.err == "loadgen report: -o: '" + dir.file("no/such/dir/r.html") + "': folder '" +
+                     dir.file("no/such/dir") + "' does not exist\n");
 }
 
 TEST_CASE("unlabelled runs are named by strategy, else file name, else path") {
