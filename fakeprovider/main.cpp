@@ -12,19 +12,19 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
-#include "admin_api.hpp"
-#include "data_plane.hpp"
 #include "duration.hpp"
 #include "generated/version.hpp"
 #include "json_text.hpp"
-#include "listen_address.hpp"
-#include "locked_provider.hpp"
 #include "one_line.hpp"
 #include "output_path.hpp"
-#include "redis_quota.hpp"
 #include "results.hpp"
 #include "scenario_clock.hpp"
 #include "scenario_flags.hpp"
+#include "server/admin_api.hpp"
+#include "server/data_plane.hpp"
+#include "server/listen_address.hpp"
+#include "server/locked_provider.hpp"
+#include "store/redis_quota.hpp"
 
 using namespace stampede;
 

@@ -13,7 +13,7 @@
 #include <string>
 #include <string_view>
 
-#include "http_response_parser.hpp"
+#include "http/http_response_parser.hpp"
 
 namespace {
 

@@ -10,10 +10,10 @@
 #include <cstdlib>
 #include <string>
 
-#include "attempt_header.hpp"
 #include "json_text.hpp"
-#include "locked_provider.hpp"
+#include "model/attempt_header.hpp"
 #include "scenario.hpp"
+#include "server/locked_provider.hpp"
 
 namespace {
 

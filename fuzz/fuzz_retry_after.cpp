@@ -6,7 +6,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "retry_after_header.hpp"
+#include "http/retry_after_header.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   FuzzedDataProvider in(data, size);

@@ -9,19 +9,19 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
-#include "advise.hpp"
+#include "cli/merge_command.hpp"
+#include "cli/run_command.hpp"
+#include "cli/simulate_command.hpp"
 #include "duration.hpp"
 #include "generated/version.hpp"
 #include "html_report.hpp"
-#include "merge_command.hpp"
 #include "one_line.hpp"
 #include "output_path.hpp"
+#include "policy/advise.hpp"
+#include "policy/shard.hpp"
 #include "report_command.hpp"
-#include "run_command.hpp"
 #include "scenario_clock.hpp"
 #include "scenario_flags.hpp"
-#include "shard.hpp"
-#include "simulate_command.hpp"
 
 using namespace stampede;
 

@@ -3,7 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "results.hpp"
-#include "sim_engine.hpp"
+#include "sim/sim_engine.hpp"
 
 using namespace stampede;
 using nlohmann::json;

@@ -11,11 +11,11 @@
 #include <nlohmann/json.hpp>
 
 #include "html_report.hpp"
-#include "limiter.hpp"
-#include "provider_policy.hpp"
+#include "http/retry_after_header.hpp"
+#include "model/limiter.hpp"
+#include "model/provider_policy.hpp"
 #include "report_format.hpp"
 #include "results.hpp"
-#include "retry_after_header.hpp"
 #include "scenario.hpp"
 
 using namespace stampede;

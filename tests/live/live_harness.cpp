@@ -15,7 +15,7 @@
 #include <sstream>
 #include <thread>
 
-#include "live_provider_admin.hpp"
+#include "live/provider_admin.hpp"
 
 extern char** environ;
 

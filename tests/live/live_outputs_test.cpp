@@ -2,11 +2,11 @@
 
 #include <nlohmann/json.hpp>
 
-#include "dead_letter_writer.hpp"
-#include "junit_writer.hpp"
-#include "live_comparison.hpp"
-#include "sim_engine.hpp"
-#include "timer_heap.hpp"
+#include "cli/junit_writer.hpp"
+#include "cli/live_comparison.hpp"
+#include "live/dead_letter_writer.hpp"
+#include "live/timer_heap.hpp"
+#include "sim/sim_engine.hpp"
 
 using namespace stampede;
 

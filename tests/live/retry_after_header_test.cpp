@@ -1,6 +1,6 @@
 #include <doctest/doctest.h>
 
-#include "retry_after_header.hpp"
+#include "http/retry_after_header.hpp"
 
 using namespace stampede;
 

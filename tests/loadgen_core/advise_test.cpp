@@ -2,8 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "advise.hpp"
 #include "duration.hpp"
+#include "policy/advise.hpp"
 
 using namespace stampede;
 

@@ -4,8 +4,8 @@
 #include <string>
 #include <vector>
 
-#include "backoff.hpp"
 #include "duration.hpp"
+#include "policy/backoff.hpp"
 
 using namespace stampede;
 

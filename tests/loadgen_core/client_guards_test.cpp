@@ -3,13 +3,13 @@
 #include <algorithm>
 #include <cmath>
 
-#include "adaptive_rate_limiter.hpp"
-#include "adaptive_throttle.hpp"
 #include "duration.hpp"
-#include "retry_policy.hpp"
-#include "retry_quota.hpp"
-#include "retry_ratio_budget.hpp"
-#include "trailing_counts.hpp"
+#include "policy/adaptive_rate_limiter.hpp"
+#include "policy/adaptive_throttle.hpp"
+#include "policy/retry_policy.hpp"
+#include "policy/retry_quota.hpp"
+#include "policy/retry_ratio_budget.hpp"
+#include "policy/trailing_counts.hpp"
 
 using namespace stampede;
 

@@ -6,8 +6,8 @@
 #include <vector>
 
 #include "duration.hpp"
-#include "event_queue.hpp"
 #include "rng.hpp"
+#include "sim/event_queue.hpp"
 
 using namespace stampede;
 

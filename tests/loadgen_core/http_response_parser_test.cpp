@@ -9,7 +9,7 @@
 #include <type_traits>
 #include <vector>
 
-#include "http_response_parser.hpp"
+#include "http/http_response_parser.hpp"
 
 using namespace stampede;
 using State = HttpResponseParser::State;

@@ -1,6 +1,6 @@
 #include <doctest/doctest.h>
 
-#include "occ_cycle.hpp"
+#include "policy/occ_cycle.hpp"
 
 using namespace stampede;
 

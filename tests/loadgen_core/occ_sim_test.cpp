@@ -3,8 +3,8 @@
 #include <cmath>
 
 #include "duration.hpp"
-#include "occ_sim.hpp"
-#include "sim_trials.hpp"
+#include "sim/occ_sim.hpp"
+#include "sim/sim_trials.hpp"
 
 using namespace stampede;
 

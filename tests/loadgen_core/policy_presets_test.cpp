@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "duration.hpp"
+#include "policy/retry_policy.hpp"
 #include "policy_presets.hpp"
-#include "retry_policy.hpp"
 
 using namespace stampede;
 

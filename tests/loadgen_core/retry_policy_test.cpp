@@ -4,7 +4,7 @@
 #include <vector>
 
 #include "duration.hpp"
-#include "retry_policy.hpp"
+#include "policy/retry_policy.hpp"
 
 using namespace stampede;
 

@@ -7,7 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "duration.hpp"
-#include "sim_engine.hpp"
+#include "sim/sim_engine.hpp"
 
 using namespace stampede;
 

@@ -4,7 +4,7 @@
 #include <vector>
 
 #include "duration.hpp"
-#include "workload.hpp"
+#include "policy/workload.hpp"
 
 using namespace stampede;
 

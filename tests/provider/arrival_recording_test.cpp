@@ -1,8 +1,8 @@
 #include <doctest/doctest.h>
 
-#include "arrival_log.hpp"
-#include "arrival_stats.hpp"
 #include "duration.hpp"
+#include "recording/arrival_log.hpp"
+#include "recording/arrival_stats.hpp"
 #include "results.hpp"
 
 using namespace stampede;

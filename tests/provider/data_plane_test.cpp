@@ -9,8 +9,8 @@
 #include <thread>
 
 #include "duration.hpp"
+#include "model/provider_policy.hpp"
 #include "provider_harness.hpp"
-#include "provider_policy.hpp"
 
 using namespace stampede;
 using namespace provider_test;

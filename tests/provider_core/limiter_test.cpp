@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "duration.hpp"
-#include "limiter.hpp"
+#include "model/limiter.hpp"
 #include "rng.hpp"
 
 using namespace stampede;

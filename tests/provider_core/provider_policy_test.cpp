@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "duration.hpp"
-#include "provider_policy.hpp"
+#include "model/provider_policy.hpp"
 
 using namespace stampede;
 

@@ -2,8 +2,8 @@
 
 #include <string>
 
-#include "attempt_header.hpp"
-#include "constant_time.hpp"
+#include "model/attempt_header.hpp"
+#include "server/constant_time.hpp"
 
 using stampede::constant_time_equal;
 using stampede::parse_attempt;

@@ -4,7 +4,7 @@
 #include <string>
 #include <string_view>
 
-#include "versioned_row.hpp"
+#include "model/versioned_row.hpp"
 
 using namespace stampede;
 

@@ -1,8 +1,8 @@
 // The shard arithmetic: which clients and items a shard owns, and the flags that name it.
 #include <doctest/doctest.h>
 
-#include "shard.hpp"
-#include "workload.hpp"
+#include "policy/shard.hpp"
+#include "policy/workload.hpp"
 
 using namespace stampede;
 

@@ -9,10 +9,10 @@
 #include <string>
 #include <vector>
 
-#include "provider_policy.hpp"
+#include "model/provider_policy.hpp"
 #include "redis_harness.hpp"
-#include "redis_quota.hpp"
 #include "rng.hpp"
+#include "store/redis_quota.hpp"
 
 using namespace stampede;
 using namespace live_test;

@@ -1,0 +1,267 @@
+#include "model/provider_policy.hpp"
+
+#include <charconv>
+#include <cstdint>
+#include <cstring>
+
+#include <nlohmann/json.hpp>
+
+#include "duration.hpp"
+
+namespace stampede {
+namespace {
+constexpr std::uint64_t kProviderStream = 0xFFFF'FFFF'FFFF'FFFFULL;
+}
+
+std::string_view to_string(DecisionReason r) {
+  switch (r) {
+    case DecisionReason::kServed:
+      return "served";
+    case DecisionReason::kOutage:
+      return "outage";
+    case DecisionReason::kInjectedError:
+      return "injected_error";
+    case DecisionReason::kCapacity:
+      return "capacity";
+    case DecisionReason::kAllowance:
+      return "request_rate_exceeded";
+    case DecisionReason::kTokens:
+      return "token_rate_exceeded";
+    case DecisionReason::kSpendCap:
+      return "spend_cap_exceeded";
+    case DecisionReason::kTooLarge:
+      return "request_too_large";
+    case DecisionReason::kBadTokens:
+      return "invalid_tokens";
+    case DecisionReason::kStoreUnavailable:
+      return "store_unavailable";
+  }
+  return "?";
+}
+
+DeclaredTokens parse_declared_tokens(const char* header_value) {
+  if (!header_value) return {};
+  const char* end = header_value + std::strlen(header_value);
+  std::int64_t n = 0;
+  const auto [at, ec] = std::from_chars(header_value, end, n);
+  if (ec != std::errc{} || at != end || at == header_value || n < 0) return {std::nullopt, true};
+  return {n, false};
+}
+
+DeclaredTokens declared_tokens_in_body(std::string_view body, std::string_view field) {
+  if (body.empty()) return {};
+  const auto j = nlohmann::json::parse(body, nullptr, /*allow_exceptions=*/false);
+  if (!j.is_object()) return {std::nullopt, true};
+  const auto it = j.find(field);
+  if (it == j.end()) return {};
+  if (it->is_number_unsigned() && it->get<std::uint64_t>() <= INT64_MAX)
+    return {static_cast<std::int64_t>(it->get<std::uint64_t>()), false};
+  // nlohmann reads a non-negative integer as unsigned: anything else is not a count.
+  return {std::nullopt, true};
+}
+
+std::int64_t retry_after_seconds(std::int64_t retry_after_ns) {
+  const std::int64_t s = (retry_after_ns + kNsPerSec - 1) / kNsPerSec;
+  return s < 1 ? 1 : s;
+}
+
+ProviderPolicy::ProviderPolicy(const ProviderConfig& config, SharedQuota* shared)
+    : config_(config), shared_(shared), rng_(make_stream(config.seed, kProviderStream)) {
+  if (config_.capacity && !shared_)
+    capacity_ = make_limiter(config_.limiter, *config_.capacity, config_.burst);
+}
+
+void ProviderPolicy::add_outage(const OutageWindow& window) {
+  config_.outages.push_back(window);
+}
+
+std::optional<Decision> ProviderPolicy::outage(std::int64_t now_ns) const {
+  for (const auto& w : config_.outages) {
+    if (now_ns < w.start_ns || now_ns >= w.end_ns) continue;
+    Decision d;
+    d.reason = DecisionReason::kOutage;
+    switch (w.action) {
+      case OutageAction::kStatus503:
+        d.status = 503;
+        break;
+      case OutageAction::kStatus529:
+        d.status = 529;
+        break;
+      case OutageAction::kStatus500:
+        d.status = 500;
+        break;
+      case OutageAction::kReset:
+        d.status = 0;
+        d.reset_connection = true;
+        break;
+    }
+    if (config_.retry_after && !d.reset_connection) d.retry_after_ns = w.end_ns - now_ns;
+    return d;
+  }
+  return std::nullopt;
+}
+
+Decision ProviderPolicy::quota_rejection(const LimitVerdict& v, int status,
+                                         DecisionReason reason) const {
+  Decision d;
+  d.status = status;
+  d.reason = reason;
+  if (config_.retry_after) d.retry_after_ns = v.retry_after_ns;
+  d.has_quota = true;
+  d.limit = v.limit;
+  d.remaining = v.remaining;
+  d.reset_ns = v.reset_ns;
+  return d;
+}
+
+ProviderPolicy::TenantQuota& ProviderPolicy::tenant_quota(std::string_view tenant) {
+  // Most runs have one tenant: skip the hash when it is the same as last time.
+  if (last_quota_ && tenant == last_tenant_) return *last_quota_;
+  auto it = tenants_.find(std::string(tenant));
+  if (it == tenants_.end()) {
+    TenantQuota q;
+    if (config_.allowance)
+      q.requests = make_limiter(config_.limiter, *config_.allowance, config_.burst);
+    // A token bucket holds the whole window's tokens, as Anthropic's does: a one-second burst
+    // would turn away any request larger than a second's worth.
+    if (config_.token_allowance) {
+      q.tokens =
+          make_limiter(config_.limiter, *config_.token_allowance, config_.token_allowance->count);
+    }
+    it = tenants_.emplace(std::string(tenant), std::move(q)).first;
+  }
+  last_tenant_ = std::string(tenant);
+  last_quota_ = &it->second;
+  return *last_quota_;
+}
+
+// The request allowance's verdict: its 429, or its numbers written into `served`.
+std::optional<Decision> ProviderPolicy::request_rejection(const LimitVerdict& v,
+                                                          Decision& served) const {
+  if (!v.admitted) {
+    auto r = quota_rejection(v, 429, DecisionReason::kAllowance);
+    r.window_ns = config_.allowance->window_ns;
+    return r;
+  }
+  served.has_quota = true;
+  served.limit = v.limit;
+  served.remaining = v.remaining;
+  served.reset_ns = v.reset_ns;
+  served.window_ns = config_.allowance->window_ns;
+  return std::nullopt;
+}
+
+// The quota layers' verdicts as an answer, for both paths (in process and the shared store):
+// the first layer that rejected, or none; each one that admitted writes its numbers into
+// `served`.
+std::optional<Decision> ProviderPolicy::verdicts_rejection(const QuotaVerdicts& q,
+                                                           Decision& served) const {
+  if (q.capacity && !q.capacity->admitted) {
+    return quota_rejection(*q.capacity, 529, DecisionReason::kCapacity);
+  }
+  if (q.spend_capped) {
+    // Spent for good: a retry cannot succeed, so no Retry-After and x-should-retry: false.
+    Decision d;
+    d.status = 429;
+    d.reason = DecisionReason::kSpendCap;
+    d.should_retry = false;
+    return d;
+  }
+  if (q.allowance) {
+    if (auto r = request_rejection(*q.allowance, served)) return r;
+  }
+  if (q.tokens) {
+    const LimitVerdict& v = *q.tokens;
+    served.tokens = QuotaNumbers{v.limit, v.remaining, v.reset_ns};
+    if (!v.admitted) {
+      // The request numbers stay: this request used its request allowance.
+      Decision r = served;
+      r.status = 429;
+      r.reason = v.too_large ? DecisionReason::kTooLarge : DecisionReason::kTokens;
+      r.should_retry = !v.too_large;
+      if (config_.retry_after && !v.too_large) r.retry_after_ns = v.retry_after_ns;
+      return r;
+    }
+  }
+  return std::nullopt;
+}
+
+// The quota layers as the shared store decides them, on its clock.
+std::optional<Decision> ProviderPolicy::shared_rejection(std::int64_t now_ns,
+                                                         std::string_view tenant, std::int64_t cost,
+                                                         Decision& served) {
+  const QuotaVerdicts q = shared_->decide(now_ns, tenant, cost);
+  if (q.unavailable) {
+    Decision d;
+    d.status = 503;
+    d.reason = DecisionReason::kStoreUnavailable;
+    if (config_.retry_after) d.retry_after_ns = kNsPerSec;
+    return d;
+  }
+  auto r = verdicts_rejection(q, served);
+  served.quota_t_ns = q.t_ns;
+  if (r) r->quota_t_ns = q.t_ns;
+  return r;
+}
+
+// Capacity, then the tenant's quotas, all in this process.
+std::optional<Decision> ProviderPolicy::local_rejection(std::int64_t now_ns,
+                                                        std::string_view tenant, std::int64_t cost,
+                                                        Decision& served) {
+  QuotaVerdicts q;
+  if (capacity_) q.capacity = capacity_->try_acquire(now_ns);
+  if ((!q.capacity || q.capacity->admitted) &&
+      (config_.allowance || config_.token_allowance || config_.spend_cap)) {
+    tenant_verdicts(now_ns, tenant_quota(tenant), cost, q);
+  }
+  return verdicts_rejection(q, served);
+}
+
+// The tenant's quotas in order, each asked only when the ones before admitted (the store's
+// script runs the same steps): the spend cap consumes nothing when it rejects; a request the
+// token allowance rejects has used its request allowance; tokens are spent when all admit.
+void ProviderPolicy::tenant_verdicts(std::int64_t now_ns, TenantQuota& t, std::int64_t cost,
+                                     QuotaVerdicts& q) {
+  if (config_.spend_cap && cost > *config_.spend_cap - t.spent) {
+    q.spend_capped = true;
+    return;
+  }
+  if (t.requests) {
+    q.allowance = t.requests->try_acquire(now_ns);
+    if (!q.allowance->admitted) return;
+  }
+  if (t.tokens) {
+    q.tokens = t.tokens->try_acquire(now_ns, cost);
+    if (!q.tokens->admitted) return;
+  }
+  t.spent += cost;
+}
+
+Decision ProviderPolicy::admit(std::int64_t now_ns, std::string_view tenant,
+                               const DeclaredTokens& tokens) {
+  if (auto d = outage(now_ns)) return *d;
+  if (tokens.malformed) {
+    Decision d;
+    d.status = 400;
+    d.reason = DecisionReason::kBadTokens;
+    return d;
+  }
+  if (config_.error_rate > 0 && rng_.unit() < config_.error_rate) {
+    Decision d;
+    d.status = 400;
+    d.reason = DecisionReason::kInjectedError;
+    return d;
+  }
+  Decision d;
+  const std::int64_t cost = tokens.count.value_or(config_.default_tokens);
+  auto rejection = shared_ ? shared_rejection(now_ns, tenant, cost, d)
+                           : local_rejection(now_ns, tenant, cost, d);
+  if (rejection) return *rejection;
+  d.service_ns = config_.latency_min_ns;
+  if (config_.latency_max_ns > config_.latency_min_ns) {
+    d.service_ns = rng_.uniform(config_.latency_min_ns, config_.latency_max_ns);
+  }
+  return d;
+}
+
+}  // namespace stampede

@@ -1,0 +1,125 @@
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+
+#include "model/limiter.hpp"
+#include "model/shared_quota.hpp"
+#include "outcome.hpp"
+#include "rng.hpp"
+#include "scenario.hpp"
+
+namespace stampede {
+
+// Which layer answered, for the error body and the stats. kAllowance is the request rate.
+enum class DecisionReason {
+  kServed,
+  kOutage,
+  kInjectedError,
+  kCapacity,
+  kAllowance,
+  kTokens,
+  kSpendCap,
+  kTooLarge,          // the request's tokens exceed the whole token allowance: no wait helps
+  kBadTokens,         // the token header is not a count
+  kStoreUnavailable,  // the shared store (--store) did not answer
+};
+inline constexpr std::size_t kDecisionReasonCount = 10;
+// served, outage, injected_error, capacity, request_rate_exceeded, token_rate_exceeded,
+// spend_cap_exceeded, request_too_large, invalid_tokens, store_unavailable: the stats' and
+// error bodies' names.
+std::string_view to_string(DecisionReason r);
+
+// One quota's numbers, for the rate-limit headers.
+struct QuotaNumbers {
+  std::int64_t limit = 0;
+  std::int64_t remaining = 0;
+  std::int64_t reset_ns = 0;  // until it is whole again
+};
+
+// The tokens a request declares (provider.token_header): none, when the default is counted,
+// or a count; malformed is answered 400.
+struct DeclaredTokens {
+  std::optional<std::int64_t> count;
+  bool malformed = false;
+};
+// The header's value, or null when the request has none: a whole number >= 0.
+DeclaredTokens parse_declared_tokens(const char* header_value);
+// A top-level field of a JSON object body (provider.token_field, e.g. max_tokens): absent (or
+// no body) declares nothing; not JSON, not an object, or not a whole number >= 0 is malformed.
+DeclaredTokens declared_tokens_in_body(std::string_view body, std::string_view field);
+
+struct Decision {
+  int status = 200;
+  bool reset_connection = false;  // an outage that drops the connection instead of answering
+  DecisionReason reason = DecisionReason::kServed;
+  std::int64_t retry_after_ns = -1;  // -1: send no Retry-After
+  bool has_quota = false;            // the RateLimit headers below apply
+  std::int64_t limit = 0;
+  std::int64_t remaining = 0;
+  std::int64_t reset_ns = 0;
+  std::int64_t window_ns = 0;
+  std::optional<QuotaNumbers> tokens;  // the tenant's token allowance, when it has one
+  bool should_retry = true;            // false: sent as x-should-retry: false
+  std::int64_t service_ns = 0;         // how long to take before answering
+  // When the quota layers decided: the arrival's time, or a shared store's later one; -1 when
+  // they were not asked.
+  std::int64_t quota_t_ns = -1;
+
+  Outcome outcome() const {
+    return reset_connection ? Outcome::kConnectError : classify_status(status);
+  }
+};
+
+// Retry-After in delta-seconds: rounded up, at least 1.
+std::int64_t retry_after_seconds(std::int64_t retry_after_ns);
+
+// The provider model: layers, first match wins — outage window, a malformed token count,
+// injected error, global capacity, then the tenant's quotas: its spend cap, its request
+// allowance, its token allowance; then success after the service time. Pure: time comes in,
+// nothing is read from a clock, and the caller serialises calls.
+//
+// The spend cap is checked first, as a provider checks an account's credit before its rates,
+// and only tokens served are spent. A request the token allowance turns away has used its
+// request allowance (OpenAI: "unsuccessful requests contribute to your per-minute limit").
+class ProviderPolicy {
+ public:
+  // shared: where capacity and the allowances live when not in this process (not owned).
+  explicit ProviderPolicy(const ProviderConfig& config, SharedQuota* shared = nullptr);
+
+  Decision admit(std::int64_t now_ns, std::string_view tenant, const DeclaredTokens& tokens = {});
+  // Starts an outage now (the admin API's POST /admin/outage).
+  void add_outage(const OutageWindow& window);
+  const ProviderConfig& config() const { return config_; }
+
+ private:
+  std::optional<Decision> outage(std::int64_t now_ns) const;
+  // A tenant's quotas: a limiter per allowance it has, and the tokens it has spent.
+  struct TenantQuota {
+    std::unique_ptr<Limiter> requests;
+    std::unique_ptr<Limiter> tokens;
+    std::int64_t spent = 0;
+  };
+  Decision quota_rejection(const LimitVerdict& v, int status, DecisionReason reason) const;
+  TenantQuota& tenant_quota(std::string_view tenant);
+  void tenant_verdicts(std::int64_t now_ns, TenantQuota& t, std::int64_t cost, QuotaVerdicts& q);
+  std::optional<Decision> request_rejection(const LimitVerdict& v, Decision& served) const;
+  std::optional<Decision> verdicts_rejection(const QuotaVerdicts& q, Decision& served) const;
+  std::optional<Decision> shared_rejection(std::int64_t now_ns, std::string_view tenant,
+                                           std::int64_t cost, Decision& served);
+  std::optional<Decision> local_rejection(std::int64_t now_ns, std::string_view tenant,
+                                          std::int64_t cost, Decision& served);
+
+  ProviderConfig config_;
+  SharedQuota* shared_;
+  Rng rng_;
+  std::unique_ptr<Limiter> capacity_;
+  std::unordered_map<std::string, TenantQuota> tenants_;
+  std::string last_tenant_;
+  TenantQuota* last_quota_ = nullptr;
+};
+
+}  // namespace stampede

@@ -1,0 +1,74 @@
+#include "recording/arrival_log.hpp"
+
+namespace stampede {
+
+std::string csv_field(std::string_view text) {
+  if (text.find_first_of(",\"\r\n") == std::string_view::npos) return std::string(text);
+  std::string out = "\"";
+  for (char c : text) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  out += '"';
+  return out;
+}
+
+void ArrivalLog::record(std::uint64_t seq, std::int64_t t_ns, std::string_view tenant, int status,
+                        int attempt, std::string_view client_id) {
+  auto it = tenant_index_.find(tenant);
+  if (it == tenant_index_.end()) {
+    it =
+        tenant_index_.emplace(std::string(tenant), static_cast<std::uint32_t>(tenant_names_.size()))
+            .first;
+    tenant_names_.emplace_back(tenant);
+  }
+  rows_.push_back({seq, t_ns, it->second, status, attempt, std::string(client_id)});
+}
+
+void ArrivalLog::clear() {
+  rows_.clear();
+  tenant_names_.clear();
+  tenant_index_.clear();
+}
+
+std::string ArrivalLog::to_csv(const std::vector<const ArrivalLog*>& logs) {
+  struct Cursor {
+    const ArrivalLog* log;
+    std::vector<std::string> tenants;  // quoted once per log, not once per row
+    std::size_t next = 0;
+  };
+  std::vector<Cursor> cursors;
+  std::size_t rows = 0;
+  for (const ArrivalLog* log : logs) {
+    Cursor c{log, {}};
+    for (const auto& name : log->tenant_names_) c.tenants.push_back(csv_field(name));
+    cursors.push_back(std::move(c));
+    rows += log->rows_.size();
+  }
+  std::string out = "t_ns,tenant,status,attempt,client_id\n";
+  out.reserve(out.size() + rows * 40);
+  // Each log is in decision order already: a merge by seq, with a handful of logs.
+  for (std::size_t n = 0; n < rows; ++n) {
+    Cursor* first = nullptr;
+    for (auto& c : cursors) {
+      if (c.next < c.log->rows_.size() &&
+          (!first || c.log->rows_[c.next].seq < first->log->rows_[first->next].seq)) {
+        first = &c;
+      }
+    }
+    const Row& r = first->log->rows_[first->next++];
+    out += std::to_string(r.t_ns);
+    out += ',';
+    out += first->tenants[r.tenant];
+    out += ',';
+    out += std::to_string(r.status);
+    out += ',';
+    out += std::to_string(r.attempt);
+    out += ',';
+    out += csv_field(r.client_id);
+    out += '\n';
+  }
+  return out;
+}
+
+}  // namespace stampede

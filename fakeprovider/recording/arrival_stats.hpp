@@ -1,0 +1,58 @@
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+#include "binned_counts.hpp"
+#include "model/provider_policy.hpp"
+#include "outcome.hpp"
+#include "results.hpp"
+
+namespace stampede {
+
+// The provider's counters: arrivals per bin by outcome and by send number, totals (by outcome
+// and by the layer that answered: which quota a 429 was for), and the same per tenant. Bounded by
+// the run's duration and its tenants, never by its traffic. Pure: the caller stamps the time and
+// serialises calls.
+class ArrivalStats {
+ public:
+  struct Totals {
+    std::int64_t requests = 0;
+    std::array<std::int64_t, kOutcomeCount> by_outcome{};
+    std::array<std::int64_t, kDecisionReasonCount> by_reason{};
+  };
+
+  explicit ArrivalStats(std::int64_t bin_ns);
+
+  // attempt: the send number the client declared (X-Attempt), 1 for a first send. reason: the
+  // layer that answered.
+  void record(std::int64_t t_ns, std::string_view tenant, Outcome outcome, int attempt,
+              DecisionReason reason = DecisionReason::kServed);
+  // Adds another's counts (same bin): each server thread records alone, the stats add them.
+  void merge(const ArrivalStats& other);
+
+  std::int64_t bin_ns() const { return bins_.provider_by_outcome.bin_ns(); }
+  const Totals& totals() const { return totals_; }
+  const std::map<std::string, Totals, std::less<>>& tenants() const { return tenants_; }
+  const BinnedCounts& by_outcome() const { return bins_.provider_by_outcome; }
+  const BinnedCounts& by_send() const { return bins_.provider_by_send; }
+
+  // The GET /admin/stats document (docs/ADMIN_API.md), which `loadgen run` reads.
+  nlohmann::json to_json(std::int64_t clock_ns, double time_scale) const;
+  // The GET /metrics page, Prometheus text format 0.0.4.
+  std::string to_prometheus(std::int64_t clock_ns) const;
+
+ private:
+  // Only the provider_by_* histograms: record_arrival labels sends as the simulator does.
+  Recording bins_;
+  Totals totals_;
+  std::map<std::string, Totals, std::less<>> tenants_;
+};
+
+}  // namespace stampede

@@ -1,0 +1,48 @@
+#pragma once
+
+#include <atomic>
+#include <memory>
+#include <optional>
+#include <string>
+#include <thread>
+
+#include "server/listen_address.hpp"
+#include "server/locked_provider.hpp"
+
+namespace httplib {
+class Server;
+}
+
+namespace stampede {
+
+struct AdminConfig {
+  ListenAddress listen;
+  std::string token;  // empty: no Authorization required (loopback only)
+};
+
+// The admin API on its own port (cpp-httplib), so polling it never disturbs the data plane's
+// timing: stats, Prometheus metrics, reset, outages on demand, health. docs/ADMIN_API.md.
+class AdminApi {
+ public:
+  AdminApi(const AdminConfig& config, LockedProvider& provider);
+  ~AdminApi();
+  AdminApi(const AdminApi&) = delete;
+  AdminApi& operator=(const AdminApi&) = delete;
+
+  // Binds and serves on a thread of its own; the error says what could not be done.
+  std::optional<std::string> start();
+  int port() const { return port_; }
+  void stop();
+
+ private:
+  void add_routes();
+
+  AdminConfig config_;
+  LockedProvider& provider_;
+  std::unique_ptr<httplib::Server> server_;
+  std::thread thread_;
+  std::atomic<bool> listen_returned_{false};
+  int port_ = 0;
+};
+
+}  // namespace stampede

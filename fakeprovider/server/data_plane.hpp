@@ -1,0 +1,128 @@
+#pragma once
+
+#include <sys/socket.h>
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <vector>
+
+#include "server/arrival_stamper.hpp"
+#include "server/connection_refusals.hpp"
+#include "server/deadline_timer.hpp"
+#include "server/listen_address.hpp"
+#include "server/locked_provider.hpp"
+
+struct MHD_Daemon;
+struct MHD_Connection;
+struct MHD_Response;
+
+namespace stampede {
+
+struct QuotaKey;
+
+struct DataPlaneConfig {
+  ListenAddress listen;
+  unsigned max_connections = 16000;
+  unsigned threads = 2;
+  // Longer than any backoff a client sleeps on its open connection between retries.
+  unsigned idle_timeout_s = 600;
+  // A request's headers must be complete this long after its first byte came in, or the
+  // connection is closed: a client that trickles them (slowloris) keeps resetting the idle
+  // timeout, which counts from the last byte. 0: no such limit. Needs watch_arrivals, whose
+  // thread notes the first bytes.
+  std::int64_t header_timeout_ns = 10'000'000'000;
+  int backlog = 4096;
+  // Per connection: the request's headers must fit, with room for the answer's.
+  std::size_t memory_per_connection = 4096;
+  // Stamp arrivals when their bytes come in (a watcher thread), not when a server thread
+  // reads them: exact under a burst, for some CPU per request.
+  bool watch_arrivals = true;
+};
+
+// The provider's HTTP side on GNU libmicrohttpd: any method and path. A request arrives when
+// its headers are complete; it is stamped with the time its bytes came in (ArrivalStamper,
+// unless watch_arrivals is off), or, when that thread has not seen them yet, the time it is
+// read; then decided by the policy and answered the way real APIs answer (docs/ADMIN_API.md).
+//
+// One epoll daemon per thread, each driven by a loop of ours rather than libmicrohttpd's own
+// thread: 0.9.75's internal loop, after an epoll_wait that returns exactly its 128-event
+// maximum, waits again with the full idle timeout before serving the 128 connections it
+// holds, so a burst that ends on such a batch leaves 128 requests unanswered until the next
+// arrival. The loops accept for each other, round robin: left to race for the listen socket,
+// one thread took twice the connections of the other and became the bottleneck.
+//
+// With provider.hop_delay (--hop-delay) a request is held one network hop, its connection
+// suspended, before the layers and the row decide it on the timer's thread, and answered one
+// more hop later: the simulator's network on a loopback.
+//
+// Abusers: a connection that sends nothing keeps its place for idle_timeout_s (a storm's
+// sleepers do just that between retries); one whose request headers are still incomplete
+// header_timeout_ns after their first byte is closed. Connections beyond max_connections, or
+// beyond the descriptors the process may open, are accepted and closed at once, and counted
+// on stderr at most one line every 10 s.
+class DataPlane {
+ public:
+  DataPlane(const DataPlaneConfig& config, LockedProvider& provider);
+  ~DataPlane();
+  DataPlane(const DataPlane&) = delete;
+  DataPlane& operator=(const DataPlane&) = delete;
+
+  // Binds and serves; the error says what could not be done.
+  std::optional<std::string> start();
+  struct AnswerKey;  // what an answer's bytes depend on
+  int port() const { return port_; }
+
+  // Stops accepting, lets requests in flight finish (at most max_wait_ns of wall time, then
+  // cuts their service time short), and stops.
+  void stop(std::int64_t max_wait_ns);
+
+ private:
+  friend struct MhdCallbacks;  // libmicrohttpd's C callbacks, in data_plane.cpp
+  struct Request;
+  struct Held;  // a request on its way in, not decided yet
+  struct Loop;  // one daemon and the thread that drives it
+  void run(Loop& loop);
+  void accept_connections(Loop& self);
+  void add_handed_connections(Loop& loop);
+  void add_connection(Loop& loop, int fd, const sockaddr_storage& addr, socklen_t addr_len);
+  void shed_connection();
+  void cut_slow_headers(Loop& loop, std::int64_t now_ns);
+  Loop* loop_of(MHD_Connection* c) const;
+  void signal_loops(std::atomic<bool> Loop::*flag);
+  Request* arrive(MHD_Connection* c, const char* url, const char* method);
+  RowRequest row_request(MHD_Connection* c, std::string_view url, std::string_view method) const;
+  // Decides the request: when it arrives, or with a token field once its body is in.
+  void decide(MHD_Connection* c, const char* url, const char* method, Request& r);
+  DeclaredTokens declared_tokens(MHD_Connection* c, std::string_view body) const;
+  bool answer(MHD_Connection* c, Request& r);
+  QuotaKey quota_key(const QuotaNumbers& q) const;
+  // Resumes the suspended connection at the deadline, on the timer's thread.
+  void resume_at(std::int64_t due_steady_ns, MHD_Connection* c, Loop* loop);
+  // A held request's hop is over: the provider decides it, and answers a hop later.
+  void decide_held(MHD_Connection* c, Request& r, Loop* loop);
+  MHD_Response* build_response(const AnswerKey& key) const;
+  void complete(Request* r);
+
+  DataPlaneConfig config_;
+  LockedProvider& provider_;
+  const std::string invalid_tokens_body_;  // names the provider's token header
+  DeadlineTimer timer_;
+  std::unique_ptr<ArrivalStamper> stamper_;  // null when arrivals are stamped on reading
+  std::vector<std::unique_ptr<Loop>> loops_;
+  int listen_fd_ = -1;
+  int port_ = 0;
+  int spare_fd_ = -1;  // given up for a moment to accept and close when out of descriptors
+  std::mutex spare_mu_;
+  ConnectionRefusals refusals_;
+  std::atomic<unsigned> next_loop_{0};  // who gets the next accepted connection
+  std::atomic<std::int64_t> in_flight_{0};
+  std::atomic<std::int64_t> suspended_{0};
+};
+
+}  // namespace stampede

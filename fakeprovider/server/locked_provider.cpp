@@ -1,0 +1,151 @@
+#include "server/locked_provider.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <iostream>
+#include <limits>
+#include <mutex>
+
+namespace stampede {
+namespace {
+
+// Apart from the policy's stream: hops drawn or not leave its errors and latencies as they were.
+constexpr std::uint64_t kHopStream = 0xFFFF'FFFF'FFFF'FFFEULL;
+
+}  // namespace
+
+LockedProvider::LockedProvider(const Options& options)
+    : options_(options),
+      clock_(options.time_scale),
+      policy_(options.config, options.store),
+      hop_rng_(make_stream(options.config.seed, kHopStream)) {
+  if (options_.store) follow_store_epoch();
+  for (std::size_t i = 0; i < std::max<std::size_t>(1, options.threads); ++i) {
+    recorders_.push_back(std::make_unique<Recorder>(options.bin_ns));
+  }
+}
+
+LockedProvider::Admission LockedProvider::admit(std::size_t thread, std::int64_t seen_steady_ns,
+                                                std::string_view tenant, int attempt,
+                                                std::string_view client_id, const RowRequest& row,
+                                                const DeclaredTokens& tokens) {
+  std::int64_t t_ns;
+  Decision d;
+  std::int64_t row_version = -1;
+  std::uint64_t seq;
+  std::uint64_t epoch;
+  {
+    std::lock_guard lock(mu_);
+    // Another thread may have decided a request it saw a moment later: the limiters need time
+    // in order, and the log records the time they used.
+    t_ns = std::max(clock_.to_scenario_ns(seen_steady_ns), last_t_ns_);
+    last_t_ns_ = t_ns;
+    d = policy_.admit(t_ns, tenant, tokens);
+    if (options_.store) {
+      // Another replica's reset moved the scenario's t = 0: this replica follows, as reset.
+      if (options_.store->epoch_wall_ns() != store_epoch_wall_ns_) {
+        reset_locked();
+        follow_store_epoch();
+      }
+      // The store decides every replica's arrivals in one order, on one clock.
+      if (d.quota_t_ns >= 0) t_ns = d.quota_t_ns;
+      last_t_ns_ = std::max(last_t_ns_, t_ns);
+    }
+    // The row decides in arrival order too: a write that arrives first wins.
+    if (row.op != RowOp::kNone && d.status == 200) {
+      const RowAnswer a = answer_row(row_, row);
+      d.status = a.status;
+      row_version = static_cast<std::int64_t>(a.version);
+    }
+    seq = next_seq_++;
+    epoch = epoch_;
+  }
+  Recorder& r = *recorders_[thread % recorders_.size()];
+  std::lock_guard lock(r.mu);
+  if (r.epoch == epoch) {
+    r.stats.record(t_ns, tenant, d.outcome(), attempt, d.reason);
+    if (options_.keep_log) r.log.record(seq, t_ns, tenant, d.status, attempt, client_id);
+  }
+  return {t_ns, d, row_version};
+}
+
+std::int64_t LockedProvider::draw_hop_ns() {
+  std::lock_guard lock(mu_);
+  return stampede::draw_hop_ns(*options_.config.hop_delay, hop_rng_);
+}
+
+void LockedProvider::reset(std::optional<std::int64_t> at_wall_ns) {
+  std::lock_guard lock(mu_);
+  reset_locked();
+  if (!options_.store) {
+    clock_.restart_at(at_wall_ns ? ScenarioClock::steady_at_unix(*at_wall_ns)
+                                 : ScenarioClock::steady_ns());
+    return;
+  }
+  if (!options_.store->reset(at_wall_ns.value_or(ScenarioClock::unix_ns()))) {
+    std::cerr << "fakeprovider: reset: the Redis store is unreachable; only this replica "
+                 "was reset\n";
+  }
+  follow_store_epoch();
+}
+
+void LockedProvider::follow_store_epoch() {
+  store_epoch_wall_ns_ = options_.store->epoch_wall_ns();
+  clock_.restart_at(ScenarioClock::steady_at_unix(store_epoch_wall_ns_));
+}
+
+void LockedProvider::reset_locked() {
+  ++epoch_;
+  for (auto& r : recorders_) {
+    std::lock_guard recorder_lock(r->mu);
+    r->stats = ArrivalStats(options_.bin_ns);
+    r->log.clear();
+    r->epoch = epoch_;
+  }
+  policy_ = ProviderPolicy(options_.config, options_.store);
+  row_ = VersionedRow{};
+  hop_rng_ = make_stream(options_.config.seed, kHopStream);
+  last_t_ns_ = 0;
+}
+
+OutageWindow LockedProvider::start_outage(std::int64_t duration_ns, OutageAction action) {
+  std::lock_guard lock(mu_);
+  const std::int64_t now_ns = std::max(clock_.now_ns(), last_t_ns_);
+  // POST /admin/outage?for=292y is a valid duration: it ends at the end of time, not before t=0.
+  const std::int64_t end_ns = duration_ns > std::numeric_limits<std::int64_t>::max() - now_ns
+                                  ? std::numeric_limits<std::int64_t>::max()
+                                  : now_ns + duration_ns;
+  const OutageWindow w{now_ns, end_ns, action};
+  policy_.add_outage(w);
+  return w;
+}
+
+ArrivalStats LockedProvider::merged_stats() const {
+  ArrivalStats all(options_.bin_ns);
+  for (const auto& r : recorders_) {
+    std::lock_guard lock(r->mu);
+    all.merge(r->stats);
+  }
+  return all;
+}
+
+nlohmann::json LockedProvider::stats_json() const {
+  const ArrivalStats all = merged_stats();
+  return all.to_json(clock_.now_ns(), clock_.time_scale());
+}
+
+std::string LockedProvider::metrics_text() const {
+  return merged_stats().to_prometheus(clock_.now_ns());
+}
+
+std::string LockedProvider::arrivals_csv() const {
+  std::vector<std::unique_lock<AdaptiveMutex>> locks;
+  std::vector<const ArrivalLog*> logs;
+  for (const auto& r : recorders_) {
+    locks.emplace_back(r->mu);
+    logs.push_back(&r->log);
+  }
+  return ArrivalLog::to_csv(logs);
+}
+
+}  // namespace stampede

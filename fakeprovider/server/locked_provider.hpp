@@ -1,0 +1,99 @@
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "model/provider_policy.hpp"
+#include "model/versioned_row.hpp"
+#include "recording/arrival_log.hpp"
+#include "recording/arrival_stats.hpp"
+#include "rng.hpp"
+#include "scenario_clock.hpp"
+#include "server/adaptive_mutex.hpp"
+#include "store/redis_quota.hpp"
+
+namespace stampede {
+
+// The one place the server's threads meet: the scenario clock and the pure policy behind a
+// single lock, held only to make the arrival's time monotonic and decide it (about a hundred
+// nanoseconds), so the limiters see time in order whichever thread saw the request first.
+// Recording happens after, in one recorder per server thread (its lock only ever contended by
+// a reader of the stats), and the readers add the recorders up.
+class LockedProvider {
+ public:
+  struct Options {
+    ProviderConfig config;
+    double time_scale = 1.0;
+    std::int64_t bin_ns = 1'000'000'000;
+    bool keep_log = false;    // the raw arrival log, for --arrivals-out
+    std::size_t threads = 1;  // the server threads that call admit, numbered from 0
+    // Capacity and allowances shared with other replicas (not owned), joined already: the
+    // clock starts at its epoch, and a reset resets it for every replica.
+    RedisQuota* store = nullptr;
+  };
+  struct Admission {
+    std::int64_t t_ns;  // the arrival, in scenario time
+    Decision decision;
+    std::int64_t row_version = -1;  // a row request's: the version to send as the ETag
+  };
+
+  explicit LockedProvider(const Options& options);
+
+  // thread: the calling server thread's number. seen_steady_ns: when the request's bytes came
+  // in (a steady_clock reading). attempt: the client's X-Attempt, 1 when absent;
+  // client_id: its X-Client-Id, may be empty. row: occ mode's row request, answered by the row
+  // once the layers let it through. tokens: what the request declares it uses.
+  Admission admit(std::size_t thread, std::int64_t seen_steady_ns, std::string_view tenant,
+                  int attempt, std::string_view client_id, const RowRequest& row = {},
+                  const DeclaredTokens& tokens = {});
+
+  // One network hop of provider.hop_delay, in scenario time, from the provider's own stream of
+  // hops. Only with a hop delay configured.
+  std::int64_t draw_hop_ns();
+
+  // Zero the counters and the log, fresh limiters, the row back at version 0, drop outages
+  // started by the admin API, and restart the scenario clock: t = 0 is now (or at at_wall_ns,
+  // a system_clock reading: the shards' agreed start), so the scenario's outages replay.
+  void reset(std::optional<std::int64_t> at_wall_ns = std::nullopt);
+  // An outage from now on, for duration_ns of scenario time.
+  OutageWindow start_outage(std::int64_t duration_ns, OutageAction action);
+
+  nlohmann::json stats_json() const;
+  std::string metrics_text() const;
+  std::string arrivals_csv() const;
+
+  const ScenarioClock& clock() const { return clock_; }
+  const ProviderConfig& config() const { return options_.config; }
+
+ private:
+  struct Recorder {
+    explicit Recorder(std::int64_t bin_ns) : stats(bin_ns) {}
+    mutable AdaptiveMutex mu;
+    std::uint64_t epoch = 0;  // arrivals decided before the last reset are not recorded
+    ArrivalStats stats;
+    ArrivalLog log;
+  };
+  ArrivalStats merged_stats() const;
+  void reset_locked();
+  void follow_store_epoch();
+
+  const Options options_;
+  mutable AdaptiveMutex mu_;  // the clock's restart, the policy and the three below
+  ScenarioClock clock_;
+  ProviderPolicy policy_;
+  VersionedRow row_;
+  Rng hop_rng_;
+  std::int64_t last_t_ns_ = 0;
+  std::uint64_t next_seq_ = 0;
+  std::uint64_t epoch_ = 0;
+  std::int64_t store_epoch_wall_ns_ = 0;  // the store's epoch the clock started at
+  std::vector<std::unique_ptr<Recorder>> recorders_;
+};
+
+}  // namespace stampede

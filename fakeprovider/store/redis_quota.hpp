@@ -1,0 +1,73 @@
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "model/shared_quota.hpp"
+
+struct redisContext;
+struct redisReply;
+
+namespace stampede {
+
+// The quota layers in Redis, for provider replicas that enforce one allowance: one EVALSHA
+// per decision runs capacity then the tenant's spend cap, request allowance and token
+// allowance atomically on the server, in ProviderPolicy's order and with the
+// in-process limiters' arithmetic (tests/store compares every kind on the same arrivals).
+//
+// The replicas share one scenario clock: the epoch key holds t = 0 as wall-clock nanoseconds,
+// set by the first replica to start and by every admin reset. Each replica stamps arrivals on
+// its own clock started at that epoch; the script refuses a decision made on another epoch
+// (another replica was reset), and the replica moves its time to the new epoch and asks again.
+// Every key is under the target's prefix; the limits' state keys also carry the epoch.
+class RedisQuota final : public SharedQuota {
+ public:
+  RedisQuota(RedisTarget target, ScriptLimits limits, double time_scale);
+  ~RedisQuota() override;
+  RedisQuota(const RedisQuota&) = delete;
+  RedisQuota& operator=(const RedisQuota&) = delete;
+
+  // Connects and loads the script; the error text when Redis cannot be reached.
+  std::optional<std::string> connect();
+  // Joins the scenario the store already runs, or starts one at wall_ns (a
+  // system_clock reading). False when Redis is unreachable.
+  bool join(std::int64_t wall_ns);
+  // A new scenario from wall_ns for every replica: the limits start empty.
+  bool reset(std::int64_t wall_ns);
+  // t = 0 of the scenario this replica decides in, as system_clock nanoseconds.
+  std::int64_t epoch_wall_ns() const { return epoch_; }
+
+  QuotaVerdicts decide(std::int64_t now_ns, std::string_view tenant, std::int64_t cost) override;
+
+ private:
+  struct ReplyDeleter {
+    void operator()(redisReply* r) const;
+  };
+  using Reply = std::unique_ptr<redisReply, ReplyDeleter>;
+
+  Reply command(const std::vector<std::string>& args);
+  bool usable();  // connected, or reconnected (at most one try a second)
+  void lost(const std::string& why);
+  std::optional<QuotaVerdicts> evaluate(std::int64_t now_ns, std::string_view tenant,
+                                        std::int64_t cost, std::int64_t* other_epoch);
+  std::string key(std::string_view name) const;
+
+  const RedisTarget target_;
+  const ScriptLimits limits_;
+  const double time_scale_;
+  redisContext* context_ = nullptr;
+  std::string sha_;
+  std::int64_t epoch_ = 0;
+  std::int64_t next_try_steady_ns_ = 0;
+  bool said_lost_ = false;
+  std::vector<std::string> args_;  // EVALSHA's, the fixed part built once
+};
+
+// The decision script (Lua), for the tests and the curious.
+std::string_view redis_quota_script();
+
+}  // namespace stampede

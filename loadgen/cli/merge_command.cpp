@@ -1,0 +1,300 @@
+#include "cli/merge_command.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <sstream>
+
+#include "cli/live_comparison.hpp"
+#include "output_path.hpp"
+#include "policy/shard.hpp"
+#include "results.hpp"
+#include "sim/sim_engine.hpp"
+#include "terminal_summary.hpp"
+
+namespace stampede {
+namespace {
+
+using json = nlohmann::json;
+
+struct ShardDoc {
+  std::string name;
+  const json* doc = nullptr;
+  Results results;
+  ShardInfo shard;  // {0, 1} for an unsharded run
+};
+
+std::vector<std::string> assertion_texts(const Results& r) {
+  std::vector<std::string> texts;
+  for (const auto& v : r.verdicts) texts.push_back(v.text);
+  return texts;
+}
+
+// The first scenario field (one level into fleet and provider) whose value differs.
+std::string first_difference(const json& a, const json& b, const std::string& prefix = "") {
+  for (const auto& [key, value] : a.items()) {
+    const std::string path = prefix.empty() ? key : prefix + "." + key;
+    if (!b.contains(key)) return path;
+    if (value == b.at(key)) continue;
+    if (value.is_object() && b.at(key).is_object() && prefix.empty())
+      return first_difference(value, b.at(key), path);
+    return path;
+  }
+  for (const auto& [key, value] : b.items()) {
+    if (!a.contains(key)) return prefix.empty() ? key : prefix + "." + key;
+  }
+  return prefix.empty() ? "?" : prefix;
+}
+
+// Why these two cannot be shards of one fleet; empty if they can.
+std::string mismatch(const ShardDoc& a, const ShardDoc& b) {
+  const auto& x = a.results;
+  const auto& y = b.results;
+  const std::string pair = a.name + " and " + b.name;
+  if (x.engine != y.engine)
+    return pair + " come from different engines (" + x.engine + ", " + y.engine +
+           "): merge the shards of one simulate or one run";
+  if (x.scenario.fleet.seed != y.scenario.fleet.seed)
+    return pair + " have different seeds (" + std::to_string(x.scenario.fleet.seed) + ", " +
+           std::to_string(y.scenario.fleet.seed) + "): every shard must run with the same --seed";
+  const json sx = to_json(x.scenario);
+  const json sy = to_json(y.scenario);
+  if (sx != sy)
+    return pair + " ran different scenarios (" + first_difference(sx, sy) +
+           " differs): every shard must run the same scenario and flags";
+  if (assertion_texts(x) != assertion_texts(y))
+    return pair + " checked different assertions: give every shard the same --assert";
+  if (a.shard.count != b.shard.count)
+    return pair + " have different shard counts (" + std::to_string(a.shard.count) + ", " +
+           std::to_string(b.shard.count) + ")";
+  if (a.shard.index == b.shard.index)
+    return pair + " are both shard " + std::to_string(a.shard.index) + " of " +
+           std::to_string(a.shard.count);
+  return "";
+}
+
+std::string join(const std::vector<std::int64_t>& v) {
+  std::string s;
+  for (const auto i : v) s += (s.empty() ? "" : ", ") + std::to_string(i);
+  return s;
+}
+
+// Wall-clock figures: CPU and loops add, wall and end are the latest, lateness histograms add.
+json merge_live(const std::vector<ShardDoc>& shards) {
+  json live = shards.front().doc->at("live");
+  LogHistogram send_lateness;
+  for (const auto& key :
+       {"loops", "cpu_user_s", "cpu_sys_s", "first_sends", "first_send_connect_errors"}) {
+    double sum = 0;
+    for (const auto& s : shards) sum += s.doc->at("live").value(key, 0.0);
+    live[key] = live[key].is_number_integer() ? json(static_cast<std::int64_t>(sum)) : json(sum);
+  }
+  for (const auto& key : {"wall_s", "end_s", "start_late_s"}) {
+    if (!live.contains(key)) continue;
+    double latest = 0;
+    for (const auto& s : shards) latest = std::max(latest, s.doc->at("live").value(key, 0.0));
+    live[key] = latest;
+  }
+  for (const auto& s : shards) {
+    const auto& l = s.doc->at("live");
+    send_lateness.merge(LogHistogram::from_json(l.at("send_lateness_ns")));
+    if (live["stopped"] == "" && l.value("stopped", "") != "") live["stopped"] = l["stopped"];
+  }
+  live["send_lateness_ns"] = send_lateness.to_json();
+  live["send_lateness_p50_ms"] = static_cast<double>(send_lateness.quantile(0.5)) / kNsPerMs;
+  live["send_lateness_p99_ms"] = static_cast<double>(send_lateness.quantile(0.99)) / kNsPerMs;
+  return live;
+}
+
+// Each admin URL is one provider replica that saw every shard sending to it; the shards
+// fetched its stats at different moments, so the fullest fetch counts. Replicas add up.
+json merge_provider(const std::vector<ShardDoc>& shards, Results& merged,
+                    std::vector<std::string>& notes) {
+  std::map<std::string, const json*> fullest;
+  for (const auto& s : shards) {
+    if (!s.doc->contains("provider")) continue;
+    const auto& p = s.doc->at("provider");
+    const std::string admin = p.value("admin", "");
+    auto& best = fullest[admin];
+    if (!best || p.value("requests", 0LL) > best->value("requests", 0LL)) best = &p;
+  }
+  if (fullest.empty()) return nullptr;
+  json replicas = json::array();
+  std::int64_t requests = 0;
+  BinnedCounts by_outcome(kNsPerSec, kOutcomeCount);
+  BinnedCounts by_send(kNsPerSec, kSendLabels);
+  bool histograms = true;
+  for (const auto& [admin, p] : fullest) {
+    replicas.push_back({{"admin", admin}, {"requests", p->value("requests", 0LL)}});
+    requests += p->value("requests", 0LL);
+    if (!p->contains("arrivals_by_outcome") || p->value("bin_ns", 0LL) != kNsPerSec) {
+      histograms = false;
+      continue;
+    }
+    by_outcome.merge(BinnedCounts::from_json(p->at("arrivals_by_outcome")));
+    by_send.merge(BinnedCounts::from_json(p->at("arrivals_by_send")));
+  }
+  if (histograms) {
+    merged.recording.provider_by_outcome = std::move(by_outcome);
+    merged.recording.provider_by_send = std::move(by_send);
+    merged.provider_side = true;
+  } else {
+    notes.push_back(
+        "a provider's arrival histograms were missing or not in 1 s bins: the "
+        "summary uses the clients' view");
+  }
+  if (requests != merged.recording.requests) {
+    notes.push_back("the provider recorded " + std::to_string(requests) +
+                    " requests, the clients sent " + std::to_string(merged.recording.requests) +
+                    " (a shard may have fetched its stats before the others finished)");
+  }
+  return {{"replicas", replicas}, {"requests", requests}};
+}
+
+// The simulation of the whole sharded fleet: every shard's, added up (a queue workload is
+// split per shard there too).
+Results simulate_shards(const Scenario& scenario, std::int64_t count, std::int64_t horizon_ns) {
+  Results all;
+  for (std::int64_t i = 0; i < count; ++i) {
+    SimOptions options;
+    if (horizon_ns > 0) options.horizon_ns = horizon_ns;
+    options.shard = Shard{i, count};
+    Results r = simulate(scenario, options);
+    if (i == 0) {
+      all = std::move(r);
+    } else {
+      all.recording.merge(r.recording);
+    }
+  }
+  all.summary = summarize(all.recording, scenario.provider, true);
+  return all;
+}
+
+}  // namespace
+
+Parsed<json> merge_results(const std::vector<std::pair<std::string, json>>& docs, bool partial) {
+  if (docs.empty()) return Parsed<json>::fail("no results to merge");
+  std::vector<ShardDoc> shards;
+  for (const auto& [name, doc] : docs) {
+    auto r = results_from_json(doc);
+    if (!r) return Parsed<json>::fail(name + ": " + r.error());
+    const ShardInfo info = r->shard.value_or(ShardInfo{});
+    shards.push_back({name, &doc, std::move(*r), info});
+  }
+  std::sort(shards.begin(), shards.end(),
+            [](const ShardDoc& a, const ShardDoc& b) { return a.shard.index < b.shard.index; });
+  for (std::size_t i = 0; i < shards.size(); ++i) {
+    for (std::size_t j = i + 1; j < shards.size(); ++j) {
+      if (auto why = mismatch(shards[i], shards[j]); !why.empty()) return Parsed<json>::fail(why);
+    }
+  }
+  const std::int64_t count = shards.front().shard.count;
+  std::vector<std::int64_t> missing;
+  for (std::int64_t i = 0, k = 0; i < count; ++i) {
+    if (k < static_cast<std::int64_t>(shards.size()) &&
+        shards[static_cast<std::size_t>(k)].shard.index == i) {
+      ++k;
+    } else {
+      missing.push_back(i);
+    }
+  }
+  if (!missing.empty() && !partial)
+    return Parsed<json>::fail("shard" + std::string(missing.size() > 1 ? "s " : " ") +
+                              join(missing) + " of " + std::to_string(count) +
+                              (missing.size() > 1 ? " are" : " is") +
+                              " missing: give every shard's results, or --partial");
+
+  const Results& first = shards.front().results;
+  Results merged;
+  merged.engine = first.engine;
+  merged.scenario = first.scenario;
+  merged.stampede_version = first.stampede_version;
+  merged.recording = first.recording;
+  merged.provider_side = first.provider_side;
+  for (std::size_t i = 1; i < shards.size(); ++i)
+    merged.recording.merge(shards[i].results.recording);
+
+  std::vector<std::string> notes;
+  const bool live = merged.engine == "run";
+  json provider = nullptr;
+  json live_section;
+  if (live) {
+    live_section = merge_live(shards);
+    provider = merge_provider(shards, merged, notes);
+  }
+  merged.summary = summarize(merged.recording, merged.scenario.provider, merged.provider_side);
+  auto assertions = parse_assertions(assertion_texts(first));
+  if (!assertions) return Parsed<json>::fail(shards.front().name + ": " + assertions.error());
+  merged.verdicts = evaluate_all(*assertions, merged.summary);
+
+  json out = to_json(merged);
+  if (live) {
+    out["live"] = live_section;
+    if (!provider.is_null()) out["provider"] = provider;
+    if (missing.empty()) {
+      const bool stopped = live_section.value("stopped", "") != "";
+      const auto horizon = stopped
+                               ? std::max<std::int64_t>(
+                                     std::llround(live_section.value("end_s", 0.0) * kNsPerSec), 1)
+                               : 0;
+      out["comparison"] =
+          compare_with_simulation(merged, simulate_shards(merged.scenario, count, horizon));
+      notes.push_back("comparison: recomputed against the simulation of all " +
+                      std::to_string(count) + " shards");
+    } else {
+      notes.push_back("comparison: dropped, shards are missing");
+    }
+  }
+  if (live || !missing.empty()) {
+    json late = json::array();
+    for (const auto& s : shards) late.push_back(s.shard.start_late_s);
+    out["merged"] = {{"shards", count},
+                     {"merged", static_cast<std::int64_t>(shards.size())},
+                     {"missing", missing},
+                     {"start_late_s", late},
+                     {"notes", notes}};
+  }
+  return Parsed<json>::ok(std::move(out));
+}
+
+int run_merge_command(const MergeCommand& cmd) {
+  if (auto e = check_output_flags({{"-o", cmd.out_path}})) {
+    std::cerr << "loadgen: merge: " << *e << "\n";
+    return 2;
+  }
+  std::vector<std::pair<std::string, json>> docs;
+  for (const auto& path : cmd.inputs) {
+    std::ifstream in(path);
+    if (!in) {
+      std::cerr << "loadgen: merge: cannot read '" << path << "'\n";
+      return 2;
+    }
+    std::stringstream text;
+    text << in.rdbuf();
+    json j = json::parse(text.str(), nullptr, false);
+    if (j.is_discarded()) {
+      std::cerr << "loadgen: merge: '" << path << "' is not valid JSON\n";
+      return 2;
+    }
+    docs.emplace_back(path, std::move(j));
+  }
+  const auto merged = merge_results(docs, cmd.partial);
+  if (!merged) {
+    std::cerr << "loadgen: merge: " << merged.error() << "\n";
+    return 2;
+  }
+  if (auto error = write_output(cmd.out_path, merged->dump(1) + "\n")) {
+    std::cerr << "loadgen: " << *error << "\n";
+    return 3;
+  }
+  const auto results = results_from_json(*merged);
+  if (!cmd.quiet) std::cout << format_terminal_summary(*results) << std::flush;
+  for (const auto& v : results->verdicts) {
+    if (!v.passed) return 1;
+  }
+  return 0;
+}
+
+}  // namespace stampede

@@ -1,0 +1,321 @@
+#include "cli/run_command.hpp"
+
+#include <curl/curl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/signalfd.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <iostream>
+
+#include "cli/attempt_log.hpp"
+#include "cli/junit_writer.hpp"
+#include "cli/live_comparison.hpp"
+#include "html_report.hpp"
+#include "live/probe.hpp"
+#include "live/provider_admin.hpp"
+#include "output_path.hpp"
+#include "scenario_clock.hpp"
+#include "sim/sim_engine.hpp"
+#include "sim/sim_trials.hpp"
+#include "terminal_summary.hpp"
+
+namespace stampede {
+namespace {
+
+constexpr std::int64_t kProbeTimeoutMs = 5'000;
+// A start later than this after --start-at is said on stderr too; the results say any.
+constexpr double kLateWorthSaying = 0.01;
+
+int harness_failure(const std::string& message) {
+  std::cerr << "loadgen: " << message << "\n";
+  return kRunUnreachable;
+}
+
+// SIGINT and SIGTERM arrive on a descriptor the main thread polls; every thread started after
+// this inherits the mask, so no loop is ever interrupted.
+class SignalDescriptor {
+ public:
+  SignalDescriptor() {
+    sigemptyset(&set_);
+    sigaddset(&set_, SIGINT);
+    sigaddset(&set_, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &set_, &old_);
+    fd_ = signalfd(-1, &set_, SFD_NONBLOCK | SFD_CLOEXEC);
+  }
+  ~SignalDescriptor() {
+    // A signal that came after the run stopped (during the final writes) is spent here: let
+    // through by the old mask, it would end the process with no exit code of ours.
+    while (take() != 0) {
+    }
+    if (fd_ >= 0) close(fd_);
+    pthread_sigmask(SIG_SETMASK, &old_, nullptr);
+  }
+  int fd() const { return fd_; }
+  int take() const {
+    signalfd_siginfo info{};
+    return read(fd_, &info, sizeof info) == sizeof info ? static_cast<int>(info.ssi_signo) : 0;
+  }
+
+ private:
+  sigset_t set_{}, old_{};
+  int fd_ = -1;
+};
+
+class Progress {
+ public:
+  void print(const LiveProgress& p) {
+    const double elapsed = static_cast<double>(p.elapsed_ns) / 1e9;
+    const double rate = elapsed > last_elapsed_
+                            ? static_cast<double>(p.sent - last_sent_) / (elapsed - last_elapsed_)
+                            : 0;
+    last_elapsed_ = elapsed;
+    last_sent_ = p.sent;
+    std::fprintf(stderr,
+                 "\r%6.1fs  sent %lld  ok %lld  429 %lld  5xx %lld  errors %lld  backoff %lld  "
+                 "delivered %lld  dead-lettered %lld  %.0f/s\033[K",
+                 elapsed, static_cast<long long>(p.sent), static_cast<long long>(p.ok),
+                 static_cast<long long>(p.rate_limited), static_cast<long long>(p.server_errors),
+                 static_cast<long long>(p.errors), static_cast<long long>(p.in_backoff),
+                 static_cast<long long>(p.delivered), static_cast<long long>(p.dead_lettered),
+                 rate);
+  }
+  void clear() { std::fprintf(stderr, "\r\033[K"); }
+
+ private:
+  double last_elapsed_ = 0;
+  std::int64_t last_sent_ = 0;
+};
+
+// Runs the engine until it finishes, a signal stops it, or --max-duration does.
+LiveRun drive(LiveEngine& engine, const SignalDescriptor& signals, const RunCommand& cmd) {
+  const bool show = !cmd.quiet && isatty(STDERR_FILENO);
+  Progress progress;
+  int signals_seen = 0;
+  while (true) {
+    pollfd fds[2] = {{engine.done_fd(), POLLIN, 0}, {signals.fd(), POLLIN, 0}};
+    const int n = poll(fds, 2, 1000);
+    if (n > 0 && (fds[0].revents & POLLIN)) break;
+    if (n > 0 && (fds[1].revents & POLLIN)) {
+      const int sig = signals.take();
+      // The first signal leaves in-flight requests their grace; a second ends it.
+      const std::int64_t grace = signals_seen++ ? 0 : cmd.options.grace_ns;
+      if (show) progress.clear();
+      std::fprintf(stderr, "loadgen: %s: starting no more attempts; %s\n", strsignal(sig),
+                   grace ? "in-flight requests have a short grace (again to abort them)"
+                         : "aborting in-flight requests");
+      engine.stop(grace);
+    }
+    if (show) progress.print(engine.progress());
+  }
+  if (show) progress.clear();
+  return engine.finish();
+}
+
+std::optional<std::string> write_text(const std::string& path, const std::string& text) {
+  if (path.empty()) return std::nullopt;
+  return write_output(path, text);
+}
+
+nlohmann::json live_section(const RunCommand& cmd, const LiveRun& run) {
+  nlohmann::json j = {
+      {"url", cmd.request.url.text},
+      {"method", cmd.request.method},
+      {"time_scale", cmd.options.time_scale},
+      {"latency_compensated", cmd.options.compensate_latency},
+      {"max_duration_s", ns_to_s(cmd.options.max_duration_ns)},
+      {"loops", run.loops},
+      {"http_client", run.http_client},
+      {"wall_s", run.wall_s},
+      {"cpu_user_s", run.cpu_user_s},
+      {"cpu_sys_s", run.cpu_sys_s},
+      {"send_lateness_p50_ms", static_cast<double>(run.send_lateness_ns.quantile(0.5)) / kNsPerMs},
+      {"send_lateness_p99_ms", static_cast<double>(run.send_lateness_ns.quantile(0.99)) / kNsPerMs},
+      {"send_lateness_ns", run.send_lateness_ns.to_json()},
+      {"stopped", to_string(run.stopped)},
+      {"end_s", ns_to_s(run.end_ns)},
+      {"first_sends", run.first_sends},
+      {"first_send_connect_errors", run.first_send_connect_errors}};
+  if (cmd.start_at_epoch_ns) {
+    j["start_at"] = static_cast<double>(*cmd.start_at_epoch_ns) / 1e9;
+    j["start_late_s"] = static_cast<double>(run.start_late_ns) / 1e9;
+  }
+  return j;
+}
+
+// The provider's own arrival histograms replace the clients' view when it has them in
+// one-second bins (the summary's peak is per second). A shard's provider saw the whole fleet,
+// not the shard: its histograms go into the section for `loadgen merge`, and the shard's
+// own summary keeps the clients' view.
+nlohmann::json take_provider_view(const ProviderAdmin& admin, double time_scale, bool sharded,
+                                  Results& r) {
+  nlohmann::json section{{"admin", admin.url().text}};
+  const auto stats = admin.stats();
+  if (!stats) {
+    std::cerr << "loadgen: warning: provider stats unavailable (" << stats.error()
+              << "); the summary uses the clients' view\n";
+    section["error"] = stats.error();
+    return section;
+  }
+  section["requests"] = stats->requests;
+  section["bin_ns"] = stats->bin_ns;
+  section["time_scale"] = stats->time_scale;
+  if (!stats->reasons.is_null()) section["reasons"] = stats->reasons;
+  if (stats->bin_ns != kNsPerSec) {
+    std::cerr << "loadgen: warning: the provider bins arrivals by "
+              << format_duration(stats->bin_ns) << ", not 1s; the summary uses the clients' view\n";
+    return section;
+  }
+  if (stats->time_scale != time_scale) {
+    std::cerr << "loadgen: warning: the provider runs at --time-scale " << stats->time_scale
+              << ", the fleet at " << time_scale << ": their windows do not line up\n";
+  }
+  if (sharded) {
+    section["arrivals_by_outcome"] = stats->by_outcome.to_json(outcome_labels());
+    section["arrivals_by_send"] = stats->by_send.to_json(send_labels());
+    return section;
+  }
+  r.recording.provider_by_outcome = stats->by_outcome;
+  r.recording.provider_by_send = stats->by_send;
+  r.provider_side = true;
+  if (stats->requests != r.recording.requests) {
+    std::cerr << "loadgen: warning: the provider recorded " << stats->requests
+              << " requests, the clients sent " << r.recording.requests << "\n";
+  }
+  return section;
+}
+
+int run_checked(const RunCommand& cmd) {
+  if (auto error = raise_descriptor_limit(cmd.scenario.fleet.clients))
+    return harness_failure(*error);
+  const auto probed = probe_target(cmd.request.url, kProbeTimeoutMs);
+  if (!probed) return harness_failure("target unreachable: " + probed.error());
+  std::optional<ProviderAdmin> admin;
+  if (cmd.provider_admin) admin.emplace(*cmd.provider_admin, cmd.provider_admin_token);
+
+  LiveOptions options = cmd.options;
+  // A name is resolved once, here; an address needs no resolving.
+  if (probed->address != cmd.request.url.host)
+    options.resolve_entry = probed->resolve_entry(cmd.request.url);
+  options.connect_address = probed->address;
+  options.connect_port = probed->port;
+  options.keep_attempts = !cmd.attempts_path.empty();
+  options.shard = cmd.shard;
+  if (cmd.start_at_epoch_ns)
+    options.start_steady_ns = ScenarioClock::steady_at_unix(*cmd.start_at_epoch_ns);
+  // Every shard resetting the provider would wipe the others' first sends: shard 0 alone
+  // resets it, at the shared --start-at.
+  const bool resets_provider = cmd.shard.index == 0;
+  if (admin && resets_provider && cmd.start_at_epoch_ns) {
+    // The other shards send from --start-at on: a reset landing after that would forget their
+    // first sends (and replicas sharing a store would follow it only after admitting some).
+    // So it goes now, naming --start-at as the provider's t = 0.
+    if (auto e = admin->reset(cmd.start_at_epoch_ns))
+      return harness_failure("provider admin unreachable: " + *e);
+  }
+  const SignalDescriptor signals;
+  LiveEngine engine(cmd.scenario, cmd.request, options);
+  if (auto error = engine.start([&]() -> std::optional<std::string> {
+        if (!admin || !resets_provider || cmd.start_at_epoch_ns) return std::nullopt;
+        if (auto e = admin->reset()) return "provider admin unreachable: " + *e;
+        return std::nullopt;
+      })) {
+    return harness_failure(*error);
+  }
+  LiveRun run = drive(engine, signals, cmd);
+  const double start_late_s = static_cast<double>(run.start_late_ns) / 1e9;
+  if (start_late_s >= kLateWorthSaying && !cmd.quiet)
+    std::cerr << "loadgen: started " << start_late_s << " s after --start-at\n";
+
+  Results r;
+  r.engine = "run";
+  r.scenario = cmd.scenario;
+  r.recording = std::move(run.recording);
+  if (cmd.shard.sharded()) r.shard = ShardInfo{cmd.shard.index, cmd.shard.count, start_late_s};
+  nlohmann::json provider_section;
+  if (admin)
+    provider_section = take_provider_view(*admin, cmd.options.time_scale, cmd.shard.sharded(), r);
+  r.summary = summarize(r.recording, r.scenario.provider, r.provider_side);
+  r.verdicts = evaluate_all(cmd.assertions, r.summary);
+
+  SimOptions sim_options;
+  sim_options.shard = cmd.shard;
+  if (run.stopped != StopReason::kNone)
+    sim_options.horizon_ns = std::max<std::int64_t>(run.end_ns, 1);
+  const Results simulated = simulate_scenario(cmd.scenario, sim_options);
+  const auto comparison = compare_with_simulation(r, simulated);
+
+  if (!cmd.quiet) {
+    std::string text = format_terminal_summary(r);
+    text += "\n" + format_comparison(comparison);
+    char buf[256];
+    std::snprintf(buf, sizeof buf,
+                  "harness: %u loops (%s), %.2f s user + %.2f s system CPU over %.2f s; send "
+                  "lateness (wake plus queue in the client) p50 %.3f ms, p99 %.3f ms\n",
+                  run.loops, run.http_client.c_str(), run.cpu_user_s, run.cpu_sys_s, run.wall_s,
+                  static_cast<double>(run.send_lateness_ns.quantile(0.5)) / kNsPerMs,
+                  static_cast<double>(run.send_lateness_ns.quantile(0.99)) / kNsPerMs);
+    text += buf;
+    std::cout << text << std::flush;
+  }
+  int code = kRunOk;
+  for (const auto& v : r.verdicts) {
+    if (!v.passed) code = kRunAssertionFailed;
+  }
+  if (run.stopped != StopReason::kNone && r.recording.unfinished > 0) {
+    std::cerr << "loadgen: stopped by "
+              << (run.stopped == StopReason::kSignal ? "a signal" : "--max-duration") << " with "
+              << r.recording.unfinished << " items unfinished\n";
+    code = kRunAssertionFailed;
+  }
+  if (run.first_sends > 0 && run.first_send_connect_errors == run.first_sends) {
+    std::cerr << "loadgen: target unreachable: every first attempt (" << run.first_sends
+              << ") got a connection error\n";
+    code = kRunUnreachable;
+  }
+
+  nlohmann::json j = to_json(r);
+  j["live"] = live_section(cmd, run);
+  if (admin) j["provider"] = provider_section;
+  j["comparison"] = comparison;
+  const std::pair<const std::string*, std::string> files[] = {
+      {&cmd.out_path, cmd.out_path.empty() ? "" : j.dump(1) + "\n"},
+      {&cmd.dead_letter_path,
+       cmd.dead_letter_path.empty() ? "" : format_dead_letters(run.dead_letters)},
+      {&cmd.junit_path, cmd.junit_path.empty()
+                            ? ""
+                            : format_junit("stampede." + r.scenario.name, r.verdicts, run.wall_s)},
+      {&cmd.attempts_path, cmd.attempts_path.empty() ? "" : format_attempts(run.attempts)},
+  };
+  for (const auto& [path, text] : files) {
+    if (auto error = write_text(*path, text)) {
+      std::cerr << "loadgen: " << *error << "\n";
+      code = kRunUnreachable;
+    }
+  }
+  if (!cmd.report_path.empty()) {
+    if (auto error = write_report(r, cmd.report_path)) {
+      std::cerr << "loadgen: " << *error << "\n";
+      code = kRunUnreachable;
+    }
+  }
+  return code;
+}
+
+}  // namespace
+
+int run_run_command(const RunCommand& cmd) {
+  curl_global_init(CURL_GLOBAL_DEFAULT);
+  int code = kRunUnreachable;
+  try {
+    code = run_checked(cmd);
+  } catch (const std::exception& e) {
+    code = harness_failure(std::string("harness failure: ") + e.what());
+  }
+  curl_global_cleanup();
+  return code;
+}
+
+}  // namespace stampede

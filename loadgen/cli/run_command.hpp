@@ -1,0 +1,41 @@
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "assertion.hpp"
+#include "live/live_engine.hpp"
+#include "live/live_request.hpp"
+#include "policy/shard.hpp"
+#include "scenario.hpp"
+
+namespace stampede {
+
+struct RunCommand {
+  Scenario scenario;
+  LiveRequest request;
+  std::vector<Assertion> assertions;  // the scenario's expectations and --assert
+  LiveOptions options;
+  std::optional<TargetUrl> provider_admin;
+  std::string provider_admin_token;
+  Shard shard;                                    // LiveOptions::shard is taken from here
+  std::optional<std::int64_t> start_at_epoch_ns;  // --start-at
+  std::string out_path;                           // results JSON
+  std::string dead_letter_path;                   // JSON lines
+  std::string junit_path;
+  std::string report_path;    // HTML report
+  std::string attempts_path;  // JSON lines, one per attempt
+  bool quiet = false;
+};
+
+inline constexpr int kRunOk = 0;
+inline constexpr int kRunAssertionFailed = 1;
+inline constexpr int kRunUnreachable = 3;  // target unreachable or harness failure
+
+// Runs the fleet against the target, prints the summary, writes the files. Returns the exit
+// code: 0 every assertion holds, 1 some failed (or the run was cut short with items
+// unfinished), 3 the target was unreachable or the harness failed.
+int run_run_command(const RunCommand& cmd);
+
+}  // namespace stampede

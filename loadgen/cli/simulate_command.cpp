@@ -1,0 +1,49 @@
+#include "cli/simulate_command.hpp"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <iostream>
+
+#include "html_report.hpp"
+#include "output_path.hpp"
+#include "sim/sim_trials.hpp"
+#include "terminal_summary.hpp"
+
+namespace stampede {
+
+int run_simulate_command(const SimulateCommand& cmd) {
+  SimOptions options;
+  if (cmd.horizon_ns > 0) options.horizon_ns = cmd.horizon_ns;
+  options.shard = cmd.shard;
+  if (!cmd.quiet && isatty(STDERR_FILENO)) {
+    options.progress = [](const SimProgress& p) {
+      std::fprintf(stderr, "\rsimulated t=%.0fs  requests %lld  finished %lld of %lld   ",
+                   ns_to_s(p.now_ns), static_cast<long long>(p.requests),
+                   static_cast<long long>(p.finished), static_cast<long long>(p.items));
+    };
+  }
+  Results results = simulate_trials(cmd.scenario, cmd.trials, options);
+  if (cmd.shard.sharded()) results.shard = ShardInfo{cmd.shard.index, cmd.shard.count, 0};
+  if (options.progress) std::fprintf(stderr, "\r\033[K");
+  results.verdicts = evaluate_all(cmd.assertions, results.summary);
+  if (!cmd.quiet) std::cout << format_terminal_summary(results) << std::flush;
+  if (!cmd.out_path.empty()) {
+    if (auto error = write_output(cmd.out_path, to_json(results).dump(1) + "\n")) {
+      std::cerr << "loadgen: " << *error << "\n";
+      return 3;
+    }
+  }
+  if (!cmd.report_path.empty()) {
+    if (auto error = write_report(results, cmd.report_path)) {
+      std::cerr << "loadgen: " << *error << "\n";
+      return 3;
+    }
+  }
+  for (const auto& v : results.verdicts) {
+    if (!v.passed) return 1;
+  }
+  return 0;
+}
+
+}  // namespace stampede

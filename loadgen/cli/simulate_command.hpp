@@ -1,0 +1,27 @@
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "assertion.hpp"
+#include "policy/shard.hpp"
+#include "scenario.hpp"
+
+namespace stampede {
+
+struct SimulateCommand {
+  Scenario scenario;
+  std::vector<Assertion> assertions;  // the scenario's expectations and --assert
+  std::string out_path;               // results JSON; empty: none
+  std::string report_path;            // HTML report; empty: none
+  std::int64_t horizon_ns = 0;        // 0: the engine's default
+  bool quiet = false;
+  std::int64_t trials = 1;  // > 1: report the means (sim_trials.hpp)
+  Shard shard;              // record only this shard's clients
+};
+
+// Runs the simulation, prints the summary, writes the results. Returns the exit code:
+// 0 every assertion holds, 1 some failed, 3 the results could not be written.
+int run_simulate_command(const SimulateCommand& cmd);
+
+}  // namespace stampede

@@ -1,0 +1,125 @@
+#include "live/connections.hpp"
+
+#include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <array>
+#include <cerrno>
+#include <cstring>
+
+#include "scenario_clock.hpp"
+
+namespace stampede {
+namespace {
+
+constexpr std::size_t kConnectingAtOnce = 512;
+
+class Closer {
+ public:
+  explicit Closer(std::vector<int>& fds) : fds_(fds) {}
+  ~Closer() {
+    if (!armed_) return;
+    for (const int fd : fds_) {
+      if (fd >= 0) close(fd);
+    }
+    fds_.clear();
+  }
+  void disarm() { armed_ = false; }
+
+ private:
+  std::vector<int>& fds_;
+  bool armed_ = true;
+};
+
+}  // namespace
+
+Parsed<SocketAddress> numeric_address(const std::string& address, int port) {
+  addrinfo hints{};
+  hints.ai_flags = AI_NUMERICHOST | AI_NUMERICSERV;
+  hints.ai_socktype = SOCK_STREAM;
+  addrinfo* info = nullptr;
+  if (const int rc = getaddrinfo(address.c_str(), std::to_string(port).c_str(), &hints, &info);
+      rc != 0 || !info) {
+    return Parsed<SocketAddress>::fail("cannot use address " + address + ": " + gai_strerror(rc));
+  }
+  SocketAddress a;
+  std::memcpy(&a.storage, info->ai_addr, info->ai_addrlen);
+  a.length = info->ai_addrlen;
+  a.family = info->ai_family;
+  freeaddrinfo(info);
+  return Parsed<SocketAddress>::ok(a);
+}
+
+Parsed<std::vector<int>> open_connections(const std::string& address, int port, std::size_t count,
+                                          std::int64_t timeout_ns) {
+  using Result = Parsed<std::vector<int>>;
+  const auto resolved = numeric_address(address, port);
+  if (!resolved) return Result::fail(resolved.error());
+  const sockaddr_storage& target = resolved->storage;
+  const socklen_t target_len = resolved->length;
+  const int family = resolved->family;
+
+  std::vector<int> fds;
+  fds.reserve(count);
+  Closer closer(fds);
+  const int ep = epoll_create1(EPOLL_CLOEXEC);
+  if (ep < 0) return Result::fail(std::string("epoll_create1: ") + std::strerror(errno));
+  const auto fail = [&](const std::string& why) {
+    close(ep);
+    return Result::fail("opened " + std::to_string(fds.size()) + " of " + std::to_string(count) +
+                        " connections to " + address + ":" + std::to_string(port) + ", then " +
+                        why);
+  };
+  const std::int64_t deadline = ScenarioClock::steady_ns() + timeout_ns;
+  std::size_t connecting = 0;
+  std::size_t started = 0;
+  std::array<epoll_event, 256> events{};
+  while (started < count || connecting > 0) {
+    while (started < count && connecting < kConnectingAtOnce) {
+      const int fd = socket(family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+      if (fd < 0) return fail(std::string("socket: ") + std::strerror(errno));
+      fds.push_back(fd);
+      ++started;
+      const int one = 1;
+      setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+      if (connect(fd, reinterpret_cast<const sockaddr*>(&target), target_len) == 0) {
+        // libcurl 7.88 calls connect() on a socket handed to it even when told it is
+        // connected (curl issue 10626); that succeeds only while the socket is still
+        // "connecting". One connected at once is left for libcurl to open itself.
+        close(fd);
+        fds.back() = -1;
+        continue;
+      }
+      if (errno != EINPROGRESS) return fail(std::string("connect: ") + std::strerror(errno));
+      epoll_event ev{};
+      ev.events = EPOLLOUT;
+      ev.data.fd = fd;
+      epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev);
+      ++connecting;
+    }
+    if (connecting == 0) continue;
+    const std::int64_t left_ms = (deadline - ScenarioClock::steady_ns()) / 1'000'000;
+    if (left_ms <= 0) return fail("timed out");
+    const int n =
+        epoll_wait(ep, events.data(), static_cast<int>(events.size()), static_cast<int>(left_ms));
+    for (int i = 0; i < n; ++i) {
+      const int fd = events[i].data.fd;
+      int error = 0;
+      socklen_t len = sizeof error;
+      getsockopt(fd, SOL_SOCKET, SO_ERROR, &error, &len);
+      if (error != 0) return fail(std::string("connect: ") + std::strerror(error));
+      epoll_ctl(ep, EPOLL_CTL_DEL, fd, nullptr);
+      --connecting;
+    }
+  }
+  close(ep);
+  closer.disarm();
+  return Result::ok(std::move(fds));
+}
+
+}  // namespace stampede

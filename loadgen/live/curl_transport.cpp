@@ -1,0 +1,364 @@
+#include "live/curl_transport.hpp"
+
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
+#include <cstring>
+#include <ctime>
+#include <stdexcept>
+#include <utility>
+
+#include "generated/version.hpp"
+#include "http/http_response_parser.hpp"
+#include "model/versioned_row.hpp"
+
+namespace stampede {
+namespace {
+
+// Answers are small; a small receive buffer keeps ten thousand handles light.
+constexpr long kReceiveBufferBytes = 4096;
+constexpr char kNoIfMatch[] = "If-Match:";
+
+// The kernel's timer tick (1/HZ: 4 ms at HZ=250), which the coarse clocks advance by.
+std::int64_t kernel_tick_ns() {
+  static const std::int64_t tick = [] {
+    timespec res{};
+    clock_getres(CLOCK_MONOTONIC_COARSE, &res);
+    return std::max<std::int64_t>(res.tv_sec * 1'000'000'000LL + res.tv_nsec, 1'000'000);
+  }();
+  return tick;
+}
+
+std::size_t discard_body(char*, std::size_t size, std::size_t n, void*) {
+  return size * n;
+}
+
+bool starts_with_nocase(const char* text, std::size_t len, std::string_view prefix) {
+  if (len < prefix.size()) return false;
+  for (std::size_t i = 0; i < prefix.size(); ++i) {
+    if (std::tolower(static_cast<unsigned char>(text[i])) != prefix[i]) return false;
+  }
+  return true;
+}
+
+std::size_t on_header(char* line, std::size_t size, std::size_t n, void* data) {
+  auto& c = *static_cast<LiveClient*>(data);
+  const std::size_t len = size * n;
+  constexpr std::string_view kRetryAfter = "retry-after:";
+  constexpr std::string_view kEtag = "etag:";
+  constexpr std::string_view kShouldRetry = "x-should-retry:";
+  if (starts_with_nocase(line, len, "http/")) {
+    c.retry_after.clear();  // a new response (after a 100 Continue) starts over
+    c.should_retry.reset();
+    if (c.occ) c.occ->etag.clear();
+  } else if (starts_with_nocase(line, len, kShouldRetry)) {
+    std::string_view value(line + kShouldRetry.size(), len - kShouldRetry.size());
+    while (!value.empty() && (value.back() == '\n' || value.back() == '\r')) value.remove_suffix(1);
+    c.should_retry = parse_should_retry(value);
+  } else if (starts_with_nocase(line, len, kRetryAfter)) {
+    c.retry_after.assign(line + kRetryAfter.size(), len - kRetryAfter.size());
+  } else if (c.occ && starts_with_nocase(line, len, kEtag)) {
+    c.occ->etag.assign(line + kEtag.size(), len - kEtag.size());
+  }
+  return len;
+}
+
+}  // namespace
+
+CurlTransport::CurlTransport(LiveShared& shared, std::vector<LiveClient>& clients, int epoll_fd,
+                             AttemptSink& sink)
+    : LiveTransport(shared, clients, epoll_fd, sink) {
+  fixed_headers_ = shared.fixed_headers;
+  // libcurl asks for 100-continue before a large body; that round trip is not the client's.
+  if (!shared.request.body.empty()) fixed_headers_.emplace_back("Expect:");
+  if (!shared.options.resolve_entry.empty())
+    resolve_ = curl_slist_append(nullptr, shared.options.resolve_entry.c_str());
+  shards_.resize((clients.size() + kClientsPerShard - 1) / kClientsPerShard);
+  for (std::uint32_t i = 0; i < shards_.size(); ++i) {
+    auto& shard = shards_[i];
+    shard.transport = this;
+    shard.index = i;
+    shard.multi = curl_multi_init();
+    if (!shard.multi) throw std::runtime_error("curl_multi_init failed");
+    curl_multi_setopt(shard.multi, CURLMOPT_SOCKETFUNCTION, &CurlTransport::on_socket);
+    curl_multi_setopt(shard.multi, CURLMOPT_SOCKETDATA, &shard);
+    curl_multi_setopt(shard.multi, CURLMOPT_TIMERFUNCTION, &CurlTransport::on_timer);
+    curl_multi_setopt(shard.multi, CURLMOPT_TIMERDATA, &shard);
+    // Keep every connection the shard's clients opened: none is closed for want of room.
+    curl_multi_setopt(shard.multi, CURLMOPT_MAXCONNECTS, static_cast<long>(kClientsPerShard + 4));
+    curl_multi_setopt(shard.multi, CURLMOPT_PIPELINING, CURLPIPE_NOTHING);
+  }
+  // Sized once: libcurl and the header lists hold pointers into it.
+  curl_clients_.resize(clients.size());
+  for (std::size_t i = 0; i < clients.size(); ++i) setup_client(curl_clients_[i], clients[i]);
+}
+
+CurlTransport::~CurlTransport() {
+  for (auto& cc : curl_clients_) {
+    if (!cc.easy) continue;
+    if (cc.client->state == LiveClient::State::kInFlight)
+      curl_multi_remove_handle(shard_of(*cc.client).multi, cc.easy);
+    curl_easy_cleanup(cc.easy);
+  }
+  for (auto& shard : shards_) {
+    if (shard.multi) curl_multi_cleanup(shard.multi);
+  }
+  if (resolve_) curl_slist_free_all(resolve_);
+}
+
+void CurlTransport::setup_client(CurlClient& cc, LiveClient& c) {
+  const auto& r = shared_.request;
+  cc.client = &c;
+  cc.easy = curl_easy_init();
+  if (!cc.easy) throw std::runtime_error("curl_easy_init failed");
+  CURL* e = cc.easy;
+  curl_easy_setopt(e, CURLOPT_URL, r.url.text.c_str());
+  curl_easy_setopt(e, CURLOPT_PRIVATE, &c);
+  curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
+  curl_easy_setopt(e, CURLOPT_TCP_NODELAY, 1L);
+  curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, static_cast<long>(shared_.timeout_ms));
+  curl_easy_setopt(e, CURLOPT_BUFFERSIZE, kReceiveBufferBytes);
+  // HTTP/1.1: with h2 over TLS libcurl would multiplex the whole fleet on one connection.
+  curl_easy_setopt(e, CURLOPT_HTTP_VERSION, static_cast<long>(CURL_HTTP_VERSION_1_1));
+  curl_easy_setopt(e, CURLOPT_USERAGENT, (std::string("stampede-loadgen/") + kVersion).c_str());
+  curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, &discard_body);
+  curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, &on_header);
+  curl_easy_setopt(e, CURLOPT_HEADERDATA, &c);
+  if (resolve_) curl_easy_setopt(e, CURLOPT_RESOLVE, resolve_);
+  curl_easy_setopt(e, CURLOPT_NOPROXY, "*");  // the fleet goes straight to the target
+  curl_easy_setopt(e, CURLOPT_OPENSOCKETFUNCTION, &CurlTransport::on_open_socket);
+  curl_easy_setopt(e, CURLOPT_OPENSOCKETDATA, &cc);
+  curl_easy_setopt(e, CURLOPT_SOCKOPTFUNCTION, &CurlTransport::on_socket_options);
+  curl_easy_setopt(e, CURLOPT_SOCKOPTDATA, &cc);
+  curl_easy_setopt(e, CURLOPT_PREREQFUNCTION, &CurlTransport::on_request_ready);
+  curl_easy_setopt(e, CURLOPT_PREREQDATA, &c);
+  if (r.method == "HEAD") {
+    curl_easy_setopt(e, CURLOPT_NOBODY, 1L);
+  } else if (r.method != "GET" || !r.body.empty()) {
+    if (r.method != "POST") curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, r.method.c_str());
+    if (!r.body.empty() || r.method == "POST") {
+      curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(r.body.size()));
+      curl_easy_setopt(e, CURLOPT_POSTFIELDS, r.body.c_str());
+    }
+  }
+
+  std::vector<const char*> lines;
+  for (const auto& h : fixed_headers_) lines.push_back(h.c_str());
+  if (c.occ) {
+    std::snprintf(cc.if_match_line.data(), cc.if_match_line.size(), "%s", kNoIfMatch);
+    lines.push_back(cc.if_match_line.data());
+  }
+  if (!shared_.tenant_headers.empty())
+    lines.push_back(shared_.tenant_headers[c.id % shared_.tenant_headers.size()].c_str());
+  if (r.trace_headers) {
+    cc.client_id_line = "X-Client-Id: " + std::to_string(c.id);
+    lines.push_back(cc.client_id_line.c_str());
+    lines.push_back(cc.attempt_line.data());
+    lines.push_back(cc.request_id_line.data());
+  }
+  if (lines.empty()) return;
+  cc.header_nodes.resize(lines.size());
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    cc.header_nodes[i].data = const_cast<char*>(lines[i]);
+    cc.header_nodes[i].next = i + 1 < lines.size() ? &cc.header_nodes[i + 1] : nullptr;
+  }
+  curl_easy_setopt(e, CURLOPT_HTTPHEADER, cc.header_nodes.data());
+}
+
+void CurlTransport::prepare_occ_request(CurlClient& cc) {
+  LiveOcc& occ = *cc.client->occ;
+  if (!occ.cycle.writing) {
+    std::snprintf(cc.if_match_line.data(), cc.if_match_line.size(), "%s", kNoIfMatch);
+    curl_easy_setopt(cc.easy, CURLOPT_CUSTOMREQUEST, nullptr);
+    curl_easy_setopt(cc.easy, CURLOPT_HTTPGET, 1L);
+    return;
+  }
+  std::snprintf(cc.if_match_line.data(), cc.if_match_line.size(), "If-Match: %s",
+                format_etag(occ.cycle.version).c_str());
+  // An empty body, sent with its Content-Length: 0.
+  curl_easy_setopt(cc.easy, CURLOPT_POSTFIELDSIZE, 0L);
+  curl_easy_setopt(cc.easy, CURLOPT_POSTFIELDS, "");
+  curl_easy_setopt(cc.easy, CURLOPT_CUSTOMREQUEST, "PUT");
+}
+
+void CurlTransport::send(LiveClient& c) {
+  CurlClient& cc = curl_client(c);
+  if (c.occ) prepare_occ_request(cc);
+  if (shared_.request.trace_headers) {
+    std::snprintf(cc.attempt_line.data(), cc.attempt_line.size(), "X-Attempt: %d", c.sends);
+    std::snprintf(cc.request_id_line.data(), cc.request_id_line.size(), "X-Request-Id: %lld",
+                  static_cast<long long>(c.item_id));
+  }
+  curl_multi_add_handle(shard_of(c).multi, cc.easy);
+}
+
+void CurlTransport::abort(LiveClient& c) {
+  curl_multi_remove_handle(shard_of(c).multi, curl_client(c).easy);
+}
+
+curl_socket_t CurlTransport::on_open_socket(void* data, curlsocktype purpose, curl_sockaddr* a) {
+  auto& cc = *static_cast<CurlClient*>(data);
+  LiveClient& c = *cc.client;
+  if (purpose == CURLSOCKTYPE_IPCXN && c.own_fd >= 0) {
+    const int fd = std::exchange(c.own_fd, -1);
+    // Unused since t=0, it may have been closed by the server meanwhile: then a fresh one.
+    pollfd p{fd, POLLIN | POLLRDHUP, 0};
+    if (poll(&p, 1, 0) == 0) {
+      cc.handed_fd = fd;
+      return fd;
+    }
+    close(fd);
+  }
+  return socket(a->family, a->socktype | SOCK_CLOEXEC, a->protocol);
+}
+
+int CurlTransport::on_socket_options(void* data, curl_socket_t fd, curlsocktype) {
+  auto& cc = *static_cast<CurlClient*>(data);
+  // The kernel stamps what arrives, so an answer's time is when it reached the client.
+  const int on = 1;
+  setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPNS, &on, sizeof on);
+  if (fd != cc.handed_fd) return CURL_SOCKOPT_OK;
+  cc.handed_fd = -1;
+  return CURL_SOCKOPT_ALREADY_CONNECTED;
+}
+
+int CurlTransport::on_request_ready(void* client, char*, char*, int, int) {
+  static_cast<LiveClient*>(client)->sent_wall_ns = ScenarioClock::steady_ns();
+  return CURL_PREREQFUNC_OK;
+}
+
+int CurlTransport::on_socket(CURL*, curl_socket_t s, int what, void* data, void* socket_data) {
+  auto& shard = *static_cast<CurlShard*>(data);
+  const int epoll_fd = shard.transport->epoll_fd_;
+  if (what == CURL_POLL_REMOVE) {
+    epoll_ctl(epoll_fd, EPOLL_CTL_DEL, s, nullptr);  // may already be closed
+    curl_multi_assign(shard.multi, s, nullptr);
+    return 0;
+  }
+  epoll_event ev{};
+  ev.events = ((what & CURL_POLL_IN) ? EPOLLIN : 0u) | ((what & CURL_POLL_OUT) ? EPOLLOUT : 0u);
+  ev.data.u64 = event_data(shard.index + 1, s);
+  const int op = socket_data ? EPOLL_CTL_MOD : EPOLL_CTL_ADD;
+  if (epoll_ctl(epoll_fd, op, s, &ev) != 0) {
+    // A descriptor number reused before libcurl told us the old one went: try the other op.
+    epoll_ctl(epoll_fd, op == EPOLL_CTL_ADD ? EPOLL_CTL_MOD : EPOLL_CTL_ADD, s, &ev);
+  }
+  if (!socket_data) curl_multi_assign(shard.multi, s, &shard);
+  return 0;
+}
+
+int CurlTransport::on_timer(CURLM*, long timeout_ms, void* data) {
+  auto& shard = *static_cast<CurlShard*>(data);
+  shard.deadline_ns = timeout_ms < 0 ? -1
+                                     : ScenarioClock::steady_ns() +
+                                           static_cast<std::int64_t>(timeout_ms) * 1'000'000;
+  return 0;
+}
+
+void CurlTransport::on_event(std::uint32_t tag, int fd, std::uint32_t events) {
+  int mask = 0;
+  if (events & EPOLLIN) {
+    mask |= CURL_CSELECT_IN;
+    if (shared_.options.compensate_latency) note_arrival(fd);
+  }
+  if (events & EPOLLOUT) mask |= CURL_CSELECT_OUT;
+  if (events & (EPOLLERR | EPOLLHUP)) mask |= CURL_CSELECT_ERR;
+  socket_action(shards_[tag - 1], fd, mask);
+}
+
+void CurlTransport::note_arrival(int fd) {
+  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(timespec))];
+  msghdr msg{};
+  msg.msg_control = control;
+  msg.msg_controllen = sizeof control;
+  if (recvmsg(fd, &msg, MSG_PEEK | MSG_DONTWAIT) < 0) return;
+  for (cmsghdr* h = CMSG_FIRSTHDR(&msg); h; h = CMSG_NXTHDR(&msg, h)) {
+    if (h->cmsg_level != SOL_SOCKET || h->cmsg_type != SCM_TIMESTAMPNS) continue;
+    timespec ts{};
+    std::memcpy(&ts, CMSG_DATA(h), sizeof ts);
+    if (static_cast<std::size_t>(fd) >= arrived_wall_ns_.size()) arrived_wall_ns_.resize(fd + 1, 0);
+    arrived_wall_ns_[fd] = ScenarioClock::steady_at_unix(ts.tv_sec * 1'000'000'000LL + ts.tv_nsec);
+  }
+}
+
+std::int64_t CurlTransport::arrival_of(const CurlClient& cc, std::int64_t now_wall_ns) {
+  curl_socket_t fd = CURL_SOCKET_BAD;
+  // The connection the answer came on; gone (CURL_SOCKET_BAD) if libcurl closed it.
+  if (curl_easy_getinfo(cc.easy, CURLINFO_ACTIVESOCKET, &fd) != CURLE_OK || fd < 0)
+    return now_wall_ns;
+  const LiveClient& c = *cc.client;
+  const std::int64_t sent = c.sent_wall_ns ? c.sent_wall_ns : c.handed_wall_ns;
+  std::int64_t at = 0;
+  if (static_cast<std::size_t>(fd) < arrived_wall_ns_.size())
+    at = std::exchange(arrived_wall_ns_[fd], 0);
+  // A stamp from before this attempt's write is an earlier answer's: not this one.
+  if (at >= sent && at <= now_wall_ns) return at;
+  // Read by libcurl before this loop saw the socket readable (libcurl polls it too): the
+  // kernel keeps when data last came in, in whole ticks; a tick later than that is never
+  // early, and at most two ticks late.
+  tcp_info info{};
+  socklen_t len = sizeof info;
+  if (getsockopt(fd, IPPROTO_TCP, TCP_INFO, &info, &len) != 0) return now_wall_ns;
+  const std::int64_t since_ns = info.tcpi_last_data_recv * 1'000'000LL - kernel_tick_ns();
+  return std::clamp<std::int64_t>(now_wall_ns - since_ns, sent, now_wall_ns);
+}
+
+void CurlTransport::socket_action(CurlShard& shard, curl_socket_t s, int mask) {
+  int running = 0;
+  shard.active = true;
+  curl_multi_socket_action(shard.multi, s, mask, &running);
+}
+
+std::int64_t CurlTransport::run_timers() {
+  const std::int64_t now = ScenarioClock::steady_ns();
+  for (auto& shard : shards_) {
+    if (shard.deadline_ns < 0 || shard.deadline_ns > now) continue;
+    socket_action(shard, CURL_SOCKET_TIMEOUT, 0);
+    // libcurl calls the timer callback only when its earliest expiry changes, so ask: an
+    // expiry it already reported and did not run yet would otherwise be lost.
+    long timeout_ms = -1;
+    curl_multi_timeout(shard.multi, &timeout_ms);
+    shard.deadline_ns = timeout_ms < 0 ? -1 : ScenarioClock::steady_ns() + timeout_ms * 1'000'000;
+    sink_.start_due_sends();
+  }
+  // A send started above may have gone to a shard this loop had passed, setting its timer:
+  // the earliest expiry is taken over all shards after every one has run.
+  std::int64_t next = -1;
+  for (const auto& shard : shards_) {
+    if (shard.deadline_ns >= 0 && (next < 0 || shard.deadline_ns < next)) next = shard.deadline_ns;
+  }
+  return next;
+}
+
+void CurlTransport::deliver_answers() {
+  for (auto& shard : shards_) {
+    if (!shard.active) continue;
+    shard.active = false;
+    int left = 0;
+    while (CURLMsg* msg = curl_multi_info_read(shard.multi, &left)) {
+      if (msg->msg != CURLMSG_DONE) continue;
+      LiveClient* c = nullptr;
+      curl_easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, &c);
+      CurlClient& cc = curl_client(*c);
+      const std::int64_t now_wall = ScenarioClock::steady_ns();
+      AttemptAnswer a;
+      a.transport_error = msg->data.result;
+      a.answered_wall_ns = shared_.options.compensate_latency ? arrival_of(cc, now_wall) : now_wall;
+      long status = 0;
+      if (a.transport_error == CURLE_OK)
+        curl_easy_getinfo(cc.easy, CURLINFO_RESPONSE_CODE, &status);
+      a.status = static_cast<int>(status);
+      curl_multi_remove_handle(shard.multi, cc.easy);
+      sink_.answered(*c, a);
+    }
+  }
+}
+
+}  // namespace stampede

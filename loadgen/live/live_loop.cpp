@@ -1,0 +1,387 @@
+#include "live/live_loop.hpp"
+
+#include <curl/curl.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/prctl.h>
+#include <sys/timerfd.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <cerrno>
+#include <cstring>
+#include <limits>
+#include <stdexcept>
+#include <utility>
+
+#include "http/retry_after_header.hpp"
+#include "live/curl_transport.hpp"
+#include "live/native_transport.hpp"
+
+namespace stampede {
+namespace {
+
+constexpr std::int64_t kNever = std::numeric_limits<std::int64_t>::max();
+constexpr int kMaxEvents = 512;
+
+[[noreturn]] void fail(const std::string& what) {
+  throw std::runtime_error(what + ": " + std::strerror(errno));
+}
+
+bool uses_native_client(const LiveShared& shared) {
+  switch (shared.options.http_client) {
+    case HttpClient::kCurl:
+      return false;
+    case HttpClient::kNative:
+      return true;
+    case HttpClient::kAuto:
+      break;
+  }
+  return NativeTransport::can_carry(shared.request, shared.options);
+}
+
+}  // namespace
+
+LiveLoop::LiveLoop(LiveShared& shared, unsigned index, unsigned loops) : shared_(shared) {
+  const auto clients =
+      static_cast<std::uint32_t>(shared.options.shard.clients_below(shared.scenario.fleet.clients));
+  clients_.resize((clients - index + loops - 1) / loops);
+  epoll_fd_ = epoll_create1(EPOLL_CLOEXEC);
+  if (epoll_fd_ < 0) fail("epoll_create1");
+  timer_fd_ = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+  if (timer_fd_ < 0) fail("timerfd_create");
+  wake_fd_ = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+  if (wake_fd_ < 0) fail("eventfd");
+  for (const int fd : {timer_fd_, wake_fd_}) {
+    epoll_event ev{};
+    ev.events = EPOLLIN;
+    ev.data.u64 = event_data(0, fd);
+    if (epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, fd, &ev) != 0) fail("epoll_ctl");
+  }
+  for (std::uint32_t i = 0; i < clients_.size(); ++i) {
+    clients_[i].id = static_cast<std::uint32_t>(shared.options.shard.client(index + i * loops));
+    setup_client(clients_[i]);
+  }
+  if (uses_native_client(shared)) {
+    transport_ = std::make_unique<NativeTransport>(shared, clients_, epoll_fd_, *this);
+  } else {
+    transport_ = std::make_unique<CurlTransport>(shared, clients_, epoll_fd_, *this);
+  }
+}
+
+LiveLoop::~LiveLoop() {
+  transport_.reset();  // before the clients it points into
+  for (auto& c : clients_) {
+    if (c.own_fd >= 0) close(c.own_fd);
+  }
+  for (const int fd : {epoll_fd_, timer_fd_, wake_fd_}) {
+    if (fd >= 0) close(fd);
+  }
+}
+
+void LiveLoop::setup_client(LiveClient& c) {
+  const auto& fleet = shared_.scenario.fleet;
+  c.rng = make_stream(fleet.seed, c.id);
+  c.guards = RetryPolicy::make_guards(fleet);
+  c.retry_after.reserve(64);
+  if (shared_.scenario.provider.mode == ProviderMode::kOcc) c.occ.emplace();
+}
+
+void LiveLoop::adopt_connections(const std::vector<int>& fds_by_client) {
+  for (auto& c : clients_) {
+    if (c.id < fds_by_client.size()) c.own_fd = fds_by_client[c.id];
+  }
+  transport_->adopt_connections();
+}
+
+void LiveLoop::wake() {
+  const std::uint64_t one = 1;
+  [[maybe_unused]] const auto n = write(wake_fd_, &one, sizeof one);
+}
+
+void LiveLoop::arm_timer(std::int64_t at_wall_ns) {
+  if (at_wall_ns == armed_ns_) return;
+  itimerspec spec{};
+  if (at_wall_ns != kNever) {
+    // An absolute time of zero would disarm the timer; anything due is due now.
+    const std::int64_t at = std::max<std::int64_t>(at_wall_ns, 1);
+    spec.it_value.tv_sec = at / 1'000'000'000;
+    spec.it_value.tv_nsec = at % 1'000'000'000;
+  }
+  timerfd_settime(timer_fd_, TFD_TIMER_ABSTIME, &spec, nullptr);
+  armed_ns_ = at_wall_ns;
+}
+
+void LiveLoop::run() {
+  // The kernel may defer a timer by the thread's slack (50 us by default): ask for none.
+  prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
+  prctl(PR_SET_NAME, "live-loop", 0, 0, 0);
+  max_deadline_ns_ = shared_.clock.to_steady_ns(0) + shared_.options.max_duration_ns;
+  for (auto& c : clients_) take_next_item(c, 0);
+  std::array<epoll_event, kMaxEvents> events{};
+  while (true) {
+    std::int64_t now = ScenarioClock::steady_ns();
+    if (!stopping_ && now >= max_deadline_ns_) {
+      shared_.request_stop(StopReason::kMaxDuration, max_deadline_ns_ + shared_.options.grace_ns);
+    }
+    if (!stopping_ && shared_.stop_requested.load(std::memory_order_relaxed)) begin_stop(now);
+    if (stopping_) {
+      abort_at_ns_ = shared_.abort_at_ns.load(std::memory_order_relaxed);
+      if (now >= abort_at_ns_) abort_in_flight();
+    }
+    start_due_sends();
+    const std::int64_t transport_next = transport_->run_timers();
+    transport_->deliver_answers();
+    if (in_flight_ == 0 && heap_.empty()) break;
+
+    std::int64_t next = transport_next >= 0 ? transport_next : kNever;
+    if (stopping_) {
+      next = std::min(next, abort_at_ns_);
+    } else {
+      if (!heap_.empty()) next = std::min(next, heap_.top().due_ns);
+      next = std::min(next, max_deadline_ns_);
+    }
+    int wait_ms = -1;
+    if (next <= ScenarioClock::steady_ns()) {
+      wait_ms = 0;
+    } else {
+      arm_timer(next);
+    }
+    const int n = epoll_wait(epoll_fd_, events.data(), kMaxEvents, wait_ms);
+    for (int i = 0; i < n; ++i) {
+      const std::uint64_t data = events[i].data.u64;
+      const int fd = static_cast<int>(data & 0xFFFFFFFFu);
+      const auto tag = static_cast<std::uint32_t>(data >> 32);
+      if (tag == 0) {
+        std::uint64_t count = 0;
+        [[maybe_unused]] const auto r = read(fd, &count, sizeof count);
+        if (fd == timer_fd_) armed_ns_ = -1;
+        continue;
+      }
+      transport_->on_event(tag, fd, events[i].events);
+      // A send that fell due goes out before the next answer is read: the provider sees the
+      // sends, and an answer read later is compensated.
+      if (start_due_sends()) transport_->run_timers();
+    }
+    transport_->deliver_answers();
+  }
+}
+
+void LiveLoop::take_next_item(LiveClient& c, std::int64_t now_ns) {
+  const auto item = shared_.next_item(c.id, c.item_id);
+  if (!item) {
+    c.state = LiveClient::State::kIdle;
+    c.item_id = -1;
+    return;
+  }
+  c.item_id = item->id;
+  c.item_intended_ns = item->intended_ns;
+  c.item = ItemState{};
+  if (c.occ) c.occ->cycle = OccCycle{};
+  c.sends = 0;
+  c.last_outcome.reset();
+  c.last_status = 0;
+  std::int64_t at = std::max(now_ns, item->intended_ns);
+  at = RetryPolicy::send_at(at, c.guards);
+  schedule(c, at);
+}
+
+void LiveLoop::schedule(LiveClient& c, std::int64_t at_ns) {
+  c.send_at_ns = at_ns;
+  c.state = LiveClient::State::kWaiting;
+  // A compensated schedule can ask for a moment already past: the send is due now, and the
+  // harness is late only from now on.
+  const std::int64_t due = std::max(shared_.clock.to_steady_ns(at_ns), ScenarioClock::steady_ns());
+  heap_.push(due, static_cast<std::uint32_t>(&c - clients_.data()));
+}
+
+bool LiveLoop::start_due_sends() {
+  if (stopping_ || heap_.empty()) return false;
+  const std::int64_t now = ScenarioClock::steady_ns();
+  bool started = false;
+  while (!heap_.empty() && heap_.top().due_ns <= now) {
+    const auto entry = heap_.top();
+    heap_.pop();
+    start_attempt(clients_[entry.client], entry.due_ns, now);
+    started = true;
+  }
+  return started;
+}
+
+void LiveLoop::start_attempt(LiveClient& c, std::int64_t due_wall_ns, std::int64_t woke_wall_ns) {
+  // occ mode: a write follows its read at once, with no backoff between them.
+  const bool occ_write = c.occ && c.occ->cycle.writing;
+  recording.writes += occ_write;
+  // The item's first attempt: no retry yet and nothing sent (an attempt dropped on the client
+  // by an adaptive throttle is a retry's reason, not a send).
+  if (c.item.retries == 0 && c.sends == 0) {
+    c.item.start_ns = c.send_at_ns;  // the deadline counts from the first send's schedule
+  } else if (!occ_write) {
+    recording.backoff.add(c.send_at_ns, 1);
+    bump(counters_.in_backoff, -1);
+  }
+  if (RetryPolicy::rejects_locally(c.send_at_ns, c.guards, c.rng)) return reject_locally(c);
+  ++c.sends;
+  c.due_wall_ns = due_wall_ns;
+  c.handed_wall_ns = ScenarioClock::steady_ns();
+  c.sent_wall_ns = 0;
+  // The timer's precision: when the loop woke and found the send due. The sends found due
+  // with it before this one are written first; that queue is in the send lateness.
+  c.wake_lateness_ns = std::max<std::int64_t>(0, woke_wall_ns - due_wall_ns);
+  recording.lateness_ns.record(c.wake_lateness_ns);
+  c.retry_after.clear();
+  c.should_retry.reset();
+  if (c.occ) c.occ->etag.clear();
+  c.state = LiveClient::State::kInFlight;
+  ++in_flight_;
+  bump(counters_.sent);
+  transport_->send(c);
+}
+
+std::int64_t LiveLoop::answer_time(const LiveClient& c, std::int64_t answered_wall_ns,
+                                   bool provider_clock) const {
+  if (!shared_.options.compensate_latency) return shared_.clock.to_scenario_ns(answered_wall_ns);
+  const std::int64_t sent_wall = c.sent_wall_ns ? c.sent_wall_ns : c.handed_wall_ns;
+  const std::int64_t on_the_wire = std::max<std::int64_t>(0, answered_wall_ns - sent_wall);
+  // A Retry-After counts from when the provider answered, on its clock: from the send as it
+  // went, however late, so that no retry goes before the provider said.
+  return (provider_clock ? std::max(c.send_at_ns, c.sent_ns) : c.send_at_ns) + on_the_wire;
+}
+
+void LiveLoop::stamp_send(LiveClient& c) {
+  const std::int64_t sent = c.sent_wall_ns ? c.sent_wall_ns : c.handed_wall_ns;
+  c.send_lateness_ns = std::max<std::int64_t>(0, sent - c.due_wall_ns);
+  send_lateness_ns.record(c.send_lateness_ns);
+  c.sent_ns = shared_.clock.to_scenario_ns(sent);
+}
+
+void LiveLoop::count_outcome(const LiveClient& c, Outcome outcome) {
+  switch (outcome) {
+    case Outcome::kOk:
+      bump(counters_.ok);
+      break;
+    case Outcome::kRateLimited:
+      bump(counters_.rate_limited);
+      break;
+    case Outcome::kUnavailable:
+    case Outcome::kOverloaded:
+    case Outcome::kServerError:
+      bump(counters_.server_errors);
+      break;
+    default:
+      bump(counters_.errors);
+  }
+  if (c.sends == 1) {
+    ++first_sends;
+    if (outcome == Outcome::kConnectError) ++first_send_connect_errors;
+  }
+}
+
+void LiveLoop::answered(LiveClient& c, const AttemptAnswer& a) {
+  --in_flight_;
+  const Outcome outcome = outcome_of(a.transport_error, a.status);
+  stamp_send(c);
+  recording.record_send(c.sent_ns, outcome);
+  count_outcome(c, outcome);
+  std::optional<std::int64_t> hint;
+  if (!c.retry_after.empty()) {
+    if (const auto h = parse_retry_after(c.retry_after, ScenarioClock::unix_ns())) {
+      // A delta is on the provider's clock already; a date's distance is a wall duration.
+      hint = h->from_date ? static_cast<std::int64_t>(static_cast<double>(h->delay_ns) /
+                                                      shared_.clock.time_scale())
+                          : h->delay_ns;
+    }
+  }
+  const bool follows_hint = hint && shared_.scenario.fleet.retry_after != RetryAfterMode::kIgnore;
+  const std::int64_t now = answer_time(c, a.answered_wall_ns, follows_hint);
+  if (shared_.options.keep_attempts) {
+    attempts.push_back({c.id, c.item_id, c.sends, c.send_at_ns, c.sent_ns, now, c.wake_lateness_ns,
+                        c.send_lateness_ns, a.status, outcome, a.transport_error,
+                        hint.value_or(-1)});
+  }
+  c.last_outcome = outcome;
+  c.last_status = a.status;
+  if (c.occ) {
+    const OccStep next = occ_after_answer(shared_.policy, *c.occ, now, outcome, c.last_status, hint,
+                                          c.item, c.guards, c.rng);
+    if (!next.write_now) return finish_item(c, next.step, now);
+    return stopping_ ? leave_unfinished(c, now) : schedule(c, now);
+  }
+  const Step step =
+      shared_.policy.on_outcome(now, outcome, hint, c.item, c.guards, c.rng, c.should_retry);
+  finish_item(c, step, now);
+}
+
+// Adaptive throttling dropped the send on the client: it fails as a 429 that never left.
+void LiveLoop::reject_locally(LiveClient& c) {
+  const std::int64_t now = c.send_at_ns;
+  c.last_outcome = Outcome::kRateLimited;
+  c.last_status = 0;
+  finish_item(
+      c,
+      shared_.policy.on_outcome(now, Outcome::kRateLimited, std::nullopt, c.item, c.guards, c.rng),
+      now);
+}
+
+void LiveLoop::finish_item(LiveClient& c, const Step& step, std::int64_t now_ns) {
+  switch (step.kind) {
+    case Step::Kind::kRetryAt:
+      if (stopping_) return leave_unfinished(c, now_ns);
+      recording.backoff.add(now_ns, 0);
+      bump(counters_.in_backoff);
+      schedule(c, step.at_ns);
+      return;
+    case Step::Kind::kDone:
+      ++recording.delivered;
+      bump(counters_.delivered);
+      recording.item_latency_ns.record(now_ns - c.item_intended_ns);
+      recording.drain_ns = std::max(recording.drain_ns, now_ns);
+      break;
+    case Step::Kind::kDeadLetter:
+      ++recording.dead_lettered;
+      bump(counters_.dead_lettered);
+      dead_letters.push_back({c.item_id, c.id, c.sends, c.last_outcome, c.last_status,
+                              to_string(step.reason), now_ns});
+      break;
+  }
+  recording.sends_per_item.record(c.sends);
+  c.state = LiveClient::State::kIdle;
+  if (!stopping_) take_next_item(c, now_ns);
+}
+
+void LiveLoop::leave_unfinished(LiveClient& c, std::int64_t now_ns) {
+  dead_letters.push_back(
+      {c.item_id, c.id, c.sends, c.last_outcome, c.last_status, kUnfinishedReason, now_ns});
+  c.state = LiveClient::State::kIdle;
+}
+
+void LiveLoop::begin_stop(std::int64_t now_wall_ns) {
+  stopping_ = true;
+  const std::int64_t now = shared_.clock.to_scenario_ns(now_wall_ns);
+  for (auto& c : clients_) {
+    if (c.state == LiveClient::State::kWaiting) leave_unfinished(c, now);
+  }
+  heap_.clear();
+  counters_.in_backoff.store(0, std::memory_order_relaxed);
+}
+
+void LiveLoop::abort_in_flight() {
+  const std::int64_t now = shared_.clock.now_ns();
+  for (auto& c : clients_) {
+    if (c.state != LiveClient::State::kInFlight) continue;
+    transport_->abort(c);
+    --in_flight_;
+    // It went, and may have arrived: count it, as a request that got no answer in time.
+    stamp_send(c);
+    recording.record_send(c.sent_ns, Outcome::kTimeout);
+    if (shared_.options.keep_attempts) {
+      attempts.push_back({c.id, c.item_id, c.sends, c.send_at_ns, c.sent_ns, -1, c.wake_lateness_ns,
+                          c.send_lateness_ns, 0, Outcome::kTimeout,
+                          static_cast<int>(CURLE_ABORTED_BY_CALLBACK), -1});
+    }
+    leave_unfinished(c, now);
+  }
+}
+
+}  // namespace stampede

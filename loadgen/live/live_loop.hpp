@@ -1,0 +1,90 @@
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "live/live_client.hpp"
+#include "live/live_engine.hpp"
+#include "live/live_transport.hpp"
+#include "live/timer_heap.hpp"
+
+namespace stampede {
+
+// Progress counters: written by the loop's thread only, read by the progress line.
+struct alignas(64) LoopCounters {
+  std::atomic<std::int64_t> sent{0}, ok{0}, rate_limited{0}, server_errors{0}, errors{0},
+      in_backoff{0}, delivered{0}, dead_lettered{0};
+};
+
+// One event loop: its share of the fleet's clients, the timer heap of their next sends, and
+// the transport that carries their attempts (libcurl, or the native HTTP/1.1 client).
+class LiveLoop final : public AttemptSink {
+ public:
+  LiveLoop(LiveShared& shared, unsigned index, unsigned loops);
+  ~LiveLoop() override;
+  LiveLoop(const LiveLoop&) = delete;
+  LiveLoop& operator=(const LiveLoop&) = delete;
+
+  // The connections opened before t=0, by client id: each client takes its own.
+  void adopt_connections(const std::vector<int>& fds_by_client);
+  void run();   // the thread's body
+  void wake();  // from any thread
+  const LoopCounters& counters() const { return counters_; }
+  const char* transport_name() const { return transport_->name(); }
+
+  Recording recording;            // lateness_ns: the wake lateness
+  LogHistogram send_lateness_ns;  // sent - intended
+  std::vector<DeadLetter> dead_letters;
+  std::vector<AttemptRecord> attempts;
+  std::int64_t first_sends = 0;
+  std::int64_t first_send_connect_errors = 0;
+
+  // AttemptSink
+  void answered(LiveClient& c, const AttemptAnswer& a) override;
+  // Starts every send that is due; whether there was one. Called between shards and between
+  // socket events too, so a burst being worked through delays a timer by one shard's work.
+  bool start_due_sends() override;
+
+ private:
+  void setup_client(LiveClient& c);
+  void take_next_item(LiveClient& c, std::int64_t now_ns);
+  void schedule(LiveClient& c, std::int64_t at_ns);
+  void start_attempt(LiveClient& c, std::int64_t due_wall_ns, std::int64_t woke_wall_ns);
+  // The scenario time of an answer that arrived at answered_wall_ns. Compensated: the send's
+  // intended time plus the wall time since it was written, unscaled (see
+  // LiveOptions::compensate_latency); from the send as it went when the answer's Retry-After
+  // is followed (provider_clock).
+  std::int64_t answer_time(const LiveClient& c, std::int64_t answered_wall_ns,
+                           bool provider_clock) const;
+  // When the attempt went: as the transport was about to write the request, so a burst
+  // queued inside it shows in the send lateness, as it is.
+  void stamp_send(LiveClient& c);
+  void count_outcome(const LiveClient& c, Outcome outcome);
+  void reject_locally(LiveClient& c);
+  void finish_item(LiveClient& c, const Step& step, std::int64_t now_ns);
+  void begin_stop(std::int64_t now_wall_ns);
+  void abort_in_flight();
+  void leave_unfinished(LiveClient& c, std::int64_t now_ns);
+  void arm_timer(std::int64_t at_wall_ns);
+  static void bump(std::atomic<std::int64_t>& counter, std::int64_t n = 1) {
+    counter.store(counter.load(std::memory_order_relaxed) + n, std::memory_order_relaxed);
+  }
+
+  LiveShared& shared_;
+  std::vector<LiveClient> clients_;  // sized once: the transport points into it
+  int epoll_fd_ = -1;
+  int timer_fd_ = -1;
+  int wake_fd_ = -1;
+  std::unique_ptr<LiveTransport> transport_;
+  TimerHeap heap_;
+  std::int64_t armed_ns_ = -1;
+  std::int64_t in_flight_ = 0;
+  bool stopping_ = false;
+  std::int64_t abort_at_ns_ = 0;
+  std::int64_t max_deadline_ns_ = 0;
+  LoopCounters counters_;
+};
+
+}  // namespace stampede

@@ -1,0 +1,76 @@
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "live/live_client.hpp"
+
+namespace stampede {
+
+// How an attempt ended, as a transport saw it.
+struct AttemptAnswer {
+  int transport_error = 0;  // a CURLcode (either transport); 0: an HTTP answer came
+  int status = 0;
+  std::int64_t answered_wall_ns = 0;  // when the answer reached the client's socket (steady)
+};
+
+// What a transport calls back on its loop.
+class AttemptSink {
+ public:
+  virtual ~AttemptSink() = default;
+  // c's attempt is over; its retry_after, should_retry and occ ETag are the answer's.
+  virtual void answered(LiveClient& c, const AttemptAnswer& a) = 0;
+  // Starts the sends that fell due meanwhile; whether there was one.
+  virtual bool start_due_sends() = 0;
+};
+
+// Carries one loop's attempts over HTTP: libcurl, or the loop's own HTTP/1.1 client. It
+// registers its sockets in the loop's epoll set with a tag of 1 or more in the high half of
+// the event data (0 is the loop's own descriptors) and the descriptor in the low half.
+class LiveTransport {
+ public:
+  virtual ~LiveTransport() = default;
+  LiveTransport(const LiveTransport&) = delete;
+  LiveTransport& operator=(const LiveTransport&) = delete;
+  // The wire's name in the results: "libcurl" or "native".
+  virtual const char* name() const = 0;
+  // Before t=0: the clients' connections opened for them (LiveClient::own_fd) are theirs to
+  // set up now, so that the first wave only writes.
+  virtual void adopt_connections() {}
+  // Sends c's attempt (c.sends, c.item_id and c.occ say which), setting c.sent_wall_ns as the
+  // request is about to be written.
+  virtual void send(LiveClient& c) = 0;
+  // Drops c's attempt in flight, answered or not.
+  virtual void abort(LiveClient& c) = 0;
+  virtual void on_event(std::uint32_t tag, int fd, std::uint32_t events) = 0;
+  // Runs what is due (timeouts; libcurl's timers); returns the next expiry (steady ns) or -1.
+  virtual std::int64_t run_timers() = 0;
+  // Hands the attempts that ended since the last call to the sink (libcurl queues them).
+  virtual void deliver_answers() {}
+
+ protected:
+  // clients: the loop's, sized for good; epoll_fd: the loop's epoll set.
+  LiveTransport(LiveShared& shared, std::vector<LiveClient>& clients, int epoll_fd,
+                AttemptSink& sink)
+      : shared_(shared), clients_(clients), epoll_fd_(epoll_fd), sink_(sink) {}
+  std::size_t index_of(const LiveClient& c) const {
+    return static_cast<std::size_t>(&c - clients_.data());
+  }
+
+  LiveShared& shared_;
+  std::vector<LiveClient>& clients_;
+  const int epoll_fd_;
+  AttemptSink& sink_;
+};
+
+// An epoll event's data: the transport's tag (1 or more; 0 is the loop's own timer and wake
+// descriptors) in the high half, the descriptor in the low half.
+inline std::uint64_t event_data(std::uint32_t tag, int fd) {
+  return (std::uint64_t{tag} << 32) | static_cast<std::uint32_t>(fd);
+}
+
+// Turns a transport's view of an attempt into the outcome the retry policy reads.
+Outcome outcome_of(int transport_error, int status);
+
+}  // namespace stampede

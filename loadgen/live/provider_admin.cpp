@@ -1,0 +1,109 @@
+#include "live/provider_admin.hpp"
+
+#include <curl/curl.h>
+
+#include <cstdio>
+#include <memory>
+
+#include "results.hpp"
+
+namespace stampede {
+namespace {
+
+constexpr long kAdminTimeoutMs = 10'000;
+
+struct EasyDeleter {
+  void operator()(CURL* e) const { curl_easy_cleanup(e); }
+};
+struct ListDeleter {
+  void operator()(curl_slist* l) const { curl_slist_free_all(l); }
+};
+
+std::size_t append(char* data, std::size_t size, std::size_t n, void* out) {
+  static_cast<std::string*>(out)->append(data, size * n);
+  return size * n;
+}
+
+}  // namespace
+
+Parsed<ProviderStats> parse_provider_stats(const nlohmann::json& j) {
+  try {
+    ProviderStats s;
+    s.bin_ns = j.at("bin_ns").get<std::int64_t>();
+    s.time_scale = j.at("time_scale").get<double>();
+    s.requests = j.at("requests").get<std::int64_t>();
+    s.by_outcome = BinnedCounts::from_json(j.at("arrivals_by_outcome"));
+    s.by_send = BinnedCounts::from_json(j.at("arrivals_by_send"));
+    if (const auto it = j.find("reasons"); it != j.end() && it->is_object()) s.reasons = *it;
+    if (s.by_outcome.labels() != outcome_labels().size() ||
+        s.by_send.labels() != send_labels().size())
+      return Parsed<ProviderStats>::fail("its histograms do not have the outcome and send labels");
+    return Parsed<ProviderStats>::ok(std::move(s));
+  } catch (const std::exception& e) {
+    return Parsed<ProviderStats>::fail(std::string("not a fakeprovider stats document: ") +
+                                       e.what());
+  }
+}
+
+Parsed<std::string> ProviderAdmin::call(const char* method, const std::string& path) const {
+  std::unique_ptr<CURL, EasyDeleter> easy(curl_easy_init());
+  if (!easy) return Parsed<std::string>::fail("curl_easy_init failed");
+  std::string url = base_.text;
+  while (!url.empty() && url.back() == '/') url.pop_back();
+  url += path;
+  std::string body;
+  char error[CURL_ERROR_SIZE] = {};
+  std::unique_ptr<curl_slist, ListDeleter> headers;
+  if (!token_.empty())
+    headers.reset(curl_slist_append(nullptr, ("Authorization: Bearer " + token_).c_str()));
+  CURL* e = easy.get();
+  curl_easy_setopt(e, CURLOPT_URL, url.c_str());
+  curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, method);
+  if (std::string_view(method) == "POST") curl_easy_setopt(e, CURLOPT_POSTFIELDS, "");
+  curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
+  curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, kAdminTimeoutMs);
+  curl_easy_setopt(e, CURLOPT_ERRORBUFFER, error);
+  curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, &append);
+  curl_easy_setopt(e, CURLOPT_WRITEDATA, &body);
+  if (headers) curl_easy_setopt(e, CURLOPT_HTTPHEADER, headers.get());
+  const std::string what = std::string(method) + " " + url;
+  if (const CURLcode rc = curl_easy_perform(e); rc != CURLE_OK) {
+    return Parsed<std::string>::fail(what + ": " +
+                                     (error[0] ? std::string(error) : curl_easy_strerror(rc)));
+  }
+  long status = 0;
+  curl_easy_getinfo(e, CURLINFO_RESPONSE_CODE, &status);
+  if (status < 200 || status > 299)
+    return Parsed<std::string>::fail(what + ": answered " + std::to_string(status));
+  return Parsed<std::string>::ok(std::move(body));
+}
+
+std::optional<std::string> ProviderAdmin::reset(std::optional<std::int64_t> at_epoch_ns) const {
+  std::string path = "/admin/reset";
+  if (at_epoch_ns) {
+    char at[40];
+    std::snprintf(at, sizeof at, "?at=%lld.%09lld",
+                  static_cast<long long>(*at_epoch_ns / 1'000'000'000),
+                  static_cast<long long>(*at_epoch_ns % 1'000'000'000));
+    path += at;
+  }
+  const auto r = call("POST", path);
+  if (!r) return r.error();
+  return std::nullopt;
+}
+
+Parsed<nlohmann::json> ProviderAdmin::stats_json() const {
+  const auto body = call("GET", "/admin/stats");
+  if (!body) return Parsed<nlohmann::json>::fail(body.error());
+  auto j = nlohmann::json::parse(*body, nullptr, false);
+  if (j.is_discarded()) return Parsed<nlohmann::json>::fail("GET /admin/stats: not JSON");
+  return Parsed<nlohmann::json>::ok(std::move(j));
+}
+
+Parsed<ProviderStats> ProviderAdmin::stats() const {
+  const auto j = stats_json();
+  if (!j) return Parsed<ProviderStats>::fail(j.error());
+  return parse_provider_stats(*j);
+}
+
+}  // namespace stampede

@@ -1,0 +1,49 @@
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "binned_counts.hpp"
+#include "live/live_request.hpp"
+#include "parsed.hpp"
+
+namespace stampede {
+
+// What a fakeprovider's GET /admin/stats says about the arrivals it recorded.
+struct ProviderStats {
+  std::int64_t bin_ns = 0;
+  double time_scale = 1;
+  std::int64_t requests = 0;
+  BinnedCounts by_outcome{1, 1};
+  BinnedCounts by_send{1, 1};
+  // Arrivals by the layer that answered (which quota each 429 was for), as the provider
+  // names them; null from a provider that does not count them.
+  nlohmann::json reasons;
+};
+
+Parsed<ProviderStats> parse_provider_stats(const nlohmann::json& j);
+
+// A fakeprovider's admin API: reset before the run (both scenario clocks start together),
+// stats after it.
+class ProviderAdmin {
+ public:
+  ProviderAdmin(TargetUrl base, std::string token)
+      : base_(std::move(base)), token_(std::move(token)) {}
+
+  // POST /admin/reset, t = 0 now or at a Unix time (--start-at); the error, if any.
+  std::optional<std::string> reset(std::optional<std::int64_t> at_epoch_ns = std::nullopt) const;
+  Parsed<ProviderStats> stats() const;        // GET /admin/stats
+  Parsed<nlohmann::json> stats_json() const;  // the same, as the provider wrote it
+  const TargetUrl& url() const { return base_; }
+
+ private:
+  Parsed<std::string> call(const char* method, const std::string& path) const;
+
+  TargetUrl base_;
+  std::string token_;
+};
+
+}  // namespace stampede

@@ -1,0 +1,210 @@
+#include "sim/sim_engine.hpp"
+
+#include <vector>
+
+#include "model/provider_policy.hpp"
+#include "policy/retry_policy.hpp"
+#include "policy/workload.hpp"
+#include "sim/event_queue.hpp"
+#include "sim/huge_page_allocator.hpp"
+
+namespace stampede {
+namespace {
+
+enum class EventKind : std::uint8_t { kSend, kAnswer };
+
+// An answer the provider is still taking its time over (service latency or a timeout).
+// Retry-After is read as whole seconds, so 8 bytes hold it.
+struct PendingAnswer {
+  Outcome outcome = Outcome::kOk;
+  bool should_retry = true;  // the provider's x-should-retry: false (a spend cap)
+  std::int32_t retry_after_s = -1;
+};
+static_assert(sizeof(PendingAnswer) == 8);
+
+// One client's state: exactly a cache line, so an event costs one miss into a million
+// clients' state, and that one prefetched ahead.
+struct alignas(64) SimClient {
+  explicit SimClient(Rng stream) : rng(stream) {}
+
+  Rng rng;
+  ItemState item;  // item.retries + 1, less the attempts dropped on the client, is its sends
+  WorkItem work{-1, 0};
+  PendingAnswer answer;  // while the provider takes its time
+};
+static_assert(sizeof(SimClient) == 64);
+
+// How far ahead in the agenda the loop prefetches a client's state: enough events to cover a
+// miss to memory.
+constexpr std::size_t kPrefetchAhead = 16;
+
+// Per-client arrays, read at random.
+template <class T>
+using ClientArray = std::vector<T, HugePageAllocator<T>>;
+
+class Simulation {
+ public:
+  Simulation(const Scenario& s, const SimOptions& o)
+      : scenario_(s),
+        options_(o),
+        policy_(RetryPolicy::from(s.fleet)),
+        provider_(s.provider),
+        workload_(s.fleet, o.shard.count),
+        shared_guards_(RetryPolicy::make_guards(s.fleet)),
+        per_client_guards_(shared_guards_.any()) {}
+
+  Results run() {
+    const auto n = static_cast<std::size_t>(scenario_.fleet.clients);
+    clients_.reserve(n);
+    for (std::size_t c = 0; c < n; ++c) clients_.emplace_back(make_stream(scenario_.fleet.seed, c));
+    if (per_client_guards_) guards_.assign(n, shared_guards_);
+    if (scenario_.fleet.adaptive_throttle) dropped_.assign(n, 0);
+    rec_.items = items_of(scenario_.fleet, options_.shard);
+    for (std::uint32_t c = 0; c < n; ++c) take_next_item(c, 0);
+    loop();
+    return simulation_results(scenario_, std::move(rec_));
+  }
+
+ private:
+  void loop() {
+    SimProgressTicker progress(options_);
+    while (!queue_.empty()) {
+      // A bucket just opened: fetch for its first events together, not one miss after another.
+      if (queue_.at_bucket_start()) {
+        for (std::size_t k = 1; k < kPrefetchAhead; ++k) prefetch(k);
+      }
+      const TimedEvent e = queue_.top();
+      if (e.t_ns > options_.horizon_ns) break;
+      queue_.pop();
+      prefetch(kPrefetchAhead);
+      if (static_cast<EventKind>(e.kind) == EventKind::kSend) {
+        send(e.client, e.t_ns);
+      } else {
+        answer(e.client, e.t_ns, clients_[e.client].answer);
+      }
+      progress.tick(e.t_ns, rec_);
+    }
+  }
+
+  void prefetch(std::size_t ahead) {
+    if (const TimedEvent* e = queue_.peek_ahead(ahead)) __builtin_prefetch(&clients_[e->client]);
+  }
+
+  void schedule(std::uint32_t client, std::int64_t t_ns, EventKind kind) {
+    queue_.push(t_ns, client, static_cast<std::uint8_t>(kind));
+  }
+
+  // The current item's sends so far, counting the one going now.
+  std::int64_t sends_of(std::uint32_t c) const {
+    return clients_[c].item.retries + 1 - (dropped_.empty() ? 0 : dropped_[c]);
+  }
+
+  // Sharded: every client is simulated, only the shard's own are recorded.
+  bool mine(std::uint32_t client) const { return options_.shard.owns(client); }
+
+  ClientGuards& guards(std::uint32_t client) {
+    return per_client_guards_ ? guards_[client] : shared_guards_;
+  }
+
+  void take_next_item(std::uint32_t c, std::int64_t now_ns) {
+    const auto item = workload_.next(c, clients_[c].work.id);
+    if (!item) return;
+    clients_[c].work = *item;
+    clients_[c].item = ItemState{};
+    if (!dropped_.empty()) dropped_[c] = 0;
+    std::int64_t at = std::max(now_ns, item->intended_ns);
+    at = RetryPolicy::send_at(at, guards(c));
+    schedule(c, at, EventKind::kSend);
+  }
+
+  void send(std::uint32_t c, std::int64_t t_ns) {
+    auto& cl = clients_[c];
+    if (cl.item.retries == 0) cl.item.start_ns = t_ns;
+    if (RetryPolicy::rejects_locally(t_ns, guards(c), cl.rng)) {
+      ++dropped_[c];  // dropped on the client: no send, no arrival, answered as a 429
+      return answer(c, t_ns, PendingAnswer{Outcome::kRateLimited, true, -1});
+    }
+    const Decision d = provider_.admit(t_ns, {}, tokens_);
+    const Outcome seen =
+        d.service_ns > scenario_.fleet.timeout_ns ? Outcome::kTimeout : d.outcome();
+    if (mine(c)) {
+      rec_.record_arrival(t_ns, static_cast<int>(sends_of(c)), d.outcome());
+      rec_.record_send(t_ns, seen);
+    }
+    // The client reads a delta-seconds header: whole seconds, rounded up.
+    const PendingAnswer a{seen, d.should_retry || seen == Outcome::kTimeout,
+                          d.retry_after_ns >= 0
+                              ? static_cast<std::int32_t>(retry_after_seconds(d.retry_after_ns))
+                              : -1};
+    const std::int64_t wait = seen == Outcome::kTimeout ? scenario_.fleet.timeout_ns : d.service_ns;
+    if (wait == 0) {
+      answer(c, t_ns, a);
+      return;
+    }
+    cl.answer = a;
+    schedule(c, t_ns + wait, EventKind::kAnswer);
+  }
+
+  void answer(std::uint32_t c, std::int64_t t_ns, PendingAnswer a) {
+    auto& cl = clients_[c];
+    std::optional<std::int64_t> hint;
+    if (a.retry_after_s >= 0) hint = std::int64_t{a.retry_after_s} * kNsPerSec;
+    const Step step =
+        policy_.on_outcome(t_ns, a.outcome, hint, cl.item, guards(c), cl.rng,
+                           a.should_retry ? std::nullopt : std::optional<bool>(false));
+    switch (step.kind) {
+      case Step::Kind::kRetryAt:
+        if (mine(c)) {
+          rec_.backoff.add(t_ns, 0);
+          rec_.backoff.add(step.at_ns, 1);
+        }
+        schedule(c, step.at_ns, EventKind::kSend);
+        return;
+      case Step::Kind::kDone:
+        if (!mine(c)) break;
+        ++rec_.delivered;
+        rec_.item_latency_ns.record(t_ns - cl.work.intended_ns);
+        rec_.drain_ns = std::max(rec_.drain_ns, t_ns);
+        break;
+      case Step::Kind::kDeadLetter:
+        if (mine(c)) ++rec_.dead_lettered;
+        break;
+    }
+    if (mine(c)) rec_.sends_per_item.record(sends_of(c));
+    take_next_item(c, t_ns);
+  }
+
+  const Scenario& scenario_;
+  const SimOptions& options_;
+  const RetryPolicy policy_;
+  ProviderPolicy provider_;
+  const DeclaredTokens tokens_{scenario_.fleet.tokens, false};  // what every request declares
+  Workload workload_;
+  ClientGuards shared_guards_;
+  bool per_client_guards_;
+  ClientArray<ClientGuards> guards_;
+  ClientArray<SimClient> clients_;
+  // Per client, the current item's attempts an adaptive throttle dropped; only with one.
+  std::vector<std::int32_t> dropped_;
+  EventQueue queue_;
+  Recording rec_;
+};
+
+}  // namespace
+
+Results simulation_results(const Scenario& scenario, Recording rec) {
+  rec.unfinished = rec.items - rec.delivered - rec.dead_lettered;
+  Results r;
+  r.engine = "simulate";
+  r.scenario = scenario;
+  r.provider_side = true;
+  r.summary = summarize(rec, scenario.provider, true);
+  r.recording = std::move(rec);
+  return r;
+}
+
+Results simulate(const Scenario& scenario, const SimOptions& options) {
+  return Simulation(scenario, options).run();
+}
+
+}  // namespace stampede
