@@ -3,13 +3,19 @@
 BUILD ?= build
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
-DEB_PACKAGES := cmake g++ pkg-config libcurl4-openssl-dev libcpp-httplib-dev libmicrohttpd-dev \
-                libcli11-dev nlohmann-json3-dev doctest-dev libhiredis-dev
-# What the tests drive besides our binaries: curl and nginx as real peers, chromium to render
-# a report, python3 (+yaml) for the report checks, clang-format for fmt-check, redis-server
-# for the replicas sharing one allowance (fakeprovider --store).
-# ccache and mold only make our own rebuilds and links faster.
-TEST_PACKAGES := curl nginx chromium python3 python3-yaml clang-format redis-server ccache mold
+# The Debian packages, by who needs them. A user's `make build` (and the Dockerfile's build
+# stage) installs BUILD_PACKAGES only: no browser, no nginx, no redis.
+BUILD_PACKAGES := cmake g++ pkg-config libcurl4-openssl-dev libcpp-httplib-dev libmicrohttpd-dev \
+                  libcli11-dev nlohmann-json3-dev libhiredis-dev
+# What the two binaries load at run time; the .deb's Depends (read off the binaries by
+# dpkg-shlibdeps) names these.
+RUNTIME_PACKAGES := libcurl4 libcpp-httplib0.11 libmicrohttpd12 libhiredis0.14
+# What only our own tests need: doctest; curl, nginx (over https, with certificates openssl
+# makes) and real client libraries as peers; chromium to render a report; python3 (+yaml) for
+# the report checks; clang-format for fmt-check; redis-server for replicas sharing one
+# allowance; ccache and mold for faster rebuilds and links.
+TEST_PACKAGES := doctest-dev curl nginx openssl chromium python3 python3-yaml python3-requests \
+                 python3-urllib3 python3-tenacity clang-format redis-server ccache mold
 # `make fuzz` only: clang and its libFuzzer runtime.
 FUZZ_PACKAGES := clang libclang-rt-dev
 EXTRA_PACKAGES ?=
@@ -18,22 +24,44 @@ FUZZ_TARGETS := fuzz_scenario fuzz_duration fuzz_rate fuzz_assertion fuzz_retry_
                 fuzz_results fuzz_provider_request fuzz_http_response
 SOURCES = $(shell find core fakeprovider loadgen reports tests bench fuzz -name '*.cpp' -o -name '*.hpp' 2>/dev/null)
 
-.PHONY: all deps build test test-unit test-slow test-bench asan tsan fuzz fmt fmt-check demo golden bench clean
+.PHONY: all deps deps-test build build-tests install package test test-unit test-slow test-bench asan tsan fuzz fmt fmt-check demo golden bench clean
 
 all: build
 
-deps:
-	@missing=""; for p in $(DEB_PACKAGES) $(TEST_PACKAGES) $(EXTRA_PACKAGES); do \
-	  dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+# install-missing PACKAGES: apt-get install whichever of them are not installed yet.
+define install-missing
+	@missing=""; for p in $(1); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then \
 	  echo "installing:$$missing"; \
 	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
 	  $$SUDO apt-get update -q && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -q $$missing; \
 	fi
+endef
 
+deps:
+	$(call install-missing,$(BUILD_PACKAGES) $(EXTRA_PACKAGES))
+
+deps-test:
+	$(call install-missing,$(BUILD_PACKAGES) $(TEST_PACKAGES) $(EXTRA_PACKAGES))
+
+# The binaries only (BUILD_TESTING=OFF: no doctest needed); build-tests adds the test binaries.
 build: deps
-	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release $(CMAKE_FLAGS) >/dev/null
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DBUILD_TESTING=OFF $(CMAKE_FLAGS) >/dev/null
 	cmake --build $(BUILD) -j $(JOBS)
+
+build-tests: deps-test
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DBUILD_TESTING=ON $(CMAKE_FLAGS) >/dev/null
+	cmake --build $(BUILD) -j $(JOBS)
+
+# `make install PREFIX=/usr/local`: the two binaries into PREFIX/bin.
+PREFIX ?= /usr/local
+install: build
+	cmake --install $(BUILD) --prefix $(PREFIX)
+
+# `make package`: $(BUILD)/stampede_VERSION_ARCH.deb, for `apt-get install ./stampede_*.deb`.
+package: build
+	cd $(BUILD) && cpack -G DEB
+	@ls $(BUILD)/stampede_*.deb
 
 # `make test`: every unit and integration case, one ctest test each, CTEST_JOBS at a time (most
 # integration cases wait on a subprocess or a scaled clock rather than burn CPU). The cases
@@ -43,16 +71,16 @@ build: deps
 CTEST_JOBS ?= $(shell echo $$(( $(JOBS) * 2 )))
 CTEST = cd $(BUILD) && ctest --output-on-failure --timeout 600 -j $(CTEST_JOBS)
 
-test: build
+test: build-tests
 	$(CTEST) -L 'unit|integration' -LE 'slow|bench'
 
-test-unit: build
+test-unit: build-tests
 	$(CTEST) -L unit
 
-test-slow: build
+test-slow: build-tests
 	$(CTEST) -L slow
 
-test-bench: build
+test-bench: build-tests
 	$(CTEST) -L bench
 
 # The sanitizer trees run the unit and integration cases; the slow ones run in Release only.
@@ -64,7 +92,7 @@ tsan:
 
 # Each libFuzzer target (fuzz/) for FUZZ_SECONDS on its committed corpus; exits 1 on a finding.
 fuzz:
-	$(MAKE) deps EXTRA_PACKAGES="$(FUZZ_PACKAGES)"
+	$(MAKE) deps-test EXTRA_PACKAGES="$(FUZZ_PACKAGES)"
 	cmake -S . -B build-fuzz -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo \
 	  -DSTAMPEDE_SANITIZE=address,undefined -DSTAMPEDE_FUZZ=ON -DBUILD_TESTING=OFF >/dev/null
 	cmake --build build-fuzz -j $(JOBS) --target fuzzers
@@ -79,7 +107,7 @@ fmt-check:
 demo: build
 	examples/demo.sh $(BUILD)
 
-golden: build
+golden: build-tests
 	STAMPEDE_UPDATE_GOLDEN=1 $(BUILD)/bin/test_report -tc='*golden*'
 
 bench: build
