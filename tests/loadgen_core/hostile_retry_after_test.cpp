@@ -9,6 +9,7 @@
 #include "retry_after_header.hpp"
 #include "retry_policy.hpp"
 #include "saturating.hpp"
+#include "sim_engine.hpp"
 
 using namespace stampede;
 
@@ -29,6 +30,15 @@ constexpr const char* kHostileHints[] = {"1000000000000", "123456789012345678901
 RetryPolicy following(RetryAfterMode mode, std::optional<std::int64_t> deadline_ns = {}) {
   return RetryPolicy(Backoff(StrategyKind::kFullJitter, kNsPerSec, 60 * kNsPerSec),
                      {0, deadline_ns, mode});
+}
+
+Scenario outage_storm(const char* outage, RetryAfterMode mode) {
+  Scenario s;
+  s.fleet.clients = 2;
+  s.fleet.retry_after = mode;
+  s.provider.outages = {*parse_outage(outage)};
+  REQUIRE(validate(s).empty());
+  return s;
 }
 
 }  // namespace
@@ -93,4 +103,30 @@ TEST_CASE("a breaker's cool-down of centuries holds the send at the end of time"
   CircuitBreaker breaker(BreakerConfig{1, kMaxNs});
   breaker.on_failure(100 * kNsPerSec);
   CHECK(breaker.permit_at(200 * kNsPerSec) == kMaxNs);
+}
+
+TEST_CASE("simulated: a retry due after the horizon leaves the item unfinished, the bins empty") {
+  // An outage to the end of int64 time, its Retry-After followed: without saturation
+  // std::bad_alloc; now every item is unfinished and the histograms hold one second.
+  for (const auto mode : {RetryAfterMode::kExact, RetryAfterMode::kJittered}) {
+    CAPTURE(static_cast<int>(mode));
+    const Results r = simulate(outage_storm("0s-2562046h:503", mode));
+    CHECK(r.recording.requests == 2);
+    CHECK(r.recording.unfinished == 2);
+    CHECK(r.recording.client_by_outcome.bins() == 1);
+    CHECK(r.recording.backoff.bins() == 1);
+    CHECK(r.recording.backoff.overflow(1) == 2);  // they would leave backoff past the last bin
+  }
+}
+
+TEST_CASE("simulated: a hundred-hour wait is delivered, its sends past the last bin") {
+  // Before the bound: 360,000 one-second rows, a 115 MB results file.
+  const Results r = simulate(outage_storm("0s-100h:503", RetryAfterMode::kExact));
+  CHECK(r.recording.delivered == 2);
+  CHECK(r.recording.drain_ns == 100LL * 3600 * kNsPerSec);
+  for (const BinnedCounts* h : {&r.recording.provider_by_outcome, &r.recording.client_by_outcome,
+                                &r.recording.provider_by_send, &r.recording.backoff}) {
+    CHECK(h->bins() == 1);
+    CHECK(h->overflow_total() == 2);
+  }
 }
