@@ -49,6 +49,10 @@ class ScenarioClock {
                std::chrono::steady_clock::now().time_since_epoch())
         .count();
   }
+  // The steady_clock reading a wall duration from now (a timeout, a grace), saturated.
+  static std::int64_t steady_after(std::int64_t wall_ns) {
+    return saturating_add(steady_ns(), wall_ns);
+  }
   // Unix time in ns (system_clock): what machines agree on (--start-at, a store's epoch).
   static std::int64_t unix_ns() {
     return std::chrono::duration_cast<std::chrono::nanoseconds>(
