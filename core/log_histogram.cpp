@@ -8,6 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "saturating.hpp"
+
 namespace stampede {
 namespace {
 constexpr int kSubBits = 7;
@@ -37,7 +39,8 @@ void LogHistogram::record(std::int64_t value, std::int64_t n) {
   min_ = count_ ? std::min(min_, value) : value;
   max_ = count_ ? std::max(max_, value) : value;
   count_ += n;
-  sum_ += value * n;
+  // A latency of centuries (a retry at the end of time) must not wrap the sum negative.
+  sum_ = saturating_add(sum_, saturating_mul(value, n));
 }
 
 void LogHistogram::merge(const LogHistogram& other) {
@@ -47,7 +50,7 @@ void LogHistogram::merge(const LogHistogram& other) {
   min_ = count_ ? std::min(min_, other.min_) : other.min_;
   max_ = count_ ? std::max(max_, other.max_) : other.max_;
   count_ += other.count_;
-  sum_ += other.sum_;
+  sum_ = saturating_add(sum_, other.sum_);
 }
 
 std::int64_t LogHistogram::quantile(double q) const {

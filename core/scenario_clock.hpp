@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "parsed.hpp"
+#include "saturating.hpp"
 
 namespace stampede {
 
@@ -27,24 +28,30 @@ class ScenarioClock {
   std::int64_t now_ns() const { return to_scenario_ns(steady_ns()); }
   double time_scale() const { return scale_; }
 
-  // A steady_clock reading (ns since its epoch) as scenario time, and back.
+  // A steady_clock reading (ns since its epoch) as scenario time, and back. Saturated: a
+  // scenario time past the end of int64 on the wall (a long wait at --time-scale 10) is the
+  // end of time, not a moment long past.
   std::int64_t to_scenario_ns(std::int64_t steady_wall_ns) const {
-    const auto since = steady_wall_ns - start_wall_ns_.load(std::memory_order_relaxed);
-    return static_cast<std::int64_t>(static_cast<double>(since) / scale_);
+    const auto since =
+        saturating_sub(steady_wall_ns, start_wall_ns_.load(std::memory_order_relaxed));
+    return saturating_ns(static_cast<double>(since) / scale_);
   }
   std::int64_t to_steady_ns(std::int64_t scenario_ns) const {
-    return start_wall_ns_.load(std::memory_order_relaxed) +
-           static_cast<std::int64_t>(static_cast<double>(scenario_ns) * scale_);
+    return saturating_add(start_wall_ns_.load(std::memory_order_relaxed), wall_ns(scenario_ns));
   }
   // A scenario duration as a wall duration.
   std::int64_t wall_ns(std::int64_t scenario_ns) const {
-    return static_cast<std::int64_t>(static_cast<double>(scenario_ns) * scale_);
+    return saturating_ns(static_cast<double>(scenario_ns) * scale_);
   }
 
   static std::int64_t steady_ns() {
     return std::chrono::duration_cast<std::chrono::nanoseconds>(
                std::chrono::steady_clock::now().time_since_epoch())
         .count();
+  }
+  // The steady_clock reading a wall duration from now (a timeout, a grace), saturated.
+  static std::int64_t steady_after(std::int64_t wall_ns) {
+    return saturating_add(steady_ns(), wall_ns);
   }
   // Unix time in ns (system_clock): what machines agree on (--start-at, a store's epoch).
   static std::int64_t unix_ns() {
@@ -54,7 +61,7 @@ class ScenarioClock {
   }
   // A Unix time as the steady_clock reading of the same moment.
   static std::int64_t steady_at_unix(std::int64_t unix_time_ns) {
-    return steady_ns() + (unix_time_ns - unix_ns());
+    return saturating_add(steady_ns(), saturating_sub(unix_time_ns, unix_ns()));
   }
 
  private:

@@ -12,6 +12,7 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include "binned_counts.hpp"
 #include "duration.hpp"
 #include "generated/version.hpp"
 #include "json_text.hpp"
@@ -137,10 +138,10 @@ int serve(const Args& args) {
   if (!scale) return fail(kUsageError, "--time-scale: " + scale.error());
   const auto bin_ns = parse_duration_ns(args.bin);
   if (!bin_ns) return fail(kUsageError, "--bin: " + bin_ns.error());
-  if (*bin_ns < kNsPerMs || *bin_ns % kNsPerMs != 0) {
+  if (*bin_ns < kNsPerMs || *bin_ns % kNsPerMs != 0 || *bin_ns > BinnedCounts::kMaxBinNs) {
     return fail(kUsageError, "--bin: '" + args.bin +
                                  "' must be a whole number of milliseconds, "
-                                 "at least 1ms, e.g. 1s or 100ms");
+                                 "from 1ms to 1h, e.g. 1s or 100ms");
   }
   const auto listen = parse_listen_address(args.listen);
   if (!listen) return fail(kUsageError, "--listen: " + listen.error());

@@ -395,7 +395,12 @@ std::string stacked_chart(const Results& r, const ChartScale& scale, const Binne
   draw_stack(p, rates, layers, scale.column_ns, arrivals_unit(r));
   limit_lines(p, r);
   if (with_peak) mark_peak(p, r, rates, scale.column_ns);
-  if (h.total() == 0) p.note("no arrivals recorded");
+  if (h.total() == 0 && h.overflow_total() == 0) {
+    p.note("no arrivals recorded");
+  } else if (h.total() == 0) {
+    p.note("all " + format_count(static_cast<double>(h.overflow_total())) +
+           " after t=" + format_count(ns_to_s(h.overflow_start_ns())) + " s, past the last bin");
+  }
   return p.finish();
 }
 

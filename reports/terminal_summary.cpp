@@ -37,6 +37,12 @@ std::string waves(const Results& r) {
                static_cast<long long>(n));
     ++shown;
   }
+  // Past the histogram's last bin: counted, but not by second.
+  if (const auto late = h.overflow_total(); late > 0) {
+    out += fmt("%st>=%lld: %lld (past the last bin)", shown ? ", " : "  ",
+               static_cast<long long>(h.overflow_start_ns() / kNsPerSec),
+               static_cast<long long>(late));
+  }
   return out;
 }
 

@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "duration.hpp"
+#include "saturating.hpp"
 
 namespace stampede {
 
@@ -14,7 +15,7 @@ LimitVerdict FixedWindowLimiter::try_acquire(std::int64_t now_ns, std::int64_t c
     window_ = window;
     used_ = 0;
   }
-  const std::int64_t reset = (window + 1) * rate_.window_ns - now_ns;
+  const std::int64_t reset = saturating_sub(saturating_mul(window + 1, rate_.window_ns), now_ns);
   if (cost <= rate_.count - used_) {
     used_ += cost;
     return {true, 0, rate_.count, rate_.count - used_, reset};
@@ -23,12 +24,14 @@ LimitVerdict FixedWindowLimiter::try_acquire(std::int64_t now_ns, std::int64_t c
 }
 
 LimitVerdict SlidingWindowLimiter::try_acquire(std::int64_t now_ns, std::int64_t cost) {
-  // An admission at t counts for [t, t + window).
-  while (!admitted_.empty() && admitted_.front().t_ns + rate_.window_ns <= now_ns) {
+  // An admission at t counts for [t, t + window); a window of centuries, to the end of time.
+  while (!admitted_.empty() && saturating_add(admitted_.front().t_ns, rate_.window_ns) <= now_ns) {
     used_ -= admitted_.front().cost;
     admitted_.pop_front();
   }
-  const auto until_gone = [&](const Admission& a) { return a.t_ns + rate_.window_ns - now_ns; };
+  const auto until_gone = [&](const Admission& a) {
+    return saturating_sub(saturating_add(a.t_ns, rate_.window_ns), now_ns);
+  };
   if (cost <= rate_.count - used_) {
     if (cost > 0) {
       admitted_.push_back({now_ns, cost});

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "duration.hpp"
+#include "saturating.hpp"
 
 namespace stampede {
 namespace {
@@ -61,7 +62,8 @@ DeclaredTokens declared_tokens_in_body(std::string_view body, std::string_view f
 }
 
 std::int64_t retry_after_seconds(std::int64_t retry_after_ns) {
-  const std::int64_t s = (retry_after_ns + kNsPerSec - 1) / kNsPerSec;
+  // Rounded up without the sum wrapping: the end of time is still the end of time.
+  const std::int64_t s = saturating_add(retry_after_ns, kNsPerSec - 1) / kNsPerSec;
   return s < 1 ? 1 : s;
 }
 

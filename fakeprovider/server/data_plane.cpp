@@ -25,6 +25,7 @@
 
 #include "duration.hpp"
 #include "model/attempt_header.hpp"
+#include "saturating.hpp"
 
 namespace stampede {
 namespace {
@@ -110,7 +111,7 @@ int connection_fd(MHD_Connection* c) {
 }
 
 std::int64_t ceil_seconds(std::int64_t ns) {
-  return (ns + kNsPerSec - 1) / kNsPerSec;
+  return saturating_add(ns, kNsPerSec - 1) / kNsPerSec;
 }
 
 void add_header(MHD_Response* r, const char* name, std::int64_t value) {
@@ -516,7 +517,8 @@ void DataPlane::decide(MHD_Connection* c, const char* url, const char* method, R
   r.body = std::string();
   if (provider_.config().hop_delay) {
     r.held = std::make_unique<Held>(
-        Held{loop_index, r.seen_steady_ns + provider_.clock().wall_ns(provider_.draw_hop_ns()),
+        Held{loop_index,
+             saturating_add(r.seen_steady_ns, provider_.clock().wall_ns(provider_.draw_hop_ns())),
              tenant ? tenant : "", client_id ? client_id : "", attempt, row.op,
              row.if_match ? std::optional<std::string>(*row.if_match) : std::nullopt, tokens});
     return;
@@ -526,7 +528,8 @@ void DataPlane::decide(MHD_Connection* c, const char* url, const char* method, R
   r.decision = admission.decision;
   r.row_version = admission.row_version;
   if (r.decision.service_ns > 0) {
-    r.due_steady_ns = ScenarioClock::steady_ns() + provider_.clock().wall_ns(r.decision.service_ns);
+    r.due_steady_ns = saturating_add(ScenarioClock::steady_ns(),
+                                     provider_.clock().wall_ns(r.decision.service_ns));
   }
 }
 
@@ -658,8 +661,8 @@ void DataPlane::decide_held(MHD_Connection* c, Request& r, Loop* loop) {
   r.row_version = a.row_version;
   r.served = true;  // the service time and the hop back, together
   const std::int64_t back_ns =
-      provider_.clock().wall_ns(a.decision.service_ns + provider_.draw_hop_ns());
-  const std::int64_t due_ns = h.arrives_steady_ns + back_ns;
+      provider_.clock().wall_ns(saturating_add(a.decision.service_ns, provider_.draw_hop_ns()));
+  const std::int64_t due_ns = saturating_add(h.arrives_steady_ns, back_ns);
   r.held.reset();
   resume_at(due_ns, c, loop);
 }

@@ -3,8 +3,9 @@
 #include <algorithm>
 #include <chrono>
 #include <iostream>
-#include <limits>
 #include <mutex>
+
+#include "saturating.hpp"
 
 namespace stampede {
 namespace {
@@ -112,9 +113,7 @@ OutageWindow LockedProvider::start_outage(std::int64_t duration_ns, OutageAction
   std::lock_guard lock(mu_);
   const std::int64_t now_ns = std::max(clock_.now_ns(), last_t_ns_);
   // POST /admin/outage?for=292y is a valid duration: it ends at the end of time, not before t=0.
-  const std::int64_t end_ns = duration_ns > std::numeric_limits<std::int64_t>::max() - now_ns
-                                  ? std::numeric_limits<std::int64_t>::max()
-                                  : now_ns + duration_ns;
+  const std::int64_t end_ns = saturating_add(now_ns, duration_ns);
   const OutageWindow w{now_ns, end_ns, action};
   policy_.add_outage(w);
   return w;

@@ -7,6 +7,7 @@
 #include <iostream>
 
 #include "one_line.hpp"
+#include "saturating.hpp"
 #include "scenario_clock.hpp"
 
 namespace stampede {
@@ -377,7 +378,8 @@ QuotaVerdicts RedisQuota::decide(std::int64_t now_ns, std::string_view tenant, s
       continue;
     }
     // Another replica was reset: the same arrival, on the new epoch's clock.
-    now_ns += static_cast<std::int64_t>(static_cast<double>(epoch_ - other) / time_scale_);
+    now_ns = saturating_add(
+        now_ns, saturating_ns(static_cast<double>(saturating_sub(epoch_, other)) / time_scale_));
     epoch_ = other;
   }
   QuotaVerdicts q;

@@ -59,6 +59,7 @@ json compare_with_simulation(const Results& live, const Results& simulated) {
                               {"abs_difference", abs_difference},
                               {"side", live.provider_side ? "provider" : "client"}};
   c["matches"] = a.bin_ns() == b.bin_ns() && differing == 0 &&
+                 a.overflow_total() == b.overflow_total() &&
                  live.recording.requests == simulated.recording.requests &&
                  live.recording.delivered == simulated.recording.delivered &&
                  live.recording.dead_lettered == simulated.recording.dead_lettered;

@@ -75,7 +75,7 @@ Parsed<std::vector<int>> open_connections(const std::string& address, int port, 
                         " connections to " + address + ":" + std::to_string(port) + ", then " +
                         why);
   };
-  const std::int64_t deadline = ScenarioClock::steady_ns() + timeout_ns;
+  const std::int64_t deadline = ScenarioClock::steady_after(timeout_ns);
   std::size_t connecting = 0;
   std::size_t started = 0;
   std::array<epoll_event, 256> events{};

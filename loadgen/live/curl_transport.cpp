@@ -18,6 +18,7 @@
 #include "generated/version.hpp"
 #include "http/http_response_parser.hpp"
 #include "model/versioned_row.hpp"
+#include "saturating.hpp"
 
 namespace stampede {
 namespace {
@@ -256,9 +257,8 @@ int CurlTransport::on_socket(CURL*, curl_socket_t s, int what, void* data, void*
 
 int CurlTransport::on_timer(CURLM*, long timeout_ms, void* data) {
   auto& shard = *static_cast<CurlShard*>(data);
-  shard.deadline_ns = timeout_ms < 0 ? -1
-                                     : ScenarioClock::steady_ns() +
-                                           static_cast<std::int64_t>(timeout_ms) * 1'000'000;
+  shard.deadline_ns =
+      timeout_ms < 0 ? -1 : ScenarioClock::steady_after(saturating_mul(timeout_ms, 1'000'000));
   return 0;
 }
 
@@ -325,7 +325,8 @@ std::int64_t CurlTransport::run_timers() {
     // expiry it already reported and did not run yet would otherwise be lost.
     long timeout_ms = -1;
     curl_multi_timeout(shard.multi, &timeout_ms);
-    shard.deadline_ns = timeout_ms < 0 ? -1 : ScenarioClock::steady_ns() + timeout_ms * 1'000'000;
+    shard.deadline_ns =
+        timeout_ms < 0 ? -1 : ScenarioClock::steady_after(saturating_mul(timeout_ms, 1'000'000));
     sink_.start_due_sends();
   }
   // A send started above may have gone to a shard this loop had passed, setting its timer:

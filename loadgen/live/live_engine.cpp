@@ -137,7 +137,7 @@ std::optional<std::string> LiveEngine::start(
 }
 
 void LiveEngine::stop(std::int64_t grace_ns) {
-  shared_->request_stop(StopReason::kSignal, ScenarioClock::steady_ns() + grace_ns);
+  shared_->request_stop(StopReason::kSignal, ScenarioClock::steady_after(grace_ns));
   for (auto& loop : loops_) loop->wake();
 }
 

@@ -18,6 +18,7 @@
 #include "http/retry_after_header.hpp"
 #include "live/curl_transport.hpp"
 #include "live/native_transport.hpp"
+#include "saturating.hpp"
 
 namespace stampede {
 namespace {
@@ -117,13 +118,15 @@ void LiveLoop::run() {
   // The kernel may defer a timer by the thread's slack (50 us by default): ask for none.
   prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
   prctl(PR_SET_NAME, "live-loop", 0, 0, 0);
-  max_deadline_ns_ = shared_.clock.to_steady_ns(0) + shared_.options.max_duration_ns;
+  max_deadline_ns_ = saturating_add(shared_.clock.to_steady_ns(0), shared_.options.max_duration_ns);
+  horizon_ns_ = shared_.clock.to_scenario_ns(max_deadline_ns_);
   for (auto& c : clients_) take_next_item(c, 0);
   std::array<epoll_event, kMaxEvents> events{};
   while (true) {
     std::int64_t now = ScenarioClock::steady_ns();
     if (!stopping_ && now >= max_deadline_ns_) {
-      shared_.request_stop(StopReason::kMaxDuration, max_deadline_ns_ + shared_.options.grace_ns);
+      shared_.request_stop(StopReason::kMaxDuration,
+                           saturating_add(max_deadline_ns_, shared_.options.grace_ns));
     }
     if (!stopping_ && shared_.stop_requested.load(std::memory_order_relaxed)) begin_stop(now);
     if (stopping_) {
@@ -133,7 +136,8 @@ void LiveLoop::run() {
     start_due_sends();
     const std::int64_t transport_next = transport_->run_timers();
     transport_->deliver_answers();
-    if (in_flight_ == 0 && heap_.empty()) break;
+    // A parked item keeps the loop until --max-duration ends it, as a retry due then would.
+    if (in_flight_ == 0 && heap_.empty() && parked_ == 0) break;
 
     std::int64_t next = transport_next >= 0 ? transport_next : kNever;
     if (stopping_) {
@@ -246,7 +250,8 @@ std::int64_t LiveLoop::answer_time(const LiveClient& c, std::int64_t answered_wa
   const std::int64_t on_the_wire = std::max<std::int64_t>(0, answered_wall_ns - sent_wall);
   // A Retry-After counts from when the provider answered, on its clock: from the send as it
   // went, however late, so that no retry goes before the provider said.
-  return (provider_clock ? std::max(c.send_at_ns, c.sent_ns) : c.send_at_ns) + on_the_wire;
+  return saturating_add(provider_clock ? std::max(c.send_at_ns, c.sent_ns) : c.send_at_ns,
+                        on_the_wire);
 }
 
 void LiveLoop::stamp_send(LiveClient& c) {
@@ -288,9 +293,9 @@ void LiveLoop::answered(LiveClient& c, const AttemptAnswer& a) {
   if (!c.retry_after.empty()) {
     if (const auto h = parse_retry_after(c.retry_after, ScenarioClock::unix_ns())) {
       // A delta is on the provider's clock already; a date's distance is a wall duration.
-      hint = h->from_date ? static_cast<std::int64_t>(static_cast<double>(h->delay_ns) /
-                                                      shared_.clock.time_scale())
-                          : h->delay_ns;
+      hint = h->from_date
+                 ? saturating_ns(static_cast<double>(h->delay_ns) / shared_.clock.time_scale())
+                 : h->delay_ns;
     }
   }
   const bool follows_hint = hint && shared_.scenario.fleet.retry_after != RetryAfterMode::kIgnore;
@@ -330,6 +335,7 @@ void LiveLoop::finish_item(LiveClient& c, const Step& step, std::int64_t now_ns)
       if (stopping_) return leave_unfinished(c, now_ns);
       recording.backoff.add(now_ns, 0);
       bump(counters_.in_backoff);
+      if (step.at_ns > horizon_ns_) return park(c);
       schedule(c, step.at_ns);
       return;
     case Step::Kind::kDone:
@@ -350,6 +356,13 @@ void LiveLoop::finish_item(LiveClient& c, const Step& step, std::int64_t now_ns)
   if (!stopping_) take_next_item(c, now_ns);
 }
 
+// Due after --max-duration ends the run: no timer is set for it (nor any histogram bin),
+// and the stop leaves it unfinished with the items still waiting.
+void LiveLoop::park(LiveClient& c) {
+  c.state = LiveClient::State::kWaiting;
+  ++parked_;
+}
+
 void LiveLoop::leave_unfinished(LiveClient& c, std::int64_t now_ns) {
   dead_letters.push_back(
       {c.item_id, c.id, c.sends, c.last_outcome, c.last_status, kUnfinishedReason, now_ns});
@@ -363,6 +376,7 @@ void LiveLoop::begin_stop(std::int64_t now_wall_ns) {
     if (c.state == LiveClient::State::kWaiting) leave_unfinished(c, now);
   }
   heap_.clear();
+  parked_ = 0;
   counters_.in_backoff.store(0, std::memory_order_relaxed);
 }
 

@@ -66,6 +66,7 @@ class LiveLoop final : public AttemptSink {
   void finish_item(LiveClient& c, const Step& step, std::int64_t now_ns);
   void begin_stop(std::int64_t now_wall_ns);
   void abort_in_flight();
+  void park(LiveClient& c);
   void leave_unfinished(LiveClient& c, std::int64_t now_ns);
   void arm_timer(std::int64_t at_wall_ns);
   static void bump(std::atomic<std::int64_t>& counter, std::int64_t n = 1) {
@@ -84,6 +85,8 @@ class LiveLoop final : public AttemptSink {
   bool stopping_ = false;
   std::int64_t abort_at_ns_ = 0;
   std::int64_t max_deadline_ns_ = 0;
+  std::int64_t horizon_ns_ = 0;  // scenario time at max_deadline_ns_: a retry due later is parked
+  std::int64_t parked_ = 0;      // items waiting for a retry due after it
   LoopCounters counters_;
 };
 

@@ -18,6 +18,7 @@
 
 #include "generated/version.hpp"
 #include "model/versioned_row.hpp"
+#include "saturating.hpp"
 
 namespace stampede {
 namespace {
@@ -143,7 +144,7 @@ void NativeTransport::send(LiveClient& c) {
   conn.answered_wall_ns = 0;
   conn.retried = false;
   conn.parser.reset(!c.occ && shared_.request.method == "HEAD");
-  conn.deadline_ns = ScenarioClock::steady_ns() + shared_.timeout_ms * 1'000'000;
+  conn.deadline_ns = ScenarioClock::steady_after(saturating_mul(shared_.timeout_ms, 1'000'000));
   deadlines_.emplace_back(conn.deadline_ns, i);
   if (conn.fd >= 0) {
     conn.phase = Phase::kWriting;

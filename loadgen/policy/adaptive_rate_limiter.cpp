@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "saturating.hpp"
+
 namespace stampede {
 namespace {
 
@@ -49,7 +51,7 @@ std::int64_t AdaptiveRateLimiter::acquire(std::int64_t at_ns) {
   const double wait_s = (1 - capacity_) / fill_rate_;
   capacity_ = 0;
   last_refill_s_ = from + wait_s;
-  return at_ns + static_cast<std::int64_t>(std::ceil((from - t + wait_s) * 1e9));
+  return saturating_add(at_ns, saturating_ns(std::ceil((from - t + wait_s) * 1e9)));
 }
 
 double AdaptiveRateLimiter::measure(double t) {

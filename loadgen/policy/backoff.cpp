@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "saturating.hpp"
+
 namespace stampede {
 namespace {
 
@@ -51,15 +53,16 @@ std::int64_t Backoff::next(BackoffContext& ctx, Rng& rng) const {
     case StrategyKind::kExponential:
       return ceiling(ctx.attempt);
     case StrategyKind::kFullJitter:
-      return rng.uniform(0, ceiling(ctx.attempt) + 1);
+      return rng.uniform(0, saturating_add(ceiling(ctx.attempt), 1));
     case StrategyKind::kEqualJitter: {
       const std::int64_t d = ceiling(ctx.attempt);
       return d / 2 + rng.uniform(0, d - d / 2 + 1);
     }
     case StrategyKind::kDecorrelatedJitter: {
       const std::int64_t previous = ctx.previous_ns > 0 ? ctx.previous_ns : base_ns_;
-      const std::int64_t upper = std::min(previous, cap_ns_) * 3;
-      return std::min(cap_ns_, rng.uniform(base_ns_, upper + 1));
+      // previous may be a Retry-After the policy followed: any size.
+      const std::int64_t upper = saturating_mul(std::min(previous, cap_ns_), 3);
+      return std::min(cap_ns_, rng.uniform(base_ns_, saturating_add(upper, 1)));
     }
     case StrategyKind::kProportionalJitter:
       return proportional(ctx.attempt, rng);
@@ -67,7 +70,7 @@ std::int64_t Backoff::next(BackoffContext& ctx, Rng& rng) const {
       // grpc-go's Exponential.Backoff(0) returns BaseDelay itself, unjittered.
       return ctx.attempt <= 1 ? base_ns_ : proportional(ctx.attempt, rng);
     case StrategyKind::kAdditiveJitter: {
-      const std::int64_t noise = rng.uniform(0, shape_.jitter_ns + 1);
+      const std::int64_t noise = rng.uniform(0, saturating_add(shape_.jitter_ns, 1));
       const std::int64_t d = ceiling(ctx.attempt);
       return d > cap_ns_ - noise ? cap_ns_ : d + noise;
     }

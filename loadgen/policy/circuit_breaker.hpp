@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "saturating.hpp"
 #include "scenario.hpp"
 
 namespace stampede {
@@ -24,7 +25,7 @@ class CircuitBreaker {
     ++consecutive_;
     if (state_ == State::kHalfOpen || consecutive_ >= config_.failures) {
       state_ = State::kOpen;
-      open_until_ns_ = now_ns + config_.cooldown_ns;
+      open_until_ns_ = saturating_add(now_ns, config_.cooldown_ns);
     }
   }
 

@@ -1,5 +1,7 @@
 #include "policy/retry_policy.hpp"
 
+#include "saturating.hpp"
+
 namespace stampede {
 
 std::string_view to_string(DeadLetterReason r) {
@@ -50,7 +52,8 @@ std::int64_t RetryPolicy::delay(std::int64_t attempt, std::optional<std::int64_t
   if (config_.retry_after == RetryAfterMode::kExact) return *retry_after_ns;
   // Every client a fixed window rejects gets the same hint; spread them over the strategy's
   // window after it instead of sending them back together.
-  return *retry_after_ns + rng.uniform(0, backoff_.ceiling(attempt) + 1);
+  return saturating_add(*retry_after_ns,
+                        rng.uniform(0, saturating_add(backoff_.ceiling(attempt), 1)));
 }
 
 std::int64_t RetryPolicy::send_at(std::int64_t at_ns, ClientGuards& guards) {
@@ -101,9 +104,10 @@ Step RetryPolicy::on_outcome(std::int64_t now_ns, Outcome outcome,
   if (const auto refused = refusal(now_ns, outcome, guards)) return give_up(*refused);
   const std::int64_t attempt = item.retries + 1;
   const std::int64_t wait = delay(attempt, retry_after_ns, item, rng);
-  const std::int64_t at = send_at(now_ns + wait, guards);
+  // A hint of centuries is a retry at the end of time, never one that wraps to "now".
+  const std::int64_t at = send_at(saturating_add(now_ns, wait), guards);
   // Checked before the sleep: never start a wait whose send would fall past the deadline.
-  if (config_.deadline_ns && at - item.start_ns > *config_.deadline_ns) {
+  if (config_.deadline_ns && saturating_sub(at, item.start_ns) > *config_.deadline_ns) {
     return give_up(DeadLetterReason::kDeadline);
   }
   item.retries = attempt;

@@ -8,6 +8,7 @@
 #include <limits>
 
 #include "civil_date.hpp"
+#include "saturating.hpp"
 
 namespace stampede {
 namespace {
@@ -70,7 +71,8 @@ std::optional<std::int64_t> rfc3339_ns(std::string_view t) {
   const std::int64_t seconds =
       days_from_civil(y, static_cast<unsigned>(mo), static_cast<unsigned>(d)) * 86400 + h * 3600 +
       mi * 60 + s - offset_s;
-  return seconds * kNsPerSecond + frac_ns;
+  // Years up to 9999 parse; nanoseconds since the epoch end in 2262.
+  return saturating_add(saturating_mul(seconds, kNsPerSecond), frac_ns);
 }
 
 }  // namespace

@@ -1,5 +1,9 @@
 #include "policy/workload.hpp"
 
+#include <algorithm>
+
+#include "saturating.hpp"
+
 namespace stampede {
 
 Workload::Workload(const FleetConfig& fleet, std::int64_t queues)
@@ -15,7 +19,9 @@ Workload::Workload(const FleetConfig& fleet, std::int64_t queues)
 
 std::int64_t Workload::intended_ns(std::int64_t id) const {
   if (kind_ != WorkloadKind::kSteady) return 0;
-  return static_cast<std::int64_t>(static_cast<__int128>(id) * rate_window_ns_ / rate_count_);
+  // A rate of one per centuries puts later items past the end of time, not before t = 0.
+  const __int128 at = static_cast<__int128>(id) * rate_window_ns_ / rate_count_;
+  return static_cast<std::int64_t>(std::min<__int128>(at, kMaxNs));
 }
 
 std::optional<WorkItem> Workload::next(std::int64_t client, std::int64_t previous) {

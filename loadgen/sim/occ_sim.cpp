@@ -7,6 +7,7 @@
 #include "policy/occ_cycle.hpp"
 #include "policy/retry_policy.hpp"
 #include "policy/workload.hpp"
+#include "saturating.hpp"
 #include "sim/event_queue.hpp"
 
 namespace stampede {
@@ -93,7 +94,7 @@ class OccSimulation {
     if (cl.sends++ == 0) cl.item.start_ns = t_ns;
     if (cl.cycle.writing) ++rec_.writes;
     cl.sent_ns = t_ns;
-    queue_.push(t_ns + draw_hop_ns(scenario_.fleet.hop_delay, cl.rng), c,
+    queue_.push(saturating_add(t_ns, draw_hop_ns(scenario_.fleet.hop_delay, cl.rng)), c,
                 static_cast<std::uint8_t>(OccEvent::kArrives));
   }
 
@@ -112,10 +113,13 @@ class OccSimulation {
     cl.outcome = d.reset_connection ? Outcome::kConnectError : classify_status(cl.status);
     rec_.record_arrival(t_ns, cl.sends, cl.outcome);
     // The client reads a delta-seconds header: whole seconds, rounded up.
-    cl.retry_after_ns =
-        d.retry_after_ns >= 0 ? retry_after_seconds(d.retry_after_ns) * kNsPerSec : -1;
-    queue_.push(t_ns + d.service_ns + draw_hop_ns(scenario_.fleet.hop_delay, cl.rng), c,
-                static_cast<std::uint8_t>(OccEvent::kAnswered));
+    cl.retry_after_ns = d.retry_after_ns >= 0
+                            ? saturating_mul(retry_after_seconds(d.retry_after_ns), kNsPerSec)
+                            : -1;
+    queue_.push(
+        saturating_add(
+            t_ns, saturating_add(d.service_ns, draw_hop_ns(scenario_.fleet.hop_delay, cl.rng))),
+        c, static_cast<std::uint8_t>(OccEvent::kAnswered));
   }
 
   void answered(std::uint32_t c, std::int64_t t_ns) {
@@ -132,7 +136,9 @@ class OccSimulation {
       case Step::Kind::kRetryAt:
         rec_.backoff.add(t_ns, 0);
         rec_.backoff.add(next.step.at_ns, 1);
-        return send(c, next.step.at_ns);
+        // Due after the horizon, it would never be sent: the item stays unfinished.
+        if (next.step.at_ns <= options_.horizon_ns) send(c, next.step.at_ns);
+        return;
       case Step::Kind::kDone:
         ++rec_.delivered;
         rec_.item_latency_ns.record(t_ns - cl.intended_ns);

@@ -1,10 +1,12 @@
 #include "sim/sim_engine.hpp"
 
+#include <limits>
 #include <vector>
 
 #include "model/provider_policy.hpp"
 #include "policy/retry_policy.hpp"
 #include "policy/workload.hpp"
+#include "saturating.hpp"
 #include "sim/event_queue.hpp"
 #include "sim/huge_page_allocator.hpp"
 
@@ -14,7 +16,7 @@ namespace {
 enum class EventKind : std::uint8_t { kSend, kAnswer };
 
 // An answer the provider is still taking its time over (service latency or a timeout).
-// Retry-After is read as whole seconds, so 8 bytes hold it.
+// Retry-After is read as whole seconds, so 8 bytes hold it: up to 68 years, past any horizon.
 struct PendingAnswer {
   Outcome outcome = Outcome::kOk;
   bool should_retry = true;  // the provider's x-should-retry: false (a spend cap)
@@ -33,6 +35,11 @@ struct alignas(64) SimClient {
   PendingAnswer answer;  // while the provider takes its time
 };
 static_assert(sizeof(SimClient) == 64);
+
+std::int32_t hint_seconds(std::int64_t retry_after_ns) {
+  return static_cast<std::int32_t>(std::min<std::int64_t>(
+      retry_after_seconds(retry_after_ns), std::numeric_limits<std::int32_t>::max()));
+}
 
 // How far ahead in the agenda the loop prefetches a client's state: enough events to cover a
 // miss to memory.
@@ -133,16 +140,14 @@ class Simulation {
     }
     // The client reads a delta-seconds header: whole seconds, rounded up.
     const PendingAnswer a{seen, d.should_retry || seen == Outcome::kTimeout,
-                          d.retry_after_ns >= 0
-                              ? static_cast<std::int32_t>(retry_after_seconds(d.retry_after_ns))
-                              : -1};
+                          d.retry_after_ns >= 0 ? hint_seconds(d.retry_after_ns) : -1};
     const std::int64_t wait = seen == Outcome::kTimeout ? scenario_.fleet.timeout_ns : d.service_ns;
     if (wait == 0) {
       answer(c, t_ns, a);
       return;
     }
     cl.answer = a;
-    schedule(c, t_ns + wait, EventKind::kAnswer);
+    schedule(c, saturating_add(t_ns, wait), EventKind::kAnswer);
   }
 
   void answer(std::uint32_t c, std::int64_t t_ns, PendingAnswer a) {
@@ -158,7 +163,8 @@ class Simulation {
           rec_.backoff.add(t_ns, 0);
           rec_.backoff.add(step.at_ns, 1);
         }
-        schedule(c, step.at_ns, EventKind::kSend);
+        // Due after the horizon, it would never be sent: the item stays unfinished.
+        if (step.at_ns <= options_.horizon_ns) schedule(c, step.at_ns, EventKind::kSend);
         return;
       case Step::Kind::kDone:
         if (!mine(c)) break;

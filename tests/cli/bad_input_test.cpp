@@ -209,6 +209,10 @@ TEST_CASE("report: results files it cannot read are one line naming the file") {
   overflowing["distributions"]["item_latency_ns"]["buckets"] = {{INT64_MAX, INT64_MAX},
                                                                 {INT64_MAX, 1}};
   const auto overflow = dir.write("overflow.json", overflowing.dump());
+  // A bin so wide that a day of them would pass the end of int64 nanoseconds.
+  auto wide = nlohmann::json::parse(whole);
+  wide["histograms"]["backoff_transitions"]["bin_ms"] = INT64_MAX / 1'000'000;
+  const auto wide_bins = dir.write("wide_bins.json", wide.dump());
   const auto out = dir.file("report.html");
   const auto report = [&](std::vector<std::string> args, std::vector<std::string> wanted) {
     args.insert(args.begin(), "report");
@@ -224,6 +228,7 @@ TEST_CASE("report: results files it cannot read are one line naming the file") {
       report({truncated, "-o", out}, {"truncated.json", "not valid JSON"}),
       report({wrong_type, "-o", out}, {"wrong_type.json", "malformed"}),
       report({overflow, "-o", out}, {"overflow.json", "overflow"}),
+      report({wide_bins, "-o", out}, {"wide_bins.json", "bin_ms"}),
       report({dir.path(), "-o", out}, {dir.path()}),
       report({kResults, "-o", out, "--label", "a", "--label", "b"}, {"--label"}),
       report({kResults}, {"--out"}),

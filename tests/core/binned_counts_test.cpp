@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -115,4 +116,84 @@ TEST_CASE("adds that jump between bins, edges and negative times count as a divi
   BinnedCounts copy = c;
   copy.add(70, 1);
   CHECK(copy.at(10, 1) == c.at(10, 1) + 1);
+}
+
+TEST_CASE("a time past the last bin counts in the overflow bin and never sizes the histogram") {
+  BinnedCounts c(kNsPerSec, 2);
+  const std::int64_t last_end_ns = static_cast<std::int64_t>(BinnedCounts::kMaxBins) * kNsPerSec;
+  CHECK(c.overflow_start_ns() == last_end_ns);
+  c.add(3 * kNsPerSec, 0);
+  c.add(last_end_ns - 1, 1);  // the last bin
+  c.add(last_end_ns, 0);      // the first time past it
+  c.add(std::numeric_limits<std::int64_t>::max(), 1, 5);
+  c.add(last_end_ns * 1000, 0);
+  CHECK(c.bins() == BinnedCounts::kMaxBins);
+  CHECK(c.at(BinnedCounts::kMaxBins - 1, 1) == 1);
+  CHECK(c.overflow(0) == 2);
+  CHECK(c.overflow(1) == 5);
+  CHECK(c.overflow_total() == 7);
+  CHECK(c.total() == 2);  // the binned ones
+  // Back in range after an overflow: the bin of the add, not the overflow.
+  c.add(3 * kNsPerSec, 0);
+  CHECK(c.at(3, 0) == 2);
+  // A huge time alone leaves the histogram empty, not a day (or 292 years) of zeros.
+  BinnedCounts far(kNsPerSec, 2);
+  far.add(std::numeric_limits<std::int64_t>::max(), 0);
+  CHECK(far.bins() == 0);
+  CHECK(far.total() == 0);
+  CHECK(far.overflow_total() == 1);
+}
+
+TEST_CASE("merging adds the overflow bins, saturating") {
+  BinnedCounts a(kNsPerSec, 2);
+  BinnedCounts b(kNsPerSec, 2);
+  a.add(std::numeric_limits<std::int64_t>::max(), 0, 3);
+  b.add(std::numeric_limits<std::int64_t>::max(), 0, 4);
+  b.add(std::numeric_limits<std::int64_t>::max(), 1, std::numeric_limits<std::int64_t>::max());
+  b.add(kNsPerSec, 1);
+  a.merge(b);
+  CHECK(a.overflow(0) == 7);
+  CHECK(a.overflow(1) == std::numeric_limits<std::int64_t>::max());
+  CHECK(a.bins() == 2);
+  a.merge(b);  // a count at the top stays there
+  CHECK(a.overflow(1) == std::numeric_limits<std::int64_t>::max());
+  CHECK(a.overflow_total() == std::numeric_limits<std::int64_t>::max());
+}
+
+TEST_CASE("the overflow bin is written only when used and read back") {
+  BinnedCounts c(kNsPerSec, 2);
+  c.add(0, 0);
+  CHECK_FALSE(c.to_json({"a", "b"}).contains("overflow"));  // an ordinary document as before
+  c.add(std::numeric_limits<std::int64_t>::max(), 1, 3);
+  const auto j = c.to_json({"a", "b"});
+  CHECK(j.at("overflow") == nlohmann::json({0, 3}));
+  const auto back = BinnedCounts::from_json(nlohmann::json::parse(j.dump()));
+  check_same(back, c);
+  CHECK(back.overflow(1) == 3);
+  CHECK(back.to_json({"a", "b"}) == j);
+}
+
+TEST_CASE("a document with more rows than the bound is read with the rest in the overflow bin") {
+  // Older binaries wrote a row per second however long the run (100 hours: 360,000 rows).
+  const std::size_t rows = BinnedCounts::kMaxBins + 5;
+  nlohmann::json counts = nlohmann::json::array();
+  for (std::size_t b = 0; b < rows; ++b) counts.push_back({1});
+  const nlohmann::json j{{"bin_ms", 1000}, {"labels", {"a"}}, {"counts", counts}};
+  const auto c = BinnedCounts::from_json(j);
+  CHECK(c.bins() == BinnedCounts::kMaxBins);
+  CHECK(c.overflow(0) == 5);
+  CHECK(c.total() == static_cast<std::int64_t>(BinnedCounts::kMaxBins));
+}
+
+TEST_CASE("a bin too wide for the bound to stay inside int64, or a bad overflow, is refused") {
+  for (const char* bad :
+       {R"({"bin_ms": 9223372036854, "labels": ["a"], "counts": []})",
+        R"({"bin_ms": 3600001, "labels": ["a"], "counts": []})",
+        R"({"bin_ms": 1000, "labels": ["a", "b"], "counts": [], "overflow": [1]})"}) {
+    CAPTURE(bad);
+    CHECK_THROWS(BinnedCounts::from_json(nlohmann::json::parse(bad)));
+  }
+  CHECK(BinnedCounts::from_json(
+            nlohmann::json::parse(R"({"bin_ms": 3600000, "labels": ["a"], "counts": [[1]]})"))
+            .bins() == 1);
 }

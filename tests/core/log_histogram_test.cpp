@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -128,4 +129,16 @@ TEST_CASE("a histogram survives a JSON round trip") {
   for (double q : {0.0, 0.5, 0.99, 1.0}) CHECK(back.quantile(q) == h.quantile(q));
   CHECK_THROWS(LogHistogram::from_json(nlohmann::json::parse(R"({"buckets": [[-1, 2]]})")));
   CHECK_THROWS(LogHistogram::from_json(nlohmann::json::parse(R"({"count": 1})")));
+}
+
+TEST_CASE("the sum of latencies of centuries saturates instead of wrapping negative") {
+  LogHistogram h;
+  h.record(std::numeric_limits<std::int64_t>::max());
+  h.record(std::numeric_limits<std::int64_t>::max(), 3);
+  LogHistogram other = h;
+  h.merge(other);
+  CHECK(h.count() == 8);
+  CHECK(h.mean() > 0);
+  CHECK(h.to_json().at("sum") == std::numeric_limits<std::int64_t>::max());
+  CHECK(h.quantile(0.5) > 0);
 }

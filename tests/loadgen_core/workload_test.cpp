@@ -1,5 +1,6 @@
 #include <doctest/doctest.h>
 
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -61,6 +62,18 @@ TEST_CASE("steady: the same queues, item k arriving at k / rate") {
   CHECK(take_all(per_minute, 1) ==
         "1@15 4@60 7@105 10@150 13@195 16@240 19@285 22@330 25@375 28@420 31@465 34@510 37@555 "
         "40@600 43@645 46@690 49@735 52@780 55@825 58@870 61@915 64@960 ");
+}
+
+TEST_CASE("steady: an item due past the end of int64 time is due then, not before t=0") {
+  FleetConfig f;
+  f.workload = WorkloadKind::kSteady;
+  f.clients = 1;
+  f.rate = Rate{1, 2'562'046LL * 3600 * kNsPerSec};  // one per 292 years
+  f.items = 3;
+  Workload w(f);
+  CHECK(w.next(0, -1)->intended_ns == 0);
+  CHECK(w.next(0, 0)->intended_ns == f.rate->window_ns);
+  CHECK(w.next(0, 1)->intended_ns == std::numeric_limits<std::int64_t>::max());
 }
 
 TEST_CASE("queue: one shared queue at t=0, taken by whichever worker asks") {

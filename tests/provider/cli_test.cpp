@@ -24,6 +24,7 @@ TEST_CASE("bad flags and values exit 2 with one line naming the problem") {
       {{"--time-scale", "0"}, "--time-scale"},
       {{"--bin", "0s"}, "--bin"},
       {{"--bin", "1500us"}, "--bin"},
+      {{"--bin", "2h"}, "--bin"},  // wider than any histogram may declare
       {{"--listen", "nohost"}, "--listen"},
       {{"--listen", "127.0.0.1:99999"}, "--listen"},
       {{"--admin-listen", "::1:0"}, "--admin-listen"},

@@ -432,3 +432,17 @@ TEST_CASE("the default burst is one second of allowance, at least 1") {
   CHECK(default_burst(Rate{4000, 60 * kNsPerSec}) == 66);
   CHECK(default_burst(Rate{10, 3600 * kNsPerSec}) == 1);
 }
+
+TEST_CASE("a window of centuries holds its admissions to the end of time, never wrapping") {
+  // 1 per 2562046 h: the window ends past int64 ns for an admission after t = 0.
+  const Rate rate{1, 2'562'046LL * 3600 * kNsPerSec};
+  for (const auto kind : {LimiterKind::kFixedWindow, LimiterKind::kSlidingWindow}) {
+    CAPTURE(static_cast<int>(kind));
+    auto limiter = make_limiter(kind, rate, std::nullopt);
+    REQUIRE(limiter->try_acquire(7000 * kNsPerSec, 1).admitted);
+    const auto later = limiter->try_acquire(8000 * kNsPerSec, 1);
+    CHECK_FALSE(later.admitted);
+    CHECK(later.retry_after_ns > 0);
+    CHECK(later.reset_ns > 0);
+  }
+}

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <optional>
 #include <string>
 #include <vector>
@@ -28,7 +29,9 @@ TEST_CASE("Retry-After is in whole seconds, rounded up, at least 1") {
   };
   for (const Row& r : {Row{-5, 1}, Row{0, 1}, Row{1, 1}, Row{999 * kNsPerMs, 1}, Row{kNsPerSec, 1},
                        Row{kNsPerSec + 1, 2}, Row{29'500 * kNsPerMs, 30}, Row{30 * kNsPerSec, 30},
-                       Row{3600 * kNsPerSec + 1, 3601}}) {
+                       Row{3600 * kNsPerSec + 1, 3601},
+                       // An outage to the end of int64 time: rounding up must not wrap.
+                       Row{std::numeric_limits<std::int64_t>::max(), 9'223'372'036}}) {
     CAPTURE(r.ns);
     CHECK(retry_after_seconds(r.ns) == r.seconds);
   }

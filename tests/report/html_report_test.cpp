@@ -1,6 +1,7 @@
 #include <doctest/doctest.h>
 
 #include <cstdlib>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -8,6 +9,7 @@
 #include "html_report.hpp"
 #include "report_format.hpp"
 #include "report_test_support.hpp"
+#include "terminal_summary.hpp"
 
 using namespace stampede;
 using namespace report_test;
@@ -276,9 +278,25 @@ TEST_CASE("the report's size does not grow with the run's length or traffic") {
   const auto week = render_report({long_run(7 * 24 * 3600, 1'000'000)}, {});
   CHECK(week.size() < 2'000'000);
   CHECK(week.size() < day.size() * 11 / 10);
-  CHECK(column_ns_for({long_run(7 * 24 * 3600, 1)}) == 1008 * kNsPerSec);
+  CHECK(column_ns_for({long_run(24 * 3600, 1)}) == 144 * kNsPerSec);
+  // A week is binned for its first day only (BinnedCounts::kMaxBins), the rest past the last
+  // bin: its columns are the day's.
+  CHECK(column_ns_for({long_run(7 * 24 * 3600, 1)}) == 144 * kNsPerSec);
   // Each column holds at most one rect per series and one for its tooltip.
   CHECK(count_of(week, "<rect") < 3 * kMaxColumns * (kSendLabels + 1));
+}
+
+TEST_CASE("arrivals past the last bin are said, in the chart and the terminal summary") {
+  // A hostile Retry-After followed exactly: the retries land past the histogram's last bin.
+  Results r;
+  r.engine = "simulate";
+  r.provider_side = true;
+  r.recording.provider_by_outcome.add(std::numeric_limits<std::int64_t>::max(), 0, 2);
+  const auto html = render_report({r}, {});
+  CHECK(html.find("all 2 after t=86,400 s, past the last bin") != std::string::npos);
+  CHECK(html.size() < 200'000);
+  const auto text = format_terminal_summary(r);
+  CHECK(text.find("t>=86400: 2 (past the last bin)") != std::string::npos);
 }
 
 TEST_CASE("a million-client simulation's report stays small") {

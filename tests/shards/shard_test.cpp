@@ -1,6 +1,8 @@
 // The shard arithmetic: which clients and items a shard owns, and the flags that name it.
 #include <doctest/doctest.h>
 
+#include <limits>
+
 #include "policy/shard.hpp"
 #include "policy/workload.hpp"
 
@@ -111,6 +113,8 @@ TEST_CASE("--start-at: epoch seconds or RFC 3339") {
   CHECK(*parse_start_at("2026-01-01T01:00:00.5+01:00") ==
         1767225600LL * 1'000'000'000 + 500'000'000);
   CHECK(*parse_start_at("2025-12-31T19:00:00-05:00") == 1767225600LL * 1'000'000'000);
+  // Past 2262 in int64 ns: the end of time, not a moment before 1970.
+  CHECK(*parse_start_at("9999-12-31T23:59:59Z") == std::numeric_limits<std::int64_t>::max());
   for (const char* bad :
        {"", "soon", "-5", "2026-01-01", "2026-01-01T00:00:00", "1e999", "2026-13-01T00:00:00Z"}) {
     INFO(bad);
