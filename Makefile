@@ -5,7 +5,7 @@ JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 # The Debian packages, by who needs them. A user's `make build` (and the Dockerfile's build
 # stage) installs BUILD_PACKAGES only: no browser, no nginx, no redis.
-BUILD_PACKAGES := cmake g++ pkg-config libcurl4-openssl-dev libcpp-httplib-dev libmicrohttpd-dev \
+BUILD_PACKAGES := cmake g++ pkg-config dpkg-dev libcurl4-openssl-dev libcpp-httplib-dev libmicrohttpd-dev \
                   libcli11-dev nlohmann-json3-dev libhiredis-dev
 # What the two binaries load at run time; the .deb's Depends (read off the binaries by
 # dpkg-shlibdeps) names these.
