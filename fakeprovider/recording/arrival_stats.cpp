@@ -3,6 +3,7 @@
 #include <sstream>
 
 #include "duration.hpp"
+#include "utf8.hpp"
 
 namespace stampede {
 
@@ -26,11 +27,12 @@ json reasons_json(const ArrivalStats::Totals& t) {
   return by_reason;
 }
 
-// Label values may hold anything a client put in a header.
+// Label values may hold anything a client put in a header; Prometheus rejects a whole scrape
+// over one label that is not UTF-8.
 std::string prometheus_label(std::string_view value) {
   std::string out;
   out.reserve(value.size());
-  for (char c : value) {
+  for (char c : valid_utf8(value)) {
     if (c == '\\' || c == '"') {
       out += '\\';
       out += c;

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "provider_harness.hpp"
+#include "utf8.hpp"
 
 using namespace provider_test;
 
@@ -26,7 +27,8 @@ TEST_CASE("an admin outage as long as a duration can be ends at the end of time"
   CHECK(p.stop() == 0);
 }
 
-TEST_CASE("tenant values that are not UTF-8 or hold quotes come back escaped, never raw") {
+TEST_CASE(
+    "tenant values that are not UTF-8 or hold quotes come back escaped in stats and metrics") {
   Provider p({"--allowance", "100/s"});
   REQUIRE(p.started());
   const std::string not_utf8 = "key-\xff\xfe";
@@ -43,6 +45,9 @@ TEST_CASE("tenant values that are not UTF-8 or hold quotes come back escaped, ne
   const auto metrics = http(p.admin_port(), "GET", "/metrics");
   REQUIRE(metrics.status == 200);
   CHECK(metrics.body.find("tenant=\"a\\\"b\\\\c\"") != std::string::npos);
+  // Prometheus rejects the whole scrape over one label that is not UTF-8.
+  CHECK(metrics.body.find("tenant=\"key-\xEF\xBF\xBD\xEF\xBF\xBD\"") != std::string::npos);
+  CHECK(stampede::valid_utf8(metrics.body) == metrics.body);
   // --stats-out writes the same document on exit.
   CHECK(p.stop() == 0);
   const auto written = nlohmann::json::parse(read_file(p.stats_path()));
