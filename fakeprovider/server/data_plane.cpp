@@ -294,6 +294,7 @@ struct MhdCallbacks {
     loop.conns.erase(conn);
     delete conn;
     *socket_context = nullptr;
+    static_cast<DataPlane*>(cls)->open_connections_.fetch_sub(1, std::memory_order_relaxed);
   }
 
   static DataPlane::Loop::Conn* conn_of(MHD_Connection* c) {
@@ -323,7 +324,9 @@ std::optional<std::string> DataPlane::start() {
     getrlimit(RLIMIT_NOFILE, &files);
     stamper_ = std::make_unique<ArrivalStamper>(static_cast<int>(files.rlim_cur));
   }
-  const unsigned per_loop = std::max(1u, config_.max_connections / config_.threads);
+  // The limit is the process's (open_connections_, counted at accept); each daemon may hold
+  // all of it, so none refuses a connection the process has room for.
+  const unsigned per_loop = std::max(1u, config_.max_connections);
   for (unsigned i = 0; i < config_.threads; ++i) {
     auto loop = std::make_unique<Loop>();
     loop->daemon = MHD_start_daemon(
@@ -399,6 +402,11 @@ void DataPlane::accept_connections(Loop& self) {
       continue;
     }
     if (h.fd < 0) return;  // EAGAIN: another loop took it, or none left
+    if (!take_connection_slot()) {
+      close(h.fd);
+      refusals_.note(ConnectionRefusals::Kind::kAtLimit, ScenarioClock::steady_ns());
+      continue;
+    }
     if (stamper_) stamper_->watch(h.fd);
     Loop& to = *loops_[next_loop_.fetch_add(1, std::memory_order_relaxed) % loops_.size()];
     if (&to == &self) {
@@ -425,11 +433,22 @@ void DataPlane::add_handed_connections(Loop& loop) {
 
 void DataPlane::add_connection(Loop& loop, int fd, const sockaddr_storage& addr,
                                socklen_t addr_len) {
-  // libmicrohttpd closes the socket itself when it cannot take it: at its connection limit.
+  // libmicrohttpd closes the socket itself when it cannot take it.
   if (MHD_add_connection(loop.daemon, fd, reinterpret_cast<const sockaddr*>(&addr), addr_len) !=
       MHD_YES) {
+    open_connections_.fetch_sub(1, std::memory_order_relaxed);
     refusals_.note(ConnectionRefusals::Kind::kAtLimit, ScenarioClock::steady_ns());
   }
+}
+
+bool DataPlane::take_connection_slot() {
+  // Counted across the loops: --max-connections is what the process holds at once, whichever
+  // loop a connection lands on.
+  if (open_connections_.fetch_add(1, std::memory_order_relaxed) < config_.max_connections) {
+    return true;
+  }
+  open_connections_.fetch_sub(1, std::memory_order_relaxed);
+  return false;
 }
 
 void DataPlane::shed_connection() {

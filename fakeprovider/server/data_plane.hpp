@@ -92,6 +92,7 @@ class DataPlane {
   void add_handed_connections(Loop& loop);
   void add_connection(Loop& loop, int fd, const sockaddr_storage& addr, socklen_t addr_len);
   void shed_connection();
+  bool take_connection_slot();  // false at max_connections
   void cut_slow_headers(Loop& loop, std::int64_t now_ns);
   Loop* loop_of(MHD_Connection* c) const;
   void signal_loops(std::atomic<bool> Loop::*flag);
@@ -120,7 +121,8 @@ class DataPlane {
   int spare_fd_ = -1;  // given up for a moment to accept and close when out of descriptors
   std::mutex spare_mu_;
   ConnectionRefusals refusals_;
-  std::atomic<unsigned> next_loop_{0};  // who gets the next accepted connection
+  std::atomic<unsigned> next_loop_{0};         // who gets the next accepted connection
+  std::atomic<unsigned> open_connections_{0};  // accepted and not yet closed, every loop's
   std::atomic<std::int64_t> in_flight_{0};
   std::atomic<std::int64_t> suspended_{0};
 };

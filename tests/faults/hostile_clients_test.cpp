@@ -217,6 +217,25 @@ TEST_CASE("connections beyond --max-connections are closed at once and logged in
   CHECK(refusal_lines(err) <= 2);
 }
 
+// It was split per thread, rounded down and dealt round-robin: a limit of 1 held 2, and a
+// connection could be refused with half the limit open.
+TEST_CASE("--max-connections is what the process holds at once, whatever its threads") {
+  for (const auto& [limit, threads] : std::vector<std::pair<int, int>>{{1, 2}, {3, 2}, {4, 3}}) {
+    CAPTURE(limit);
+    CAPTURE(threads);
+    Provider p({"--max-connections", std::to_string(limit), "--threads", std::to_string(threads)});
+    REQUIRE(p.started());
+    auto held = open_idle(p.data_port(), limit);
+    for (const auto& c : held) CHECK(c->request("GET", "/").status == 200);
+    Connection extra(p.data_port());
+    CHECK(extra.closed_within(kSafetyMs));
+    held.pop_back();
+    int unanswered = 0;
+    CHECK(answered_soon(p.data_port(), &unanswered));
+    CHECK(p.stop() == 0);
+  }
+}
+
 TEST_CASE("bad --idle-timeout and --header-timeout values exit 2 with one line naming the flag") {
   for (const auto& [flag, value] :
        std::vector<std::pair<std::string, std::string>>{{"--idle-timeout", "0s"},
