@@ -293,6 +293,7 @@ struct AdviseArgs {
   std::string allowance, strategy, base, cap, demand, over = "10m";
   std::int64_t max_attempts = -1;
   bool json = false;
+  bool check = false;
 };
 
 int advise_main(const AdviseArgs& a) {
@@ -324,6 +325,12 @@ int advise_main(const AdviseArgs& a) {
   in.horizon_ns = *over;
   const Advice advice = advise(in);
   std::cout << (a.json ? to_json(in, advice).dump(2) + "\n" : format_advice(in, advice));
+  if (a.check && !advice.first_fitting_round) {
+    std::cerr << "loadgen advise: --check: no retry round of " << in.clients
+              << " clients fits the allowance; widen the jitter window (a larger --base or "
+                 "--cap, a jittered --strategy) or raise the allowance\n";
+    return 1;
+  }
   return 0;
 }
 
@@ -515,6 +522,9 @@ int main(int argc, char** argv) {
   advise_cmd->add_option("--demand", adv.demand, "sustained demand, N/s, N/min or N/h");
   advise_cmd->add_option("--over", adv.over, "backlog horizon for --demand (default 10m)");
   advise_cmd->add_flag("--json", adv.json, "print JSON");
+  advise_cmd->add_flag("--check", adv.check,
+                       "exit 1 when no retry round fits the allowance: a CI gate before any "
+                       "traffic");
   advise_cmd->footer(
       "Example:\n  loadgen advise --clients 400 --allowance 4000/min --strategy full-jitter "
       "--base 1s --cap 8s --max-attempts 5");

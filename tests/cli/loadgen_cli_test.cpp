@@ -223,6 +223,28 @@ TEST_CASE("advise: a demand above the allowance reports the deficit and backlog"
   CHECK(j.at("backlog").get<double>() == doctest::Approx(40'000));
 }
 
+TEST_CASE("advise --check gates a configuration: exit 1 when no retry round fits") {
+  const std::vector<std::string> fleet{"advise", "--clients", "400",   "--allowance", "4000/min",
+                                       "--base", "1s",        "--cap", "8s",          "--check"};
+  const auto with = [&](std::vector<std::string> extra) {
+    auto args = fleet;
+    args.insert(args.end(), extra.begin(), extra.end());
+    return loadgen(args);
+  };
+  // Full jitter's fourth round spreads 400 clients over 8 s: 50/s, within 66.7/s.
+  CHECK(with({"--strategy", "full-jitter", "--max-attempts", "5"}).exit_code == 0);
+  for (const auto& extra : std::vector<std::vector<std::string>>{
+           {"--strategy", "full-jitter", "--max-attempts", "3"},     // gives up before round 4
+           {"--strategy", "exponential", "--max-attempts", "5"}}) {  // no jitter spreads none
+    CAPTURE(extra[1]);
+    const auto r = with(extra);
+    CHECK(r.exit_code == 1);
+    REQUIRE(lines(r.err).size() == 1);
+    CHECK(contains(r.err, "--check: no retry round of 400 clients fits the allowance"));
+    CHECK(contains(r.out, "no listed round fits the allowance"));  // the advice is printed
+  }
+}
+
 TEST_CASE("advise: bad input is a usage error") {
   for (const auto& args : std::vector<std::vector<std::string>>{
            {"advise", "--clients", "400", "--allowance", "4000/sec"},
