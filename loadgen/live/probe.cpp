@@ -1,6 +1,8 @@
 #include "live/probe.hpp"
 
 #include <curl/curl.h>
+#include <openssl/opensslv.h>
+#include <openssl/ssl.h>
 
 #include <memory>
 #include <string_view>
@@ -75,6 +77,35 @@ std::string tls_failure(const TargetUrl& url, const TlsSettings& tls, CURLcode r
   }
 }
 
+// The server's CertificateRequest shows only inside OpenSSL: libcurl answers it with the
+// configured certificate, or with none and goes on (the server decides later, nginx with a
+// 400 to every request). A callback OpenSSL calls for a request when no certificate is set
+// notes it; OpenSSL only, and only the OpenSSL this was built with.
+bool libcurl_uses_our_openssl() {
+  const curl_version_info_data* info = curl_version_info(CURLVERSION_NOW);
+  if (!info || !info->ssl_version) return false;
+  const std::string prefix = "OpenSSL/" + std::to_string(OPENSSL_VERSION_MAJOR) + ".";
+  return std::string_view(info->ssl_version).substr(0, prefix.size()) == prefix;
+}
+
+int certificate_index() {
+  static const int index = SSL_CTX_get_ex_new_index(0, nullptr, nullptr, nullptr, nullptr);
+  return index;
+}
+
+int note_certificate_request(SSL* ssl, X509**, EVP_PKEY**) {
+  auto* asked = static_cast<bool*>(SSL_CTX_get_ex_data(SSL_get_SSL_CTX(ssl), certificate_index()));
+  if (asked) *asked = true;
+  return 0;  // no certificate: the handshake goes on
+}
+
+CURLcode watch_certificate_request(CURL*, void* ssl_ctx, void* asked) {
+  auto* ctx = static_cast<SSL_CTX*>(ssl_ctx);
+  SSL_CTX_set_ex_data(ctx, certificate_index(), asked);
+  SSL_CTX_set_client_cert_cb(ctx, &note_certificate_request);
+  return CURLE_OK;
+}
+
 }  // namespace
 
 std::string ProbedTarget::resolve_entry(const TargetUrl& url) const {
@@ -97,13 +128,24 @@ Parsed<ProbedTarget> probe_target(const TargetUrl& url, const TlsSettings& tls,
   curl_easy_setopt(e, CURLOPT_ERRORBUFFER, error);
   curl_easy_setopt(e, CURLOPT_HTTP_VERSION, static_cast<long>(CURL_HTTP_VERSION_1_1));
   const bool https = url.scheme == "https";
-  if (https) apply_tls(e, tls);
+  bool certificate_asked = false;
+  if (https) {
+    apply_tls(e, tls);
+    if (tls.cert_file.empty() && libcurl_uses_our_openssl()) {
+      curl_easy_setopt(e, CURLOPT_SSL_CTX_FUNCTION, &watch_certificate_request);
+      curl_easy_setopt(e, CURLOPT_SSL_CTX_DATA, &certificate_asked);
+    }
+  }
   if (const CURLcode rc = curl_easy_perform(e); rc != CURLE_OK) {
     const std::string reason = error[0] ? std::string(error) : curl_easy_strerror(rc);
     if (https && is_tls_error(rc)) return Result::fail(one_line(tls_failure(url, tls, rc, reason)));
     return Result::fail(
         one_line("target unreachable: cannot connect to " + url.text + ": " + reason));
   }
+  if (certificate_asked)
+    return Result::fail("TLS: " + host_port(url) +
+                        " asks for a client certificate (mTLS) and none was given; give "
+                        "--cert FILE and --key FILE");
   char* ip = nullptr;
   long port = 0;
   if (curl_easy_getinfo(e, CURLINFO_PRIMARY_IP, &ip) != CURLE_OK || !ip || !*ip ||

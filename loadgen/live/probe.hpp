@@ -23,7 +23,8 @@ struct ProbedTarget {
 // sending a request, so the provider records nothing. The error is one line saying why the
 // target cannot be reached: "target unreachable: ..." for the connection, "TLS: HOST:PORT ..."
 // with libcurl's reason for the handshake (an untrusted certificate, a CA file or client
-// certificate it cannot use).
+// certificate it cannot use), or a server that asks for a client certificate when the fleet
+// has none: every request would be refused (nginx answers 400, others end the connection).
 Parsed<ProbedTarget> probe_target(const TargetUrl& url, const TlsSettings& tls,
                                   std::int64_t timeout_ms);
 
