@@ -2,6 +2,7 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -15,6 +16,7 @@
 #include "duration.hpp"
 #include "generated/version.hpp"
 #include "html_report.hpp"
+#include "live/tls_settings.hpp"
 #include "one_line.hpp"
 #include "output_path.hpp"
 #include "policy/advise.hpp"
@@ -175,6 +177,7 @@ struct RunArgs {
   bool no_trace_headers = false;
   bool quiet = false;
   ShardArgs shard;
+  TlsFlags tls;
 };
 
 Parsed<std::string> read_text_file(const std::string& flag, const std::string& path) {
@@ -183,6 +186,28 @@ Parsed<std::string> read_text_file(const std::string& flag, const std::string& p
   std::stringstream text;
   text << in.rdbuf();
   return Parsed<std::string>::ok(text.str());
+}
+
+std::string or_none(const std::string& path) {
+  return path.empty() ? "(none)" : path;
+}
+
+// https: the TLS flags, else the CAs the environment names as curl reads it, every file read
+// before any load. The flags without TLS to apply them to are a mistake, not a no-op.
+std::optional<std::string> take_tls(const RunArgs& a, LiveRequest& req) {
+  const std::string given = a.tls.first_given();
+  if (!given.empty() && a.http_client == "native")
+    return given + ": the native client speaks plain http; TLS needs --http-client auto or libcurl";
+  if (req.url.scheme != "https") {
+    if (given.empty()) return std::nullopt;
+    return given + ": --url is " + req.url.scheme + "://, which has no TLS; give an https:// " +
+           "URL or drop " + given;
+  }
+  auto tls = resolve_tls(a.tls, [](const char* name) { return std::getenv(name); });
+  if (!tls) return tls.error();
+  if (auto e = check_tls_files(*tls)) return e;
+  req.tls = *tls;
+  return std::nullopt;
 }
 
 int run_main(const RunArgs& a) {
@@ -231,6 +256,7 @@ int run_main(const RunArgs& a) {
     req.api_keys = *keys;
   }
   req.trace_headers = !a.no_trace_headers;
+  if (auto e = take_tls(a, req)) return usage_error(*e);
 
   if (!a.provider_admin.empty()) {
     auto admin = parse_target_url(a.provider_admin);
@@ -416,6 +442,40 @@ int main(int argc, char** argv) {
       ->envname("FAKEPROVIDER_ADMIN_TOKEN")
       ->group("Target");
   run_cmd
+      ->add_option("--cacert", run.tls.cacert,
+                   "https: trust the CA certificates in this PEM file (a private CA's, say) "
+                   "instead of libcurl's default bundle. Default, as curl: $CURL_CA_BUNDLE, "
+                   "else $SSL_CERT_DIR (as --capath), else $SSL_CERT_FILE, the first set; any "
+                   "of --cacert, --capath or --insecure makes loadgen read none of them; "
+                   "without any, libcurl's " +
+                       or_none(libcurl_default_ca_file()))
+      ->type_name("FILE")
+      ->group("TLS (https)");
+  run_cmd
+      ->add_option("--capath", run.tls.capath,
+                   "https: trust the CA certificates in this directory, named by their OpenSSL "
+                   "hashes ('openssl rehash DIR'); several joined by ':'. Default: libcurl's " +
+                       or_none(libcurl_default_ca_path()))
+      ->type_name("DIR")
+      ->group("TLS (https)");
+  run_cmd
+      ->add_flag("--insecure,-k", run.tls.insecure,
+                 "https: do not verify the server's certificate or its name (still encrypted); "
+                 "not with --cacert or --capath. Default: verify")
+      ->group("TLS (https)");
+  run_cmd
+      ->add_option("--cert", run.tls.cert,
+                   "https: present this client certificate (PEM) for mutual TLS; its key from "
+                   "--key, or from this file when it holds the key too. Default: none")
+      ->type_name("FILE")
+      ->group("TLS (https)");
+  run_cmd
+      ->add_option("--key", run.tls.key,
+                   "the --cert certificate's private key (PEM, unencrypted: nothing can type a "
+                   "passphrase in CI; keep the file private). Never printed")
+      ->type_name("FILE")
+      ->group("TLS (https)");
+  run_cmd
       ->add_option("--time-scale", run.time_scale,
                    "wall seconds per scenario second, e.g. 0.1 replays ten times faster; give "
                    "the provider the same")
@@ -469,11 +529,15 @@ int main(int argc, char** argv) {
   add_shard_flags(*run_cmd, run.shard, true);
   run_cmd->footer(
       "Exit codes: 0 every assertion holds; 1 some failed, or the run was stopped with items "
-      "unfinished; 2 usage error; 3 target unreachable or harness failure.\n"
+      "unfinished; 2 usage error (a TLS file that cannot be read included); 3 target "
+      "unreachable, its certificate not trusted, a client certificate refused or missing (all "
+      "found before any load), or harness failure.\n"
       "Example:\n  fakeprovider --scenario examples/storm.json --time-scale 0.1 --listen "
       "127.0.0.1:8080 --admin-listen 127.0.0.1:8081 &\n"
       "  loadgen run --scenario examples/storm.json --url http://127.0.0.1:8080/v1/messages "
-      "--provider-admin http://127.0.0.1:8081 --time-scale 0.1 --out storm-live.json");
+      "--provider-admin http://127.0.0.1:8081 --time-scale 0.1 --out storm-live.json\n"
+      "  loadgen run --scenario ours.json --url https://staging.example/v1/messages --cacert "
+      "ca.pem --cert client.pem --key client.key --junit junit.xml");
 
   ReportCommand rep;
   auto* report_cmd = app.add_subcommand(

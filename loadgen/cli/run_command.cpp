@@ -119,6 +119,18 @@ std::optional<std::string> write_text(const std::string& path, const std::string
   return write_output(path, text);
 }
 
+// Whom the fleet trusted and what it presented: paths, never what is in them.
+nlohmann::json tls_section(const TlsSettings& tls) {
+  const auto path_or_null = [](const std::string& p) {
+    return p.empty() ? nlohmann::json(nullptr) : nlohmann::json(p);
+  };
+  return {{"verify_peer", tls.verify_peer},
+          {"ca_from", path_or_null(tls.ca_from)},
+          {"ca_file", path_or_null(tls.ca_file)},
+          {"ca_path", path_or_null(tls.ca_path)},
+          {"client_cert", path_or_null(tls.cert_file)}};
+}
+
 nlohmann::json live_section(const RunCommand& cmd, const LiveRun& run) {
   nlohmann::json j = {
       {"url", cmd.request.url.text},
@@ -138,6 +150,7 @@ nlohmann::json live_section(const RunCommand& cmd, const LiveRun& run) {
       {"end_s", ns_to_s(run.end_ns)},
       {"first_sends", run.first_sends},
       {"first_send_connect_errors", run.first_send_connect_errors}};
+  if (cmd.request.url.scheme == "https") j["tls"] = tls_section(cmd.request.tls);
   if (cmd.start_at_epoch_ns) {
     j["start_at"] = static_cast<double>(*cmd.start_at_epoch_ns) / 1e9;
     j["start_late_s"] = static_cast<double>(run.start_late_ns) / 1e9;
@@ -190,8 +203,9 @@ nlohmann::json take_provider_view(const ProviderAdmin& admin, double time_scale,
 int run_checked(const RunCommand& cmd) {
   if (auto error = raise_descriptor_limit(cmd.scenario.fleet.clients))
     return harness_failure(*error);
-  const auto probed = probe_target(cmd.request.url, kProbeTimeoutMs);
-  if (!probed) return harness_failure("target unreachable: " + probed.error());
+  // Before any load: an https target whose certificate or ours fails stops the run here.
+  const auto probed = probe_target(cmd.request.url, cmd.request.tls, kProbeTimeoutMs);
+  if (!probed) return harness_failure(probed.error());
   std::optional<ProviderAdmin> admin;
   if (cmd.provider_admin) admin.emplace(*cmd.provider_admin, cmd.provider_admin_token);
 

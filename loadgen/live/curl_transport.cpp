@@ -17,6 +17,7 @@
 
 #include "generated/version.hpp"
 #include "http/http_response_parser.hpp"
+#include "live/tls_settings.hpp"
 #include "model/versioned_row.hpp"
 #include "saturating.hpp"
 
@@ -133,7 +134,8 @@ void CurlTransport::setup_client(CurlClient& cc, LiveClient& c) {
   curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, &on_header);
   curl_easy_setopt(e, CURLOPT_HEADERDATA, &c);
   if (resolve_) curl_easy_setopt(e, CURLOPT_RESOLVE, resolve_);
-  curl_easy_setopt(e, CURLOPT_NOPROXY, "*");  // the fleet goes straight to the target
+  curl_easy_setopt(e, CURLOPT_NOPROXY, "*");         // the fleet goes straight to the target
+  if (r.url.scheme == "https") apply_tls(e, r.tls);  // as the probe found them working
   curl_easy_setopt(e, CURLOPT_OPENSOCKETFUNCTION, &CurlTransport::on_open_socket);
   curl_easy_setopt(e, CURLOPT_OPENSOCKETDATA, &cc);
   curl_easy_setopt(e, CURLOPT_SOCKOPTFUNCTION, &CurlTransport::on_socket_options);

@@ -6,6 +6,7 @@
 #include <string_view>
 #include <vector>
 
+#include "live/tls_settings.hpp"
 #include "parsed.hpp"
 
 namespace stampede {
@@ -30,6 +31,7 @@ struct LiveRequest {
   std::string tenant_header = "X-Api-Key";
   std::vector<std::string> api_keys;  // client c sends api_keys[c % size]; none: no tenant header
   bool trace_headers = true;          // X-Client-Id, X-Request-Id, X-Attempt
+  TlsSettings tls;                    // https only: whom to trust, which client certificate
 };
 
 // "Name: value" with a token name and a value free of control characters; the error names

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "live/live_request.hpp"
+#include "live/tls_settings.hpp"
 #include "parsed.hpp"
 
 namespace stampede {
@@ -18,8 +19,13 @@ struct ProbedTarget {
   std::string resolve_entry(const TargetUrl& url) const;
 };
 
-// Connects once (TCP, and TLS for https) without sending a request, so the provider records
-// nothing; the error says why the target cannot be reached.
-Parsed<ProbedTarget> probe_target(const TargetUrl& url, std::int64_t timeout_ms);
+// Connects once (TCP, and for https the TLS handshake with the fleet's settings) without
+// sending a request, so the provider records nothing. The error is one line saying why the
+// target cannot be reached: "target unreachable: ..." for the connection, "TLS: HOST:PORT ..."
+// with libcurl's reason for the handshake (an untrusted certificate, a CA file or client
+// certificate it cannot use), or a server that asks for a client certificate when the fleet
+// has none: every request would be refused (nginx answers 400, others end the connection).
+Parsed<ProbedTarget> probe_target(const TargetUrl& url, const TlsSettings& tls,
+                                  std::int64_t timeout_ms);
 
 }  // namespace stampede

@@ -68,9 +68,33 @@ bool wait_until(const std::function<bool()>& condition, int timeout_ms) {
   return true;
 }
 
+namespace {
+
+// environ with the changes applied: changed names dropped, the set ones appended.
+std::vector<std::string> changed_environment(const EnvChanges& changes) {
+  std::vector<std::string> env;
+  for (char** e = environ; *e; ++e) {
+    const std::string entry(*e);
+    const auto name = entry.substr(0, entry.find('='));
+    bool changed = false;
+    for (const auto& [n, v] : changes) changed = changed || n == name;
+    if (!changed) env.push_back(entry);
+  }
+  for (const auto& [name, value] : changes) {
+    if (value) env.push_back(name + "=" + *value);
+  }
+  return env;
+}
+
+}  // namespace
+
 Process::Process(const std::string& binary, const std::vector<std::string>& args,
-                 const TempDir& dir, const std::string& name)
+                 const TempDir& dir, const std::string& name, const EnvChanges& env)
     : out_path_(dir.file(name + ".out")), err_path_(dir.file(name + ".err")) {
+  auto environment = changed_environment(env);
+  std::vector<char*> envp;
+  for (auto& e : environment) envp.push_back(e.data());
+  envp.push_back(nullptr);
   std::vector<char*> argv{const_cast<char*>(binary.c_str())};
   for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
@@ -81,7 +105,8 @@ Process::Process(const std::string& binary, const std::vector<std::string>& args
                                    O_WRONLY | O_CREAT | O_TRUNC, 0644);
   posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, err_path_.c_str(),
                                    O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  if (posix_spawn(&pid_, binary.c_str(), &actions, nullptr, argv.data(), environ) != 0) pid_ = -1;
+  if (posix_spawn(&pid_, binary.c_str(), &actions, nullptr, argv.data(), envp.data()) != 0)
+    pid_ = -1;
   posix_spawn_file_actions_destroy(&actions);
 }
 
@@ -89,6 +114,13 @@ Process::~Process() {
   if (pid_ <= 0) return;
   kill(pid_, SIGKILL);
   waitpid(pid_, nullptr, 0);
+}
+
+bool Process::running() {
+  if (pid_ <= 0) return false;
+  if (waitpid(pid_, nullptr, WNOHANG) != pid_) return true;
+  pid_ = -1;
+  return false;
 }
 
 void Process::signal(int sig) const {
@@ -143,95 +175,12 @@ nlohmann::json FakeProvider::stats() const {
   return *body;
 }
 
-bool Nginx::installed() {
-  return access("/usr/sbin/nginx", X_OK) == 0;
-}
-
-Nginx::Nginx(const std::string& limit_rate) {
-  write_file(dir_.file("ok.txt"), "ok\n");
-  // limit_req works in the preaccess phase, so the answer must come from a content handler
-  // (a file), not from `return`, which ends the request before the limiter looks; and its
-  // key must not be empty (an empty key is never limited).
-  const std::string http_block =
-      limit_rate.empty() ? ""
-                         : "  limit_req_zone $server_port zone=fleet:1m rate=" + limit_rate +
-                               ";\n  limit_req_status 429;\n";
-  const std::string location = (limit_rate.empty() ? "" : "      limit_req zone=fleet;\n") +
-                               std::string("      default_type text/plain;\n      root ") +
-                               dir_.file("") + ";\n      try_files /ok.txt =404;";
-  for (int tries = 0; tries < 5 && port_ == 0; ++tries) {
-    const int port = unused_port();
-    write_file(dir_.file("nginx.conf"),
-               "worker_processes 1;\ndaemon off;\nmaster_process off;\n"
-               "error_log " +
-                   dir_.file("error.log") + ";\npid " + dir_.file("nginx.pid") +
-                   ";\nevents { worker_connections 4096; }\nhttp {\n"
-                   "  log_format status_only '$status';\n"
-                   "  access_log " +
-                   dir_.file("access.log") +
-                   " status_only;\n"
-                   "  client_body_temp_path " +
-                   dir_.file("body") +
-                   ";\n"
-                   "  proxy_temp_path " +
-                   dir_.file("proxy") +
-                   ";\n"
-                   "  fastcgi_temp_path " +
-                   dir_.file("fastcgi") +
-                   ";\n"
-                   "  uwsgi_temp_path " +
-                   dir_.file("uwsgi") +
-                   ";\n"
-                   "  scgi_temp_path " +
-                   dir_.file("scgi") +
-                   ";\n"
-                   "  keepalive_requests 1000000;\n  keepalive_timeout 300s;\n" +
-                   http_block + "\n  server {\n    listen 127.0.0.1:" + std::to_string(port) +
-                   ";\n    location / {\n" + location + "\n    }\n  }\n}\n");
-    process_.emplace("/usr/sbin/nginx",
-                     std::vector<std::string>{"-p", dir_.file(""), "-c", dir_.file("nginx.conf")},
-                     dir_, "nginx");
-    const bool up = wait_until(
-        [&] {
-          const int fd = socket(AF_INET, SOCK_STREAM, 0);
-          sockaddr_in a{};
-          a.sin_family = AF_INET;
-          a.sin_port = htons(static_cast<std::uint16_t>(port));
-          a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-          const bool ok = connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0;
-          close(fd);
-          return ok;
-        },
-        5'000);
-    if (up) {
-      port_ = port;
-    } else {
-      process_.reset();  // the port was taken meanwhile, or nginx would not start: try again
-    }
-  }
-}
-
-Nginx::~Nginx() = default;
-
-std::vector<std::string> Nginx::stop_and_read_log() {
-  if (process_) {
-    process_->signal(SIGQUIT);  // graceful: finishes what it is serving and flushes the log
-    process_->wait(10'000);
-  }
-  std::vector<std::string> lines;
-  std::istringstream in(read_file(dir_.file("access.log")));
-  for (std::string line; std::getline(in, line);) {
-    if (!line.empty()) lines.push_back(line);
-  }
-  return lines;
-}
-
 bool slow_tests() {
   const char* v = std::getenv("STAMPEDE_SLOW_TESTS");
   return v && std::string(v) == "1";
 }
 
-Run run_loadgen(const std::vector<std::string>& args) {
+Run run_loadgen(const std::vector<std::string>& args, const EnvChanges& env) {
   TempDir dir;
   std::vector<std::string> all{"run",
                                "--quiet",
@@ -242,7 +191,7 @@ Run run_loadgen(const std::vector<std::string>& args) {
                                "--attempts-out",
                                dir.file("attempts.jsonl")};
   all.insert(all.end(), args.begin(), args.end());
-  Process p(kBinDir + "/loadgen", all, dir, "loadgen");
+  Process p(kBinDir + "/loadgen", all, dir, "loadgen", env);
   Run r;
   r.code = p.wait(kLoadgenTimeoutMs);
   r.out = p.out();

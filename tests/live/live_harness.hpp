@@ -6,12 +6,13 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
-// Runs the real binaries on loopback ports for the live-engine tests: fakeprovider (and nginx,
-// where installed) as the target, loadgen run as the fleet.
+// Runs the real binaries on loopback ports for the live-engine tests: fakeprovider as the
+// target (nginx: tests/staging/nginx_harness.hpp), loadgen run as the fleet.
 namespace live_test {
 
 // A fresh directory under /tmp, removed with the object.
@@ -31,16 +32,22 @@ std::string read_file(const std::string& path);
 void write_file(const std::string& path, const std::string& text);
 std::vector<nlohmann::json> read_json_lines(const std::string& path);
 
+// Changes to a child's environment: {NAME, value} sets it, {NAME, nullopt} unsets it.
+using EnvChanges = std::vector<std::pair<std::string, std::optional<std::string>>>;
+
 // A child process with stdout and stderr going to files.
 class Process {
  public:
   Process(const std::string& binary, const std::vector<std::string>& args, const TempDir& dir,
-          const std::string& name);
+          const std::string& name, const EnvChanges& env = {});
   ~Process();  // SIGKILL if still running
   Process(const Process&) = delete;
   Process& operator=(const Process&) = delete;
 
   bool started() const { return pid_ > 0; }
+  pid_t pid() const { return pid_; }
+  // Whether it has not exited yet (an exited child is reaped: wait() then returns -1).
+  bool running();
   void signal(int sig) const;
   // Waits for the exit, at most timeout_ms; SIGKILL after that and returns -1.
   int wait(int timeout_ms);
@@ -69,24 +76,6 @@ class FakeProvider {
   std::string url_, admin_;
 };
 
-// nginx serving a static file on a free loopback port, logging "$status" per request; with a
-// rate, behind limit_req (one zone for every client, no burst, 429, no Retry-After).
-class Nginx {
- public:
-  explicit Nginx(const std::string& limit_rate = "");
-  ~Nginx();
-  bool started() const { return port_ > 0; }
-  std::string url() const { return "http://127.0.0.1:" + std::to_string(port_) + "/v1"; }
-  // Stops nginx (so the log is complete) and returns its access log lines.
-  std::vector<std::string> stop_and_read_log();
-  static bool installed();
-
- private:
-  TempDir dir_;
-  std::optional<Process> process_;
-  int port_ = 0;
-};
-
 struct Run {
   int code = -1;
   std::string out, err;
@@ -96,7 +85,7 @@ struct Run {
 };
 
 // loadgen run with args plus --out, --dead-letter, --attempts-out and --quiet, to its exit.
-Run run_loadgen(const std::vector<std::string>& args);
+Run run_loadgen(const std::vector<std::string>& args, const EnvChanges& env = {});
 
 // A port nothing listens on (bound, then released).
 int unused_port();

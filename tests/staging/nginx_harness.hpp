@@ -1,0 +1,103 @@
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "live_harness.hpp"
+
+// nginx on loopback as a stand-in staging API, over http and https, with certificates the test
+// makes itself with the openssl command: what `loadgen run --url https://staging...` meets in
+// a pipeline, without a staging.
+namespace staging_test {
+
+// A CA, a server certificate signed by it for 127.0.0.1 and localhost (subjectAltName), and a
+// client certificate signed by it, made with the openssl command in a directory; and that
+// directory's ca/ holding the CA under its OpenSSL hash (openssl rehash), as --capath and
+// SSL_CERT_DIR want it. EC P-256 keys, unencrypted, valid for two days.
+class TestPki {
+ public:
+  explicit TestPki(std::string dir);
+  bool ok() const { return error_.empty(); }
+  const std::string& error() const { return error_; }  // the openssl step that failed, and why
+
+  std::string ca_cert() const { return dir_ + "/ca.pem"; }
+  std::string ca_dir() const { return dir_ + "/ca"; }
+  std::string server_cert() const { return dir_ + "/server.pem"; }
+  std::string server_key() const { return dir_ + "/server.key"; }
+  std::string client_cert() const { return dir_ + "/client.pem"; }
+  std::string client_key() const { return dir_ + "/client.key"; }
+  // The client certificate and its key in one file, as --cert alone takes it.
+  std::string client_cert_and_key() const { return dir_ + "/client-with-key.pem"; }
+  static constexpr const char* kClientName = "stampede test client";
+
+ private:
+  bool openssl(const std::vector<std::string>& args);
+
+  std::string dir_;
+  std::string error_;
+  int steps_ = 0;
+};
+
+struct NginxOptions {
+  std::string limit_rate{};    // limit_req_zone rate, e.g. "20r/s"; empty: no limit
+  int burst = 0;               // limit_req burst, nodelay: this many over the rate go at once
+  bool retry_after = true;     // a 429 says Retry-After: 1 (from an error_page 429 location)
+  bool http = true;            // a plain http listener
+  bool https = false;          // an https listener with the PKI's server certificate
+  bool verify_client = false;  // on the https listener: ssl_verify_client on, the PKI's CA
+};
+
+// One access-log line.
+struct LogLine {
+  int status = 0;
+  std::string scheme;         // http or https
+  std::string client_verify;  // $ssl_client_verify: SUCCESS, NONE, FAILED:...; "-" over http
+  std::string client_dn;      // $ssl_client_s_dn, "-" without a client certificate
+  std::string uri;
+};
+
+std::int64_t count_status(const std::vector<LogLine>& log, int status);
+
+// nginx as the current user (`nginx -p DIR -c nginx.conf -g 'daemon off;'`, one process) on
+// free loopback ports, picked again when one was taken meanwhile, and ready when its pid file
+// is written (its listeners are bound) and each accepts a connection. Every path answers 200
+// "ok" behind one limit_req zone shared by both listeners (429 when over it), except
+// kMissingPath, which answers 404. Logs each request (see LogLine).
+class NginxStaging {
+ public:
+  explicit NginxStaging(NginxOptions options = {});
+  ~NginxStaging();
+  NginxStaging(const NginxStaging&) = delete;
+  NginxStaging& operator=(const NginxStaging&) = delete;
+
+  bool started() const { return started_; }
+  const std::string& error() const { return error_; }  // why it did not start
+  std::string http_url(const std::string& path = "/v1") const;
+  std::string https_url(const std::string& path = "/v1",
+                        const std::string& host = "127.0.0.1") const;
+  // The certificates (made only with https).
+  const TestPki& pki() const { return *pki_; }
+  // A file in its temporary directory, for a test's own files.
+  std::string file(const std::string& name) const { return dir_.file(name); }
+  // Stops nginx (gracefully, so the log is complete) and returns its access log.
+  std::vector<LogLine> stop_and_read_log();
+
+  static bool installed();
+  static constexpr const char* kMissingPath = "/missing";
+
+ private:
+  std::string config(int http_port, int https_port) const;
+  bool start_on(int http_port, int https_port);
+
+  NginxOptions options_;
+  live_test::TempDir dir_;
+  std::optional<TestPki> pki_;
+  std::optional<live_test::Process> process_;
+  int http_port_ = 0, https_port_ = 0;
+  bool started_ = false;
+  std::string error_;
+};
+
+}  // namespace staging_test
