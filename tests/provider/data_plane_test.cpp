@@ -400,9 +400,13 @@ TEST_CASE("curl --retry 3 against an outage: the arrival log shows its four send
   REQUIRE(p.stop() == 0);
   const auto rows = parse_csv(read_file(p.arrivals_path()));
   REQUIRE(rows.size() == 5);
+  // curl sends the same headers every time: its X-Client-Id (--client-header) numbers them.
   for (std::size_t i = 1; i < rows.size(); ++i) {
+    CAPTURE(i);
     CHECK(rows[i][2] == "503");
+    CHECK(rows[i][3] == std::to_string(i));
     CHECK(rows[i][4] == "curl");
+    CHECK(rows[i][5] == "client-header");
   }
   // curl sleeps at least its delay between sends (time scale 1: scenario time is wall time).
   for (std::size_t i = 2; i < rows.size(); ++i) {
