@@ -102,7 +102,7 @@ std::uint64_t item_key(SendRule rule, std::string_view name);
 // Arrivals so far per item (or client) key, for the rules that number sends by counting.
 // Bounded: at most max_items keys, in one table allocated up front with calloc, so its pages
 // cost memory only as keys land in them; no allocation per arrival. Keys are 64-bit hashes:
-// two names sharing one (about one chance in 10^7 among a million names) count as one item.
+// two names sharing one (about one chance in 30 million among a million names) count as one item.
 class ItemCounts {
  public:
   explicit ItemCounts(std::size_t max_items);
