@@ -237,3 +237,17 @@ TEST_CASE("curl --retry 2 against an outage: --client-header Authorization numbe
     CHECK(row[kClientId] == "sk-1");
   }
 }
+
+TEST_CASE("attribution: POST /admin/reset starts every item's count again") {
+  require_curl();
+  Provider p({"--max-items", "1"});
+  REQUIRE(p.started());
+  curl(p, "-H 'X-Request-Id: a'");
+  curl(p, "-H 'X-Request-Id: a'");
+  CHECK(admin_stats(p).at("send_attribution").at("items") == 1);
+  REQUIRE(http(p.admin_port(), "POST", "/admin/reset").status == 200);
+  CHECK(admin_stats(p).at("send_attribution").at("items") == 0);
+  curl(p, "-H 'X-Request-Id: b'");  // room again, since the table was emptied
+  curl(p, "-H 'X-Request-Id: a'");  // and a is new again, beyond the one item: not counted
+  check_numbers(stop_and_read_arrivals(p), {{"1", "item-header"}, {"", "item_limit:item-header"}});
+}
