@@ -14,4 +14,11 @@ inline bool is_http_token(std::string_view s) {
   });
 }
 
+// Header names (and the few tokens in values that are case-insensitive) compare this way.
+inline bool ascii_iequals(std::string_view a, std::string_view b) {
+  const auto lower = [](char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c + 32) : c; };
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(),
+                                            [&](char x, char y) { return lower(x) == lower(y); });
+}
+
 }  // namespace stampede

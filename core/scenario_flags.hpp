@@ -32,7 +32,9 @@ inline constexpr std::array<ScenarioFlag, 17> kProviderFlags{{
      true},
     {"--error-rate", "provider.error_rate", "fraction of requests answered 400"},
     {"--latency", "provider.latency", "service time: 5ms, or a uniform range 5ms-20ms"},
-    {"--tenant-header", "provider.tenant_header", "header naming the tenant (default X-Api-Key)"},
+    {"--tenant-header", "provider.tenant_header",
+     "header naming the tenant (default X-Api-Key); of an Authorization, fakeprovider takes the "
+     "bearer token (or a SigV4 access key id)"},
     {"--retry-after", "provider.retry_after", "send Retry-After on 429/503/529: on or off"},
     {"--ratelimit-headers", "provider.ratelimit_headers",
      "none, ietf, x-ratelimit or anthropic (anthropic-ratelimit-requests-*, -tokens-*)"},

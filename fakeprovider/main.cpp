@@ -2,11 +2,13 @@
 #include <sys/resource.h>
 
 #include <algorithm>
+#include <charconv>
 #include <chrono>
 #include <cstring>
 #include <iostream>
 #include <map>
 #include <string>
+#include <system_error>
 #include <vector>
 
 #include <CLI/CLI.hpp>
@@ -15,7 +17,9 @@
 #include "binned_counts.hpp"
 #include "duration.hpp"
 #include "generated/version.hpp"
+#include "http_token.hpp"
 #include "json_text.hpp"
+#include "model/send_attribution.hpp"
 #include "one_line.hpp"
 #include "output_path.hpp"
 #include "results.hpp"
@@ -35,6 +39,8 @@ constexpr int kUsageError = 2;
 constexpr int kRuntimeError = 1;
 // Descriptors beyond the connections: listen sockets, epoll, the admin API, files.
 constexpr rlim_t kSpareDescriptors = 64;
+// 16 bytes a slot, twice as many slots: 10 million items fill at most 512 MiB.
+constexpr std::size_t kMaxItemsLimit = 10'000'000;
 
 struct Args {
   std::string scenario;
@@ -52,6 +58,10 @@ struct Args {
   std::string idle_timeout = "600s";
   std::string header_timeout = "10s";
   std::string store;
+  std::string attempt_header;
+  std::string item_header = "X-Request-Id,amz-sdk-invocation-id,Idempotency-Key";
+  std::string client_header = "X-Client-Id";
+  std::string max_items = "1000000";
 };
 
 void add_scenario_flags(CLI::App& app, Args& args) {
@@ -81,6 +91,59 @@ Parsed<Scenario> scenario_from(const Args& args) {
 int fail(int code, const std::string& message) {
   std::cerr << "fakeprovider: " << one_line(message) << "\n";
   return code;
+}
+
+Parsed<std::string> header_flag(const std::string& flag, const std::string& name) {
+  if (is_http_token(name)) return Parsed<std::string>::ok(name);
+  return Parsed<std::string>::fail(flag + ": '" + name +
+                                   "' is not a header name; expected letters, digits and "
+                                   "!#$%&'*+-.^_`|~, e.g. X-Request-Id");
+}
+
+// --attempt-header, --item-header, --client-header and --max-items; "none" turns a header
+// rule off.
+Parsed<SendRules> send_rules_from(const Args& args) {
+  using Result = Parsed<SendRules>;
+  SendRules rules;
+  if (!args.attempt_header.empty()) {
+    const auto name = header_flag("--attempt-header", args.attempt_header);
+    if (!name) return Result::fail(name.error());
+    for (const char* read : {"X-Attempt", "X-Stainless-Retry-Count", "amz-sdk-request"}) {
+      if (ascii_iequals(*name, read))
+        return Result::fail("--attempt-header: " + *name + " is read already, before it");
+    }
+    rules.attempt_header = *name;
+  }
+  rules.item_headers.clear();
+  if (args.item_header != "none") {
+    std::size_t from = 0;
+    while (true) {
+      const auto comma = args.item_header.find(',', from);
+      const auto name = header_flag("--item-header", args.item_header.substr(from, comma - from));
+      if (!name) return Result::fail(name.error());
+      rules.item_headers.push_back(*name);
+      if (comma == std::string::npos) break;
+      from = comma + 1;
+    }
+    if (rules.item_headers.size() > kMaxItemHeaders)
+      return Result::fail("--item-header: " + std::to_string(rules.item_headers.size()) +
+                          " names; at most " + std::to_string(kMaxItemHeaders));
+  }
+  rules.client_header.clear();
+  if (args.client_header != "none") {
+    const auto name = header_flag("--client-header", args.client_header);
+    if (!name) return Result::fail(name.error());
+    rules.client_header = *name;
+  }
+  const std::string& n = args.max_items;
+  std::size_t items = 0;
+  const auto [end, ec] = std::from_chars(n.data(), n.data() + n.size(), items);
+  if (n.empty() || ec != std::errc() || end != n.data() + n.size() || items < 1 ||
+      items > kMaxItemsLimit)
+    return Result::fail("--max-items: '" + n + "' is not a whole number from 1 to " +
+                        std::to_string(kMaxItemsLimit));
+  rules.max_items = items;
+  return Result::ok(std::move(rules));
 }
 
 // Each connection is a descriptor: raise the soft limit to what --max-connections needs, and
@@ -170,6 +233,8 @@ int serve(const Args& args) {
   }
   const auto header_timeout = parse_duration_ns(args.header_timeout);
   if (!header_timeout) return fail(kUsageError, "--header-timeout: " + header_timeout.error());
+  const auto send_rules = send_rules_from(args);
+  if (!send_rules) return fail(kUsageError, send_rules.error());
   // Before serving: a path found bad at exit would lose every arrival recorded.
   if (auto e = check_output_flags(
           {{"--arrivals-out", args.arrivals_out}, {"--stats-out", args.stats_out}}))
@@ -187,7 +252,8 @@ int serve(const Args& args) {
   signal(SIGPIPE, SIG_IGN);
 
   LockedProvider provider({scenario->provider, *scale, *bin_ns,
-                           /*keep_log=*/!args.arrivals_out.empty(), args.threads, store->get()});
+                           /*keep_log=*/!args.arrivals_out.empty(), args.threads, store->get(),
+                           *send_rules});
   DataPlaneConfig data_config;
   data_config.listen = *listen;
   data_config.max_connections = raise_descriptor_limit(args.max_connections);
@@ -255,7 +321,8 @@ int main(int argc, char** argv) {
   app.add_option("--bin", args.bin, "histogram bin of the stats, in scenario time")
       ->capture_default_str();
   app.add_option("--arrivals-out", args.arrivals_out,
-                 "on exit, write every arrival here (CSV: t_ns,tenant,status,attempt,client_id)");
+                 "on exit, write every arrival here (CSV: "
+                 "t_ns,tenant,status,attempt,client_id,send_rule)");
   app.add_option("--stats-out", args.stats_out, "on exit, write the final stats JSON here");
   app.add_option("--admin-token", args.admin_token,
                  "require 'Authorization: Bearer TOKEN' on the admin API")
@@ -276,6 +343,27 @@ int main(int argc, char** argv) {
   app.add_option("--header-timeout", args.header_timeout,
                  "close a connection whose request headers are incomplete this long after their "
                  "first byte (wall time; slowloris); 0s turns it off; needs --arrival-stamp watch")
+      ->capture_default_str();
+  app.add_option("--attempt-header", args.attempt_header,
+                 "a header in which your clients send their send number (1 = the first send), "
+                 "read when a request has none of X-Attempt, X-Stainless-Retry-Count (0 = the "
+                 "first send) and amz-sdk-request (attempt=N) (default: none)")
+      ->group("Send numbers");
+  app.add_option("--item-header", args.item_header,
+                 "otherwise, the headers (comma-separated, first present wins) that name a "
+                 "request's item: its n-th arrival is its n-th send; none: off")
+      ->group("Send numbers")
+      ->capture_default_str();
+  app.add_option("--client-header", args.client_header,
+                 "otherwise, the header that names the client, for one item per client: its "
+                 "n-th arrival is its n-th send (Authorization: the bearer token; the tenant "
+                 "header will do too); also the arrival log's client_id; none: off")
+      ->group("Send numbers")
+      ->capture_default_str();
+  app.add_option("--max-items", args.max_items,
+                 "items and clients numbered by counting at once (at most 10000000); "
+                 "arrivals of any further one are unattributed")
+      ->group("Send numbers")
       ->capture_default_str();
   app.add_option("--store", args.store,
                  "redis://HOST[:PORT][/PREFIX]: keep capacity, the request and token "

@@ -236,7 +236,8 @@ void ProviderPolicy::tenant_verdicts(std::int64_t now_ns, TenantQuota& t, std::i
     q.tokens = t.tokens->try_acquire(now_ns, cost);
     if (!q.tokens->admitted) return;
   }
-  t.spent += cost;
+  // Kept only against a cap, under which it cannot pass INT64_MAX; without one it would.
+  if (config_.spend_cap) t.spent += cost;
 }
 
 Decision ProviderPolicy::admit(std::int64_t now_ns, std::string_view tenant,

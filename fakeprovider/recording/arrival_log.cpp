@@ -14,7 +14,7 @@ std::string csv_field(std::string_view text) {
 }
 
 void ArrivalLog::record(std::uint64_t seq, std::int64_t t_ns, std::string_view tenant, int status,
-                        int attempt, std::string_view client_id) {
+                        const SendAttribution& send, std::string_view client_id) {
   auto it = tenant_index_.find(tenant);
   if (it == tenant_index_.end()) {
     it =
@@ -22,7 +22,7 @@ void ArrivalLog::record(std::uint64_t seq, std::int64_t t_ns, std::string_view t
             .first;
     tenant_names_.emplace_back(tenant);
   }
-  rows_.push_back({seq, t_ns, it->second, status, attempt, std::string(client_id)});
+  rows_.push_back({seq, t_ns, it->second, status, send, std::string(client_id)});
 }
 
 void ArrivalLog::clear() {
@@ -45,7 +45,7 @@ std::string ArrivalLog::to_csv(const std::vector<const ArrivalLog*>& logs) {
     cursors.push_back(std::move(c));
     rows += log->rows_.size();
   }
-  std::string out = "t_ns,tenant,status,attempt,client_id\n";
+  std::string out = "t_ns,tenant,status,attempt,client_id,send_rule\n";
   out.reserve(out.size() + rows * 40);
   // Each log is in decision order already: a merge by seq, with a handful of logs.
   for (std::size_t n = 0; n < rows; ++n) {
@@ -63,9 +63,11 @@ std::string ArrivalLog::to_csv(const std::vector<const ArrivalLog*>& logs) {
     out += ',';
     out += std::to_string(r.status);
     out += ',';
-    out += std::to_string(r.attempt);
+    if (r.send.attributed()) out += std::to_string(r.send.send);
     out += ',';
     out += csv_field(r.client_id);
+    out += ',';
+    out += send_rule_label(r.send);
     out += '\n';
   }
   return out;

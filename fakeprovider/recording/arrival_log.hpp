@@ -8,6 +8,8 @@
 #include <string_view>
 #include <vector>
 
+#include "model/send_attribution.hpp"
+
 namespace stampede {
 
 // The raw arrival log behind --arrivals-out: one row per arrival. Grows with the traffic, so
@@ -17,15 +19,17 @@ namespace stampede {
 class ArrivalLog {
  public:
   // seq: the arrival's place in the order of decisions; status: the answer's status code, 0
-  // for a connection reset without an answer.
+  // for a connection reset without an answer; send: which send it is, and by which rule.
   void record(std::uint64_t seq, std::int64_t t_ns, std::string_view tenant, int status,
-              int attempt, std::string_view client_id);
+              const SendAttribution& send, std::string_view client_id);
 
   std::size_t size() const { return rows_.size(); }
   void clear();
 
-  // "t_ns,tenant,status,attempt,client_id" and one line per arrival of all the logs, in the
-  // order of decisions (RFC 4180 quoting).
+  // "t_ns,tenant,status,attempt,client_id,send_rule" and one line per arrival of all the logs,
+  // in the order of decisions (RFC 4180 quoting). attempt is empty for an unattributed
+  // arrival; send_rule is send_rule_label. The column came last so readers of the first five
+  // read on.
   static std::string to_csv(const std::vector<const ArrivalLog*>& logs);
 
  private:
@@ -34,7 +38,7 @@ class ArrivalLog {
     std::int64_t t_ns;
     std::uint32_t tenant;  // index into tenant_names_: keys repeat, rows do not copy them
     std::int32_t status;
-    std::int32_t attempt;
+    SendAttribution send;
     std::string client_id;
   };
   // A deque grows in chunks: no pause to copy a million rows while the lock is held.

@@ -1,5 +1,6 @@
 #include "recording/arrival_stats.hpp"
 
+#include <algorithm>
 #include <sstream>
 
 #include "duration.hpp"
@@ -27,6 +28,23 @@ json reasons_json(const ArrivalStats::Totals& t) {
   return by_reason;
 }
 
+json send_attribution_json(const ArrivalStats::SendCounts& s) {
+  json by_rule = json::object();
+  for (std::size_t i = 0; i < kSendRuleCount; ++i) {
+    by_rule[std::string(to_string(static_cast<SendRule>(i)))] = s.attributed_by_rule[i];
+  }
+  json causes = json::object();
+  std::int64_t unattributed = 0;
+  for (std::size_t i = 1; i < kSendStatusCount; ++i) {
+    causes[std::string(to_string(static_cast<SendStatus>(i)))] = s.by_status[i];
+    unattributed += s.by_status[i];
+  }
+  return {{"attributed", s.by_status[0]},
+          {"unattributed", unattributed},
+          {"by_rule", by_rule},
+          {"unattributed_by_cause", causes}};
+}
+
 // Label values may hold anything a client put in a header; Prometheus rejects a whole scrape
 // over one label that is not UTF-8.
 std::string prometheus_label(std::string_view value) {
@@ -52,9 +70,17 @@ ArrivalStats::ArrivalStats(std::int64_t bin_ns) {
   bins_.provider_by_send = BinnedCounts(bin_ns, kSendLabels);
 }
 
-void ArrivalStats::record(std::int64_t t_ns, std::string_view tenant, Outcome outcome, int attempt,
-                          DecisionReason reason) {
-  bins_.record_arrival(t_ns, attempt, outcome);
+void ArrivalStats::record(std::int64_t t_ns, std::string_view tenant, Outcome outcome,
+                          const SendAttribution& send, DecisionReason reason) {
+  ++sends_.by_status[static_cast<std::size_t>(send.status)];
+  if (send.attributed()) {
+    ++sends_.attributed_by_rule[static_cast<std::size_t>(send.rule)];
+    // Any number past the last label is in it: 10^12 sizes nothing.
+    bins_.record_arrival(t_ns, static_cast<int>(std::min<std::int64_t>(send.send, kSendLabels)),
+                         outcome);
+  } else {
+    bins_.provider_by_outcome.add(t_ns, static_cast<std::size_t>(outcome));
+  }
   const auto o = static_cast<std::size_t>(outcome);
   const auto why = static_cast<std::size_t>(reason);
   auto it = tenants_.find(tenant);
@@ -75,6 +101,10 @@ void ArrivalStats::merge(const ArrivalStats& other) {
     for (std::size_t i = 0; i < kDecisionReasonCount; ++i) to.by_reason[i] += from.by_reason[i];
   };
   add(totals_, other.totals_);
+  for (std::size_t i = 0; i < kSendStatusCount; ++i)
+    sends_.by_status[i] += other.sends_.by_status[i];
+  for (std::size_t i = 0; i < kSendRuleCount; ++i)
+    sends_.attributed_by_rule[i] += other.sends_.attributed_by_rule[i];
   for (const auto& [key, t] : other.tenants_) add(tenants_[key], t);
 }
 
@@ -92,6 +122,7 @@ json ArrivalStats::to_json(std::int64_t clock_ns, double time_scale) const {
           {"reasons", reasons_json(totals_)},
           {"arrivals_by_outcome", by_outcome().to_json(outcome_labels())},
           {"arrivals_by_send", by_send().to_json(send_labels())},
+          {"send_attribution", send_attribution_json(sends_)},
           {"tenants", tenants}};
 }
 
@@ -110,6 +141,17 @@ std::string ArrivalStats::to_prometheus(std::int64_t clock_ns) const {
   for (std::size_t i = 0; i < kDecisionReasonCount; ++i) {
     out << "fakeprovider_requests_by_reason_total{reason=\""
         << to_string(static_cast<DecisionReason>(i)) << "\"} " << totals_.by_reason[i] << "\n";
+  }
+  out << "# HELP fakeprovider_send_attribution_total Arrivals by how their send number was "
+         "found: the rule that numbered it, or why none did.\n"
+         "# TYPE fakeprovider_send_attribution_total counter\n";
+  for (std::size_t i = 0; i < kSendRuleCount; ++i) {
+    out << "fakeprovider_send_attribution_total{status=\"attributed\",rule=\""
+        << to_string(static_cast<SendRule>(i)) << "\"} " << sends_.attributed_by_rule[i] << "\n";
+  }
+  for (std::size_t i = 1; i < kSendStatusCount; ++i) {
+    out << "fakeprovider_send_attribution_total{status=\"" << to_string(static_cast<SendStatus>(i))
+        << "\"} " << sends_.by_status[i] << "\n";
   }
   out << "# HELP fakeprovider_tenant_requests_total Arrivals by tenant (the tenant header's "
          "value) and outcome.\n"

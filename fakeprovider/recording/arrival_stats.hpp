@@ -11,15 +11,16 @@
 
 #include "binned_counts.hpp"
 #include "model/provider_policy.hpp"
+#include "model/send_attribution.hpp"
 #include "outcome.hpp"
 #include "results.hpp"
 
 namespace stampede {
 
 // The provider's counters: arrivals per bin by outcome and by send number, totals (by outcome
-// and by the layer that answered: which quota a 429 was for), and the same per tenant. Bounded by
-// the run's duration and its tenants, never by its traffic. Pure: the caller stamps the time and
-// serialises calls.
+// and by the layer that answered: which quota a 429 was for), and the same per tenant; how the
+// arrivals' send numbers were found. Bounded by the run's duration and its tenants, never by its
+// traffic (nor by a send number). Pure: the caller stamps the time and serialises calls.
 class ArrivalStats {
  public:
   struct Totals {
@@ -27,18 +28,24 @@ class ArrivalStats {
     std::array<std::int64_t, kOutcomeCount> by_outcome{};
     std::array<std::int64_t, kDecisionReasonCount> by_reason{};
   };
+  // Arrivals by how their send was numbered: attributed (by rule) or why not.
+  struct SendCounts {
+    std::array<std::int64_t, kSendStatusCount> by_status{};
+    std::array<std::int64_t, kSendRuleCount> attributed_by_rule{};
+  };
 
   explicit ArrivalStats(std::int64_t bin_ns);
 
-  // attempt: the send number the client declared (X-Attempt), 1 for a first send. reason: the
-  // layer that answered.
-  void record(std::int64_t t_ns, std::string_view tenant, Outcome outcome, int attempt,
-              DecisionReason reason = DecisionReason::kServed);
+  // send: which send of its item it is, if known: an unattributed arrival counts by outcome,
+  // not by send. reason: the layer that answered.
+  void record(std::int64_t t_ns, std::string_view tenant, Outcome outcome,
+              const SendAttribution& send, DecisionReason reason = DecisionReason::kServed);
   // Adds another's counts (same bin): each server thread records alone, the stats add them.
   void merge(const ArrivalStats& other);
 
   std::int64_t bin_ns() const { return bins_.provider_by_outcome.bin_ns(); }
   const Totals& totals() const { return totals_; }
+  const SendCounts& sends() const { return sends_; }
   const std::map<std::string, Totals, std::less<>>& tenants() const { return tenants_; }
   const BinnedCounts& by_outcome() const { return bins_.provider_by_outcome; }
   const BinnedCounts& by_send() const { return bins_.provider_by_send; }
@@ -52,6 +59,7 @@ class ArrivalStats {
   // Only the provider_by_* histograms: record_arrival labels sends as the simulator does.
   Recording bins_;
   Totals totals_;
+  SendCounts sends_;
   std::map<std::string, Totals, std::less<>> tenants_;
 };
 

@@ -24,7 +24,8 @@
 #include <nlohmann/json.hpp>
 
 #include "duration.hpp"
-#include "model/attempt_header.hpp"
+#include "model/credential_key.hpp"
+#include "model/send_attribution.hpp"
 #include "saturating.hpp"
 
 namespace stampede {
@@ -128,6 +129,19 @@ std::string rfc3339(std::int64_t epoch_s) {
   return text;
 }
 
+// One pass over a request's headers fills in every rule's, repeats included: a lookup by
+// name would see only the first of a repeated header.
+struct SendHeaderReader {
+  const SendRules& rules;
+  SendHeaders headers;
+};
+
+MHD_Result offer_header(void* cls, MHD_ValueKind /*kind*/, const char* name, const char* value) {
+  auto& reader = *static_cast<SendHeaderReader*>(cls);
+  offer_send_header(reader.rules, reader.headers, name, value ? value : "");
+  return MHD_YES;
+}
+
 std::int64_t epoch_s_now() {
   return std::chrono::duration_cast<std::chrono::seconds>(
              std::chrono::system_clock::now().time_since_epoch())
@@ -228,7 +242,7 @@ struct DataPlane::Held {
   std::int64_t arrives_steady_ns = 0;
   std::string tenant;
   std::string client_id;
-  int attempt = 1;
+  SendClaim send;
   RowOp row_op = RowOp::kNone;
   std::optional<std::string> if_match;
   DeclaredTokens tokens;
@@ -526,10 +540,13 @@ DataPlane::Request* DataPlane::arrive(MHD_Connection* c, const char* url, const 
 }
 
 void DataPlane::decide(MHD_Connection* c, const char* url, const char* method, Request& r) {
-  const char* tenant =
-      MHD_lookup_connection_value(c, MHD_HEADER_KIND, provider_.config().tenant_header.c_str());
-  const char* client_id = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "X-Client-Id");
-  const int attempt = parse_attempt(MHD_lookup_connection_value(c, MHD_HEADER_KIND, "X-Attempt"));
+  const std::string& tenant_header = provider_.config().tenant_header;
+  const char* tenant_value = MHD_lookup_connection_value(c, MHD_HEADER_KIND, tenant_header.c_str());
+  const std::string_view tenant = tenant_value ? credential_key(tenant_header, tenant_value) : "";
+  SendHeaderReader sends{provider_.send_rules(), {}};
+  MHD_get_connection_values(c, MHD_HEADER_KIND, &offer_header, &sends);
+  const SendClaim send = claim_send(sends.headers);
+  const std::string_view client_id = sends.headers.client.value;
   const RowRequest row = row_request(c, url, method);
   const DeclaredTokens tokens = declared_tokens(c, r.body);
   r.decided = true;
@@ -538,12 +555,12 @@ void DataPlane::decide(MHD_Connection* c, const char* url, const char* method, R
     r.held = std::make_unique<Held>(
         Held{loop_index,
              saturating_add(r.seen_steady_ns, provider_.clock().wall_ns(provider_.draw_hop_ns())),
-             tenant ? tenant : "", client_id ? client_id : "", attempt, row.op,
+             std::string(tenant), std::string(client_id), send, row.op,
              row.if_match ? std::optional<std::string>(*row.if_match) : std::nullopt, tokens});
     return;
   }
-  const auto admission = provider_.admit(loop_index, r.seen_steady_ns, tenant ? tenant : "",
-                                         attempt, client_id ? client_id : "", row, tokens);
+  const auto admission =
+      provider_.admit(loop_index, r.seen_steady_ns, tenant, send, client_id, row, tokens);
   r.decision = admission.decision;
   r.row_version = admission.row_version;
   if (r.decision.service_ns > 0) {
@@ -675,7 +692,7 @@ void DataPlane::decide_held(MHD_Connection* c, Request& r, Loop* loop) {
   // Decided at its arrival, a hop after it was sent: the timer runs the callbacks it holds in
   // deadline order, so the row sees the writes in that order however late this thread runs.
   const auto a =
-      provider_.admit(h.loop, h.arrives_steady_ns, h.tenant, h.attempt, h.client_id, row, h.tokens);
+      provider_.admit(h.loop, h.arrives_steady_ns, h.tenant, h.send, h.client_id, row, h.tokens);
   r.decision = a.decision;
   r.row_version = a.row_version;
   r.served = true;  // the service time and the hop back, together

@@ -19,6 +19,7 @@ LockedProvider::LockedProvider(const Options& options)
     : options_(options),
       clock_(options.time_scale),
       policy_(options.config, options.store),
+      items_(options.send_rules.max_items),
       hop_rng_(make_stream(options.config.seed, kHopStream)) {
   if (options_.store) follow_store_epoch();
   for (std::size_t i = 0; i < std::max<std::size_t>(1, options.threads); ++i) {
@@ -27,7 +28,7 @@ LockedProvider::LockedProvider(const Options& options)
 }
 
 LockedProvider::Admission LockedProvider::admit(std::size_t thread, std::int64_t seen_steady_ns,
-                                                std::string_view tenant, int attempt,
+                                                std::string_view tenant, const SendClaim& send,
                                                 std::string_view client_id, const RowRequest& row,
                                                 const DeclaredTokens& tokens) {
   std::int64_t t_ns;
@@ -35,6 +36,7 @@ LockedProvider::Admission LockedProvider::admit(std::size_t thread, std::int64_t
   std::int64_t row_version = -1;
   std::uint64_t seq;
   std::uint64_t epoch;
+  SendAttribution attribution;
   {
     std::lock_guard lock(mu_);
     // Another thread may have decided a request it saw a moment later: the limiters need time
@@ -58,14 +60,16 @@ LockedProvider::Admission LockedProvider::admit(std::size_t thread, std::int64_t
       d.status = a.status;
       row_version = static_cast<std::int64_t>(a.version);
     }
+    // Counted in the order of decisions, after a store epoch's reset emptied the counts.
+    attribution = attribute_send(send, items_);
     seq = next_seq_++;
     epoch = epoch_;
   }
   Recorder& r = *recorders_[thread % recorders_.size()];
   std::lock_guard lock(r.mu);
   if (r.epoch == epoch) {
-    r.stats.record(t_ns, tenant, d.outcome(), attempt, d.reason);
-    if (options_.keep_log) r.log.record(seq, t_ns, tenant, d.status, attempt, client_id);
+    r.stats.record(t_ns, tenant, d.outcome(), attribution, d.reason);
+    if (options_.keep_log) r.log.record(seq, t_ns, tenant, d.status, attribution, client_id);
   }
   return {t_ns, d, row_version};
 }
@@ -105,6 +109,7 @@ void LockedProvider::reset_locked() {
   }
   policy_ = ProviderPolicy(options_.config, options_.store);
   row_ = VersionedRow{};
+  items_.clear();
   hop_rng_ = make_stream(options_.config.seed, kHopStream);
   last_t_ns_ = 0;
 }
@@ -129,8 +134,12 @@ ArrivalStats LockedProvider::merged_stats() const {
 }
 
 nlohmann::json LockedProvider::stats_json() const {
-  const ArrivalStats all = merged_stats();
-  return all.to_json(clock_.now_ns(), clock_.time_scale());
+  auto j = merged_stats().to_json(clock_.now_ns(), clock_.time_scale());
+  std::lock_guard lock(mu_);
+  auto& sends = j["send_attribution"];
+  sends["items"] = items_.items();
+  sends["max_items"] = items_.max_items();
+  return j;
 }
 
 std::string LockedProvider::metrics_text() const {

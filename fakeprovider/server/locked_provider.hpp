@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "model/provider_policy.hpp"
+#include "model/send_attribution.hpp"
 #include "model/versioned_row.hpp"
 #include "recording/arrival_log.hpp"
 #include "recording/arrival_stats.hpp"
@@ -36,6 +37,7 @@ class LockedProvider {
     // Capacity and allowances shared with other replicas (not owned), joined already: the
     // clock starts at its epoch, and a reset resets it for every replica.
     RedisQuota* store = nullptr;
+    SendRules send_rules;  // which headers number a send; max_items bounds the counting
   };
   struct Admission {
     std::int64_t t_ns;  // the arrival, in scenario time
@@ -46,11 +48,12 @@ class LockedProvider {
   explicit LockedProvider(const Options& options);
 
   // thread: the calling server thread's number. seen_steady_ns: when the request's bytes came
-  // in (a steady_clock reading). attempt: the client's X-Attempt, 1 when absent;
-  // client_id: its X-Client-Id, may be empty. row: occ mode's row request, answered by the row
-  // once the layers let it through. tokens: what the request declares it uses.
+  // in (a steady_clock reading). send: what its headers say of its send number (claim_send),
+  // numbered here in the order of decisions; client_id: its client header's key, may be
+  // empty. row: occ mode's row request, answered by the row once the layers let it through.
+  // tokens: what the request declares it uses.
   Admission admit(std::size_t thread, std::int64_t seen_steady_ns, std::string_view tenant,
-                  int attempt, std::string_view client_id, const RowRequest& row = {},
+                  const SendClaim& send, std::string_view client_id, const RowRequest& row = {},
                   const DeclaredTokens& tokens = {});
 
   // One network hop of provider.hop_delay, in scenario time, from the provider's own stream of
@@ -70,6 +73,7 @@ class LockedProvider {
 
   const ScenarioClock& clock() const { return clock_; }
   const ProviderConfig& config() const { return options_.config; }
+  const SendRules& send_rules() const { return options_.send_rules; }
 
  private:
   struct Recorder {
@@ -88,6 +92,7 @@ class LockedProvider {
   ScenarioClock clock_;
   ProviderPolicy policy_;
   VersionedRow row_;
+  ItemCounts items_;  // the arrivals of each item (or client) numbered by counting
   Rng hop_rng_;
   std::int64_t last_t_ns_ = 0;
   std::uint64_t next_seq_ = 0;

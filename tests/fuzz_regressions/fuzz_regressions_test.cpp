@@ -141,6 +141,16 @@ TEST_CASE("fuzz_provider_request: the default burst of a huge allowance saturate
   CHECK(bucket->try_acquire(0).admitted);
 }
 
+TEST_CASE("fuzz_provider_request: tokens served without a spend cap are not summed past int64") {
+  // Found once the target sent arrivals through the send-numbering headers: a tenant's spent
+  // tokens were added up (signed overflow) even with no spend cap to hold them against.
+  ProviderConfig config;
+  config.token_allowance = Rate{std::numeric_limits<std::int64_t>::max(), kSec};
+  ProviderPolicy policy(config);
+  const DeclaredTokens big{5'823'383'913'465'172'176, false};
+  for (std::int64_t i = 0; i < 3; ++i) CHECK(policy.admit(i * kSec, "t", big).status == 200);
+}
+
 TEST_CASE("fuzz_results: a histogram bin too long for nanoseconds is a malformed file") {
   auto doc = golden_results();
   doc["histograms"]["provider_arrivals_by_outcome"]["bin_ms"] =

@@ -39,8 +39,8 @@ TEST_CASE("stats and metrics count exactly what was sent") {
   Provider p({"--allowance", "3/min", "--bin", "100ms"});
   REQUIRE(p.started());
   Connection c(p.data_port());
-  // k1: sends numbered 1..20 (3 ok, 17 rate limited); "odd,\"key": 2 sends, one with a
-  // malformed attempt number, which counts as a first send.
+  // k1: sends numbered 1..20 (3 ok, 17 rate limited); "odd,\"key": 2 sends, one numbered by
+  // nothing, one with a malformed attempt number: both unattributed, neither a first send.
   for (int i = 1; i <= 20; ++i) {
     c.request("GET", "/", {{"X-Api-Key", "k1"}, {"X-Attempt", std::to_string(i)}});
   }
@@ -61,12 +61,18 @@ TEST_CASE("stats and metrics count exactly what was sent") {
   CHECK(sum_label(by_outcome, 1) == 17);
   const auto& by_send = stats.at("arrivals_by_send");
   CHECK(by_send.at("labels") == send_labels());
-  CHECK(sum_label(by_send, 0) == 3);  // k1's first send and the two of the other tenant
+  CHECK(sum_label(by_send, 0) == 1);  // k1's first send only
   for (std::size_t label = 1; label < kSendLabels - 1; ++label) {
     CAPTURE(label);
     CHECK(sum_label(by_send, label) == 1);
   }
   CHECK(sum_label(by_send, kSendLabels - 1) == 5);  // sends 16..20
+  const auto& sends = stats.at("send_attribution");
+  CHECK(sends.at("attributed") == 20);
+  CHECK(sends.at("unattributed") == 2);
+  CHECK(sends.at("by_rule").at("x-attempt") == 20);
+  CHECK(sends.at("unattributed_by_cause").at("none") == 1);
+  CHECK(sends.at("unattributed_by_cause").at("malformed") == 1);
   CHECK(stats.at("tenants").at("k1").at("requests") == 20);
   CHECK(stats.at("tenants").at("k1").at("totals").at("429") == 17);
   CHECK(stats.at("tenants").at("odd,\"key").at("totals").at("ok") == 2);
@@ -88,9 +94,12 @@ TEST_CASE("stats and metrics count exactly what was sent") {
   CHECK(final_stats.at("totals") == stats.at("totals"));
   const auto rows = parse_csv(read_file(p.arrivals_path()));
   REQUIRE(rows.size() == 23);
-  CHECK(rows[20] == std::vector<std::string>{rows[20][0], "k1", "429", "20", ""});
-  CHECK(rows[21][1] == "odd,\"key");
-  CHECK(rows[22][3] == "1");
+  CHECK(rows[0] ==
+        std::vector<std::string>{"t_ns", "tenant", "status", "attempt", "client_id", "send_rule"});
+  CHECK(rows[20] == std::vector<std::string>{rows[20][0], "k1", "429", "20", "", "x-attempt"});
+  CHECK(rows[21] == std::vector<std::string>{rows[21][0], "odd,\"key", "200", "", "", "none"});
+  CHECK(rows[22][3] == "");
+  CHECK(rows[22][5] == "malformed:x-attempt");
 }
 
 TEST_CASE("reset zeroes the counters, refreshes the allowance and restarts the clock") {

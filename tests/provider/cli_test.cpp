@@ -35,6 +35,15 @@ TEST_CASE("bad flags and values exit 2 with one line naming the problem") {
       {{"--hop-delay", "10ms"}, "hop_delay"},
       {{"--hop-delay", "10ms,often"}, "10ms,often"},
       {{"--scenario", "/nonexistent/scenario.json"}, "scenario"},
+      {{"--attempt-header", "X Try"}, "--attempt-header"},
+      {{"--attempt-header", "x-stainless-retry-count"}, "read already"},
+      {{"--item-header", "X-Request-Id,,X-Job"}, "--item-header"},
+      {{"--item-header", "A,B,C,D,E,F,G,H,I"}, "at most 8"},
+      {{"--client-header", "X:Client"}, "--client-header"},
+      {{"--max-items", "0"}, "--max-items"},
+      {{"--max-items", "-1"}, "--max-items"},
+      {{"--max-items", "many"}, "--max-items"},
+      {{"--max-items", "10000001"}, "--max-items"},
   };
   for (const auto& row : rows) {
     CAPTURE(row.args[0]);

@@ -28,11 +28,12 @@ void check_answers_match_model(const Fields& fields, const Provider& p,
                                const std::map<std::string, Response>& answers) {
   const auto rows = parse_csv(read_file(p.arrivals_path()));
   REQUIRE(rows.size() == answers.size() + 1);
-  CHECK(rows[0] == std::vector<std::string>{"t_ns", "tenant", "status", "attempt", "client_id"});
+  CHECK(rows[0] ==
+        std::vector<std::string>{"t_ns", "tenant", "status", "attempt", "client_id", "send_rule"});
   ProviderPolicy model(provider_config(fields));
   for (std::size_t i = 1; i < rows.size(); ++i) {
     const auto& row = rows[i];
-    REQUIRE(row.size() == 5);
+    REQUIRE(row.size() == 6);
     CAPTURE(i);
     CAPTURE(row[0]);
     const Decision d = model.admit(std::stoll(row[0]), row[1]);
@@ -399,9 +400,13 @@ TEST_CASE("curl --retry 3 against an outage: the arrival log shows its four send
   REQUIRE(p.stop() == 0);
   const auto rows = parse_csv(read_file(p.arrivals_path()));
   REQUIRE(rows.size() == 5);
+  // curl sends the same headers every time: its X-Client-Id (--client-header) numbers them.
   for (std::size_t i = 1; i < rows.size(); ++i) {
+    CAPTURE(i);
     CHECK(rows[i][2] == "503");
+    CHECK(rows[i][3] == std::to_string(i));
     CHECK(rows[i][4] == "curl");
+    CHECK(rows[i][5] == "client-header");
   }
   // curl sleeps at least its delay between sends (time scale 1: scenario time is wall time).
   for (std::size_t i = 2; i < rows.size(); ++i) {

@@ -1,0 +1,155 @@
+#include "model/send_attribution.hpp"
+
+#include <new>
+
+#include "http_token.hpp"
+#include "model/attempt_header.hpp"
+#include "model/credential_key.hpp"
+
+namespace stampede {
+namespace {
+
+void see(HeaderSeen& h, std::string_view value) {
+  if (!h.present) {
+    h = {value, true, false};
+  } else if (h.value != value) {
+    h.conflicting = true;
+  }
+}
+
+// A header one rule reads: its number, or malformed.
+SendClaim declared(SendRule rule, const HeaderSeen& h,
+                   std::optional<std::int64_t> (*parse)(std::string_view)) {
+  const auto n = h.conflicting ? std::nullopt : parse(h.value);
+  if (!n) return {SendClaim::Kind::kMalformed, rule};
+  return {SendClaim::Kind::kDeclared, rule, *n};
+}
+
+// A name whose arrivals are counted. An empty one names nothing: it would merge every
+// client that sends the header empty into one item.
+SendClaim counted(SendRule rule, const HeaderSeen& h) {
+  if (h.conflicting || h.value.empty()) return {SendClaim::Kind::kMalformed, rule};
+  return {SendClaim::Kind::kCounted, rule, 0, item_key(rule, h.value)};
+}
+
+std::uint64_t mix(std::uint64_t z) {  // splitmix64's finaliser: FNV-1a's low bits are weak
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+}  // namespace
+
+std::string_view to_string(SendRule rule) {
+  constexpr std::array<std::string_view, kSendRuleCount> kNames{
+      "x-attempt",    "x-stainless-retry-count", "amz-sdk-request", "attempt-header", "item-header",
+      "client-header"};
+  return kNames[static_cast<std::size_t>(rule)];
+}
+
+std::string_view to_string(SendStatus status) {
+  constexpr std::array<std::string_view, kSendStatusCount> kNames{"attributed", "none", "malformed",
+                                                                  "item_limit"};
+  return kNames[static_cast<std::size_t>(status)];
+}
+
+std::string send_rule_label(const SendAttribution& a) {
+  switch (a.status) {
+    case SendStatus::kAttributed:
+      return std::string(to_string(a.rule));
+    case SendStatus::kNone:
+      return "none";
+    default:
+      return std::string(to_string(a.status)) + ":" + std::string(to_string(a.rule));
+  }
+}
+
+void offer_send_header(const SendRules& rules, SendHeaders& headers, std::string_view name,
+                       std::string_view value) {
+  // A name may serve several rules (--client-header X-Request-Id): each gets it.
+  if (ascii_iequals(name, "X-Attempt")) see(headers.x_attempt, value);
+  if (ascii_iequals(name, "X-Stainless-Retry-Count")) see(headers.retry_count, value);
+  if (ascii_iequals(name, "amz-sdk-request")) see(headers.amz_sdk_request, value);
+  if (!rules.attempt_header.empty() && ascii_iequals(name, rules.attempt_header))
+    see(headers.attempt_header, value);
+  for (std::size_t i = 0; i < rules.item_headers.size() && i < kMaxItemHeaders; ++i) {
+    if (ascii_iequals(name, rules.item_headers[i]))
+      see(headers.items[i], credential_key(name, value));
+  }
+  if (!rules.client_header.empty() && ascii_iequals(name, rules.client_header))
+    see(headers.client, credential_key(name, value));
+}
+
+SendClaim claim_send(const SendHeaders& h) {
+  if (h.x_attempt.present) return declared(SendRule::kXAttempt, h.x_attempt, parse_send_number);
+  if (h.retry_count.present)
+    return declared(SendRule::kStainlessRetryCount, h.retry_count, parse_retry_count);
+  if (h.amz_sdk_request.present)
+    return declared(SendRule::kAmzSdkRequest, h.amz_sdk_request, parse_amz_sdk_request);
+  if (h.attempt_header.present)
+    return declared(SendRule::kAttemptHeader, h.attempt_header, parse_send_number);
+  for (const HeaderSeen& item : h.items) {
+    if (item.present) return counted(SendRule::kItemHeader, item);
+  }
+  if (h.client.present) return counted(SendRule::kClientHeader, h.client);
+  return {};
+}
+
+std::uint64_t item_key(SendRule rule, std::string_view name) {
+  // FNV-1a over the rule and the name: an item and a client of one name are two keys.
+  std::uint64_t h = 0xcbf29ce484222325ULL;
+  const auto add = [&h](unsigned char c) { h = (h ^ c) * 0x100000001b3ULL; };
+  add(static_cast<unsigned char>(rule));
+  for (char c : name) add(static_cast<unsigned char>(c));
+  const std::uint64_t key = mix(h);
+  return key == 0 ? 1 : key;
+}
+
+ItemCounts::ItemCounts(std::size_t max_items) : max_items_(max_items < 1 ? 1 : max_items) {
+  std::size_t slots = 2;
+  while (slots < 2 * max_items_) slots *= 2;
+  mask_ = slots - 1;
+  allocate();
+}
+
+void ItemCounts::allocate() {
+  // calloc, not new Slot[n](): the zeroed pages of a large block are the kernel's, untouched.
+  slots_.reset(static_cast<Slot*>(std::calloc(mask_ + 1, sizeof(Slot))));
+  if (!slots_) throw std::bad_alloc();
+  items_ = 0;
+}
+
+std::optional<std::int64_t> ItemCounts::arrive(std::uint64_t key) {
+  // Linear probing at most half full: a probe or two.
+  for (std::size_t i = key & mask_;; i = (i + 1) & mask_) {
+    Slot& s = slots_[i];
+    if (s.key == key) return ++s.arrivals;
+    if (s.key != 0) continue;
+    if (items_ >= max_items_) return std::nullopt;
+    s = {key, 1};
+    ++items_;
+    return 1;
+  }
+}
+
+void ItemCounts::clear() {
+  if (items_ > 0) allocate();
+}
+
+SendAttribution attribute_send(const SendClaim& claim, ItemCounts& counts) {
+  switch (claim.kind) {
+    case SendClaim::Kind::kNone:
+      return {};
+    case SendClaim::Kind::kMalformed:
+      return {SendStatus::kMalformed, claim.rule};
+    case SendClaim::Kind::kDeclared:
+      return {SendStatus::kAttributed, claim.rule, claim.send};
+    case SendClaim::Kind::kCounted:
+      break;
+  }
+  const auto n = counts.arrive(claim.key);
+  if (!n) return {SendStatus::kItemLimit, claim.rule};
+  return {SendStatus::kAttributed, claim.rule, *n};
+}
+
+}  // namespace stampede
