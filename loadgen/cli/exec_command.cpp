@@ -169,7 +169,8 @@ class FirstArrivalWatch {
                     static_cast<double>(*first_ns_) / 1e9, static_cast<long long>(seen_),
                     static_cast<long long>(clients_));
     }
-    return std::string("first sends at the provider (polled every 10 ms): ") + buf;
+    return "first sends at the provider (polled every " + std::to_string(kWatchPollNs / kNsPerMs) +
+           " ms): " + buf;
   }
 
  private:

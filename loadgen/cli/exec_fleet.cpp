@@ -286,10 +286,6 @@ std::optional<std::string> Fleet::spawn_one(std::int64_t index) {
   return std::nullopt;
 }
 
-std::int64_t Fleet::running() const {
-  return static_cast<std::int64_t>(run_.processes.size()) - ended_count_;
-}
-
 void Fleet::kill_all(int sig) {
   for (const auto& p : run_.processes) {
     if (!p.ended) kill(p.pid, sig);

@@ -106,7 +106,6 @@ class Fleet {
   void release();
   void finish();
   std::int64_t next_wake_ns(const FleetBounds& bounds, std::int64_t now_ns) const;
-  std::int64_t running() const;
 
   FleetSpec spec_;
   const SignalDescriptor& signals_;
