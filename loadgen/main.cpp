@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
@@ -10,6 +11,7 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include "cli/exec_command.hpp"
 #include "cli/merge_command.hpp"
 #include "cli/run_command.hpp"
 #include "cli/simulate_command.hpp"
@@ -45,17 +47,31 @@ std::string flag_name_in_loadgen(const ScenarioFlag& f, bool provider) {
   return std::string(f.flag);
 }
 
-void add_scenario_flags(CLI::App& cmd, ScenarioArgs& args) {
+// exec's CMD follows "--", which a list option would take as the end of its own values (and
+// then read CMD's flags as loadgen's): there a repeatable flag takes one value each time.
+void one_value_each_time(CLI::Option& opt) {
+  opt.expected(1)->allow_extra_args(false)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+}
+
+// exec takes the provider's flags only: the fleet's policy is the program's own.
+void add_scenario_flags(CLI::App& cmd, ScenarioArgs& args, bool fleet = true) {
   cmd.add_option("--scenario", args.path, "scenario file (JSON); flags override its fields")
       ->check(CLI::ExistingFile);
   auto add = [&](const ScenarioFlag& f, bool provider, const char* group) {
     auto* opt = cmd.add_option(flag_name_in_loadgen(f, provider), args.values[std::string(f.field)],
                                std::string(f.help));
     opt->group(group);
-    if (!f.repeatable) opt->expected(1);
+    if (!fleet) {
+      one_value_each_time(*opt);  // the last of a flag given twice still wins, as in run
+    } else if (!f.repeatable) {
+      opt->expected(1);
+    }
   };
-  for (const auto& f : kFleetFlags) add(f, false, "Fleet");
-  for (const auto& f : kProviderFlags) add(f, true, "Provider (simulated)");
+  if (fleet) {
+    for (const auto& f : kFleetFlags) add(f, false, "Fleet");
+  }
+  for (const auto& f : kProviderFlags)
+    add(f, true, fleet ? "Provider (simulated)" : "Provider (as started: the summary's peak)");
 }
 
 Parsed<Scenario> scenario_from(const ScenarioArgs& args) {
@@ -162,20 +178,56 @@ int simulate_main(const SimulateArgs& a) {
   return run_simulate_command(cmd);
 }
 
+// The files, assertions and bounds of a live fleet: run and exec take the same.
+struct FleetOutputArgs {
+  std::vector<std::string> asserts;
+  std::string out, dead_letter, junit, report;
+  bool no_report = false;
+  bool quiet = false;
+  std::string provider_admin, provider_admin_token;
+  std::string max_duration = "1h", grace = "2s";
+};
+
+// The help texts that differ: what a dead letter, the bound and the grace are to each command.
+struct FleetOutputHelp {
+  std::string dead_letter, max_duration, grace;
+};
+
+void add_fleet_output_flags(CLI::App& cmd, FleetOutputArgs& a, const FleetOutputHelp& help) {
+  cmd.add_option("--provider-admin", a.provider_admin,
+                 "a fakeprovider's admin URL: reset it at t=0 so both clocks start together, "
+                 "and take its arrival histograms at the end")
+      ->group("Target");
+  cmd.add_option("--provider-admin-token", a.provider_admin_token,
+                 "bearer token for the provider's admin API")
+      ->envname("FAKEPROVIDER_ADMIN_TOKEN")
+      ->group("Target");
+  cmd.add_option("--max-duration", a.max_duration, help.max_duration)->group("Run");
+  cmd.add_option("--grace", a.grace, help.grace)->group("Run");
+  cmd.add_option("--out", a.out, "write the results JSON here")->group("Output");
+  cmd.add_option("--dead-letter", a.dead_letter, help.dead_letter)->group("Output");
+  cmd.add_option("--junit", a.junit, "write JUnit XML, one test case per assertion")
+      ->group("Output");
+  cmd.add_flag("--no-report", a.no_report, "write no HTML report");
+  cmd.add_option("--report", a.report, "write the HTML report here (default: beside --out, .html)")
+      ->group("Output");
+  cmd.add_option("--assert", a.asserts,
+                 "METRIC OP VALUE, e.g. 'peak_ratio <= 2'; repeatable; exit 1 if any fails")
+      ->group("Output");
+  cmd.add_flag("--quiet,-q", a.quiet, "no summary and no progress line")->group("Output");
+}
+
 struct RunArgs {
   ScenarioArgs scenario;
-  std::vector<std::string> asserts;
+  FleetOutputArgs output;
   std::string url, method, body, api_key, api_keys_file;
   std::vector<std::string> headers;
-  std::string provider_admin, provider_admin_token;
-  std::string time_scale = "1", max_duration = "1h", grace = "2s";
-  std::string out, dead_letter, junit, report, attempts_out;
-  bool no_report = false;
+  std::string time_scale = "1";
+  std::string attempts_out;
   unsigned loops = 0;
   std::string http_client = "auto";
   bool no_latency_compensation = false;
   bool no_trace_headers = false;
-  bool quiet = false;
   ShardArgs shard;
   TlsFlags tls;
 };
@@ -210,10 +262,17 @@ std::optional<std::string> take_tls(const RunArgs& a, LiveRequest& req) {
   return std::nullopt;
 }
 
+Parsed<TargetUrl> parse_admin_url(const std::string& text) {
+  auto admin = parse_target_url(text);
+  if (!admin) return Parsed<TargetUrl>::fail("--provider-admin" + admin.error().substr(5));
+  return admin;
+}
+
 int run_main(const RunArgs& a) {
+  const FleetOutputArgs& o = a.output;
   auto scenario = scenario_from(a.scenario);
   if (!scenario) return usage_error(scenario.error());
-  auto assertions = assertions_for(*scenario, a.asserts);
+  auto assertions = assertions_for(*scenario, o.asserts);
   if (!assertions) return usage_error(assertions.error());
   RunCommand cmd;
   cmd.scenario = *scenario;
@@ -258,12 +317,12 @@ int run_main(const RunArgs& a) {
   req.trace_headers = !a.no_trace_headers;
   if (auto e = take_tls(a, req)) return usage_error(*e);
 
-  if (!a.provider_admin.empty()) {
-    auto admin = parse_target_url(a.provider_admin);
-    if (!admin) return usage_error("--provider-admin" + admin.error().substr(5));
+  if (!o.provider_admin.empty()) {
+    auto admin = parse_admin_url(o.provider_admin);
+    if (!admin) return usage_error(admin.error());
     cmd.provider_admin = *admin;
   }
-  cmd.provider_admin_token = a.provider_admin_token;
+  cmd.provider_admin_token = o.provider_admin_token;
   auto shard = shard_from(a.shard);
   if (!shard) return usage_error(shard.error());
   if (shard->count > scenario->fleet.clients)
@@ -279,10 +338,10 @@ int run_main(const RunArgs& a) {
   auto scale = parse_time_scale(a.time_scale);
   if (!scale) return usage_error("--time-scale: " + scale.error());
   cmd.options.time_scale = *scale;
-  auto max_duration = positive_duration("--max-duration", a.max_duration);
+  auto max_duration = positive_duration("--max-duration", o.max_duration);
   if (!max_duration) return usage_error(max_duration.error());
   cmd.options.max_duration_ns = *max_duration;
-  auto grace = parse_duration_ns(a.grace);
+  auto grace = parse_duration_ns(o.grace);
   if (!grace) return usage_error("--grace: " + grace.error());
   cmd.options.grace_ns = *grace;
   cmd.options.loops = a.loops;
@@ -297,20 +356,152 @@ int run_main(const RunArgs& a) {
     return usage_error("--http-client: '" + a.http_client + "' is not auto, native or libcurl");
   }
   cmd.options.compensate_latency = !a.no_latency_compensation;
-  cmd.out_path = a.out;
-  cmd.dead_letter_path = a.dead_letter;
-  cmd.junit_path = a.junit;
-  cmd.report_path = report_path_for(a.report, a.out, a.no_report);
+  cmd.out_path = o.out;
+  cmd.dead_letter_path = o.dead_letter;
+  cmd.junit_path = o.junit;
+  cmd.report_path = report_path_for(o.report, o.out, o.no_report);
   cmd.attempts_path = a.attempts_out;
-  cmd.quiet = a.quiet;
+  cmd.quiet = o.quiet;
   // Before the probe: a path found bad after the run would lose it.
   if (auto e = check_output_flags({{"--out", cmd.out_path},
                                    {"--dead-letter", cmd.dead_letter_path},
                                    {"--junit", cmd.junit_path},
                                    {"--attempts-out", cmd.attempts_path},
-                                   {report_flag(a.report), cmd.report_path}}))
+                                   {report_flag(o.report), cmd.report_path}}))
     return usage_error(*e);
   return run_run_command(cmd);
+}
+
+struct ExecArgs {
+  ScenarioArgs scenario;
+  FleetOutputArgs output;
+  std::int64_t clients = 0;
+  std::int64_t per_process = 1;
+  std::string url;
+  std::string time_scale = "1", timeout;
+  bool wait_ready = false;
+  std::string logs;
+  std::int64_t log_limit = 64 * 1024;
+  std::vector<std::string> command;  // CMD ARGS...
+};
+
+int exec_main(ExecArgs a) {
+  const FleetOutputArgs& o = a.output;
+  // --clients is the fleet's one field here: what the scenario's summary counts items by.
+  a.scenario.values["fleet.clients"] = {std::to_string(a.clients)};
+  auto scenario = scenario_from(a.scenario);
+  if (!scenario) return usage_error(scenario.error());
+  auto assertions = assertions_for(*scenario, o.asserts);
+  if (!assertions) return usage_error(assertions.error());
+  ExecCommand cmd;
+  cmd.scenario = *scenario;
+  cmd.assertions = *assertions;
+  cmd.clients = a.clients;
+  if (a.per_process > a.clients)
+    return usage_error("--per-process: " + std::to_string(a.per_process) +
+                       " clients per process, but --clients is " + std::to_string(a.clients));
+  cmd.per_process = a.per_process;
+  auto url = parse_target_url(a.url);
+  if (!url) return usage_error(url.error());
+  cmd.url = *url;
+  auto admin = parse_admin_url(o.provider_admin);
+  if (!admin) return usage_error(admin.error());
+  cmd.provider_admin = *admin;
+  cmd.provider_admin_token = o.provider_admin_token;
+  auto scale = parse_time_scale(a.time_scale);
+  if (!scale) return usage_error("--time-scale: " + scale.error());
+  if (*scale != 1)
+    return usage_error(
+        "--time-scale: exec takes only 1: real clients sleep wall time (a "
+        "Retry-After: 2 is two wall seconds at any scale), so a compressed clock "
+        "would misread every wait");
+  auto max_duration = positive_duration("--max-duration", o.max_duration);
+  if (!max_duration) return usage_error(max_duration.error());
+  cmd.max_duration_ns = *max_duration;
+  if (!a.timeout.empty()) {
+    auto timeout = positive_duration("--timeout", a.timeout);
+    if (!timeout) return usage_error(timeout.error());
+    cmd.timeout_ns = *timeout;
+  }
+  auto grace = parse_duration_ns(o.grace);
+  if (!grace) return usage_error("--grace: " + grace.error());
+  cmd.grace_ns = *grace;
+  cmd.command = a.command.front();
+  cmd.args.assign(a.command.begin() + 1, a.command.end());
+  cmd.wait_ready = a.wait_ready;
+  cmd.logs_dir = a.logs;
+  cmd.log_limit_bytes = a.log_limit;
+  cmd.out_path = o.out;
+  cmd.dead_letter_path = o.dead_letter;
+  cmd.junit_path = o.junit;
+  cmd.report_path = report_path_for(o.report, o.out, o.no_report);
+  cmd.quiet = o.quiet;
+  if (auto e = check_output_flags({{"--out", cmd.out_path},
+                                   {"--dead-letter", cmd.dead_letter_path},
+                                   {"--junit", cmd.junit_path},
+                                   {report_flag(o.report), cmd.report_path}}))
+    return usage_error(*e);
+  return run_exec_command(cmd);
+}
+
+void add_exec_flags(CLI::App& exec_cmd, ExecArgs& a) {
+  add_scenario_flags(exec_cmd, a.scenario, false);
+  exec_cmd
+      .add_option("--clients", a.clients,
+                  "clients in the fleet: their ids are 0 .. N-1 ({client}, STAMPEDE_CLIENT_ID)")
+      ->required()
+      ->check(CLI::Range(std::int64_t{1}, std::int64_t{10'000'000}))
+      ->group("Fleet");
+  exec_cmd
+      .add_option("--per-process", a.per_process,
+                  "clients each process runs (STAMPEDE_PER_PROCESS); its exit status is the "
+                  "outcome of all of them (default 1)")
+      ->check(CLI::Range(std::int64_t{1}, std::int64_t{10'000'000}))
+      ->group("Fleet");
+  exec_cmd
+      .add_flag("--wait-ready", a.wait_ready,
+                "run each program at once, and release the fleet when every process has written "
+                "a byte to $STAMPEDE_READY_FD; each then reads $STAMPEDE_RELEASE_FD to its end "
+                "before it sends (default: each process is held before exec and the fleet is "
+                "released together, start-up included)")
+      ->group("Fleet");
+  exec_cmd
+      .add_option("--url", a.url,
+                  "the endpoint the program is to send to: {url} in ARGS and STAMPEDE_URL")
+      ->required()
+      ->group("Target");
+  exec_cmd
+      .add_option("--time-scale", a.time_scale,
+                  "only 1 (default): real programs sleep wall time; the provider must run at 1")
+      ->group("Run");
+  exec_cmd
+      .add_option("--timeout", a.timeout,
+                  "a process still running this long after the release is stopped like at "
+                  "--max-duration, its clients unfinished (default: none)")
+      ->group("Run");
+  exec_cmd
+      .add_option("--logs", a.logs,
+                  "each process's stdout and stderr to DIR/client-ID.log (ID its first client; "
+                  "the folder is made if missing); default: read and dropped")
+      ->group("Output");
+  exec_cmd
+      .add_option("--log-limit", a.log_limit,
+                  "bytes kept of each process's output; the rest is counted and the log says so "
+                  "(default 65536)")
+      ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 30))
+      ->group("Output");
+  add_fleet_output_flags(
+      exec_cmd, a.output,
+      {"write one JSON line per client not delivered: dead-lettered, then unfinished",
+       "wall-clock bound from the start (spawning and readiness included): stop then, "
+       "processes still running are unfinished (default 1h)",
+       "at a stop, how long a process has between SIGTERM and SIGKILL (default 2s)"});
+  exec_cmd.get_option("--provider-admin")->required();
+  one_value_each_time(*exec_cmd.get_option("--assert"));
+  exec_cmd
+      .add_option("CMD", a.command,
+                  "CMD [ARGS...] after --; {url} and {client} in ARGS are replaced")
+      ->required();
 }
 
 struct AdviseArgs {
@@ -374,6 +565,8 @@ int main(int argc, char** argv) {
       "  loadgen run --url http://127.0.0.1:8080/v1/messages --scenario examples/storm.json "
       "--provider-admin http://127.0.0.1:8081 --time-scale 0.1\n"
       "  loadgen simulate --scenario examples/storm.json --strategy full-jitter\n"
+      "  loadgen exec --clients 20 --url http://127.0.0.1:8080/v1 --provider-admin "
+      "http://127.0.0.1:8081 -- curl -sf --retry 8 -o out.{client} {url}\n"
       "  loadgen advise --clients 400 --allowance 4000/min --strategy full-jitter --base 1s --cap "
       "8s "
       "--max-attempts 5");
@@ -432,16 +625,6 @@ int main(int argc, char** argv) {
                  "do not send X-Client-Id, X-Request-Id (the item) and X-Attempt (the send)")
       ->group("Target");
   run_cmd
-      ->add_option("--provider-admin", run.provider_admin,
-                   "a fakeprovider's admin URL: reset it at t=0 so both clocks start together, "
-                   "and take its arrival histograms at the end")
-      ->group("Target");
-  run_cmd
-      ->add_option("--provider-admin-token", run.provider_admin_token,
-                   "bearer token for the provider's admin API")
-      ->envname("FAKEPROVIDER_ADMIN_TOKEN")
-      ->group("Target");
-  run_cmd
       ->add_option("--cacert", run.tls.cacert,
                    "https: trust the CA certificates in this PEM file (a private CA's, say) "
                    "instead of libcurl's default bundle. Default, as curl: $CURL_CA_BUNDLE, "
@@ -480,14 +663,6 @@ int main(int argc, char** argv) {
                    "wall seconds per scenario second, e.g. 0.1 replays ten times faster; give "
                    "the provider the same")
       ->group("Run");
-  run_cmd
-      ->add_option("--max-duration", run.max_duration,
-                   "wall-clock bound: stop then, items still going are unfinished (default 1h)")
-      ->group("Run");
-  run_cmd
-      ->add_option("--grace", run.grace,
-                   "at a stop, how long in-flight requests may still finish (default 2s)")
-      ->group("Run");
   run_cmd->add_option("--loops", run.loops, "event-loop threads (default: one per core)")
       ->group("Run");
   run_cmd
@@ -505,27 +680,15 @@ int main(int argc, char** argv) {
                  "own delays do not push later retries back; give it against fakeprovider "
                  "--hop-delay, whose emulated network is scenario time")
       ->group("Run");
-  run_cmd->add_option("--out", run.out, "write the results JSON here")->group("Output");
-  run_cmd
-      ->add_option("--dead-letter", run.dead_letter,
-                   "write dead-lettered items, then unfinished ones, as JSON lines")
-      ->group("Output");
-  run_cmd->add_option("--junit", run.junit, "write JUnit XML, one test case per assertion")
-      ->group("Output");
-  run_cmd->add_flag("--no-report", run.no_report, "write no HTML report");
-  run_cmd
-      ->add_option("--report", run.report,
-                   "write the HTML report here (default: beside --out, .html)")
-      ->group("Output");
+  add_fleet_output_flags(
+      *run_cmd, run.output,
+      {"write dead-lettered items, then unfinished ones, as JSON lines",
+       "wall-clock bound: stop then, items still going are unfinished (default 1h)",
+       "at a stop, how long in-flight requests may still finish (default 2s)"});
   run_cmd
       ->add_option("--attempts-out", run.attempts_out,
                    "write every attempt as JSON lines (intended, sent, answered, status)")
       ->group("Output");
-  run_cmd
-      ->add_option("--assert", run.asserts,
-                   "METRIC OP VALUE, e.g. 'peak_ratio <= 2'; repeatable; exit 1 if any fails")
-      ->group("Output");
-  run_cmd->add_flag("--quiet,-q", run.quiet, "no summary and no progress line")->group("Output");
   add_shard_flags(*run_cmd, run.shard, true);
   run_cmd->footer(
       "Exit codes: 0 every assertion holds; 1 some failed, or the run was stopped with items "
@@ -538,6 +701,27 @@ int main(int argc, char** argv) {
       "--provider-admin http://127.0.0.1:8081 --time-scale 0.1 --out storm-live.json\n"
       "  loadgen run --scenario ours.json --url https://staging.example/v1/messages --cacert "
       "ca.pem --cert client.pem --key client.key --junit junit.xml");
+
+  ExecArgs exec;
+  auto* exec_cmd = app.add_subcommand(
+      "exec",
+      "Run the fleet as N processes of your own program (your HTTP library, its retry "
+      "policy), released together against a fakeprovider; the results are the provider's view "
+      "and each process's exit status (docs/OWN_FLEET.md).");
+  add_exec_flags(*exec_cmd, exec);
+  exec_cmd->footer(
+      "Each process gets STAMPEDE_URL, STAMPEDE_CLIENT_ID (its first client), STAMPEDE_CLIENTS "
+      "and STAMPEDE_PER_PROCESS. Its exit status is its clients' outcome: 0 delivered, anything "
+      "else dead-lettered; still running at a stop (a signal, --max-duration, --timeout): "
+      "unfinished, and killed (SIGTERM, SIGKILL after --grace).\n"
+      "Exit codes: 0 every assertion holds; 1 some failed, or a stop left clients unfinished; 2 "
+      "usage error (CMD not found, too many processes, a provider not at --time-scale 1); 3 "
+      "provider or target unreachable, CMD could not be run, or harness failure.\n"
+      "Example:\n  fakeprovider --allowance 8/s --outage 0s-1s:503 --listen 127.0.0.1:8080 "
+      "--admin-listen 127.0.0.1:8081 &\n"
+      "  loadgen exec --clients 20 --allowance 8/s --outage 0s-1s:503 --url "
+      "http://127.0.0.1:8080/v1/messages --provider-admin http://127.0.0.1:8081 --out "
+      "curl.json -- curl -sf --retry 8 -H 'X-Client-Id: {client}' -o out.{client} {url}");
 
   ReportCommand rep;
   auto* report_cmd = app.add_subcommand(
@@ -599,10 +783,17 @@ int main(int argc, char** argv) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
     // One line, like every other usage error: the problem, then where the choices are.
-    return usage_error(std::string(e.what()) + " (see 'loadgen --help')");
+    const std::vector<std::string> args(argv + 1, argv + argc);
+    const bool exec_without_separator = !args.empty() && args.front() == "exec" &&
+                                        std::find(args.begin(), args.end(), "--") == args.end();
+    return usage_error(
+        std::string(e.what()) +
+        (exec_without_separator ? "; loadgen exec takes CMD and its ARGS after --" : "") +
+        " (see 'loadgen --help')");
   }
   if (simulate->parsed()) return simulate_main(sim);
   if (run_cmd->parsed()) return run_main(run);
+  if (exec_cmd->parsed()) return exec_main(exec);
   if (report_cmd->parsed()) return run_report_command(rep);
   if (merge_cmd->parsed()) return run_merge_command(merge);
   return advise_main(adv);

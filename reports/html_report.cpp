@@ -101,6 +101,12 @@ std::string header(const std::vector<Results>& runs, const std::vector<std::stri
   return out + "</header>\n";
 }
 
+// An exec fleet ran the user's program, whose policy is its own, not the scenario's.
+std::string strategy_of(const Results& r) {
+  return r.engine == "exec" ? "the program's own"
+                            : std::string(to_string(r.scenario.fleet.strategy));
+}
+
 std::string summary_table(const std::vector<Results>& runs,
                           const std::vector<std::string>& labels) {
   std::string out =
@@ -124,8 +130,7 @@ std::string summary_table(const std::vector<Results>& runs,
       verdicts = std::to_string(passed) + " passed, " + std::to_string(failed) + " failed";
       verdict_class = failed ? "fail" : "pass";
     }
-    out += "<tr>" + element("td", labels[i]) +
-           element("td", std::string(to_string(r.scenario.fleet.strategy))) +
+    out += "<tr>" + element("td", labels[i]) + element("td", strategy_of(r)) +
            num(format_count(static_cast<double>(r.scenario.fleet.clients))) +
            num(format_count(s.requests)) + num(format_count(s.amplification)) +
            num(busiest_text(s)) +
@@ -236,6 +241,8 @@ std::vector<std::pair<std::string, std::string>> scenario_rows(const Results& r)
   for (const char* section : {"provider", "fleet"}) {
     if (!j.contains(section)) continue;
     for (const auto& [key, value] : j[section].items()) {
+      // An exec fleet is the user's program: of the fleet's fields only its size is true.
+      if (r.engine == "exec" && std::string_view(section) == "fleet" && key != "clients") continue;
       rows.emplace_back(std::string(section) + "." + key, display(value));
     }
   }
@@ -284,7 +291,7 @@ std::string scenario_section(const std::vector<Results>& runs,
 }  // namespace
 
 std::string default_label(const Results& r) {
-  return std::string(to_string(r.scenario.fleet.strategy));
+  return r.engine == "exec" ? "exec" : strategy_of(r);
 }
 
 std::string render_report(const std::vector<Results>& runs,

@@ -16,7 +16,7 @@ namespace stampede {
 // traffic.
 std::string render_report(const std::vector<Results>& runs, const std::vector<std::string>& labels);
 
-// What a run is called when nobody named it: its strategy.
+// What a run is called when nobody named it: its strategy (an exec fleet: "exec").
 std::string default_label(const Results& r);
 
 // Renders one run's report and writes it (write_output). Returns the error, if any.

@@ -53,11 +53,17 @@ std::string format_terminal_summary(const Results& r) {
   const auto& f = r.scenario.fleet;
   const auto& p = r.scenario.provider;
   std::string out;
-  out += fmt("%s (%s): %lld clients, %s workload, %s base %s cap %s, seed %llu\n",
-             r.scenario.name.c_str(), r.engine.c_str(), static_cast<long long>(f.clients),
-             std::string(to_string(f.workload)).c_str(), std::string(to_string(f.strategy)).c_str(),
-             format_duration(f.base_ns).c_str(), format_duration(f.cap_ns).c_str(),
-             static_cast<unsigned long long>(f.seed));
+  if (r.engine == "exec") {
+    // The fleet was the user's program: its policy is its own, not the scenario's.
+    out += fmt("%s (exec): %lld clients, the program's own retry policy\n", r.scenario.name.c_str(),
+               static_cast<long long>(f.clients));
+  } else {
+    out += fmt("%s (%s): %lld clients, %s workload, %s base %s cap %s, seed %llu\n",
+               r.scenario.name.c_str(), r.engine.c_str(), static_cast<long long>(f.clients),
+               std::string(to_string(f.workload)).c_str(),
+               std::string(to_string(f.strategy)).c_str(), format_duration(f.base_ns).c_str(),
+               format_duration(f.cap_ns).c_str(), static_cast<unsigned long long>(f.seed));
+  }
   std::string outages;
   for (const auto& w : p.outages) outages += " " + format_outage(w);
   // LLM quotas only when set, so other scenarios' summaries read as before.

@@ -3,7 +3,6 @@
 #include <curl/curl.h>
 #include <poll.h>
 #include <signal.h>
-#include <sys/signalfd.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -11,9 +10,9 @@
 #include <iostream>
 
 #include "cli/attempt_log.hpp"
-#include "cli/junit_writer.hpp"
+#include "cli/fleet_outputs.hpp"
 #include "cli/live_comparison.hpp"
-#include "html_report.hpp"
+#include "cli/signal_descriptor.hpp"
 #include "live/probe.hpp"
 #include "live/provider_admin.hpp"
 #include "output_path.hpp"
@@ -33,36 +32,6 @@ int harness_failure(const std::string& message) {
   std::cerr << "loadgen: " << message << "\n";
   return kRunUnreachable;
 }
-
-// SIGINT and SIGTERM arrive on a descriptor the main thread polls; every thread started after
-// this inherits the mask, so no loop is ever interrupted.
-class SignalDescriptor {
- public:
-  SignalDescriptor() {
-    sigemptyset(&set_);
-    sigaddset(&set_, SIGINT);
-    sigaddset(&set_, SIGTERM);
-    pthread_sigmask(SIG_BLOCK, &set_, &old_);
-    fd_ = signalfd(-1, &set_, SFD_NONBLOCK | SFD_CLOEXEC);
-  }
-  ~SignalDescriptor() {
-    // A signal that came after the run stopped (during the final writes) is spent here: let
-    // through by the old mask, it would end the process with no exit code of ours.
-    while (take() != 0) {
-    }
-    if (fd_ >= 0) close(fd_);
-    pthread_sigmask(SIG_SETMASK, &old_, nullptr);
-  }
-  int fd() const { return fd_; }
-  int take() const {
-    signalfd_siginfo info{};
-    return read(fd_, &info, sizeof info) == sizeof info ? static_cast<int>(info.ssi_signo) : 0;
-  }
-
- private:
-  sigset_t set_{}, old_{};
-  int fd_ = -1;
-};
 
 class Progress {
  public:
@@ -114,11 +83,6 @@ LiveRun drive(LiveEngine& engine, const SignalDescriptor& signals, const RunComm
   return engine.finish();
 }
 
-std::optional<std::string> write_text(const std::string& path, const std::string& text) {
-  if (path.empty()) return std::nullopt;
-  return write_output(path, text);
-}
-
 // Whom the fleet trusted and what it presented: paths, never what is in them.
 nlohmann::json tls_section(const TlsSettings& tls) {
   const auto path_or_null = [](const std::string& p) {
@@ -164,18 +128,13 @@ nlohmann::json live_section(const RunCommand& cmd, const LiveRun& run) {
 // own summary keeps the clients' view.
 nlohmann::json take_provider_view(const ProviderAdmin& admin, double time_scale, bool sharded,
                                   Results& r) {
-  nlohmann::json section{{"admin", admin.url().text}};
   const auto stats = admin.stats();
   if (!stats) {
     std::cerr << "loadgen: warning: provider stats unavailable (" << stats.error()
               << "); the summary uses the clients' view\n";
-    section["error"] = stats.error();
-    return section;
+    return {{"admin", admin.url().text}, {"error", stats.error()}};
   }
-  section["requests"] = stats->requests;
-  section["bin_ns"] = stats->bin_ns;
-  section["time_scale"] = stats->time_scale;
-  if (!stats->reasons.is_null()) section["reasons"] = stats->reasons;
+  nlohmann::json section = provider_section(admin.url(), *stats);
   if (stats->bin_ns != kNsPerSec) {
     std::cerr << "loadgen: warning: the provider bins arrivals by "
               << format_duration(stats->bin_ns) << ", not 1s; the summary uses the clients' view\n";
@@ -248,9 +207,9 @@ int run_checked(const RunCommand& cmd) {
   r.scenario = cmd.scenario;
   r.recording = std::move(run.recording);
   if (cmd.shard.sharded()) r.shard = ShardInfo{cmd.shard.index, cmd.shard.count, start_late_s};
-  nlohmann::json provider_section;
+  nlohmann::json provider_json;
   if (admin)
-    provider_section = take_provider_view(*admin, cmd.options.time_scale, cmd.shard.sharded(), r);
+    provider_json = take_provider_view(*admin, cmd.options.time_scale, cmd.shard.sharded(), r);
   r.summary = summarize(r.recording, r.scenario.provider, r.provider_side);
   r.verdicts = evaluate_all(cmd.assertions, r.summary);
 
@@ -274,16 +233,10 @@ int run_checked(const RunCommand& cmd) {
     text += buf;
     std::cout << text << std::flush;
   }
-  int code = kRunOk;
-  for (const auto& v : r.verdicts) {
-    if (!v.passed) code = kRunAssertionFailed;
-  }
-  if (run.stopped != StopReason::kNone && r.recording.unfinished > 0) {
-    std::cerr << "loadgen: stopped by "
-              << (run.stopped == StopReason::kSignal ? "a signal" : "--max-duration") << " with "
-              << r.recording.unfinished << " items unfinished\n";
-    code = kRunAssertionFailed;
-  }
+  int code =
+      verdict_code(r, run.stopped == StopReason::kNone
+                          ? ""
+                          : (run.stopped == StopReason::kSignal ? "a signal" : "--max-duration"));
   if (run.first_sends > 0 && run.first_send_connect_errors == run.first_sends) {
     std::cerr << "loadgen: target unreachable: every first attempt (" << run.first_sends
               << ") got a connection error\n";
@@ -292,29 +245,14 @@ int run_checked(const RunCommand& cmd) {
 
   nlohmann::json j = to_json(r);
   j["live"] = live_section(cmd, run);
-  if (admin) j["provider"] = provider_section;
+  if (admin) j["provider"] = provider_json;
   j["comparison"] = comparison;
-  const std::pair<const std::string*, std::string> files[] = {
-      {&cmd.out_path, cmd.out_path.empty() ? "" : j.dump(1) + "\n"},
-      {&cmd.dead_letter_path,
-       cmd.dead_letter_path.empty() ? "" : format_dead_letters(run.dead_letters)},
-      {&cmd.junit_path, cmd.junit_path.empty()
-                            ? ""
-                            : format_junit("stampede." + r.scenario.name, r.verdicts, run.wall_s)},
-      {&cmd.attempts_path, cmd.attempts_path.empty() ? "" : format_attempts(run.attempts)},
-  };
-  for (const auto& [path, text] : files) {
-    if (auto error = write_text(*path, text)) {
-      std::cerr << "loadgen: " << *error << "\n";
-      code = kRunUnreachable;
-    }
-  }
-  if (!cmd.report_path.empty()) {
-    if (auto error = write_report(r, cmd.report_path)) {
-      std::cerr << "loadgen: " << *error << "\n";
-      code = kRunUnreachable;
-    }
-  }
+  FleetOutputs outputs{cmd.out_path, cmd.junit_path, cmd.report_path, {}};
+  if (!cmd.dead_letter_path.empty())
+    outputs.files.emplace_back(cmd.dead_letter_path, format_dead_letters(run.dead_letters));
+  if (!cmd.attempts_path.empty())
+    outputs.files.emplace_back(cmd.attempts_path, format_attempts(run.attempts));
+  if (!write_fleet_outputs(r, j, run.wall_s, outputs)) code = kRunUnreachable;
   return code;
 }
 

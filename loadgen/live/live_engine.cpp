@@ -46,17 +46,20 @@ std::string_view to_string(StopReason r) {
   return "?";
 }
 
-std::optional<std::string> raise_descriptor_limit(std::int64_t clients) {
-  const rlim_t need = static_cast<rlim_t>(clients) + kSpareDescriptors;
+std::optional<std::string> raise_descriptor_limit(std::int64_t clients, std::int64_t per_each,
+                                                  std::string_view what, std::string_view holds) {
+  const rlim_t need = static_cast<rlim_t>(clients * per_each) + kSpareDescriptors;
   rlimit lim{};
   if (getrlimit(RLIMIT_NOFILE, &lim) != 0) return std::string("getrlimit: ") + std::strerror(errno);
   if (lim.rlim_cur >= need) return std::nullopt;
   if (lim.rlim_max != RLIM_INFINITY && lim.rlim_max < need) {
-    return std::to_string(clients) + " clients need " + std::to_string(need) +
-           " open files (one connection each, plus " + std::to_string(kSpareDescriptors) +
+    const auto fit =
+        (lim.rlim_max - std::min(lim.rlim_max, kSpareDescriptors)) / static_cast<rlim_t>(per_each);
+    return std::to_string(clients) + " " + std::string(what) + " need " + std::to_string(need) +
+           " open files (" + std::string(holds) + ", plus " + std::to_string(kSpareDescriptors) +
            "), but the hard limit (ulimit -Hn) is " + std::to_string(lim.rlim_max) +
-           "; run at most " + std::to_string(lim.rlim_max - kSpareDescriptors) +
-           " clients, or raise the limit";
+           "; run at most " + std::to_string(fit) + " " + std::string(what) +
+           ", or raise the limit";
   }
   lim.rlim_cur = need;
   if (setrlimit(RLIMIT_NOFILE, &lim) != 0)

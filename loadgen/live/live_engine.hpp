@@ -5,6 +5,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -133,7 +134,10 @@ class LiveEngine {
 };
 
 // Each client holds a connection: raises the soft RLIMIT_NOFILE to what `clients` need.
-// The error says how many descriptors were needed and what the hard limit is.
-std::optional<std::string> raise_descriptor_limit(std::int64_t clients);
+// The error says how many descriptors were needed and what the hard limit is. Other holders
+// (loadgen exec's processes: a pipe and a log each) name themselves and what each holds.
+std::optional<std::string> raise_descriptor_limit(std::int64_t clients, std::int64_t per_each = 1,
+                                                  std::string_view what = "clients",
+                                                  std::string_view holds = "one connection each");
 
 }  // namespace stampede

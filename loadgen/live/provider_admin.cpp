@@ -31,6 +31,7 @@ Parsed<ProviderStats> parse_provider_stats(const nlohmann::json& j) {
     ProviderStats s;
     s.bin_ns = j.at("bin_ns").get<std::int64_t>();
     s.time_scale = j.at("time_scale").get<double>();
+    s.clock_ns = j.value("clock_ns", std::int64_t{0});
     s.requests = j.at("requests").get<std::int64_t>();
     s.by_outcome = BinnedCounts::from_json(j.at("arrivals_by_outcome"));
     s.by_send = BinnedCounts::from_json(j.at("arrivals_by_send"));

@@ -16,6 +16,7 @@ namespace stampede {
 struct ProviderStats {
   std::int64_t bin_ns = 0;
   double time_scale = 1;
+  std::int64_t clock_ns = 0;  // the provider's scenario clock when it answered
   std::int64_t requests = 0;
   BinnedCounts by_outcome{1, 1};
   BinnedCounts by_send{1, 1};

@@ -1,0 +1,478 @@
+#include "cli/exec_command.hpp"
+
+#include <curl/curl.h>
+#include <dirent.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <sstream>
+#include <thread>
+
+#include "cli/exec_fleet.hpp"
+#include "cli/fleet_outputs.hpp"
+#include "cli/signal_descriptor.hpp"
+#include "live/live_engine.hpp"
+#include "live/probe.hpp"
+#include "live/provider_admin.hpp"
+#include "one_line.hpp"
+#include "scenario_clock.hpp"
+#include "terminal_summary.hpp"
+
+extern char** environ;
+
+namespace stampede {
+namespace {
+
+constexpr std::int64_t kProbeTimeoutMs = 5'000;
+constexpr std::int64_t kWatchPollNs = 10 * kNsPerMs;
+
+void say(const std::string& message) {
+  std::cerr << "loadgen: " << one_line(message) << "\n";
+}
+
+int fail(int code, const std::string& message) {
+  say(message);
+  return code;
+}
+
+bool is_executable_file(const std::string& path) {
+  struct stat st {};
+  return stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && access(path.c_str(), X_OK) == 0;
+}
+
+// CMD as execve will run it: a path as given, a name looked up in PATH as a shell would.
+Parsed<std::string> resolve_program(const std::string& command) {
+  if (command.find('/') != std::string::npos) {
+    if (is_executable_file(command)) return Parsed<std::string>::ok(command);
+    struct stat st {};
+    const std::string why = stat(command.c_str(), &st) != 0 ? std::strerror(errno)
+                            : S_ISDIR(st.st_mode)           ? "a folder, not a program"
+                                                            : "not executable";
+    return Parsed<std::string>::fail("exec CMD '" + command + "': " + why);
+  }
+  const char* path_env = std::getenv("PATH");
+  std::stringstream dirs(path_env ? path_env : "/usr/local/bin:/usr/bin:/bin");
+  for (std::string dir; std::getline(dirs, dir, ':');) {
+    const std::string candidate = (dir.empty() ? "." : dir) + "/" + command;
+    if (is_executable_file(candidate)) return Parsed<std::string>::ok(candidate);
+  }
+  return Parsed<std::string>::fail("exec CMD '" + command + "': no such command in PATH");
+}
+
+std::int64_t read_number(const std::string& path) {
+  std::ifstream in(path);
+  std::int64_t n = 0;
+  in >> n;
+  return n;
+}
+
+// This user's tasks: what RLIMIT_NPROC counts against it.
+std::int64_t user_tasks() {
+  const uid_t uid = getuid();
+  std::int64_t tasks = 0;
+  DIR* proc = opendir("/proc");
+  if (!proc) return 0;
+  while (const dirent* e = readdir(proc)) {
+    if (e->d_name[0] < '0' || e->d_name[0] > '9') continue;
+    std::ifstream status(std::string("/proc/") + e->d_name + "/status");
+    bool mine = false;
+    for (std::string line; std::getline(status, line);) {
+      if (line.rfind("Uid:", 0) == 0) mine = std::strtoul(line.c_str() + 4, nullptr, 10) == uid;
+      if (line.rfind("Threads:", 0) == 0 && mine)
+        tasks += std::strtoll(line.c_str() + 8, nullptr, 10);
+    }
+  }
+  closedir(proc);
+  return tasks;
+}
+
+ProcessLimits current_process_limits() {
+  ProcessLimits l;
+  rlimit lim{};
+  if (getrlimit(RLIMIT_NPROC, &lim) == 0 && lim.rlim_cur != RLIM_INFINITY) {
+    l.user_limit = static_cast<std::int64_t>(lim.rlim_cur);
+    l.user_tasks = user_tasks();
+  }
+  l.system_limit = std::min(read_number("/proc/sys/kernel/pid_max"),
+                            read_number("/proc/sys/kernel/threads-max"));
+  // The fourth field of /proc/loadavg is running/total scheduling entities.
+  std::ifstream loadavg("/proc/loadavg");
+  std::string skip, entities;
+  loadavg >> skip >> skip >> skip >> entities;
+  const auto slash = entities.find('/');
+  l.system_tasks = slash == std::string::npos ? 0 : std::atoll(entities.c_str() + slash + 1);
+  if (l.system_limit <= 0) l.system_limit = l.system_tasks + (std::int64_t{1} << 30);
+  return l;
+}
+
+// The logs folder, made if missing (its parent must exist); the error names --logs.
+std::optional<std::string> prepare_logs_dir(const std::string& dir) {
+  if (dir.empty()) return std::nullopt;
+  if (mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST)
+    return "--logs: cannot make the folder '" + dir + "': " + std::strerror(errno);
+  struct stat st {};
+  if (stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
+    return "--logs: '" + dir + "' is not a folder";
+  if (access(dir.c_str(), W_OK | X_OK) != 0)
+    return "--logs: '" + dir + "': this process may not write in it";
+  return std::nullopt;
+}
+
+// The spread of the fleet's first sends, seen from the provider: its stats polled from the
+// release until it has numbered as many first sends as there are clients. Until the provider
+// numbers real clients' sends, every arrival counts as a first send, so "all" is then the
+// time it had seen as many arrivals as clients.
+class FirstArrivalWatch {
+ public:
+  FirstArrivalWatch(const ProviderAdmin& admin, std::int64_t clients)
+      : admin_(admin), clients_(clients) {}
+  ~FirstArrivalWatch() { stop(); }
+  void start() {
+    thread_ = std::thread([this] { loop(); });
+  }
+  void stop() {
+    stop_ = true;
+    if (thread_.joinable()) thread_.join();
+  }
+  nlohmann::json to_json() const {
+    auto ms = [](std::optional<std::int64_t> ns) -> nlohmann::json {
+      if (!ns) return nullptr;
+      return static_cast<double>(*ns) / kNsPerMs;
+    };
+    nlohmann::json j{{"poll_ms", kWatchPollNs / kNsPerMs},
+                     {"polls", polls_},
+                     {"first_sends", seen_},
+                     {"first_by_ms", ms(first_ns_)},
+                     {"all_by_ms", ms(all_ns_)}};
+    if (!error_.empty()) j["error"] = error_;
+    return j;
+  }
+  std::string describe() const {
+    if (!error_.empty()) return "first arrivals not watched: " + error_;
+    if (!first_ns_) return "the provider saw no first send";
+    char buf[200];
+    if (all_ns_) {
+      std::snprintf(buf, sizeof buf, "the first by t=%.3f s, all %lld by t=%.3f s",
+                    static_cast<double>(*first_ns_) / 1e9, static_cast<long long>(clients_),
+                    static_cast<double>(*all_ns_) / 1e9);
+    } else {
+      std::snprintf(buf, sizeof buf, "the first by t=%.3f s, %lld of %lld in all",
+                    static_cast<double>(*first_ns_) / 1e9, static_cast<long long>(seen_),
+                    static_cast<long long>(clients_));
+    }
+    return "first sends at the provider (polled every " + std::to_string(kWatchPollNs / kNsPerMs) +
+           " ms): " + buf;
+  }
+
+ private:
+  void loop() {
+    while (!stop_ && !all_ns_) {
+      const auto stats = admin_.stats();
+      if (!stats) {
+        error_ = stats.error();
+        return;
+      }
+      ++polls_;
+      seen_ = 0;
+      for (std::size_t b = 0; b < stats->by_send.bins(); ++b) seen_ += stats->by_send.at(b, 0);
+      if (seen_ > 0 && !first_ns_) first_ns_ = stats->clock_ns;
+      if (seen_ >= clients_) all_ns_ = stats->clock_ns;
+      std::this_thread::sleep_for(std::chrono::nanoseconds(kWatchPollNs));
+    }
+  }
+
+  const ProviderAdmin& admin_;
+  std::int64_t clients_;
+  std::atomic<bool> stop_{false};
+  std::thread thread_;
+  std::int64_t polls_ = 0, seen_ = 0;
+  std::optional<std::int64_t> first_ns_, all_ns_;
+  std::string error_;
+};
+
+// Before anything starts: the provider answers, runs at scale 1 and bins by the second.
+std::optional<std::pair<int, std::string>> check_provider(const ProviderAdmin& admin) {
+  const auto stats = admin.stats();
+  if (!stats) return std::pair{kExecUnreachable, "provider admin unreachable: " + stats.error()};
+  if (stats->time_scale != 1) {
+    char scale[32];
+    std::snprintf(scale, sizeof scale, "%g", stats->time_scale);
+    return std::pair{kExecUsage,
+                     "--provider-admin: the provider runs at --time-scale " + std::string(scale) +
+                         "; real clients sleep wall time (a Retry-After: 2 is two wall seconds), "
+                         "so exec needs a provider at --time-scale 1"};
+  }
+  if (stats->bin_ns != kNsPerSec)
+    return std::pair{kExecUsage, "--provider-admin: the provider bins arrivals by " +
+                                     format_duration(stats->bin_ns) +
+                                     "; the summary is per second: start it with --bin 1s"};
+  return std::nullopt;
+}
+
+FleetSpec fleet_spec(const ExecCommand& cmd, std::string program) {
+  FleetSpec spec;
+  spec.program = std::move(program);
+  spec.command = cmd.command;
+  spec.args = cmd.args;
+  spec.url = cmd.url.text;
+  spec.clients = cmd.clients;
+  spec.per_process = cmd.per_process;
+  for (char** e = environ; e && *e; ++e) spec.environment.emplace_back(*e);
+  spec.wait_ready = cmd.wait_ready;
+  spec.logs_dir = cmd.logs_dir;
+  spec.log_limit_bytes = cmd.log_limit_bytes;
+  return spec;
+}
+
+// The processes' ends as the results' counts: each process's outcome for each of its clients,
+// its life from the release as their latency when delivered.
+// Where the provider's last 200 lies: the end of its last second with one (0: none).
+std::int64_t last_ok_second_end_ns(const BinnedCounts& by_outcome) {
+  for (std::size_t b = by_outcome.bins(); b-- > 0;) {
+    if (by_outcome.at(b, static_cast<std::size_t>(Outcome::kOk)) > 0)
+      return static_cast<std::int64_t>(b + 1) * by_outcome.bin_ns();
+  }
+  return 0;
+}
+
+void record_outcomes(const FleetRun& run, Recording& rec) {
+  for (const auto& p : run.processes) {
+    rec.items += p.slot.clients;
+    const std::int64_t life_ns = std::max<std::int64_t>(p.end_steady_ns - run.release_steady_ns, 0);
+    switch (outcome_of(p.end)) {
+      case ExecOutcome::kDelivered:
+        rec.delivered += p.slot.clients;
+        rec.item_latency_ns.record(life_ns, p.slot.clients);
+        rec.drain_ns = std::max(rec.drain_ns, life_ns);
+        break;
+      case ExecOutcome::kDeadLettered:
+        rec.dead_lettered += p.slot.clients;
+        break;
+      case ExecOutcome::kUnfinished:
+        rec.unfinished += p.slot.clients;
+        break;
+    }
+  }
+}
+
+std::string_view dead_letter_reason(const FleetProcess& p) {
+  if (p.end.running_at_stop) return "unfinished";
+  if (p.exec_errno != 0) return "exec_failed";
+  return p.end.exited ? "exit_status" : "signal";
+}
+
+// One JSON line per client not delivered: the dead-lettered first, then the unfinished.
+std::string format_exec_dead_letters(const FleetRun& run) {
+  std::string out;
+  for (const auto wanted : {ExecOutcome::kDeadLettered, ExecOutcome::kUnfinished}) {
+    for (const auto& p : run.processes) {
+      if (outcome_of(p.end) != wanted) continue;
+      const double t_s =
+          static_cast<double>(std::max<std::int64_t>(p.end_steady_ns - run.release_steady_ns, 0)) /
+          1e9;
+      for (std::int64_t c = 0; c < p.slot.clients; ++c) {
+        out += nlohmann::json{{"client", p.slot.first_client + c},
+                              {"process", p.slot.index},
+                              {"reason", dead_letter_reason(p)},
+                              {"end", end_label(p.end)},
+                              {"t_s", t_s}}
+                   .dump() +
+               "\n";
+      }
+    }
+  }
+  return out;
+}
+
+nlohmann::json exec_section(const ExecCommand& cmd, const FleetRun& run,
+                            const FirstArrivalWatch* watch, std::int64_t start_ns) {
+  std::vector<std::string> command{cmd.command};
+  command.insert(command.end(), cmd.args.begin(), cmd.args.end());
+  std::map<std::string, std::int64_t> ends;
+  std::int64_t output_bytes = 0, truncated = 0, exec_failures = 0;
+  for (const auto& p : run.processes) {
+    ++ends[end_label(p.end)];
+    output_bytes += p.output_bytes;
+    truncated += p.log_dropped > 0;
+    exec_failures += p.exec_errno != 0;
+  }
+  const auto s = [](std::int64_t ns) { return static_cast<double>(ns) / 1e9; };
+  nlohmann::json j{
+      {"command", command},
+      {"url", cmd.url.text},
+      {"clients", cmd.clients},
+      {"per_process", cmd.per_process},
+      {"processes", run.processes.size()},
+      {"wait_ready", cmd.wait_ready},
+      {"time_scale", 1},
+      {"max_duration_s", s(cmd.max_duration_ns)},
+      {"timeout_s", cmd.timeout_ns ? nlohmann::json(s(*cmd.timeout_ns)) : nlohmann::json()},
+      {"grace_s", s(cmd.grace_ns)},
+      {"logs", cmd.logs_dir.empty() ? nlohmann::json() : nlohmann::json(cmd.logs_dir)},
+      {"log_limit_bytes", cmd.log_limit_bytes},
+      {"stopped", to_string(run.stopped)},
+      {"released", run.released},
+      {"spawn_s", s(run.spawned_steady_ns - start_ns)},
+      {"ready_wait_s", run.released ? s(run.release_steady_ns - run.spawned_steady_ns) : 0.0},
+      {"wall_s", run.released ? s(run.end_steady_ns - run.release_steady_ns) : 0.0},
+      {"process_ends", ends},
+      {"exec_failures", exec_failures},
+      {"output_bytes", output_bytes},
+      {"logs_truncated", truncated}};
+  if (watch) j["first_arrivals"] = watch->to_json();
+  return j;
+}
+
+std::string describe_fleet(const ExecCommand& cmd, const FleetRun& run) {
+  std::map<std::string, std::int64_t> ends;
+  for (const auto& p : run.processes) ++ends[end_label(p.end)];
+  std::string text = "fleet: " + std::to_string(run.processes.size()) + " processes of " +
+                     cmd.command + " (" + std::to_string(cmd.per_process) +
+                     (cmd.per_process == 1 ? " client" : " clients") + " each), " +
+                     (cmd.wait_ready ? "released once every one said ready"
+                                     : "held before exec, released together") +
+                     "; exits:";
+  for (const auto& [label, n] : ends) text += " " + label + " x" + std::to_string(n);
+  return text + "\n";
+}
+
+// Problems the results show that are not the fleet's verdict: said on stderr; a program that
+// could not be run at all is a harness failure.
+int say_problems(const ExecCommand& cmd, const FleetRun& run, const Results& r) {
+  int code = kExecOk;
+  std::int64_t failed = 0;
+  int error = 0;
+  for (const auto& p : run.processes) {
+    if (p.exec_errno == 0) continue;
+    ++failed;
+    error = p.exec_errno;
+  }
+  if (failed > 0) {
+    say("exec CMD '" + cmd.command + "': could not be run in " + std::to_string(failed) + " of " +
+        std::to_string(run.processes.size()) + " processes: " + std::strerror(error));
+    code = kExecUnreachable;
+  }
+  for (const auto& w : run.warnings) say("warning: " + w);
+  if (run.released && r.provider_side && r.recording.requests == 0)
+    say("warning: the provider saw no request from the fleet; does CMD send to {url} (" +
+        cmd.url.text + ")?");
+  return code;
+}
+
+void print_tick(const FleetRun& run) {
+  std::int64_t ended = 0;
+  for (const auto& p : run.processes) ended += p.ended;
+  const double t = static_cast<double>(ScenarioClock::steady_ns() - run.release_steady_ns) / 1e9;
+  std::fprintf(stderr, "\r%6.1fs  running %lld  ended %lld\033[K", run.released ? t : 0.0,
+               static_cast<long long>(static_cast<std::int64_t>(run.processes.size()) - ended),
+               static_cast<long long>(ended));
+}
+
+int run_checked(const ExecCommand& cmd) {
+  const std::int64_t start_ns = ScenarioClock::steady_ns();
+  const auto program = resolve_program(cmd.command);
+  if (!program) return fail(kExecUsage, program.error());
+  const auto processes = process_count(cmd.clients, cmd.per_process);
+  if (auto e = process_limit_error(cmd.clients, processes, current_process_limits()))
+    return fail(kExecUsage, *e);
+  if (auto e = raise_descriptor_limit(processes, 2, "processes",
+                                      "two each: the output pipe and the log"))
+    return fail(kExecUnreachable, *e);
+  const ProviderAdmin admin(cmd.provider_admin, cmd.provider_admin_token);
+  if (auto e = check_provider(admin)) return fail(e->first, e->second);
+  if (const auto probed = probe_target(cmd.url, TlsSettings{}, kProbeTimeoutMs); !probed)
+    return fail(kExecUnreachable, "target unreachable: " + probed.error());
+  if (auto e = prepare_logs_dir(cmd.logs_dir)) return fail(kExecUsage, *e);
+
+  const SignalDescriptor signals({SIGINT, SIGTERM, SIGCHLD});
+  Fleet fleet(fleet_spec(cmd, *program), signals);
+  if (auto e = fleet.spawn()) return fail(kExecUnreachable, *e + "; none was released");
+  const bool show = !cmd.quiet && isatty(STDERR_FILENO);
+  if (show) fleet.on_tick(print_tick);
+  FirstArrivalWatch watch(admin, cmd.clients);
+  FleetBounds bounds{start_ns + cmd.max_duration_ns, cmd.timeout_ns, cmd.grace_ns};
+  const auto reset = [&]() -> std::optional<std::string> {
+    if (auto e = admin.reset()) return "provider admin unreachable: " + *e;
+    return std::nullopt;
+  };
+  if (auto e = fleet.run(bounds, reset, [&] { watch.start(); }))
+    return fail(kExecUnreachable, *e + "; none was released");
+  watch.stop();
+  if (show) std::fprintf(stderr, "\r\033[K");
+  const FleetRun& run = fleet.result();
+
+  Results r;
+  r.engine = "exec";
+  r.scenario = cmd.scenario;
+  record_outcomes(run, r.recording);
+  nlohmann::json provider_json{{"admin", cmd.provider_admin.text}};
+  int code = kExecOk;
+  if (!run.released) {
+    // Never reset, so its counts are not this fleet's.
+    provider_json["error"] = "the fleet was stopped before its release; the provider was not read";
+  } else if (const auto stats = admin.stats(); !stats) {
+    say("provider stats unavailable (" + stats.error() +
+        "); the results have the processes' outcomes only");
+    provider_json["error"] = stats.error();
+    code = kExecUnreachable;
+  } else {
+    provider_json = provider_section(cmd.provider_admin, *stats);
+    r.recording.requests = stats->requests;
+    r.recording.provider_by_outcome = stats->by_outcome;
+    r.recording.provider_by_send = stats->by_send;
+    r.provider_side = true;
+    // Both bound the last delivery from above: the last delivered process's exit, and the
+    // end of the provider's last second with a 200. The tighter one is the drain.
+    if (const auto ok_end = last_ok_second_end_ns(stats->by_outcome); ok_end > 0)
+      r.recording.drain_ns = std::min(r.recording.drain_ns, ok_end);
+  }
+  r.summary = summarize(r.recording, r.scenario.provider, r.provider_side);
+  r.verdicts = evaluate_all(cmd.assertions, r.summary);
+
+  if (!cmd.quiet) {
+    std::cout << format_terminal_summary(r) << "\n"
+              << describe_fleet(cmd, run) << (run.released ? watch.describe() + "\n" : "")
+              << std::flush;
+  }
+  const std::string_view stopped = run.stopped == FleetStop::kSignal        ? "a signal"
+                                   : run.stopped == FleetStop::kMaxDuration ? "--max-duration"
+                                   : run.stopped == FleetStop::kTimeout     ? "--timeout"
+                                                                            : "";
+  code = std::max(code, verdict_code(r, stopped));
+  code = std::max(code, say_problems(cmd, run, r));
+
+  nlohmann::json doc = to_json(r);
+  doc["exec"] = exec_section(cmd, run, run.released ? &watch : nullptr, start_ns);
+  doc["provider"] = provider_json;
+  FleetOutputs outputs{cmd.out_path, cmd.junit_path, cmd.report_path, {}};
+  if (!cmd.dead_letter_path.empty())
+    outputs.files.emplace_back(cmd.dead_letter_path, format_exec_dead_letters(run));
+  const double wall_s = static_cast<double>(run.end_steady_ns - start_ns) / 1e9;
+  if (!write_fleet_outputs(r, doc, wall_s, outputs)) code = kExecUnreachable;
+  return code;
+}
+
+}  // namespace
+
+int run_exec_command(const ExecCommand& cmd) {
+  curl_global_init(CURL_GLOBAL_DEFAULT);
+  int code = kExecUnreachable;
+  try {
+    code = run_checked(cmd);
+  } catch (const std::exception& e) {
+    code = fail(kExecUnreachable, std::string("harness failure: ") + e.what());
+  }
+  curl_global_cleanup();
+  return code;
+}
+
+}  // namespace stampede

@@ -1,0 +1,490 @@
+#include "cli/exec_fleet.hpp"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <cstdio>
+#include <iostream>
+#include <unordered_map>
+
+#include "duration.hpp"
+#include "scenario_clock.hpp"
+
+namespace stampede {
+namespace {
+
+// Where a process finds what it is given: stdin (/dev/null), stdout and stderr (its pipe),
+// then the release pipe, the ready pipe (with wait_ready) and where a failed execve reports.
+constexpr int kReleaseFd = 3;
+constexpr int kReadyFd = 4;
+constexpr int kExecErrorFd = 5;
+constexpr int kScratchFd = 10;  // above the fixed ones, so moving them clobbers nothing
+
+// epoll tags: the kind in the high half, the process in the low.
+enum class Tag : std::uint64_t { kSignal = 1, kReady, kExecError, kOutput };
+std::uint64_t tag(Tag kind, std::size_t index = 0) {
+  return (static_cast<std::uint64_t>(kind) << 32) | index;
+}
+
+constexpr std::int64_t kTickNs = kNsPerSec;
+constexpr std::size_t kReadChunk = 64 * 1024;
+constexpr int kReadsPerWake = 4;  // per pipe, so one loud process cannot starve the loop
+
+// What a child whose execve failed writes to the exec-error pipe: one small, atomic write.
+struct ExecError {
+  std::int32_t index;
+  std::int32_t error;
+};
+
+// Over the progress line, when there is one.
+const char* clear_line() {
+  return isatty(STDERR_FILENO) ? "\r\033[K" : "";
+}
+
+std::string errno_text(const char* what) {
+  return std::string(what) + ": " + strerror(errno);
+}
+
+void set_nonblocking(int fd) {
+  fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+}
+
+void close_fd(int& fd) {
+  if (fd >= 0) close(fd);
+  fd = -1;
+}
+
+bool write_all(int fd, const char* data, std::size_t n) {
+  while (n > 0) {
+    const ssize_t w = write(fd, data, n);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) return false;
+    data += w;
+    n -= static_cast<std::size_t>(w);
+  }
+  return true;
+}
+
+// argv or envp for execve: pointers into strings that outlive the fork.
+std::vector<char*> pointers(std::vector<std::string>& strings) {
+  std::vector<char*> out;
+  out.reserve(strings.size() + 1);
+  for (auto& s : strings) out.push_back(s.data());
+  out.push_back(nullptr);
+  return out;
+}
+
+// The process-group leader: it runs nothing and ignores every signal but SIGKILL, so the
+// group's number stays ours until the end.
+[[noreturn]] void hold_group(pid_t parent) {
+  setpgid(0, 0);
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (getppid() != parent) _exit(1);
+  sigset_t all;
+  sigfillset(&all);
+  sigprocmask(SIG_SETMASK, &all, nullptr);
+  close_range(0, ~0U, 0);
+  for (;;) pause();
+}
+
+// What the child needs from its parent; everything here was made before the fork, because
+// after it the child may only make async-signal-safe calls.
+struct ChildSetup {
+  pid_t parent = 0;
+  pid_t group = 0;
+  std::int32_t index = 0;
+  std::array<int, 6> fds{};  // source for fd 0..5; -1: none
+  bool wait_ready = false;
+  const sigset_t* mask = nullptr;
+  const char* program = nullptr;
+  char* const* argv = nullptr;
+  char* const* envp = nullptr;
+};
+
+[[noreturn]] void run_child(const ChildSetup& c) {
+  setpgid(0, c.group);
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (getppid() != c.parent) _exit(1);
+  // Move what it needs to 0..5 through scratch copies (a source may sit on a target), then
+  // close everything else: a held child must not keep the other processes' pipes.
+  std::array<int, 6> scratch{};
+  for (std::size_t i = 0; i < c.fds.size(); ++i)
+    scratch[i] = c.fds[i] < 0 ? -1 : fcntl(c.fds[i], F_DUPFD, kScratchFd);
+  for (std::size_t i = 0; i < c.fds.size(); ++i) {
+    if (scratch[i] >= 0) dup2(scratch[i], static_cast<int>(i));
+  }
+  close_range(kExecErrorFd + 1, ~0U, 0);
+  fcntl(kExecErrorFd, F_SETFD, FD_CLOEXEC);
+  fcntl(kReleaseFd, F_SETFD, c.wait_ready ? 0 : FD_CLOEXEC);
+  sigprocmask(SIG_SETMASK, c.mask, nullptr);
+  signal(SIGPIPE, SIG_DFL);
+  if (!c.wait_ready) {
+    // Held: the release is the end of this pipe, when the parent closes its write end.
+    char byte;
+    while (read(kReleaseFd, &byte, 1) < 0 && errno == EINTR) {
+    }
+  }
+  execve(c.program, c.argv, c.envp);
+  const ExecError e{c.index, errno};
+  [[maybe_unused]] const auto w = write(kExecErrorFd, &e, sizeof e);
+  _exit(127);
+}
+
+}  // namespace
+
+std::string_view to_string(FleetStop s) {
+  switch (s) {
+    case FleetStop::kNone:
+      return "";
+    case FleetStop::kSignal:
+      return "signal";
+    case FleetStop::kMaxDuration:
+      return "max_duration";
+    case FleetStop::kTimeout:
+      return "timeout";
+  }
+  return "?";
+}
+
+Fleet::Fleet(FleetSpec spec, const SignalDescriptor& signals)
+    : spec_(std::move(spec)), signals_(signals) {}
+
+Fleet::~Fleet() {
+  if (holder_ > 0 && !holder_reaped_) {
+    kill_all(SIGKILL);
+    for (auto& p : run_.processes) {
+      if (!p.ended) waitpid(p.pid, nullptr, 0);
+    }
+    waitpid(holder_, nullptr, 0);
+  }
+  for (auto& fd : out_fds_) close_fd(fd);
+  for (auto& fd : log_fds_) close_fd(fd);
+  for (int* fd : {&epoll_fd_, &devnull_fd_, &release_fds_[0], &release_fds_[1], &ready_fds_[0],
+                  &ready_fds_[1], &exec_error_fds_[0], &exec_error_fds_[1]})
+    close_fd(*fd);
+}
+
+std::optional<std::string> Fleet::spawn_holder() {
+  const pid_t parent = getpid();
+  holder_ = fork();
+  if (holder_ < 0) return errno_text("fork");
+  if (holder_ == 0) hold_group(parent);
+  setpgid(holder_, holder_);
+  return std::nullopt;
+}
+
+std::optional<std::string> Fleet::spawn() {
+  // The holder first, so it holds none of the pipes below open.
+  if (auto e = spawn_holder()) return "cannot start the process group's holder: " + *e;
+  devnull_fd_ = open("/dev/null", O_RDONLY | O_CLOEXEC);
+  epoll_fd_ = epoll_create1(EPOLL_CLOEXEC);
+  if (devnull_fd_ < 0 || epoll_fd_ < 0 || pipe2(release_fds_, O_CLOEXEC) != 0 ||
+      pipe2(exec_error_fds_, O_CLOEXEC) != 0 ||
+      (spec_.wait_ready && pipe2(ready_fds_, O_CLOEXEC) != 0))
+    return errno_text("cannot set up the fleet");
+  auto watch = [&](int fd, std::uint64_t t) {
+    epoll_event ev{};
+    ev.events = EPOLLIN;
+    ev.data.u64 = t;
+    epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, fd, &ev);
+  };
+  watch(signals_.fd(), tag(Tag::kSignal));
+  set_nonblocking(exec_error_fds_[0]);
+  watch(exec_error_fds_[0], tag(Tag::kExecError));
+  if (spec_.wait_ready) {
+    set_nonblocking(ready_fds_[0]);
+    watch(ready_fds_[0], tag(Tag::kReady));
+  }
+  const std::int64_t n = process_count(spec_.clients, spec_.per_process);
+  run_.processes.reserve(static_cast<std::size_t>(n));
+  for (std::int64_t i = 0; i < n; ++i) {
+    if (auto e = spawn_one(i)) {
+      kill_all(SIGKILL);
+      return "cannot start process " + std::to_string(i + 1) + " of " + std::to_string(n) + ": " +
+             *e;
+    }
+  }
+  // Only the children write these now: their ends are the ends that count.
+  close_fd(ready_fds_[1]);
+  close_fd(exec_error_fds_[1]);
+  run_.spawned_steady_ns = ScenarioClock::steady_ns();
+  return std::nullopt;
+}
+
+std::optional<std::string> Fleet::spawn_one(std::int64_t index) {
+  const ExecProcess slot = process_at(index, spec_.clients, spec_.per_process);
+  std::vector<std::string> argv{spec_.command};
+  for (auto& a : expand_arguments(spec_.args, spec_.url, slot.first_client))
+    argv.push_back(std::move(a));
+  auto variables = process_variables(slot, spec_.clients, spec_.url);
+  if (spec_.wait_ready) {
+    variables.emplace_back("STAMPEDE_READY_FD", std::to_string(kReadyFd));
+    variables.emplace_back("STAMPEDE_RELEASE_FD", std::to_string(kReleaseFd));
+  }
+  auto env = process_environment(spec_.environment, variables);
+  const auto argv_p = pointers(argv);
+  const auto env_p = pointers(env);
+
+  int out[2];
+  if (pipe2(out, O_CLOEXEC) != 0) return errno_text("pipe");
+  int log_fd = -1;
+  if (!spec_.logs_dir.empty()) {
+    const std::string path =
+        spec_.logs_dir + "/client-" + std::to_string(slot.first_client) + ".log";
+    log_fd = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (log_fd < 0) {
+      const auto e = errno_text(("--logs: " + path).c_str());
+      close(out[0]);
+      close(out[1]);
+      return e;
+    }
+  }
+  ChildSetup c;
+  c.parent = getpid();
+  c.group = holder_;
+  c.index = static_cast<std::int32_t>(index);
+  c.fds = {
+      devnull_fd_,       out[1], out[1], release_fds_[0], spec_.wait_ready ? ready_fds_[1] : -1,
+      exec_error_fds_[1]};
+  c.wait_ready = spec_.wait_ready;
+  c.mask = &signals_.previous_mask();
+  c.program = spec_.program.c_str();
+  c.argv = argv_p.data();
+  c.envp = env_p.data();
+  const pid_t pid = fork();
+  if (pid < 0) {
+    const auto e = errno_text("fork");
+    close(out[0]);
+    close(out[1]);
+    if (log_fd >= 0) close(log_fd);
+    return e;
+  }
+  if (pid == 0) run_child(c);
+  setpgid(pid, holder_);  // as the child does: whichever runs first
+  close(out[1]);
+  set_nonblocking(out[0]);
+  epoll_event ev{};
+  ev.events = EPOLLIN;
+  ev.data.u64 = tag(Tag::kOutput, static_cast<std::size_t>(index));
+  epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, out[0], &ev);
+  FleetProcess p;
+  p.slot = slot;
+  p.pid = pid;
+  index_of_[pid] = run_.processes.size();
+  run_.processes.push_back(p);
+  out_fds_.push_back(out[0]);
+  log_fds_.push_back(log_fd);
+  logs_.emplace_back(spec_.log_limit_bytes);
+  return std::nullopt;
+}
+
+void Fleet::kill_all(int sig) {
+  for (const auto& p : run_.processes) {
+    if (!p.ended) kill(p.pid, sig);
+  }
+  // What they started, too, while the holder keeps the group's number ours. It blocks every
+  // signal but SIGKILL, which ends it with the rest.
+  if (holder_ > 0 && !holder_reaped_) kill(-holder_, sig);
+  if (sig == SIGKILL) killed_ = true;
+}
+
+void Fleet::release() {
+  close_fd(release_fds_[1]);
+  run_.released = true;
+  run_.release_steady_ns = ScenarioClock::steady_ns();
+}
+
+void Fleet::stop(FleetStop why, std::int64_t now_ns, const FleetBounds& bounds) {
+  if (run_.stopped != FleetStop::kNone) return;
+  run_.stopped = why;
+  for (auto& p : run_.processes) {
+    if (!p.ended) p.end.running_at_stop = true;
+  }
+  kill_all(bounds.grace_ns > 0 ? SIGTERM : SIGKILL);
+  kill_at_ns_ = now_ns + bounds.grace_ns;
+}
+
+void Fleet::reap(std::int64_t now_ns) {
+  int status = 0;
+  pid_t pid;
+  while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+    if (pid == holder_) {
+      holder_reaped_ = true;
+      continue;
+    }
+    const auto found = index_of_.find(pid);
+    if (found == index_of_.end()) continue;
+    auto& p = run_.processes[found->second];
+    if (p.ended) continue;
+    p.ended = true;
+    p.end.exited = WIFEXITED(status);
+    p.end.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 0;
+    p.end.term_signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+    p.end_steady_ns = now_ns;
+    ++ended_count_;
+  }
+}
+
+void Fleet::read_output(std::size_t i) {
+  static char buffer[kReadChunk];
+  for (int reads = 0; reads < kReadsPerWake && out_fds_[i] >= 0; ++reads) {
+    const ssize_t n = read(out_fds_[i], buffer, sizeof buffer);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && errno == EAGAIN) return;
+    if (n <= 0) {
+      epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, out_fds_[i], nullptr);
+      close_fd(out_fds_[i]);
+      return;
+    }
+    run_.processes[i].output_bytes += n;
+    const auto kept = logs_[i].keep(n);
+    if (kept > 0 && log_fds_[i] >= 0 &&
+        !write_all(log_fds_[i], buffer, static_cast<std::size_t>(kept))) {
+      run_.warnings.push_back(errno_text(
+          ("--logs: writing client-" + std::to_string(run_.processes[i].slot.first_client) + ".log")
+              .c_str()));
+      close_fd(log_fds_[i]);
+    }
+  }
+}
+
+void Fleet::read_exec_errors() {
+  ExecError e{};
+  ssize_t n = 0;
+  while (exec_error_fds_[0] >= 0 && (n = read(exec_error_fds_[0], &e, sizeof e)) == sizeof e) {
+    if (e.index >= 0 && static_cast<std::size_t>(e.index) < run_.processes.size())
+      run_.processes[static_cast<std::size_t>(e.index)].exec_errno = e.error;
+  }
+  // Every child has run its program or ended: no writer is left, and a pipe without one
+  // would wake the loop for ever.
+  if (n == 0 && exec_error_fds_[0] >= 0) {
+    epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, exec_error_fds_[0], nullptr);
+    close_fd(exec_error_fds_[0]);
+  }
+}
+
+void Fleet::handle(std::uint64_t t, std::int64_t now_ns) {
+  const auto kind = static_cast<Tag>(t >> 32);
+  const auto index = static_cast<std::size_t>(t & 0xffffffffU);
+  if (kind == Tag::kOutput) return read_output(index);
+  if (kind == Tag::kExecError) return read_exec_errors();
+  if (kind == Tag::kReady) {
+    char bytes[256];
+    const ssize_t n = read(ready_fds_[0], bytes, sizeof bytes);
+    if (n > 0) ready_ += n;
+    if (n == 0) {
+      epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, ready_fds_[0], nullptr);
+      close_fd(ready_fds_[0]);
+    }
+    return;
+  }
+  for (int sig; (sig = signals_.take()) != 0;) {
+    if (sig == SIGCHLD) {
+      reap(now_ns);
+      continue;
+    }
+    if (signals_seen_++ == 0 && run_.stopped == FleetStop::kNone) {
+      std::fprintf(stderr,
+                   "%sloadgen: %s: stopping the fleet (SIGTERM to every process, SIGKILL after "
+                   "--grace; again to kill at once)\n",
+                   clear_line(), strsignal(sig));
+      signal_stop_ = true;
+    } else {
+      std::fprintf(stderr, "%sloadgen: %s: killing the fleet\n", clear_line(), strsignal(sig));
+      kill_all(SIGKILL);
+    }
+  }
+}
+
+std::int64_t Fleet::next_wake_ns(const FleetBounds& bounds, std::int64_t now_ns) const {
+  std::int64_t wake = now_ns + kTickNs;
+  if (run_.stopped == FleetStop::kNone) {
+    wake = std::min(wake, bounds.deadline_steady_ns);
+    if (run_.released && bounds.timeout_ns)
+      wake = std::min(wake, run_.release_steady_ns + *bounds.timeout_ns);
+  } else if (!killed_) {
+    wake = std::min(wake, kill_at_ns_);
+  }
+  return wake;
+}
+
+std::optional<std::string> Fleet::run(
+    const FleetBounds& bounds, const std::function<std::optional<std::string>()>& before_release,
+    const std::function<void()>& after_release) {
+  const auto n = static_cast<std::int64_t>(run_.processes.size());
+  std::int64_t next_tick_ns = ScenarioClock::steady_ns() + kTickNs;
+  std::array<epoll_event, 64> events{};
+  while (true) {
+    const std::int64_t now = ScenarioClock::steady_ns();
+    if (signal_stop_) {
+      signal_stop_ = false;
+      stop(FleetStop::kSignal, now, bounds);
+    }
+    const bool ready = !spec_.wait_ready || ready_ + ended_count_ >= n;
+    if (!run_.released && run_.stopped == FleetStop::kNone && ready) {
+      if (auto e = before_release()) {
+        kill_all(SIGKILL);
+        return e;
+      }
+      release();
+      if (after_release) after_release();
+    }
+    if (run_.stopped == FleetStop::kNone) {
+      if (now >= bounds.deadline_steady_ns) {
+        stop(FleetStop::kMaxDuration, now, bounds);
+      } else if (run_.released && bounds.timeout_ns &&
+                 now >= run_.release_steady_ns + *bounds.timeout_ns) {
+        stop(FleetStop::kTimeout, now, bounds);
+      }
+    } else if (!killed_ && now >= kill_at_ns_) {
+      kill_all(SIGKILL);
+    }
+    if (ended_count_ == n) break;
+    if (tick_ && now >= next_tick_ns) {
+      tick_(run_);
+      next_tick_ns = now + kTickNs;
+    }
+    const std::int64_t wait_ns = std::max<std::int64_t>(next_wake_ns(bounds, now) - now, 0);
+    const int ready_events = epoll_wait(epoll_fd_, events.data(), static_cast<int>(events.size()),
+                                        static_cast<int>((wait_ns + kNsPerMs - 1) / kNsPerMs));
+    const std::int64_t woke = ScenarioClock::steady_ns();
+    for (int i = 0; i < ready_events; ++i)
+      handle(events[static_cast<std::size_t>(i)].data.u64, woke);
+  }
+  finish();
+  return std::nullopt;
+}
+
+void Fleet::finish() {
+  // Every process has ended; what is still in their pipes is read, not waited for (a
+  // descendant may hold a pipe open: it is killed with the group below).
+  for (std::size_t i = 0; i < out_fds_.size(); ++i) {
+    while (out_fds_[i] >= 0) {
+      const auto before = run_.processes[i].output_bytes;
+      read_output(i);
+      if (run_.processes[i].output_bytes == before) break;
+    }
+    close_fd(out_fds_[i]);
+    run_.processes[i].log_dropped = logs_[i].dropped();
+    const auto note = logs_[i].truncation_note();
+    if (log_fds_[i] >= 0 && !note.empty()) write_all(log_fds_[i], note.data(), note.size());
+    close_fd(log_fds_[i]);
+  }
+  read_exec_errors();
+  if (!holder_reaped_) {
+    kill(-holder_, SIGKILL);
+    waitpid(holder_, nullptr, 0);
+    holder_reaped_ = true;
+  }
+  run_.end_steady_ns = ScenarioClock::steady_ns();
+}
+
+}  // namespace stampede

@@ -1,0 +1,38 @@
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "live/provider_admin.hpp"
+#include "results.hpp"
+
+namespace stampede {
+
+// What both fleet commands (run, exec) do once the results are in: the exit code of the
+// verdicts and of a stop, the results document, JUnit and the HTML report.
+
+struct FleetOutputs {
+  std::string out_path;  // the results document
+  std::string junit_path;
+  std::string report_path;
+  // Files the engine formats itself (dead letters, attempts): path and text; no path, no file.
+  std::vector<std::pair<std::string, std::string>> files;
+};
+
+// 1 when an assertion failed, or when a stop (stopped_by: "a signal", "--max-duration"; empty:
+// none) left items unfinished, which it says on stderr; 0 otherwise.
+int verdict_code(const Results& r, std::string_view stopped_by);
+
+// Writes the document (to_json(r) and the engine's own sections: doc), JUnit (one test case
+// per verdict) and the report. Each failure is said on stderr; false when any.
+bool write_fleet_outputs(const Results& r, const nlohmann::json& doc, double wall_s,
+                         const FleetOutputs& outputs);
+
+// The "provider" section: which admin API, and what it counted besides the histograms.
+nlohmann::json provider_section(const TargetUrl& admin, const ProviderStats& stats);
+
+}  // namespace stampede

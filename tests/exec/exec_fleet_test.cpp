@@ -1,0 +1,149 @@
+// loadgen exec with real clients nobody here wrote, all from Debian packages: curl --retry,
+// requests with urllib3's Retry, tenacity. Each fleet meets fakeprovider with a one-second
+// outage; the tests check the herd the provider saw and that every client is accounted for.
+//
+// The provider numbers sends from X-Attempt, which none of these clients send, so every
+// arrival counts as a first send here: the herds are asserted per second, by outcome.
+
+#include <doctest/doctest.h>
+
+#include <sstream>
+
+#include "exec_support.hpp"
+
+using namespace exec_test;
+using live_test::FakeProvider;
+using live_test::TempDir;
+
+namespace {
+
+std::string replace_all(std::string text, const std::string& from, const std::string& to) {
+  for (auto at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size()))
+    text.replace(at, from.size(), to);
+  return text;
+}
+
+// The shell block docs/OWN_FLEET.md marks as run by this file.
+std::string documented_curl_block() {
+  const std::string doc = live_test::read_file(kSource + "/docs/OWN_FLEET.md");
+  const auto mark = doc.find("<!-- tests/exec/exec_fleet_test.cpp runs this block");
+  REQUIRE(mark != std::string::npos);
+  const auto start = doc.find("```sh\n", mark);
+  REQUIRE(start != std::string::npos);
+  const auto end = doc.find("```", start + 6);
+  REQUIRE(end != std::string::npos);
+  return doc.substr(start + 6, end - start - 6);
+}
+
+// Its fakeprovider line's flags, for the provider the test starts on free ports.
+std::vector<std::string> provider_flags(const std::string& block) {
+  std::istringstream lines(block);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.rfind("build/bin/fakeprovider ", 0) != 0) continue;
+    std::istringstream words(line.substr(23));
+    std::vector<std::string> flags;
+    for (std::string w; words >> w && w != "&";) flags.push_back(w);
+    return flags;
+  }
+  FAIL("no build/bin/fakeprovider line in the documented block");
+  return {};
+}
+
+// The block as a user pastes it, with this test's provider in place of the one it starts.
+std::string runnable(const std::string& block, const FakeProvider& p) {
+  std::string script;
+  std::istringstream lines(block);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.rfind("build/bin/fakeprovider ", 0) == 0 || line.rfind("kill %", 0) == 0) continue;
+    script += line + "\n";
+  }
+  const std::string data = p.url().substr(0, p.url().find("/v1/messages"));
+  script = replace_all(script, "http://127.0.0.1:8080", data);
+  script = replace_all(script, "http://127.0.0.1:8081", p.admin());
+  return replace_all(script, "build/bin/", kBin + "/");
+}
+
+nlohmann::json run_script(const TempDir& dir, const std::string& script, int& code) {
+  no_proxy_for_loopback();
+  live_test::Process sh("/bin/sh", {"-c", "cd '" + dir.file("") + "' && " + script}, dir, "sh");
+  code = sh.wait(kWaitMs);
+  INFO("stdout: " << sh.out());
+  INFO("stderr: " << sh.err());
+  const auto text = live_test::read_file(dir.file("out/curl-fleet.json"));
+  REQUIRE_FALSE(text.empty());
+  return nlohmann::json::parse(text);
+}
+
+}  // namespace
+
+TEST_CASE(
+    "a fleet of curl --retry processes, run as docs/OWN_FLEET.md shows it, comes "
+    "back in lockstep waves") {
+  const std::string block = documented_curl_block();
+  FakeProvider provider(provider_flags(block));
+  REQUIRE(provider.started());
+  TempDir dir;
+  int code = -1;
+  const auto r = run_script(dir, runnable(block, provider), code);
+  CHECK(code == 0);  // the documented assertion: delivered == items
+  check_accounted(r, 24);
+  CHECK(count(r, "delivered") == 24);
+  CHECK(r["engine"] == "exec");
+  CHECK(r["histograms"]["provider_side"] == true);
+  // curl sleeps the Retry-After exactly: each second the whole rest of the fleet at once, 8
+  // through (the allowance), the others told "1" again. A jittered fleet would spread.
+  CHECK(arrivals_per_second(r) == std::vector<std::int64_t>{24, 24, 16, 8});
+  CHECK(count(r, "requests") == 72);
+  CHECK(r["summary"]["peak_arrivals"] == 24);
+  CHECK(r["summary"]["peak_second"] == 1);
+  CHECK(r["summary"]["peak_ratio"] == 3);
+  CHECK(r["exec"]["process_ends"] == nlohmann::json{{"0", 24}});
+  CHECK(r["exec"]["first_arrivals"]["first_sends"] == 24);
+  CHECK(r["exec"]["first_arrivals"]["all_by_ms"].is_number());
+  // The report beside --out, as run writes it.
+  CHECK_FALSE(live_test::read_file(dir.file("out/curl-fleet.html")).empty());
+}
+
+TEST_CASE(
+    "a fleet of Python requests + urllib3 Retry processes sleeps the Retry-After "
+    "in lockstep too") {
+  require_python_packages();
+  FakeProvider provider({"--allowance", "8/s", "--outage", "0s-1s:503"});
+  REQUIRE(provider.started());
+  TempDir dir;
+  // Five interpreters of four clients each, released once all have built their sessions.
+  const auto r = run_exec(dir,
+                          {"--clients", "20", "--per-process", "4", "--wait-ready", "--allowance",
+                           "8/s", "--outage", "0s-1s:503", "--url", provider.url(),
+                           "--provider-admin", provider.admin(), "--max-duration", "60s"},
+                          {kPython, example("requests_fleet.py")});
+  INFO(r.err);
+  CHECK(r.code == 0);
+  check_accounted(r.results, 20);
+  CHECK(count(r.results, "delivered") == 20);
+  CHECK(r.results["exec"]["processes"] == 5);
+  CHECK(arrivals_per_second(r.results) == std::vector<std::int64_t>{20, 20, 12, 4});
+  CHECK(r.results["summary"]["peak_arrivals"] == 20);
+  CHECK(r.dead_letters.empty());
+}
+
+TEST_CASE("a fleet of tenacity processes bursts into the outage, deaf to Retry-After") {
+  require_python_packages();
+  FakeProvider provider({"--allowance", "10/s", "--outage", "0s-1s:503"});
+  REQUIRE(provider.started());
+  TempDir dir;
+  const auto r = run_exec(
+      dir,
+      {"--clients", "20", "--wait-ready", "--allowance", "10/s", "--outage", "0s-1s:503", "--url",
+       provider.url(), "--provider-admin", provider.admin(), "--max-duration", "60s"},
+      {kPython, example("tenacity_fleet.py")});
+  INFO(r.err);
+  CHECK(r.code == 0);
+  check_accounted(r.results, 20);
+  CHECK(count(r.results, "delivered") == 20);
+  // wait_exponential(0.1, max=1): bursts of the whole fleet at 0, 0.1, 0.3 and 0.7 s, all in
+  // the outage's second (curl sent one each there); then 1.5 s (10 through), 2.5 s.
+  CHECK(arrivals_per_second(r.results) == std::vector<std::int64_t>{80, 20, 10});
+  CHECK(count(r.results, "requests") == 110);
+  CHECK(r.results["summary"]["amplification"] == doctest::Approx(5.5));
+}
