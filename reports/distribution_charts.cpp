@@ -89,11 +89,7 @@ std::string latency_chart(const Results& r, const ChartScale& scale) {
     p.svg().line(x, p.y(0), x, p.y(m.percent));
     p.svg().line(kLeft, p.y(m.percent), x, p.y(m.percent));
     p.svg().end_group();
-    begin_label_group(p.svg(), kInk);
-    const bool right_half = x > (kLeft + kRight) / 2;
-    p.svg().text(x + (right_half ? -4 : 4), p.y(m.percent) + (m.percent > 90 ? 12 : -4), label,
-                 right_half ? SvgWriter::Anchor::kEnd : SvgWriter::Anchor::kStart);
-    p.svg().end_group();
+    p.label_beside(x, 4, p.y(m.percent) + (m.percent > 90 ? 12 : -4), label, kInk);
   }
   return p.finish();
 }

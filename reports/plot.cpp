@@ -77,14 +77,29 @@ void Plot::note(std::string_view text) {
   svg_.end_group();
 }
 
-void begin_label_group(SvgWriter& svg, const char* color) {
-  svg.begin_group({{"font-family", "system-ui, sans-serif"},
-                   {"font-size", "10"},
-                   {"fill", color},
-                   {"stroke", "#fff"},
-                   {"stroke-width", "3"},
-                   {"stroke-linejoin", "round"},
-                   {"paint-order", "stroke"}});
+void Plot::begin_labels(const char* color) {
+  svg_.begin_group({{"font-family", "system-ui, sans-serif"},
+                    {"font-size", "10"},
+                    {"fill", color},
+                    {"stroke", "#fff"},
+                    {"stroke-width", "3"},
+                    {"stroke-linejoin", "round"},
+                    {"paint-order", "stroke"}});
+}
+
+void Plot::label(double x, double y, std::string_view text, const char* color,
+                 SvgWriter::Anchor anchor) {
+  begin_labels(color);
+  svg_.text(x, y, text, anchor);
+  svg_.end_group();
+}
+
+void Plot::label_beside(double x, double gap, double y, std::string_view text, const char* color) {
+  if (x > (kLeft + kRight) / 2) {
+    label(x - gap, y, text, color, SvgWriter::Anchor::kEnd);
+  } else {
+    label(x + gap, y, text, color, SvgWriter::Anchor::kStart);
+  }
 }
 
 std::string placeholder_chart(std::string_view message) {

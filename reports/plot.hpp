@@ -47,6 +47,16 @@ class Plot {
   // A note across the plot area: why a panel is empty.
   void note(std::string_view text);
 
+  // Small labels over the data (the allowance, the peak, the percentiles) get a white halo,
+  // so they stay readable wherever the data runs. begin_labels opens a group for several
+  // (close it with svg().end_group()); label draws one in a group of its own.
+  void begin_labels(const char* color);
+  void label(double x, double y, std::string_view text, const char* color,
+             SvgWriter::Anchor anchor = SvgWriter::Anchor::kStart);
+  // A label beside the point at x, gap away from it, on the side with more room: a mark in
+  // the right half of the plot is labelled to its left.
+  void label_beside(double x, double gap, double y, std::string_view text, const char* color);
+
   std::string finish() { return svg_.finish(); }
 
  private:
@@ -55,9 +65,5 @@ class Plot {
   double x_max_;
   double y_max_;
 };
-
-// Small labels over the data (the allowance, the peak, the percentiles) get a white halo,
-// so they stay readable wherever the data runs.
-void begin_label_group(SvgWriter& svg, const char* color);
 
 }  // namespace stampede

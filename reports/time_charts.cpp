@@ -142,7 +142,7 @@ void shade_outages(Plot& p, const Results& r, double x_max) {
     }
   }
   p.svg().end_group();
-  begin_label_group(p.svg(), kCapacityColor);
+  p.begin_labels(kCapacityColor);
   for (const auto& w : outages) {
     const double from = ns_to_s(w.start_ns);
     if (from < x_max && p.x(std::min(ns_to_s(w.end_ns), x_max)) - p.x(from) > 24) {
@@ -172,9 +172,7 @@ void limit_lines(Plot& p, const Results& r) {
         title);
     p.svg().line(kLeft, p.y(per_s), kRight, p.y(per_s));
     p.svg().end_group();
-    begin_label_group(p.svg(), limit.color);
-    p.svg().text(kRight - 2, p.y(per_s) - 4, title, SvgWriter::Anchor::kEnd);
-    p.svg().end_group();
+    p.label(kRight - 2, p.y(per_s) - 4, title, limit.color, SvgWriter::Anchor::kEnd);
   }
 }
 
@@ -272,11 +270,7 @@ void mark_peak(Plot& p, const Results& r, const std::vector<std::vector<double>>
   p.svg().begin_group({{"fill", kInk}}, title);
   p.svg().polygon({{cx - 5, top - 8}, {cx + 5, top - 8}, {cx, top}});
   p.svg().end_group();
-  begin_label_group(p.svg(), kInk);
-  const bool right_half = cx > (kLeft + kRight) / 2;
-  p.svg().text(cx + (right_half ? -8 : 8), top - 1, "peak " + format_count(s.peak_arrivals) + "/s",
-               right_half ? SvgWriter::Anchor::kEnd : SvgWriter::Anchor::kStart);
-  p.svg().end_group();
+  p.label_beside(cx, 8, top - 1, "peak " + format_count(s.peak_arrivals) + "/s", kInk);
 }
 
 std::string stacked_chart(const Results& r, const ChartScale& scale, const BinnedCounts& h,
