@@ -1,0 +1,36 @@
+#pragma once
+
+// The charts the registry (report_charts() in charts.cpp) is made of. Internal to the report
+// library: each chart's functions stay file-local in time_charts.cpp or
+// distribution_charts.cpp, and only this handle on them leaves the file.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "charts.hpp"
+#include "results.hpp"
+
+namespace stampede {
+
+// A Chart less what the page says about it (its id, title and note), which the registry
+// keeps in one place.
+struct ChartKind {
+  bool (*applies)(const Results&);
+  ChartScale (*extent)(const Results&, std::int64_t column_ns);
+  std::string (*draw)(const Results&, const ChartScale&);
+  std::vector<LegendEntry> (*legend)(const std::vector<Results>&);
+};
+
+// time_charts.cpp
+extern const ChartKind kArrivalsChart;  // arrivals by outcome
+extern const ChartKind kWavesChart;     // arrivals by send number
+extern const ChartKind kFidelityChart;  // client sends against provider arrivals
+extern const ChartKind kBackoffChart;   // items waiting in backoff
+
+// distribution_charts.cpp
+extern const ChartKind kLatencyChart;   // item latency, as a CDF
+extern const ChartKind kAttemptsChart;  // sends per item
+extern const ChartKind kLatenessChart;  // wake lateness of a live run
+
+}  // namespace stampede

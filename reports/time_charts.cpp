@@ -1,0 +1,523 @@
+// The time charts: arrivals by outcome and by send number, client sends against provider
+// arrivals, items in backoff. Each draws scenario time across, in columns of the shared
+// ChartScale::column_ns.
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "chart_kinds.hpp"
+#include "plot.hpp"
+#include "report_format.hpp"
+#include "svg_writer.hpp"
+
+namespace stampede {
+namespace {
+
+constexpr const char* kAllowanceColor = "#15171a";
+constexpr const char* kCapacityColor = "#b8232f";
+constexpr const char* kOutageColor = "#d64545";
+
+struct Layer {
+  std::string name;
+  std::string color;
+  std::vector<std::size_t> labels;  // the histogram labels this layer adds up
+};
+
+const std::vector<Layer>& outcome_layers() {
+  static const std::vector<Layer> layers{
+      {"ok", "#2e9e5b", {static_cast<std::size_t>(Outcome::kOk)}},
+      {"429", "#f2a93b", {static_cast<std::size_t>(Outcome::kRateLimited)}},
+      {"5xx",
+       "#d64545",
+       {static_cast<std::size_t>(Outcome::kUnavailable),
+        static_cast<std::size_t>(Outcome::kOverloaded),
+        static_cast<std::size_t>(Outcome::kServerError)}},
+      {"other",
+       "#8a8f98",
+       {static_cast<std::size_t>(Outcome::kClientError),
+        static_cast<std::size_t>(Outcome::kConnectError),
+        static_cast<std::size_t>(Outcome::kTimeout)}},
+  };
+  return layers;
+}
+
+std::string ordinal(std::size_t n) {
+  const char* suffix = "th";
+  if (n % 100 < 11 || n % 100 > 13) {
+    if (n % 10 == 1) suffix = "st";
+    if (n % 10 == 2) suffix = "nd";
+    if (n % 10 == 3) suffix = "rd";
+  }
+  return std::to_string(n) + suffix;
+}
+
+// Neighbouring waves must differ at a glance: a ramp from blue through green and amber to
+// plum.
+const std::vector<Layer>& send_layers() {
+  static const std::vector<Layer> layers = [] {
+    constexpr std::array<const char*, kSendLabels> kColors{
+        "#3b4cc0", "#2f86d6", "#1eb0c8", "#22c39a", "#6ccf6a", "#b4d34e", "#e3c83f", "#f6a735",
+        "#f27b2c", "#e0512a", "#c6323a", "#a3224a", "#82205a", "#642062", "#471d63", "#2c1a52"};
+    std::vector<Layer> out;
+    for (std::size_t i = 0; i < kSendLabels; ++i) {
+      out.push_back({ordinal(i + 1) + (i + 1 == kSendLabels ? "+" : ""), kColors[i], {i}});
+    }
+    return out;
+  }();
+  return layers;
+}
+
+double span_s(const BinnedCounts& h, std::int64_t column_ns) {
+  const auto span_ns = static_cast<std::int64_t>(h.bins()) * h.bin_ns();
+  const auto columns = (span_ns + column_ns - 1) / column_ns;
+  return ns_to_s(columns * column_ns);
+}
+
+// Per-second rates per column and layer.
+std::vector<std::vector<double>> column_rates(const BinnedCounts& h,
+                                              const std::vector<Layer>& layers,
+                                              std::int64_t column_ns) {
+  const auto span_ns = static_cast<std::int64_t>(h.bins()) * h.bin_ns();
+  const auto columns = static_cast<std::size_t>((span_ns + column_ns - 1) / column_ns);
+  std::vector<std::vector<double>> rates(columns, std::vector<double>(layers.size(), 0.0));
+  const double column_s = ns_to_s(column_ns);
+  for (std::size_t b = 0; b < h.bins(); ++b) {
+    const auto c = static_cast<std::size_t>(static_cast<std::int64_t>(b) * h.bin_ns() / column_ns);
+    for (std::size_t l = 0; l < layers.size(); ++l) {
+      for (auto label : layers[l].labels) {
+        if (label < h.labels()) rates[c][l] += static_cast<double>(h.at(b, label)) / column_s;
+      }
+    }
+  }
+  return rates;
+}
+
+double column_total(const std::vector<double>& column) {
+  double sum = 0;
+  for (double v : column) sum += v;
+  return sum;
+}
+
+std::string time_span(std::size_t column, std::int64_t column_ns) {
+  const double from = ns_to_s(static_cast<std::int64_t>(column) * column_ns);
+  if (column_ns == kNsPerSec) return "t=" + format_count(from) + " s";
+  return "t=" + format_count(from) + "\u2013" + format_count(from + ns_to_s(column_ns)) + " s";
+}
+
+// What a rate means when a column covers more than one second.
+std::string per_second_note(std::int64_t column_ns) {
+  if (column_ns == kNsPerSec) return "";
+  return " (mean over " + format_count(ns_to_s(column_ns)) + " s)";
+}
+
+std::vector<Tick> time_ticks(double x_max) {
+  return linear_ticks(x_max, 8);
+}
+
+const BinnedCounts& arrivals_of(const Results& r) {
+  return r.provider_side ? r.recording.provider_by_outcome : r.recording.client_by_outcome;
+}
+
+std::string arrivals_unit(const Results& r) {
+  return r.provider_side ? "arrivals/s at the provider" : "client sends/s";
+}
+
+// Outage windows, shaded behind the data.
+void shade_outages(Plot& p, const Results& r, double x_max) {
+  const auto& outages = r.scenario.provider.outages;
+  if (outages.empty()) return;
+  p.svg().begin_group({{"fill", kOutageColor}, {"fill-opacity", "0.09"}});
+  for (const auto& w : outages) {
+    const double from = std::min(ns_to_s(w.start_ns), x_max);
+    const double to = std::min(ns_to_s(w.end_ns), x_max);
+    if (to > from) {
+      p.svg().rect(p.x(from), kTop, p.x(to) - p.x(from), kBottom - kTop,
+                   "outage " + format_outage(w));
+    }
+  }
+  p.svg().end_group();
+  p.begin_labels(kCapacityColor);
+  for (const auto& w : outages) {
+    const double from = ns_to_s(w.start_ns);
+    if (from < x_max && p.x(std::min(ns_to_s(w.end_ns), x_max)) - p.x(from) > 24) {
+      p.svg().text(p.x(from) + 4, kTop + 12, "outage");
+    }
+  }
+  p.svg().end_group();
+}
+
+// The allowance (and the global capacity) as a per-second line across the plot.
+void limit_lines(Plot& p, const Results& r) {
+  const auto& provider = r.scenario.provider;
+  struct Limit {
+    const std::optional<Rate>& rate;
+    const char* name;
+    const char* color;
+    const char* dash;
+  };
+  for (const Limit& limit : {Limit{provider.allowance, "allowance", kAllowanceColor, "6 4"},
+                             Limit{provider.capacity, "capacity", kCapacityColor, "2 3"}}) {
+    if (!limit.rate) continue;
+    const double per_s = limit.rate->per_second();
+    std::string title = std::string(limit.name) + " " + format_rate(*limit.rate);
+    if (limit.rate->window_ns != kNsPerSec) title += " = " + format_count(per_s) + "/s";
+    p.svg().begin_group(
+        {{"stroke", limit.color}, {"stroke-width", "1.5"}, {"stroke-dasharray", limit.dash}},
+        title);
+    p.svg().line(kLeft, p.y(per_s), kRight, p.y(per_s));
+    p.svg().end_group();
+    p.label(kRight - 2, p.y(per_s) - 4, title, limit.color, SvgWriter::Anchor::kEnd);
+  }
+}
+
+double limit_extent(const Results& r) {
+  double top = 0;
+  for (const auto& rate : {r.scenario.provider.allowance, r.scenario.provider.capacity}) {
+    if (rate) top = std::max(top, rate->per_second() * 1.15);
+  }
+  return top;
+}
+
+// The drawn left and right edge of each column. A busy column between two empty ones is
+// widened to kMinSpikeWidth: a lockstep wave lasts one second, and a hairline would hide it.
+constexpr double kMinSpikeWidth = 3;
+
+std::vector<std::pair<double, double>> column_edges(const Plot& p,
+                                                    const std::vector<std::vector<double>>& rates,
+                                                    std::int64_t column_ns) {
+  const double column_s = ns_to_s(column_ns);
+  std::vector<std::pair<double, double>> edges;
+  for (std::size_t c = 0; c < rates.size(); ++c) {
+    double x0 = p.x(static_cast<double>(c) * column_s);
+    double x1 = p.x(static_cast<double>(c + 1) * column_s);
+    const bool empty_before = c == 0 || !(column_total(rates[c - 1]) > 0);
+    const bool empty_after = c + 1 == rates.size() || !(column_total(rates[c + 1]) > 0);
+    if (empty_before && empty_after && x1 - x0 < kMinSpikeWidth) {
+      const double mid = (x0 + x1) / 2;
+      x0 = std::max(kLeft, mid - kMinSpikeWidth / 2);
+      x1 = x0 + kMinSpikeWidth;
+    }
+    edges.emplace_back(x0, x1);
+  }
+  return edges;
+}
+
+// Stacked columns, then one invisible column over each non-empty one whose native tooltip
+// reads out the whole column.
+void draw_stack(Plot& p, const std::vector<std::vector<double>>& rates,
+                const std::vector<Layer>& layers, std::int64_t column_ns, std::string_view unit) {
+  const auto edges = column_edges(p, rates, column_ns);
+  for (std::size_t l = 0; l < layers.size(); ++l) {
+    bool any = false;
+    for (const auto& column : rates) any = any || column[l] > 0;
+    if (!any) continue;
+    p.svg().begin_group({{"fill", layers[l].color}, {"shape-rendering", "crispEdges"}});
+    for (std::size_t c = 0; c < rates.size(); ++c) {
+      if (!(rates[c][l] > 0)) continue;
+      double below = 0;
+      for (std::size_t k = 0; k < l; ++k) below += rates[c][k];
+      const auto [x0, x1] = edges[c];
+      p.svg().rect(x0, p.y(below + rates[c][l]), x1 - x0, p.y(below) - p.y(below + rates[c][l]));
+    }
+    p.svg().end_group();
+  }
+  p.svg().begin_group({{"fill", "#000"}, {"fill-opacity", "0"}});
+  for (std::size_t c = 0; c < rates.size(); ++c) {
+    const double total = column_total(rates[c]);
+    if (!(total > 0)) continue;
+    std::string title = time_span(c, column_ns) + ": " + format_count(total) + " " +
+                        std::string(unit) + per_second_note(column_ns);
+    for (std::size_t l = 0; l < layers.size(); ++l) {
+      if (rates[c][l] > 0) title += "\n  " + layers[l].name + ": " + format_count(rates[c][l]);
+    }
+    const auto [x0, x1] = edges[c];
+    p.svg().rect(x0, kTop, x1 - x0, kBottom - kTop, title);
+  }
+  p.svg().end_group();
+}
+
+ChartScale stacked_extent(const BinnedCounts& h, const std::vector<Layer>& layers, const Results& r,
+                          std::int64_t column_ns) {
+  ChartScale s;
+  s.column_ns = column_ns;
+  s.x_max = span_s(h, column_ns);
+  s.y_max = limit_extent(r);
+  for (const auto& column : column_rates(h, layers, column_ns)) {
+    s.y_max = std::max(s.y_max, column_total(column));
+  }
+  return s;
+}
+
+// The busiest second after recovery, marked where the summary found it.
+void mark_peak(Plot& p, const Results& r, const std::vector<std::vector<double>>& rates,
+               std::int64_t column_ns) {
+  const auto& s = r.summary;
+  if (!(s.peak_arrivals > 0)) return;
+  const auto c = static_cast<std::size_t>(std::llround(s.peak_second * kNsPerSec) / column_ns);
+  if (c >= rates.size()) return;
+  const double column_s = ns_to_s(column_ns);
+  const double cx = p.x((static_cast<double>(c) + 0.5) * column_s);
+  const double top = p.y(column_total(rates[c])) - 3;
+  std::string title = "busiest second after recovery: t=" + format_count(s.peak_second) + " s, " +
+                      format_count(s.peak_arrivals) + " arrivals";
+  if (s.peak_ratio > 0) title += ", " + format_count(s.peak_ratio) + "x the allowance";
+  p.svg().begin_group({{"fill", kInk}}, title);
+  p.svg().polygon({{cx - 5, top - 8}, {cx + 5, top - 8}, {cx, top}});
+  p.svg().end_group();
+  p.label_beside(cx, 8, top - 1, "peak " + format_count(s.peak_arrivals) + "/s", kInk);
+}
+
+std::string stacked_chart(const Results& r, const ChartScale& scale, const BinnedCounts& h,
+                          const std::vector<Layer>& layers, std::string_view label,
+                          bool with_peak) {
+  Plot p(label, 0, scale.x_max, scale.y_max);
+  p.axes(time_ticks(scale.x_max), "scenario time (s)", arrivals_unit(r));
+  shade_outages(p, r, scale.x_max);
+  const auto rates = column_rates(h, layers, scale.column_ns);
+  draw_stack(p, rates, layers, scale.column_ns, arrivals_unit(r));
+  limit_lines(p, r);
+  if (with_peak) mark_peak(p, r, rates, scale.column_ns);
+  if (h.total() == 0 && h.overflow_total() == 0) {
+    p.note("no arrivals recorded");
+  } else if (h.total() == 0) {
+    p.note("all " + format_count(static_cast<double>(h.overflow_total())) +
+           " after t=" + format_count(ns_to_s(h.overflow_start_ns())) + " s, past the last bin");
+  }
+  return p.finish();
+}
+
+std::vector<LegendEntry> limit_legend(const std::vector<Results>& runs) {
+  std::vector<LegendEntry> out;
+  auto any = [&](auto has) { return std::any_of(runs.begin(), runs.end(), has); };
+  if (any([](const Results& r) { return r.scenario.provider.allowance.has_value(); })) {
+    out.push_back({"allowance", kAllowanceColor, LegendEntry::Kind::kDashed});
+  }
+  if (any([](const Results& r) { return r.scenario.provider.capacity.has_value(); })) {
+    out.push_back({"capacity (529)", kCapacityColor, LegendEntry::Kind::kDashed});
+  }
+  if (any([](const Results& r) { return !r.scenario.provider.outages.empty(); })) {
+    out.push_back({"outage", kOutageColor, LegendEntry::Kind::kShade});
+  }
+  return out;
+}
+
+// 1. Arrivals by outcome.
+
+bool always(const Results&) {
+  return true;
+}
+
+ChartScale outcome_extent(const Results& r, std::int64_t column_ns) {
+  return stacked_extent(arrivals_of(r), outcome_layers(), r, column_ns);
+}
+
+std::string outcome_chart(const Results& r, const ChartScale& scale) {
+  return stacked_chart(r, scale, arrivals_of(r), outcome_layers(), "arrivals per second by outcome",
+                       true);
+}
+
+std::vector<LegendEntry> outcome_legend(const std::vector<Results>& runs) {
+  std::vector<LegendEntry> out;
+  for (const auto& l : outcome_layers()) out.push_back({l.name, l.color});
+  for (auto& e : limit_legend(runs)) out.push_back(std::move(e));
+  return out;
+}
+
+// 2. The waves: arrivals by send number.
+
+bool has_waves(const Results& r) {
+  return r.recording.provider_by_send.total() > 0;
+}
+
+ChartScale waves_extent(const Results& r, std::int64_t column_ns) {
+  return stacked_extent(r.recording.provider_by_send, send_layers(), r, column_ns);
+}
+
+std::string waves_chart(const Results& r, const ChartScale& scale) {
+  return stacked_chart(r, scale, r.recording.provider_by_send, send_layers(),
+                       "arrivals per second by send number", false);
+}
+
+std::vector<LegendEntry> waves_legend(const std::vector<Results>& runs) {
+  std::vector<LegendEntry> out;
+  const auto& layers = send_layers();
+  for (std::size_t l = 0; l < layers.size(); ++l) {
+    const bool used = std::any_of(runs.begin(), runs.end(), [&](const Results& r) {
+      const auto& h = r.recording.provider_by_send;
+      for (std::size_t b = 0; b < h.bins(); ++b) {
+        if (l < h.labels() && h.at(b, l) > 0) return true;
+      }
+      return false;
+    });
+    if (used) out.push_back({layers[l].name, layers[l].color});
+  }
+  for (auto& e : limit_legend(runs)) out.push_back(std::move(e));
+  return out;
+}
+
+// 3. Client sends against provider arrivals: the harness's fidelity.
+
+constexpr const char* kClientColor = "#2f6fd1";
+constexpr const char* kProviderColor = "#f08a24";
+
+std::vector<Layer> total_layer() {
+  std::vector<std::size_t> all;
+  for (std::size_t i = 0; i < kOutcomeCount; ++i) all.push_back(i);
+  return {{"all", "", all}};
+}
+
+bool shows_fidelity(const Results& r) {
+  const auto& client = r.recording.client_by_outcome;
+  const auto& provider = r.recording.provider_by_outcome;
+  if (!r.provider_side || client.total() == 0) return false;
+  if (r.engine == "run") return true;
+  if (client.bins() != provider.bins()) return true;
+  for (std::size_t b = 0; b < client.bins(); ++b) {
+    if (client.bin_total(b) != provider.bin_total(b)) return true;
+  }
+  return false;
+}
+
+ChartScale fidelity_extent(const Results& r, std::int64_t column_ns) {
+  const auto client = stacked_extent(r.recording.client_by_outcome, total_layer(), r, column_ns);
+  const auto provider =
+      stacked_extent(r.recording.provider_by_outcome, total_layer(), r, column_ns);
+  return {column_ns, std::max(client.x_max, provider.x_max),
+          std::max(client.y_max, provider.y_max)};
+}
+
+std::vector<SvgPoint> step_line(const Plot& p, const std::vector<double>& values,
+                                std::int64_t column_ns) {
+  std::vector<SvgPoint> points;
+  const double column_s = ns_to_s(column_ns);
+  for (std::size_t c = 0; c < values.size(); ++c) {
+    points.push_back({p.x(static_cast<double>(c) * column_s), p.y(values[c])});
+    points.push_back({p.x(static_cast<double>(c + 1) * column_s), p.y(values[c])});
+  }
+  return points;
+}
+
+std::vector<double> totals(const BinnedCounts& h, std::int64_t column_ns, std::size_t columns) {
+  std::vector<double> out(columns, 0.0);
+  const auto rates = column_rates(h, total_layer(), column_ns);
+  for (std::size_t c = 0; c < rates.size() && c < columns; ++c) out[c] = rates[c][0];
+  return out;
+}
+
+std::string fidelity_chart(const Results& r, const ChartScale& scale) {
+  Plot p("client sends and provider arrivals per second", 0, scale.x_max, scale.y_max);
+  p.axes(time_ticks(scale.x_max), "scenario time (s)", "requests/s");
+  const auto columns =
+      static_cast<std::size_t>(std::llround(scale.x_max * kNsPerSec) / scale.column_ns);
+  const auto client = totals(r.recording.client_by_outcome, scale.column_ns, columns);
+  const auto provider = totals(r.recording.provider_by_outcome, scale.column_ns, columns);
+  p.svg().begin_group({{"fill", "none"}, {"stroke", kClientColor}, {"stroke-width", "1.5"}},
+                      "client sends per second");
+  p.svg().polyline(step_line(p, client, scale.column_ns));
+  p.svg().end_group();
+  p.svg().begin_group({{"fill", "none"},
+                       {"stroke", kProviderColor},
+                       {"stroke-width", "1.5"},
+                       {"stroke-dasharray", "4 2"}},
+                      "provider arrivals per second");
+  p.svg().polyline(step_line(p, provider, scale.column_ns));
+  p.svg().end_group();
+  p.svg().begin_group({{"fill", "#000"}, {"fill-opacity", "0"}});
+  const double column_s = ns_to_s(scale.column_ns);
+  for (std::size_t c = 0; c < columns; ++c) {
+    if (client[c] == 0 && provider[c] == 0) continue;
+    const double x0 = p.x(static_cast<double>(c) * column_s);
+    p.svg().rect(x0, kTop, p.x(static_cast<double>(c + 1) * column_s) - x0, kBottom - kTop,
+                 time_span(c, scale.column_ns) + ": client sends " + format_count(client[c]) +
+                     "/s, provider arrivals " + format_count(provider[c]) + "/s" +
+                     per_second_note(scale.column_ns));
+  }
+  p.svg().end_group();
+  return p.finish();
+}
+
+std::vector<LegendEntry> fidelity_legend(const std::vector<Results>&) {
+  return {{"client sends", kClientColor, LegendEntry::Kind::kLine},
+          {"provider arrivals", kProviderColor, LegendEntry::Kind::kDashed}};
+}
+
+// 4. Items waiting in backoff.
+
+constexpr const char* kBackoffColor = "#7b5ea7";
+
+bool has_backoff(const Results& r) {
+  return r.recording.backoff.total() > 0;
+}
+
+// Items asleep at the end of each bin, then the most in any bin of a column: a short
+// spike must not vanish into a wide column.
+std::vector<double> waiting(const Results& r, std::int64_t column_ns) {
+  const auto& h = r.recording.backoff;
+  const auto span_ns = static_cast<std::int64_t>(h.bins()) * h.bin_ns();
+  std::vector<double> out(static_cast<std::size_t>((span_ns + column_ns - 1) / column_ns), 0.0);
+  std::int64_t level = 0;
+  for (std::size_t b = 0; b < h.bins(); ++b) {
+    level += h.at(b, 0) - (h.labels() > 1 ? h.at(b, 1) : 0);
+    auto& v = out[static_cast<std::size_t>(static_cast<std::int64_t>(b) * h.bin_ns() / column_ns)];
+    v = std::max(v, static_cast<double>(level));
+  }
+  return out;
+}
+
+ChartScale backoff_extent(const Results& r, std::int64_t column_ns) {
+  ChartScale s;
+  s.column_ns = column_ns;
+  s.x_max = span_s(r.recording.backoff, column_ns);
+  for (double v : waiting(r, column_ns)) s.y_max = std::max(s.y_max, v);
+  return s;
+}
+
+std::string backoff_chart(const Results& r, const ChartScale& scale) {
+  Plot p("items waiting in backoff", 0, scale.x_max, scale.y_max);
+  p.axes(time_ticks(scale.x_max), "scenario time (s)", "items in backoff");
+  shade_outages(p, r, scale.x_max);
+  const auto levels = waiting(r, scale.column_ns);
+  auto outline = step_line(p, levels, scale.column_ns);
+  auto area = outline;
+  if (!area.empty()) {
+    area.push_back({area.back().x, p.y(0)});
+    area.push_back({area.front().x, p.y(0)});
+  }
+  p.svg().begin_group({{"fill", kBackoffColor}, {"fill-opacity", "0.35"}});
+  p.svg().polygon(area);
+  p.svg().end_group();
+  p.svg().begin_group({{"fill", "none"}, {"stroke", kBackoffColor}, {"stroke-width", "1.5"}});
+  p.svg().polyline(outline);
+  p.svg().end_group();
+  p.svg().begin_group({{"fill", "#000"}, {"fill-opacity", "0"}});
+  const double column_s = ns_to_s(scale.column_ns);
+  for (std::size_t c = 0; c < levels.size(); ++c) {
+    if (levels[c] == 0) continue;
+    const double x0 = p.x(static_cast<double>(c) * column_s);
+    p.svg().rect(x0, kTop, p.x(static_cast<double>(c + 1) * column_s) - x0, kBottom - kTop,
+                 time_span(c, scale.column_ns) + ": " + format_count(levels[c]) +
+                     " items waiting in backoff");
+  }
+  p.svg().end_group();
+  return p.finish();
+}
+
+std::vector<LegendEntry> backoff_legend(const std::vector<Results>&) {
+  return {{"items waiting in backoff (most in each column)", kBackoffColor}};
+}
+
+}  // namespace
+
+constexpr ChartKind kArrivalsChart{always, outcome_extent, outcome_chart, outcome_legend};
+constexpr ChartKind kWavesChart{has_waves, waves_extent, waves_chart, waves_legend};
+constexpr ChartKind kFidelityChart{shows_fidelity, fidelity_extent, fidelity_chart,
+                                   fidelity_legend};
+constexpr ChartKind kBackoffChart{has_backoff, backoff_extent, backoff_chart, backoff_legend};
+
+}  // namespace stampede
