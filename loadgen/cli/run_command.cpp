@@ -13,9 +13,11 @@
 #include "cli/attempt_log.hpp"
 #include "cli/junit_writer.hpp"
 #include "cli/live_comparison.hpp"
+#include "gate.hpp"
 #include "html_report.hpp"
 #include "live/probe.hpp"
 #include "live/provider_admin.hpp"
+#include "one_line.hpp"
 #include "output_path.hpp"
 #include "scenario_clock.hpp"
 #include "sim/sim_engine.hpp"
@@ -29,9 +31,49 @@ constexpr std::int64_t kProbeTimeoutMs = 5'000;
 // A start later than this after --start-at is said on stderr too; the results say any.
 constexpr double kLateWorthSaying = 0.01;
 
-int harness_failure(const std::string& message) {
-  std::cerr << "loadgen: " << message << "\n";
-  return kRunUnreachable;
+// The JUnit case that says whether the run itself was carried out to its end.
+constexpr const char* kRunCase = "run completed";
+
+std::optional<std::string> write_text(const std::string& path, const std::string& text) {
+  if (path.empty()) return std::nullopt;
+  return write_output(path, text);
+}
+
+std::optional<std::string> write_junit(const RunCommand& cmd, const std::vector<JunitCase>& cases,
+                                       double time_s) {
+  if (cmd.junit_path.empty()) return std::nullopt;
+  return write_text(cmd.junit_path, format_junit("stampede." + cmd.scenario.name, cases, time_s));
+}
+
+// A run that ends before it could be judged: one line, and a JUnit file whose one case is
+// the error, so a CI server shows what the exit code says.
+int refuse(const RunCommand& cmd, int code, const std::string& message) {
+  std::cerr << "loadgen: " << one_line(message) << "\n";
+  if (auto error = write_junit(cmd, {{kRunCase, JunitCase::State::kError, message}}, 0))
+    std::cerr << "loadgen: " << *error << "\n";
+  return code;
+}
+
+int harness_failure(const RunCommand& cmd, const std::string& message) {
+  return refuse(cmd, kRunUnreachable, message);
+}
+
+std::string number(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%g", v);
+  return buf;
+}
+
+// Before any load: a fakeprovider whose clock runs at another scale keeps windows the fleet
+// misreads, and every number after would be wrong.
+std::optional<int> check_provider_scale(const RunCommand& cmd, const ProviderAdmin& admin) {
+  const auto stats = admin.stats();
+  if (!stats) return harness_failure(cmd, "provider admin unreachable: " + stats.error());
+  if (stats->time_scale == cmd.options.time_scale) return std::nullopt;
+  return refuse(cmd, kRunUsageError,
+                "--time-scale " + number(cmd.options.time_scale) + ": the fakeprovider at " +
+                    admin.url().text + " runs at --time-scale " + number(stats->time_scale) +
+                    "; give both the same");
 }
 
 // SIGINT and SIGTERM arrive on a descriptor the main thread polls; every thread started after
@@ -114,11 +156,6 @@ LiveRun drive(LiveEngine& engine, const SignalDescriptor& signals, const RunComm
   return engine.finish();
 }
 
-std::optional<std::string> write_text(const std::string& path, const std::string& text) {
-  if (path.empty()) return std::nullopt;
-  return write_output(path, text);
-}
-
 nlohmann::json live_section(const RunCommand& cmd, const LiveRun& run) {
   nlohmann::json j = {
       {"url", cmd.request.url.text},
@@ -149,8 +186,7 @@ nlohmann::json live_section(const RunCommand& cmd, const LiveRun& run) {
 // one-second bins (the summary's peak is per second). A shard's provider saw the whole fleet,
 // not the shard: its histograms go into the section for `loadgen merge`, and the shard's
 // own summary keeps the clients' view.
-nlohmann::json take_provider_view(const ProviderAdmin& admin, double time_scale, bool sharded,
-                                  Results& r) {
+nlohmann::json take_provider_view(const ProviderAdmin& admin, bool sharded, Results& r) {
   nlohmann::json section{{"admin", admin.url().text}};
   const auto stats = admin.stats();
   if (!stats) {
@@ -168,10 +204,6 @@ nlohmann::json take_provider_view(const ProviderAdmin& admin, double time_scale,
               << format_duration(stats->bin_ns) << ", not 1s; the summary uses the clients' view\n";
     return section;
   }
-  if (stats->time_scale != time_scale) {
-    std::cerr << "loadgen: warning: the provider runs at --time-scale " << stats->time_scale
-              << ", the fleet at " << time_scale << ": their windows do not line up\n";
-  }
   if (sharded) {
     section["arrivals_by_outcome"] = stats->by_outcome.to_json(outcome_labels());
     section["arrivals_by_send"] = stats->by_send.to_json(send_labels());
@@ -187,13 +219,29 @@ nlohmann::json take_provider_view(const ProviderAdmin& admin, double time_scale,
   return section;
 }
 
+// A run cut short with items still going did not show what the fleet does: it fails.
+std::optional<std::string> stop_failure(const RunCommand& cmd, const LiveRun& run,
+                                        std::int64_t unfinished) {
+  if (run.stopped == StopReason::kNone || unfinished == 0) return std::nullopt;
+  const std::string by = run.stopped == StopReason::kSignal
+                             ? "a signal"
+                             : "--max-duration " + format_duration(cmd.options.max_duration_ns);
+  char wall[32];
+  std::snprintf(wall, sizeof wall, "%.1f", run.wall_s);
+  return "stopped by " + by + " after " + wall + " s with " + std::to_string(unfinished) +
+         " items unfinished";
+}
+
 int run_checked(const RunCommand& cmd) {
   if (auto error = raise_descriptor_limit(cmd.scenario.fleet.clients))
-    return harness_failure(*error);
+    return harness_failure(cmd, *error);
   const auto probed = probe_target(cmd.request.url, kProbeTimeoutMs);
-  if (!probed) return harness_failure("target unreachable: " + probed.error());
+  if (!probed) return harness_failure(cmd, "target unreachable: " + probed.error());
   std::optional<ProviderAdmin> admin;
-  if (cmd.provider_admin) admin.emplace(*cmd.provider_admin, cmd.provider_admin_token);
+  if (cmd.provider_admin) {
+    admin.emplace(*cmd.provider_admin, cmd.provider_admin_token);
+    if (auto code = check_provider_scale(cmd, *admin)) return *code;
+  }
 
   LiveOptions options = cmd.options;
   // A name is resolved once, here; an address needs no resolving.
@@ -213,7 +261,7 @@ int run_checked(const RunCommand& cmd) {
     // first sends (and replicas sharing a store would follow it only after admitting some).
     // So it goes now, naming --start-at as the provider's t = 0.
     if (auto e = admin->reset(cmd.start_at_epoch_ns))
-      return harness_failure("provider admin unreachable: " + *e);
+      return harness_failure(cmd, "provider admin unreachable: " + *e);
   }
   const SignalDescriptor signals;
   LiveEngine engine(cmd.scenario, cmd.request, options);
@@ -222,7 +270,7 @@ int run_checked(const RunCommand& cmd) {
         if (auto e = admin->reset()) return "provider admin unreachable: " + *e;
         return std::nullopt;
       })) {
-    return harness_failure(*error);
+    return harness_failure(cmd, *error);
   }
   LiveRun run = drive(engine, signals, cmd);
   const double start_late_s = static_cast<double>(run.start_late_ns) / 1e9;
@@ -235,10 +283,10 @@ int run_checked(const RunCommand& cmd) {
   r.recording = std::move(run.recording);
   if (cmd.shard.sharded()) r.shard = ShardInfo{cmd.shard.index, cmd.shard.count, start_late_s};
   nlohmann::json provider_section;
-  if (admin)
-    provider_section = take_provider_view(*admin, cmd.options.time_scale, cmd.shard.sharded(), r);
+  if (admin) provider_section = take_provider_view(*admin, cmd.shard.sharded(), r);
   r.summary = summarize(r.recording, r.scenario.provider, r.provider_side);
-  r.verdicts = evaluate_all(cmd.assertions, r.summary);
+  r.verdicts =
+      evaluate_gate(cmd.assertions, r, metric_context(r.scenario.provider, r.provider_side));
 
   SimOptions sim_options;
   sim_options.shard = cmd.shard;
@@ -260,19 +308,24 @@ int run_checked(const RunCommand& cmd) {
     text += buf;
     std::cout << text << std::flush;
   }
+  const auto cases = junit_cases(r.verdicts);
   int code = kRunOk;
-  for (const auto& v : r.verdicts) {
-    if (!v.passed) code = kRunAssertionFailed;
+  for (const auto& c : cases) {
+    if (c.state == JunitCase::State::kPassed) continue;
+    std::cerr << "loadgen: " << one_line(c.message) << "\n";
+    code = kRunAssertionFailed;
   }
-  if (run.stopped != StopReason::kNone && r.recording.unfinished > 0) {
-    std::cerr << "loadgen: stopped by "
-              << (run.stopped == StopReason::kSignal ? "a signal" : "--max-duration") << " with "
-              << r.recording.unfinished << " items unfinished\n";
+  JunitCase run_case{kRunCase, JunitCase::State::kPassed, {}};
+  if (auto stop = stop_failure(cmd, run, r.recording.unfinished)) {
+    std::cerr << "loadgen: " << *stop << "\n";
+    run_case = {kRunCase, JunitCase::State::kFailed, *stop};
     code = kRunAssertionFailed;
   }
   if (run.first_sends > 0 && run.first_send_connect_errors == run.first_sends) {
-    std::cerr << "loadgen: target unreachable: every first attempt (" << run.first_sends
-              << ") got a connection error\n";
+    const std::string why = "target unreachable: every first attempt (" +
+                            std::to_string(run.first_sends) + ") got a connection error";
+    std::cerr << "loadgen: " << why << "\n";
+    run_case = {kRunCase, JunitCase::State::kError, why};
     code = kRunUnreachable;
   }
 
@@ -284,22 +337,26 @@ int run_checked(const RunCommand& cmd) {
       {&cmd.out_path, cmd.out_path.empty() ? "" : j.dump(1) + "\n"},
       {&cmd.dead_letter_path,
        cmd.dead_letter_path.empty() ? "" : format_dead_letters(run.dead_letters)},
-      {&cmd.junit_path, cmd.junit_path.empty()
-                            ? ""
-                            : format_junit("stampede." + r.scenario.name, r.verdicts, run.wall_s)},
       {&cmd.attempts_path, cmd.attempts_path.empty() ? "" : format_attempts(run.attempts)},
   };
+  std::vector<std::string> write_errors;
   for (const auto& [path, text] : files) {
-    if (auto error = write_text(*path, text)) {
-      std::cerr << "loadgen: " << *error << "\n";
-      code = kRunUnreachable;
-    }
+    if (auto error = write_text(*path, text)) write_errors.push_back(*error);
   }
   if (!cmd.report_path.empty()) {
-    if (auto error = write_report(r, cmd.report_path)) {
-      std::cerr << "loadgen: " << *error << "\n";
-      code = kRunUnreachable;
-    }
+    if (auto error = write_report(r, cmd.report_path)) write_errors.push_back(*error);
+  }
+  for (const auto& error : write_errors) std::cerr << "loadgen: " << error << "\n";
+  if (!write_errors.empty()) {
+    run_case = {kRunCase, JunitCase::State::kError, write_errors.front()};
+    code = kRunUnreachable;
+  }
+  // Last, so that it says what every other file and the exit code came to.
+  auto all_cases = cases;
+  all_cases.push_back(run_case);
+  if (auto error = write_junit(cmd, all_cases, run.wall_s)) {
+    std::cerr << "loadgen: " << *error << "\n";
+    code = kRunUnreachable;
   }
   return code;
 }
@@ -312,7 +369,7 @@ int run_run_command(const RunCommand& cmd) {
   try {
     code = run_checked(cmd);
   } catch (const std::exception& e) {
-    code = harness_failure(std::string("harness failure: ") + e.what());
+    code = harness_failure(cmd, std::string("harness failure: ") + e.what());
   }
   curl_global_cleanup();
   return code;

@@ -189,7 +189,7 @@ TEST_CASE("a hostile label, scenario name or assertion shows as text" *
   r.scenario.name = kHostile;
   r.scenario.description = kHostile + " & \"quotes\"";
   r.scenario.provider.tenant_header = kHostile;
-  r.verdicts.push_back({kHostile, false, 1, 2});
+  r.verdicts.push_back({kHostile, false, 1, 2, {}});
   const auto html = render_report({r, r}, {kHostile, "ok"});
   CHECK(html.find("<script") == std::string::npos);
   CHECK(count_of(html, "&lt;script&gt;alert(1)&lt;/script&gt;") >= 5);
