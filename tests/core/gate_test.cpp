@@ -2,6 +2,8 @@
 // needs what, the default expectation and the reasons it gives.
 #include <doctest/doctest.h>
 
+#include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -296,4 +298,14 @@ TEST_CASE("a document without the clients' send histogram or statuses still load
   const auto bad = results_from_json(j);
   REQUIRE_FALSE(bad);
   CHECK(bad.error().find("counts.statuses") != std::string::npos);
+}
+
+TEST_CASE("every metric has its row in docs/RESULTS.md") {
+  std::ifstream in(STAMPEDE_SOURCE_DIR "/docs/RESULTS.md");
+  REQUIRE(in);
+  const std::string doc((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  for (const auto& m : kMetrics) {
+    CAPTURE(m.name);
+    CHECK(doc.find("`" + std::string(m.name) + "`") != std::string::npos);
+  }
 }
