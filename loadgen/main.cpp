@@ -418,8 +418,9 @@ int main(int argc, char** argv) {
       ->group("Target");
   run_cmd
       ->add_option("--time-scale", run.time_scale,
-                   "wall seconds per scenario second, e.g. 0.1 replays ten times faster; give "
-                   "the provider the same")
+                   "wall seconds per scenario second, e.g. 0.1 replays ten times faster "
+                   "(default 1); other than 1 needs a fakeprovider at the same scale, named by "
+                   "--provider-admin, or --allow-time-scale")
       ->group("Run");
   run_cmd
       ->add_option("--max-duration", run.max_duration,
@@ -451,7 +452,10 @@ int main(int argc, char** argv) {
       ->add_option("--dead-letter", run.dead_letter,
                    "write dead-lettered items, then unfinished ones, as JSON lines")
       ->group("Output");
-  run_cmd->add_option("--junit", run.junit, "write JUnit XML, one test case per assertion")
+  run_cmd
+      ->add_option("--junit", run.junit,
+                   "write JUnit XML: a test case per check, and 'run completed' (failed when "
+                   "the run was stopped, an error for exit 3)")
       ->group("Output");
   run_cmd->add_flag("--no-report", run.no_report, "write no HTML report");
   run_cmd
