@@ -232,6 +232,35 @@ std::optional<std::string> stop_failure(const RunCommand& cmd, const LiveRun& ru
          " items unfinished";
 }
 
+// The exit code of a finished run and its 'run completed' case, each failure said on stderr.
+struct Judgment {
+  int code = kRunOk;
+  JunitCase run_case{kRunCase, JunitCase::State::kPassed, {}};
+};
+
+Judgment judge(const RunCommand& cmd, const LiveRun& run, const Results& r,
+               const std::vector<JunitCase>& cases) {
+  Judgment j;
+  for (const auto& c : cases) {
+    if (c.state == JunitCase::State::kPassed) continue;
+    std::cerr << "loadgen: " << one_line(c.message) << "\n";
+    j.code = kRunAssertionFailed;
+  }
+  if (auto stop = stop_failure(cmd, run, r.recording.unfinished)) {
+    std::cerr << "loadgen: " << *stop << "\n";
+    j.run_case = {kRunCase, JunitCase::State::kFailed, *stop};
+    j.code = kRunAssertionFailed;
+  }
+  if (run.first_sends > 0 && run.first_send_connect_errors == run.first_sends) {
+    const std::string why = "target unreachable: every first attempt (" +
+                            std::to_string(run.first_sends) + ") got a connection error";
+    std::cerr << "loadgen: " << why << "\n";
+    j.run_case = {kRunCase, JunitCase::State::kError, why};
+    j.code = kRunUnreachable;
+  }
+  return j;
+}
+
 int run_checked(const RunCommand& cmd) {
   if (auto error = raise_descriptor_limit(cmd.scenario.fleet.clients))
     return harness_failure(cmd, *error);
@@ -309,25 +338,7 @@ int run_checked(const RunCommand& cmd) {
     std::cout << text << std::flush;
   }
   const auto cases = junit_cases(r.verdicts);
-  int code = kRunOk;
-  for (const auto& c : cases) {
-    if (c.state == JunitCase::State::kPassed) continue;
-    std::cerr << "loadgen: " << one_line(c.message) << "\n";
-    code = kRunAssertionFailed;
-  }
-  JunitCase run_case{kRunCase, JunitCase::State::kPassed, {}};
-  if (auto stop = stop_failure(cmd, run, r.recording.unfinished)) {
-    std::cerr << "loadgen: " << *stop << "\n";
-    run_case = {kRunCase, JunitCase::State::kFailed, *stop};
-    code = kRunAssertionFailed;
-  }
-  if (run.first_sends > 0 && run.first_send_connect_errors == run.first_sends) {
-    const std::string why = "target unreachable: every first attempt (" +
-                            std::to_string(run.first_sends) + ") got a connection error";
-    std::cerr << "loadgen: " << why << "\n";
-    run_case = {kRunCase, JunitCase::State::kError, why};
-    code = kRunUnreachable;
-  }
+  auto [code, run_case] = judge(cmd, run, r, cases);
 
   nlohmann::json j = to_json(r);
   j["live"] = live_section(cmd, run);
