@@ -1,5 +1,6 @@
 #include "assertion.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cctype>
 #include <cmath>
@@ -66,19 +67,25 @@ Parsed<Assertion> parse_assertion(std::string_view text) {
 Verdict evaluate(const Assertion& a, const Summary& s) {
   const double actual = *metric_value(s, a.metric);
   const double expected = a.rhs_metric.empty() ? a.rhs_value : *metric_value(s, a.rhs_metric);
-  return Verdict{a.text, compare(actual, a.op, expected), actual, expected};
+  return Verdict{a.text, compare(actual, a.op, expected), actual, expected, {}};
 }
 
 }  // namespace stampede
 
 namespace stampede {
 
+bool same_check(const Assertion& a, const Assertion& b) {
+  return a.metric == b.metric && a.op == b.op && a.rhs_metric == b.rhs_metric &&
+         a.rhs_value == b.rhs_value;
+}
+
 Parsed<std::vector<Assertion>> parse_assertions(const std::vector<std::string>& texts) {
   std::vector<Assertion> list;
   for (const auto& t : texts) {
     auto a = parse_assertion(t);
     if (!a) return Parsed<std::vector<Assertion>>::fail(a.error());
-    list.push_back(*a);
+    const auto seen = [&](const Assertion& b) { return same_check(*a, b); };
+    if (std::none_of(list.begin(), list.end(), seen)) list.push_back(*a);
   }
   return Parsed<std::vector<Assertion>>::ok(std::move(list));
 }

@@ -23,12 +23,17 @@ struct Verdict {
   bool passed = false;
   double actual = 0;
   double expected = 0;
+  std::string why;  // a failed one's explanation beyond the numbers, one line; often empty
 };
+
+// The same metric, operator and right side: one check, however it is spelled.
+bool same_check(const Assertion& a, const Assertion& b);
 
 Parsed<Assertion> parse_assertion(std::string_view text);
 Verdict evaluate(const Assertion& a, const Summary& s);
 
-// Every expression parsed, or the first error.
+// Every expression parsed, or the first error. A check given twice (a scenario's expectation
+// repeated by --assert) is kept once, with its first spelling.
 Parsed<std::vector<Assertion>> parse_assertions(const std::vector<std::string>& texts);
 std::vector<Verdict> evaluate_all(const std::vector<Assertion>& list, const Summary& s);
 

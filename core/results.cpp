@@ -8,8 +8,9 @@ namespace stampede {
 
 using json = nlohmann::json;
 
-void Recording::record_send(std::int64_t t_ns, Outcome client_view) {
+void Recording::record_send(std::int64_t t_ns, int send_number, Outcome client_view) {
   client_by_outcome.add(t_ns, static_cast<std::size_t>(client_view));
+  client_by_send.add(t_ns, send_number > 1 ? 1 : 0);
   ++requests;
 }
 
@@ -25,6 +26,7 @@ void Recording::merge(const Recording& o) {
   provider_by_outcome.merge(o.provider_by_outcome);
   provider_by_send.merge(o.provider_by_send);
   client_by_outcome.merge(o.client_by_outcome);
+  client_by_send.merge(o.client_by_send);
   backoff.merge(o.backoff);
   item_latency_ns.merge(o.item_latency_ns);
   sends_per_item.merge(o.sends_per_item);
@@ -36,7 +38,64 @@ void Recording::merge(const Recording& o) {
   requests += o.requests;
   writes += o.writes;
   drain_ns = std::max(drain_ns, o.drain_ns);
+  for (const auto& [status, n] : o.statuses) statuses[status] += n;
 }
+
+namespace {
+
+std::optional<int> parse_status(const std::string& text) {
+  if (text.size() != 3 ||
+      !std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; }))
+    return std::nullopt;
+  return std::stoi(text);
+}
+
+std::vector<std::int64_t> label_totals(const BinnedCounts& h) {
+  std::vector<std::int64_t> totals(h.labels(), 0);
+  for (std::size_t b = 0; b < h.bins(); ++b) {
+    for (std::size_t l = 0; l < h.labels(); ++l) totals[l] += h.at(b, l);
+  }
+  return totals;
+}
+
+// The busiest bin from first_bin on, counting only the labels from first_label up.
+struct Peak {
+  double count = 0;
+  double start_s = 0;
+};
+Peak busiest_bin(const BinnedCounts& h, std::size_t first_bin, std::size_t first_label) {
+  Peak p;
+  for (std::size_t b = first_bin; b < h.bins(); ++b) {
+    std::int64_t n = 0;
+    for (std::size_t l = first_label; l < h.labels(); ++l) n += h.at(b, l);
+    if (static_cast<double>(n) > p.count) {
+      p.count = static_cast<double>(n);
+      p.start_s = ns_to_s(static_cast<std::int64_t>(b) * h.bin_ns());
+    }
+  }
+  return p;
+}
+
+// Of the requests, the share the clients saw come to these outcomes.
+void add_status_ratios(const Recording& r, Summary& s) {
+  if (r.requests == 0) return;
+  const auto seen = label_totals(r.client_by_outcome);
+  const auto share = [&](std::initializer_list<Outcome> outcomes) {
+    std::int64_t n = 0;
+    for (const auto o : outcomes) n += seen[static_cast<std::size_t>(o)];
+    return static_cast<double>(n) / static_cast<double>(r.requests);
+  };
+  s.status_ratio_2xx = share({Outcome::kOk});
+  s.status_ratio_4xx = share({Outcome::kRateLimited, Outcome::kClientError});
+  s.status_ratio_5xx = share({Outcome::kUnavailable, Outcome::kOverloaded, Outcome::kServerError});
+  s.status_ratio_429 = share({Outcome::kRateLimited});
+  s.status_ratio_503 = share({Outcome::kUnavailable});
+  s.status_ratio_529 = share({Outcome::kOverloaded});
+  s.status_ratio_connect_error = share({Outcome::kConnectError});
+  s.status_ratio_timeout = share({Outcome::kTimeout});
+}
+
+}  // namespace
 
 Summary summarize(const Recording& r, const ProviderConfig& provider, bool provider_side) {
   Summary s;
@@ -47,8 +106,14 @@ Summary summarize(const Recording& r, const ProviderConfig& provider, bool provi
   s.requests = static_cast<double>(r.requests);
   s.writes = static_cast<double>(r.writes);
   s.amplification = r.items ? s.requests / s.items : 0;
+  s.delivered_ratio = r.items ? s.delivered / s.items : 0;
+  s.dead_letter_ratio = r.items ? s.dead_lettered / s.items : 0;
+  s.retries = static_cast<double>(label_totals(r.client_by_send)[1]);
+  s.retry_share = r.requests ? s.retries / s.requests : 0;
+  add_status_ratios(r, s);
   s.drain_s = ns_to_s(r.drain_ns);
   s.p50_s = ns_to_s(r.item_latency_ns.quantile(0.50));
+  s.p95_s = ns_to_s(r.item_latency_ns.quantile(0.95));
   s.p99_s = ns_to_s(r.item_latency_ns.quantile(0.99));
   s.attempts_p99 = static_cast<double>(r.sends_per_item.quantile(0.99));
   s.lateness_p50_ms = static_cast<double>(r.lateness_ns.quantile(0.50)) / kNsPerMs;
@@ -56,21 +121,37 @@ Summary summarize(const Recording& r, const ProviderConfig& provider, bool provi
 
   // The provider's own view when there is one; the clients' sends otherwise.
   const auto& arrivals = provider_side ? r.provider_by_outcome : r.client_by_outcome;
-  const auto first_bin = static_cast<std::size_t>(recovery_ns(provider) / arrivals.bin_ns());
-  for (std::size_t b = first_bin; b < arrivals.bins(); ++b) {
-    const auto n = static_cast<double>(arrivals.bin_total(b));
-    if (n > s.peak_arrivals) {
-      s.peak_arrivals = n;
-      s.peak_second = ns_to_s(static_cast<std::int64_t>(b) * arrivals.bin_ns());
-    }
-  }
+  const auto recovery_bin = static_cast<std::size_t>(recovery_ns(provider) / arrivals.bin_ns());
+  const Peak peak = busiest_bin(arrivals, recovery_bin, 0);
+  s.peak_arrivals = peak.count;
+  s.peak_second = peak.start_s;
+  // Retries as the clients sent them: they know which send is a retry, where the provider
+  // knows only what X-Attempt told it. The first second is the first wave's, whatever the
+  // strategy: a fleet that starts together overruns it with first sends and the retries
+  // they provoke at once, so it is left out with the outage.
+  const auto& sends = r.client_by_send;
+  const Peak retry_peak = busiest_bin(
+      sends,
+      std::max<std::size_t>(1, static_cast<std::size_t>(recovery_ns(provider) / sends.bin_ns())),
+      1);
+  s.peak_retries = retry_peak.count;
+  s.peak_retry_second = retry_peak.start_s;
   const auto& limit = provider.allowance ? provider.allowance : provider.capacity;
-  if (limit) s.peak_ratio = s.peak_arrivals / (limit->per_second() * ns_to_s(arrivals.bin_ns()));
+  if (limit) {
+    const double per_bin = limit->per_second() * ns_to_s(arrivals.bin_ns());
+    s.peak_ratio = s.peak_arrivals / per_bin;
+    s.peak_retry_ratio = s.peak_retries / (limit->per_second() * ns_to_s(sends.bin_ns()));
+  }
+  if (provider_side) s.provider_requests = static_cast<double>(r.provider_by_outcome.total());
   return s;
 }
 
 std::vector<std::string> outcome_labels() {
   return {kOutcomeNames.begin(), kOutcomeNames.end()};
+}
+
+std::vector<std::string> first_or_retry_labels() {
+  return {"1", "2+"};
 }
 
 std::vector<std::string> send_labels() {
@@ -84,10 +165,12 @@ json to_json(const Results& r) {
   const auto& rec = r.recording;
   json verdicts = json::array();
   for (const auto& v : r.verdicts) {
-    verdicts.push_back({{"assertion", v.text},
-                        {"passed", v.passed},
-                        {"actual", v.actual},
-                        {"expected", v.expected}});
+    json verdict{{"assertion", v.text},
+                 {"passed", v.passed},
+                 {"actual", v.actual},
+                 {"expected", v.expected}};
+    if (!v.why.empty()) verdict["why"] = v.why;
+    verdicts.push_back(std::move(verdict));
   }
   json doc{
       {"format", kResultsFormat},
@@ -108,6 +191,7 @@ json to_json(const Results& r) {
         {"provider_arrivals_by_outcome", rec.provider_by_outcome.to_json(outcome_labels())},
         {"provider_arrivals_by_send", rec.provider_by_send.to_json(send_labels())},
         {"client_sends_by_outcome", rec.client_by_outcome.to_json(outcome_labels())},
+        {"client_sends_by_send", rec.client_by_send.to_json(first_or_retry_labels())},
         {"backoff_transitions", rec.backoff.to_json({"entered", "left"})}}},
       {"distributions",
        {{"item_latency_ns", rec.item_latency_ns.to_json()},
@@ -115,6 +199,8 @@ json to_json(const Results& r) {
         {"lateness_ns", rec.lateness_ns.to_json()}}},
   };
   if (rec.writes > 0) doc["counts"]["writes"] = rec.writes;
+  for (const auto& [status, n] : rec.statuses)
+    doc["counts"]["statuses"][std::to_string(status)] = n;
   // Only for a mean of trials, so a single run's document stays as it was.
   if (r.trials > 1) doc["trials"] = r.trials;
   if (r.shard) {
@@ -140,7 +226,8 @@ Parsed<Results> results_from_json(const json& j) {
     r.summary = summary_from_json(j.at("summary"));
     for (const auto& v : j.at("assertions")) {
       r.verdicts.push_back({v.at("assertion").get<std::string>(), v.at("passed").get<bool>(),
-                            v.at("actual").get<double>(), v.at("expected").get<double>()});
+                            v.at("actual").get<double>(), v.at("expected").get<double>(),
+                            v.value("why", std::string())});
     }
     const auto& c = j.at("counts");
     auto& rec = r.recording;
@@ -151,12 +238,26 @@ Parsed<Results> results_from_json(const json& j) {
     rec.requests = c.at("requests").get<std::int64_t>();
     rec.drain_ns = c.at("drain_ns").get<std::int64_t>();
     rec.writes = c.value("writes", std::int64_t{0});
+    if (const auto it = c.find("statuses"); it != c.end()) {
+      for (const auto& [status, n] : it->items()) {
+        const auto code = parse_status(status);
+        if (!code)
+          return Parsed<Results>::fail("counts.statuses: '" + status + "' is not a status");
+        rec.statuses[*code] = n.get<std::int64_t>();
+      }
+    }
     r.trials = j.value("trials", std::int64_t{1});
     const auto& h = j.at("histograms");
     r.provider_side = h.at("provider_side").get<bool>();
     rec.provider_by_outcome = BinnedCounts::from_json(h.at("provider_arrivals_by_outcome"));
     rec.provider_by_send = BinnedCounts::from_json(h.at("provider_arrivals_by_send"));
     rec.client_by_outcome = BinnedCounts::from_json(h.at("client_sends_by_outcome"));
+    // Documents before it was recorded have none: no retries are known.
+    if (const auto it = h.find("client_sends_by_send"); it != h.end()) {
+      rec.client_by_send = BinnedCounts::from_json(*it);
+      if (rec.client_by_send.labels() != 2)
+        return Parsed<Results>::fail("client_sends_by_send needs the labels 1 and 2+");
+    }
     rec.backoff = BinnedCounts::from_json(h.at("backoff_transitions"));
     const auto& d = j.at("distributions");
     rec.item_latency_ns = LogHistogram::from_json(d.at("item_latency_ns"));

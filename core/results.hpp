@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -30,10 +31,11 @@ struct Recording {
   BinnedCounts provider_by_outcome{kNsPerSec, kOutcomeCount};
   BinnedCounts provider_by_send{kNsPerSec, kSendLabels};
   BinnedCounts client_by_outcome{kNsPerSec, kOutcomeCount};
-  BinnedCounts backoff{kNsPerSec, 2};  // items entering and leaving a backoff sleep
-  LogHistogram item_latency_ns;        // delivered items, from the intended start
-  LogHistogram sends_per_item;         // finished items
-  LogHistogram lateness_ns;            // actual send - intended send
+  BinnedCounts client_by_send{kNsPerSec, 2};  // the clients' sends: an item's first, or a retry
+  BinnedCounts backoff{kNsPerSec, 2};         // items entering and leaving a backoff sleep
+  LogHistogram item_latency_ns;               // delivered items, from the intended start
+  LogHistogram sends_per_item;                // finished items
+  LogHistogram lateness_ns;                   // actual send - intended send
   std::int64_t items = 0;
   std::int64_t delivered = 0;
   std::int64_t dead_lettered = 0;
@@ -41,8 +43,11 @@ struct Recording {
   std::int64_t requests = 0;
   std::int64_t drain_ns = 0;  // last delivery
   std::int64_t writes = 0;    // occ mode: conditional writes sent
+  // HTTP statuses of the answers, as the clients read them (live runs; the simulator's
+  // model answers outcomes, not statuses, and leaves this empty).
+  std::map<int, std::int64_t> statuses;
 
-  void record_send(std::int64_t t_ns, Outcome client_view);
+  void record_send(std::int64_t t_ns, int send_number, Outcome client_view);
   void record_arrival(std::int64_t t_ns, int send_number, Outcome outcome);
   void merge(const Recording& other);
 };
@@ -74,5 +79,6 @@ Parsed<Results> load_results_file(const std::string& path);
 
 std::vector<std::string> outcome_labels();
 std::vector<std::string> send_labels();
+std::vector<std::string> first_or_retry_labels();
 
 }  // namespace stampede

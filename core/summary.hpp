@@ -28,15 +28,41 @@ struct Summary {
   double lateness_p50_ms = 0;
   double lateness_p99_ms = 0;
   double writes = 0;  // occ mode: conditional writes attempted
+  // What a staging gate asks of a run (docs/RESULTS.md has the exact definitions).
+  double p95_s = 0;
+  double delivered_ratio = 0;    // delivered / items
+  double dead_letter_ratio = 0;  // dead_lettered / items
+  double retries = 0;            // requests that were not an item's first send
+  double retry_share = 0;        // retries / requests
+  double status_ratio_2xx = 0;   // of the requests, the share the clients saw answered so
+  double status_ratio_4xx = 0;   // 429 included
+  double status_ratio_5xx = 0;   // 503 and 529 included
+  double status_ratio_429 = 0;
+  double status_ratio_503 = 0;
+  double status_ratio_529 = 0;
+  double status_ratio_connect_error = 0;
+  double status_ratio_timeout = 0;
+  double peak_retry_second = 0;  // the busiest second among retries, past the first wave
+  double peak_retries = 0;
+  double peak_retry_ratio = 0;   // peak_retries / allowance per second
+  double provider_requests = 0;  // arrivals the provider itself recorded
+};
+
+// What a metric needs to mean anything; asserting on it without that is a usage error.
+enum class MetricNeed : std::uint8_t {
+  kNothing,
+  kAllowance,     // a declared allowance (or capacity) to be measured against
+  kProviderView,  // the provider's own record (--provider-admin against a fakeprovider)
 };
 
 struct MetricField {
   std::string_view name;
   double Summary::*field;
   std::string_view meaning;
+  MetricNeed needs = MetricNeed::kNothing;
 };
 
-inline constexpr std::array<MetricField, 16> kMetrics{{
+inline constexpr std::array<MetricField, 33> kMetrics{{
     {"items", &Summary::items, "items the workload created"},
     {"delivered", &Summary::delivered, "items that got a 2xx"},
     {"dead_lettered", &Summary::dead_lettered, "items given up on"},
@@ -44,7 +70,8 @@ inline constexpr std::array<MetricField, 16> kMetrics{{
     {"requests", &Summary::requests, "requests sent in all"},
     {"peak_second", &Summary::peak_second, "start of the busiest second after the last outage (s)"},
     {"peak_arrivals", &Summary::peak_arrivals, "arrivals at the provider in the busiest second"},
-    {"peak_ratio", &Summary::peak_ratio, "peak_arrivals / allowance per second"},
+    {"peak_ratio", &Summary::peak_ratio, "peak_arrivals / allowance per second",
+     MetricNeed::kAllowance},
     {"drain_s", &Summary::drain_s, "when the last item got through (s)"},
     {"amplification", &Summary::amplification, "requests / items"},
     {"p50_s", &Summary::p50_s, "median item latency, backoff included (s)"},
@@ -53,6 +80,30 @@ inline constexpr std::array<MetricField, 16> kMetrics{{
     {"lateness_p50_ms", &Summary::lateness_p50_ms, "median wake lateness of the harness (ms)"},
     {"lateness_p99_ms", &Summary::lateness_p99_ms, "p99 wake lateness of the harness (ms)"},
     {"writes", &Summary::writes, "occ mode: conditional writes (PUT with If-Match) attempted"},
+    {"p95_s", &Summary::p95_s, "p95 item latency, backoff included (s)"},
+    {"delivered_ratio", &Summary::delivered_ratio, "delivered / items"},
+    {"dead_letter_ratio", &Summary::dead_letter_ratio, "dead_lettered / items"},
+    {"retries", &Summary::retries, "requests that were not an item's first send"},
+    {"retry_share", &Summary::retry_share, "retries / requests"},
+    {"status_ratio_2xx", &Summary::status_ratio_2xx, "share of requests answered 2xx"},
+    {"status_ratio_4xx", &Summary::status_ratio_4xx,
+     "share of requests answered 4xx, 429 included"},
+    {"status_ratio_5xx", &Summary::status_ratio_5xx,
+     "share of requests answered 5xx, 503 and 529 included"},
+    {"status_ratio_429", &Summary::status_ratio_429, "share of requests answered 429"},
+    {"status_ratio_503", &Summary::status_ratio_503, "share of requests answered 503"},
+    {"status_ratio_529", &Summary::status_ratio_529, "share of requests answered 529"},
+    {"status_ratio_connect_error", &Summary::status_ratio_connect_error,
+     "share of requests refused or reset before an answer"},
+    {"status_ratio_timeout", &Summary::status_ratio_timeout,
+     "share of requests with no answer within the timeout"},
+    {"peak_retry_second", &Summary::peak_retry_second,
+     "start of the busiest second among retries, past the first second and the last outage (s)"},
+    {"peak_retries", &Summary::peak_retries, "retries in that second"},
+    {"peak_retry_ratio", &Summary::peak_retry_ratio, "peak_retries / allowance per second",
+     MetricNeed::kAllowance},
+    {"provider_requests", &Summary::provider_requests, "arrivals the provider itself recorded",
+     MetricNeed::kProviderView},
 }};
 
 std::optional<double> metric_value(const Summary& s, std::string_view name);

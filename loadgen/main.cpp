@@ -16,6 +16,7 @@
 #include "cli/run_command.hpp"
 #include "cli/simulate_command.hpp"
 #include "duration.hpp"
+#include "gate.hpp"
 #include "generated/version.hpp"
 #include "html_report.hpp"
 #include "live/tls_settings.hpp"
@@ -90,14 +91,6 @@ Parsed<std::int64_t> positive_duration(const std::string& flag, const std::strin
   return d;
 }
 
-// The scenario's expectations, then each --assert.
-Parsed<std::vector<Assertion>> assertions_for(const Scenario& s,
-                                              const std::vector<std::string>& asserts) {
-  auto texts = s.expectations;
-  texts.insert(texts.end(), asserts.begin(), asserts.end());
-  return parse_assertions(texts);
-}
-
 // Sharding: --shard I/N, or the Indexed Job's JOB_COMPLETION_INDEX with STAMPEDE_SHARDS.
 struct ShardArgs {
   std::string shard;
@@ -151,7 +144,10 @@ struct SimulateArgs {
 int simulate_main(const SimulateArgs& a) {
   auto scenario = scenario_from(a.scenario);
   if (!scenario) return usage_error(scenario.error());
-  auto assertions = assertions_for(*scenario, a.asserts);
+  // The simulator's provider is the model itself: its view is always there. A simulation is
+  // held to what it is asked only: the default expectation is a live run's.
+  auto assertions = gate_assertions(scenario->expectations, a.asserts, true,
+                                    metric_context(scenario->provider, true));
   if (!assertions) return usage_error(assertions.error());
   SimulateCommand cmd;
   cmd.scenario = *scenario;
@@ -206,7 +202,9 @@ void add_fleet_output_flags(CLI::App& cmd, FleetOutputArgs& a, const FleetOutput
   cmd.add_option("--grace", a.grace, help.grace)->group("Run");
   cmd.add_option("--out", a.out, "write the results JSON here")->group("Output");
   cmd.add_option("--dead-letter", a.dead_letter, help.dead_letter)->group("Output");
-  cmd.add_option("--junit", a.junit, "write JUnit XML, one test case per assertion")
+  cmd.add_option("--junit", a.junit,
+                 "write JUnit XML: a test case per check, and 'run completed' (failed when the "
+                 "run was stopped, an error for exit 3)")
       ->group("Output");
   cmd.add_flag("--no-report", a.no_report, "write no HTML report");
   cmd.add_option("--report", a.report, "write the HTML report here (default: beside --out, .html)")
@@ -228,6 +226,7 @@ struct RunArgs {
   std::string http_client = "auto";
   bool no_latency_compensation = false;
   bool no_trace_headers = false;
+  bool expect_none = false, allow_time_scale = false;
   ShardArgs shard;
   TlsFlags tls;
 };
@@ -272,11 +271,8 @@ int run_main(const RunArgs& a) {
   const FleetOutputArgs& o = a.output;
   auto scenario = scenario_from(a.scenario);
   if (!scenario) return usage_error(scenario.error());
-  auto assertions = assertions_for(*scenario, o.asserts);
-  if (!assertions) return usage_error(assertions.error());
   RunCommand cmd;
   cmd.scenario = *scenario;
-  cmd.assertions = *assertions;
 
   auto url = parse_target_url(a.url);
   if (!url) return usage_error(url.error());
@@ -330,6 +326,12 @@ int run_main(const RunArgs& a) {
                        std::to_string(scenario->fleet.clients) +
                        " clients leave some shard none; use at most as many shards as clients");
   cmd.shard = *shard;
+  // A shard's summary is its own clients' view; the provider's goes to `loadgen merge`.
+  const bool provider_view = cmd.provider_admin && !cmd.shard.sharded();
+  auto assertions = gate_assertions(scenario->expectations, o.asserts, a.expect_none,
+                                    metric_context(scenario->provider, provider_view));
+  if (!assertions) return usage_error(assertions.error());
+  cmd.assertions = *assertions;
   if (!a.shard.start_at.empty()) {
     auto at = parse_start_at(a.shard.start_at);
     if (!at) return usage_error("--start-at: " + at.error());
@@ -338,6 +340,14 @@ int run_main(const RunArgs& a) {
   auto scale = parse_time_scale(a.time_scale);
   if (!scale) return usage_error("--time-scale: " + scale.error());
   cmd.options.time_scale = *scale;
+  // A fakeprovider's scale is read from its admin API before any load (run_command); a real
+  // server's limits run on the wall clock, which no flag compresses.
+  if (*scale != 1 && !cmd.provider_admin && !a.allow_time_scale)
+    return usage_error("--time-scale " + a.time_scale +
+                       ": only a fakeprovider (--provider-admin) runs on a scaled clock; a real "
+                       "server's limits run on the wall clock, so its windows and Retry-After "
+                       "would be misread; give --provider-admin, or --allow-time-scale to scale "
+                       "anyway");
   auto max_duration = positive_duration("--max-duration", o.max_duration);
   if (!max_duration) return usage_error(max_duration.error());
   cmd.options.max_duration_ns = *max_duration;
@@ -391,7 +401,9 @@ int exec_main(ExecArgs a) {
   a.scenario.values["fleet.clients"] = {std::to_string(a.clients)};
   auto scenario = scenario_from(a.scenario);
   if (!scenario) return usage_error(scenario.error());
-  auto assertions = assertions_for(*scenario, o.asserts);
+  // The provider's view is the record of an exec fleet: its metrics always mean something.
+  auto assertions = gate_assertions(scenario->expectations, o.asserts, false,
+                                    metric_context(scenario->provider, true));
   if (!assertions) return usage_error(assertions.error());
   ExecCommand cmd;
   cmd.scenario = *scenario;
@@ -660,8 +672,9 @@ int main(int argc, char** argv) {
       ->group("TLS (https)");
   run_cmd
       ->add_option("--time-scale", run.time_scale,
-                   "wall seconds per scenario second, e.g. 0.1 replays ten times faster; give "
-                   "the provider the same")
+                   "wall seconds per scenario second, e.g. 0.1 replays ten times faster "
+                   "(default 1); other than 1 needs a fakeprovider at the same scale, named by "
+                   "--provider-admin, or --allow-time-scale")
       ->group("Run");
   run_cmd->add_option("--loops", run.loops, "event-loop threads (default: one per core)")
       ->group("Run");
@@ -689,12 +702,25 @@ int main(int argc, char** argv) {
       ->add_option("--attempts-out", run.attempts_out,
                    "write every attempt as JSON lines (intended, sent, answered, status)")
       ->group("Output");
+  // What the gate holds a run to, beyond the assertions.
+  run_cmd
+      ->add_flag("--expect-none", run.expect_none,
+                 "drop the default expectation 'delivered > 0', which fails a run that delivered "
+                 "nothing (every answer a 404 or 401, a target that never answers); default: off")
+      ->group("Gate");
+  run_cmd
+      ->add_flag("--allow-time-scale", run.allow_time_scale,
+                 "run at a --time-scale other than 1 without --provider-admin, against a target "
+                 "not known to be a fakeprovider (whose limits run on the wall clock); default: "
+                 "off, refused")
+      ->group("Gate");
   add_shard_flags(*run_cmd, run.shard, true);
   run_cmd->footer(
-      "Exit codes: 0 every assertion holds; 1 some failed, or the run was stopped with items "
-      "unfinished; 2 usage error (a TLS file that cannot be read included); 3 target "
-      "unreachable, its certificate not trusted, a client certificate refused or missing (all "
-      "found before any load), or harness failure.\n"
+      "Exit codes: 0 every check holds; 1 some failed (an assertion, or 'delivered > 0' unless "
+      "--expect-none), or the run was stopped with items unfinished; 2 usage error, or the "
+      "fakeprovider runs at another --time-scale (a TLS file that cannot be read included); 3 "
+      "target unreachable, its certificate not trusted, a client certificate refused or missing "
+      "(all found before any load), or harness failure. --junit says the same.\n"
       "Example:\n  fakeprovider --scenario examples/storm.json --time-scale 0.1 --listen "
       "127.0.0.1:8080 --admin-listen 127.0.0.1:8081 &\n"
       "  loadgen run --scenario examples/storm.json --url http://127.0.0.1:8080/v1/messages "

@@ -75,10 +75,17 @@ std::string joined(const std::vector<std::string>& parts, std::string_view separ
   return out;
 }
 
+// Counted as the assertion table shows them: one row per text, its first verdict (a document
+// written before duplicates were merged may hold a check twice).
 std::pair<int, int> verdict_counts(const Results& r) {
+  std::vector<std::string> texts;
   int passed = 0;
-  for (const auto& v : r.verdicts) passed += v.passed ? 1 : 0;
-  return {passed, static_cast<int>(r.verdicts.size()) - passed};
+  for (const auto& v : r.verdicts) {
+    if (std::find(texts.begin(), texts.end(), v.text) != texts.end()) continue;
+    texts.push_back(v.text);
+    passed += v.passed ? 1 : 0;
+  }
+  return {passed, static_cast<int>(texts.size()) - passed};
 }
 
 std::string busiest_text(const Summary& s) {

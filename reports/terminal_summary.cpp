@@ -81,7 +81,11 @@ std::string format_terminal_summary(const Results& r) {
   out += "\n";
   out += fmt("busiest second after recovery: t=%s s, %s requests (%.1fx the allowance)\n",
              number(s.peak_second).c_str(), number(s.peak_arrivals).c_str(), s.peak_ratio);
-  out += fmt("requests made:  %s (%.2f per item)\n", number(s.requests).c_str(), s.amplification);
+  out +=
+      fmt("busiest second among retries, past the first: t=%s s, %s retries (%.1fx)\n",
+          number(s.peak_retry_second).c_str(), number(s.peak_retries).c_str(), s.peak_retry_ratio);
+  out += fmt("requests made:  %s (%.2f per item, %.0f%% retries)\n", number(s.requests).c_str(),
+             s.amplification, 100 * s.retry_share);
   if (s.writes > 0) {
     out += fmt("conditional writes: %s (%.2f per item)\n", number(s.writes).c_str(),
                s.items > 0 ? s.writes / s.items : 0.0);

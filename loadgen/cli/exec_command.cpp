@@ -20,6 +20,7 @@
 #include "cli/exec_fleet.hpp"
 #include "cli/fleet_outputs.hpp"
 #include "cli/signal_descriptor.hpp"
+#include "gate.hpp"
 #include "live/live_engine.hpp"
 #include "live/probe.hpp"
 #include "live/provider_admin.hpp"
@@ -436,7 +437,8 @@ int run_checked(const ExecCommand& cmd) {
       r.recording.drain_ns = std::min(r.recording.drain_ns, ok_end);
   }
   r.summary = summarize(r.recording, r.scenario.provider, r.provider_side);
-  r.verdicts = evaluate_all(cmd.assertions, r.summary);
+  r.verdicts =
+      evaluate_gate(cmd.assertions, r, metric_context(r.scenario.provider, r.provider_side));
 
   if (!cmd.quiet) {
     std::cout << format_terminal_summary(r) << "\n"
@@ -457,7 +459,13 @@ int run_checked(const ExecCommand& cmd) {
   if (!cmd.dead_letter_path.empty())
     outputs.files.emplace_back(cmd.dead_letter_path, format_exec_dead_letters(run));
   const double wall_s = static_cast<double>(run.end_steady_ns - start_ns) / 1e9;
-  if (!write_fleet_outputs(r, doc, wall_s, outputs)) code = kExecUnreachable;
+  JunitCase run_case{kRunCase, JunitCase::State::kPassed, {}};
+  if (!stopped.empty() && r.recording.unfinished > 0)
+    run_case = {kRunCase, JunitCase::State::kFailed,
+                "stopped by " + std::string(stopped) + " with " +
+                    std::to_string(r.recording.unfinished) + " items unfinished"};
+  if (!write_fleet_outputs(r, doc, wall_s, outputs, junit_cases(r.verdicts), run_case))
+    code = kExecUnreachable;
   return code;
 }
 

@@ -2,7 +2,6 @@
 
 #include <iostream>
 
-#include "cli/junit_writer.hpp"
 #include "html_report.hpp"
 #include "output_path.hpp"
 
@@ -22,27 +21,37 @@ int verdict_code(const Results& r, std::string_view stopped_by) {
 }
 
 bool write_fleet_outputs(const Results& r, const nlohmann::json& doc, double wall_s,
-                         const FleetOutputs& o) {
+                         const FleetOutputs& o, const std::vector<JunitCase>& cases,
+                         JunitCase run_case) {
   std::vector<std::pair<std::string, std::string>> files = o.files;
   if (!o.out_path.empty()) files.emplace_back(o.out_path, doc.dump(1) + "\n");
-  if (!o.junit_path.empty())
-    files.emplace_back(o.junit_path,
-                       format_junit("stampede." + r.scenario.name, r.verdicts, wall_s));
-  bool ok = true;
+  std::vector<std::string> errors;
   for (const auto& [path, text] : files) {
     if (path.empty()) continue;
-    if (auto error = write_output(path, text)) {
-      std::cerr << "loadgen: " << *error << "\n";
-      ok = false;
-    }
+    if (auto error = write_output(path, text)) errors.push_back(*error);
   }
   if (!o.report_path.empty()) {
-    if (auto error = write_report(r, o.report_path)) {
-      std::cerr << "loadgen: " << *error << "\n";
-      ok = false;
-    }
+    if (auto error = write_report(r, o.report_path)) errors.push_back(*error);
   }
-  return ok;
+  for (const auto& error : errors) std::cerr << "loadgen: " << error << "\n";
+  if (!errors.empty()) run_case = {kRunCase, JunitCase::State::kError, errors.front()};
+  if (o.junit_path.empty()) return errors.empty();
+  auto all_cases = cases;
+  all_cases.push_back(run_case);
+  if (auto error = write_output(o.junit_path,
+                                format_junit("stampede." + r.scenario.name, all_cases, wall_s))) {
+    std::cerr << "loadgen: " << *error << "\n";
+    return false;
+  }
+  return errors.empty();
+}
+
+void write_junit_error(const std::string& junit_path, const std::string& scenario_name,
+                       const std::string& message) {
+  if (junit_path.empty()) return;
+  const std::vector<JunitCase> cases{{kRunCase, JunitCase::State::kError, message}};
+  if (auto error = write_output(junit_path, format_junit("stampede." + scenario_name, cases, 0)))
+    std::cerr << "loadgen: " << *error << "\n";
 }
 
 nlohmann::json provider_section(const TargetUrl& admin, const ProviderStats& stats) {

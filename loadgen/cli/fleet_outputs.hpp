@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cli/junit_writer.hpp"
 #include "live/provider_admin.hpp"
 #include "results.hpp"
 
@@ -14,6 +15,9 @@ namespace stampede {
 
 // What both fleet commands (run, exec) do once the results are in: the exit code of the
 // verdicts and of a stop, the results document, JUnit and the HTML report.
+
+// The JUnit case that says whether the run itself was carried out to its end.
+inline constexpr const char* kRunCase = "run completed";
 
 struct FleetOutputs {
   std::string out_path;  // the results document
@@ -27,10 +31,18 @@ struct FleetOutputs {
 // none) left items unfinished, which it says on stderr; 0 otherwise.
 int verdict_code(const Results& r, std::string_view stopped_by);
 
-// Writes the document (to_json(r) and the engine's own sections: doc), JUnit (one test case
-// per verdict) and the report. Each failure is said on stderr; false when any.
+// Writes the document (to_json(r) and the engine's own sections: doc), the engine's files and
+// the report, then JUnit last, so that it says what they came to: the checks' cases and
+// run_case, which becomes the error of the first file that could not be written. Each
+// failure is said on stderr; false when any.
 bool write_fleet_outputs(const Results& r, const nlohmann::json& doc, double wall_s,
-                         const FleetOutputs& outputs);
+                         const FleetOutputs& outputs, const std::vector<JunitCase>& cases,
+                         JunitCase run_case);
+
+// A fleet that ended before it could be judged: a JUnit file (when asked for) whose one case
+// is the error. A failure to write it is said on stderr.
+void write_junit_error(const std::string& junit_path, const std::string& scenario_name,
+                       const std::string& message);
 
 // The "provider" section: which admin API, and what it counted besides the histograms.
 nlohmann::json provider_section(const TargetUrl& admin, const ProviderStats& stats);

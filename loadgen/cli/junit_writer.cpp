@@ -42,27 +42,46 @@ std::string xml_escape(const std::string& text) {
   return out;
 }
 
-std::string format_junit(const std::string& suite_name, const std::vector<Verdict>& verdicts,
+std::vector<JunitCase> junit_cases(const std::vector<Verdict>& verdicts) {
+  std::vector<JunitCase> cases;
+  for (const auto& v : verdicts) {
+    if (v.passed) {
+      cases.push_back({v.text, JunitCase::State::kPassed, {}});
+      continue;
+    }
+    std::string message =
+        v.text + " failed: actual " + number(v.actual) + ", compared with " + number(v.expected);
+    if (!v.why.empty()) message += ": " + v.why;
+    cases.push_back({v.text, JunitCase::State::kFailed, std::move(message)});
+  }
+  return cases;
+}
+
+std::string format_junit(const std::string& suite_name, const std::vector<JunitCase>& cases,
                          double time_s) {
-  const auto failures =
-      std::count_if(verdicts.begin(), verdicts.end(), [](const Verdict& v) { return !v.passed; });
+  const auto count = [&](JunitCase::State state) {
+    return std::to_string(std::count_if(cases.begin(), cases.end(),
+                                        [&](const JunitCase& c) { return c.state == state; }));
+  };
+  const std::string failures = count(JunitCase::State::kFailed);
+  const std::string errors = count(JunitCase::State::kError);
+  const std::string tests = std::to_string(cases.size());
   const std::string suite = xml_escape(suite_name);
   std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
-  out += "<testsuites tests=\"" + std::to_string(verdicts.size()) + "\" failures=\"" +
-         std::to_string(failures) + "\" time=\"" + number(time_s) + "\">\n";
-  out += "  <testsuite name=\"" + suite + "\" tests=\"" + std::to_string(verdicts.size()) +
-         "\" failures=\"" + std::to_string(failures) + "\" errors=\"0\" time=\"" + number(time_s) +
-         "\">\n";
-  for (const auto& v : verdicts) {
-    out += "    <testcase classname=\"" + suite + "\" name=\"" + xml_escape(v.text) + "\"";
-    if (v.passed) {
+  out += "<testsuites tests=\"" + tests + "\" failures=\"" + failures + "\" errors=\"" + errors +
+         "\" time=\"" + number(time_s) + "\">\n";
+  out += "  <testsuite name=\"" + suite + "\" tests=\"" + tests + "\" failures=\"" + failures +
+         "\" errors=\"" + errors + "\" time=\"" + number(time_s) + "\">\n";
+  for (const auto& c : cases) {
+    out += "    <testcase classname=\"" + suite + "\" name=\"" + xml_escape(c.name) + "\"";
+    if (c.state == JunitCase::State::kPassed) {
       out += "/>\n";
       continue;
     }
-    const std::string message = xml_escape(v.text + " failed: actual " + number(v.actual) +
-                                           ", compared with " + number(v.expected));
-    out += ">\n      <failure message=\"" + message + "\">" + message +
-           "</failure>\n    </testcase>\n";
+    const char* element = c.state == JunitCase::State::kError ? "error" : "failure";
+    const std::string message = xml_escape(c.message);
+    out += ">\n      <" + std::string(element) + " message=\"" + message + "\">" + message + "</" +
+           element + ">\n    </testcase>\n";
   }
   out += "  </testsuite>\n</testsuites>\n";
   return out;

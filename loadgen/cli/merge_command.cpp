@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "cli/live_comparison.hpp"
+#include "gate.hpp"
 #include "output_path.hpp"
 #include "policy/shard.hpp"
 #include "results.hpp"
@@ -227,7 +228,9 @@ Parsed<json> merge_results(const std::vector<std::pair<std::string, json>>& docs
   merged.summary = summarize(merged.recording, merged.scenario.provider, merged.provider_side);
   auto assertions = parse_assertions(assertion_texts(first));
   if (!assertions) return Parsed<json>::fail(shards.front().name + ": " + assertions.error());
-  merged.verdicts = evaluate_all(*assertions, merged.summary);
+  // As the shards judged themselves: a failed 'delivered > 0' says what the fleet was answered.
+  merged.verdicts = evaluate_gate(*assertions, merged,
+                                  metric_context(merged.scenario.provider, merged.provider_side));
 
   json out = to_json(merged);
   if (live) {

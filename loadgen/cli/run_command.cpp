@@ -11,10 +11,13 @@
 
 #include "cli/attempt_log.hpp"
 #include "cli/fleet_outputs.hpp"
+#include "cli/junit_writer.hpp"
 #include "cli/live_comparison.hpp"
 #include "cli/signal_descriptor.hpp"
+#include "gate.hpp"
 #include "live/probe.hpp"
 #include "live/provider_admin.hpp"
+#include "one_line.hpp"
 #include "output_path.hpp"
 #include "scenario_clock.hpp"
 #include "sim/sim_engine.hpp"
@@ -28,9 +31,34 @@ constexpr std::int64_t kProbeTimeoutMs = 5'000;
 // A start later than this after --start-at is said on stderr too; the results say any.
 constexpr double kLateWorthSaying = 0.01;
 
-int harness_failure(const std::string& message) {
-  std::cerr << "loadgen: " << message << "\n";
-  return kRunUnreachable;
+// A run that ends before it could be judged: one line, and a JUnit file whose one case is
+// the error, so a CI server shows what the exit code says.
+int refuse(const RunCommand& cmd, int code, const std::string& message) {
+  std::cerr << "loadgen: " << one_line(message) << "\n";
+  write_junit_error(cmd.junit_path, cmd.scenario.name, message);
+  return code;
+}
+
+int harness_failure(const RunCommand& cmd, const std::string& message) {
+  return refuse(cmd, kRunUnreachable, message);
+}
+
+std::string number(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%g", v);
+  return buf;
+}
+
+// Before any load: a fakeprovider whose clock runs at another scale keeps windows the fleet
+// misreads, and every number after would be wrong.
+std::optional<int> check_provider_scale(const RunCommand& cmd, const ProviderAdmin& admin) {
+  const auto stats = admin.stats();
+  if (!stats) return harness_failure(cmd, "provider admin unreachable: " + stats.error());
+  if (stats->time_scale == cmd.options.time_scale) return std::nullopt;
+  return refuse(cmd, kRunUsageError,
+                "--time-scale " + number(cmd.options.time_scale) + ": the fakeprovider at " +
+                    admin.url().text + " runs at --time-scale " + number(stats->time_scale) +
+                    "; give both the same");
 }
 
 class Progress {
@@ -126,8 +154,7 @@ nlohmann::json live_section(const RunCommand& cmd, const LiveRun& run) {
 // one-second bins (the summary's peak is per second). A shard's provider saw the whole fleet,
 // not the shard: its histograms go into the section for `loadgen merge`, and the shard's
 // own summary keeps the clients' view.
-nlohmann::json take_provider_view(const ProviderAdmin& admin, double time_scale, bool sharded,
-                                  Results& r) {
+nlohmann::json take_provider_view(const ProviderAdmin& admin, bool sharded, Results& r) {
   const auto stats = admin.stats();
   if (!stats) {
     std::cerr << "loadgen: warning: provider stats unavailable (" << stats.error()
@@ -139,10 +166,6 @@ nlohmann::json take_provider_view(const ProviderAdmin& admin, double time_scale,
     std::cerr << "loadgen: warning: the provider bins arrivals by "
               << format_duration(stats->bin_ns) << ", not 1s; the summary uses the clients' view\n";
     return section;
-  }
-  if (stats->time_scale != time_scale) {
-    std::cerr << "loadgen: warning: the provider runs at --time-scale " << stats->time_scale
-              << ", the fleet at " << time_scale << ": their windows do not line up\n";
   }
   if (sharded) {
     section["arrivals_by_outcome"] = stats->by_outcome.to_json(outcome_labels());
@@ -159,14 +182,59 @@ nlohmann::json take_provider_view(const ProviderAdmin& admin, double time_scale,
   return section;
 }
 
+// A run cut short with items still going did not show what the fleet does: it fails.
+std::optional<std::string> stop_failure(const RunCommand& cmd, const LiveRun& run,
+                                        std::int64_t unfinished) {
+  if (run.stopped == StopReason::kNone || unfinished == 0) return std::nullopt;
+  const std::string by = run.stopped == StopReason::kSignal
+                             ? "a signal"
+                             : "--max-duration " + format_duration(cmd.options.max_duration_ns);
+  char wall[32];
+  std::snprintf(wall, sizeof wall, "%.1f", run.wall_s);
+  return "stopped by " + by + " after " + wall + " s with " + std::to_string(unfinished) +
+         " items unfinished";
+}
+
+// The exit code of a finished run and its 'run completed' case, each failure said on stderr.
+struct Judgment {
+  int code = kRunOk;
+  JunitCase run_case{kRunCase, JunitCase::State::kPassed, {}};
+};
+
+Judgment judge(const RunCommand& cmd, const LiveRun& run, const Results& r,
+               const std::vector<JunitCase>& cases) {
+  Judgment j;
+  for (const auto& c : cases) {
+    if (c.state == JunitCase::State::kPassed) continue;
+    std::cerr << "loadgen: " << one_line(c.message) << "\n";
+    j.code = kRunAssertionFailed;
+  }
+  if (auto stop = stop_failure(cmd, run, r.recording.unfinished)) {
+    std::cerr << "loadgen: " << *stop << "\n";
+    j.run_case = {kRunCase, JunitCase::State::kFailed, *stop};
+    j.code = kRunAssertionFailed;
+  }
+  if (run.first_sends > 0 && run.first_send_connect_errors == run.first_sends) {
+    const std::string why = "target unreachable: every first attempt (" +
+                            std::to_string(run.first_sends) + ") got a connection error";
+    std::cerr << "loadgen: " << why << "\n";
+    j.run_case = {kRunCase, JunitCase::State::kError, why};
+    j.code = kRunUnreachable;
+  }
+  return j;
+}
+
 int run_checked(const RunCommand& cmd) {
   if (auto error = raise_descriptor_limit(cmd.scenario.fleet.clients))
-    return harness_failure(*error);
+    return harness_failure(cmd, *error);
   // Before any load: an https target whose certificate or ours fails stops the run here.
   const auto probed = probe_target(cmd.request.url, cmd.request.tls, kProbeTimeoutMs);
-  if (!probed) return harness_failure(probed.error());
+  if (!probed) return harness_failure(cmd, probed.error());
   std::optional<ProviderAdmin> admin;
-  if (cmd.provider_admin) admin.emplace(*cmd.provider_admin, cmd.provider_admin_token);
+  if (cmd.provider_admin) {
+    admin.emplace(*cmd.provider_admin, cmd.provider_admin_token);
+    if (auto code = check_provider_scale(cmd, *admin)) return *code;
+  }
 
   LiveOptions options = cmd.options;
   // A name is resolved once, here; an address needs no resolving.
@@ -186,7 +254,7 @@ int run_checked(const RunCommand& cmd) {
     // first sends (and replicas sharing a store would follow it only after admitting some).
     // So it goes now, naming --start-at as the provider's t = 0.
     if (auto e = admin->reset(cmd.start_at_epoch_ns))
-      return harness_failure("provider admin unreachable: " + *e);
+      return harness_failure(cmd, "provider admin unreachable: " + *e);
   }
   const SignalDescriptor signals;
   LiveEngine engine(cmd.scenario, cmd.request, options);
@@ -195,7 +263,7 @@ int run_checked(const RunCommand& cmd) {
         if (auto e = admin->reset()) return "provider admin unreachable: " + *e;
         return std::nullopt;
       })) {
-    return harness_failure(*error);
+    return harness_failure(cmd, *error);
   }
   LiveRun run = drive(engine, signals, cmd);
   const double start_late_s = static_cast<double>(run.start_late_ns) / 1e9;
@@ -207,11 +275,11 @@ int run_checked(const RunCommand& cmd) {
   r.scenario = cmd.scenario;
   r.recording = std::move(run.recording);
   if (cmd.shard.sharded()) r.shard = ShardInfo{cmd.shard.index, cmd.shard.count, start_late_s};
-  nlohmann::json provider_json;
-  if (admin)
-    provider_json = take_provider_view(*admin, cmd.options.time_scale, cmd.shard.sharded(), r);
+  nlohmann::json provider_section;
+  if (admin) provider_section = take_provider_view(*admin, cmd.shard.sharded(), r);
   r.summary = summarize(r.recording, r.scenario.provider, r.provider_side);
-  r.verdicts = evaluate_all(cmd.assertions, r.summary);
+  r.verdicts =
+      evaluate_gate(cmd.assertions, r, metric_context(r.scenario.provider, r.provider_side));
 
   SimOptions sim_options;
   sim_options.shard = cmd.shard;
@@ -233,26 +301,19 @@ int run_checked(const RunCommand& cmd) {
     text += buf;
     std::cout << text << std::flush;
   }
-  int code =
-      verdict_code(r, run.stopped == StopReason::kNone
-                          ? ""
-                          : (run.stopped == StopReason::kSignal ? "a signal" : "--max-duration"));
-  if (run.first_sends > 0 && run.first_send_connect_errors == run.first_sends) {
-    std::cerr << "loadgen: target unreachable: every first attempt (" << run.first_sends
-              << ") got a connection error\n";
-    code = kRunUnreachable;
-  }
+  const auto cases = junit_cases(r.verdicts);
+  auto [code, run_case] = judge(cmd, run, r, cases);
 
   nlohmann::json j = to_json(r);
   j["live"] = live_section(cmd, run);
-  if (admin) j["provider"] = provider_json;
+  if (admin) j["provider"] = provider_section;
   j["comparison"] = comparison;
   FleetOutputs outputs{cmd.out_path, cmd.junit_path, cmd.report_path, {}};
   if (!cmd.dead_letter_path.empty())
     outputs.files.emplace_back(cmd.dead_letter_path, format_dead_letters(run.dead_letters));
   if (!cmd.attempts_path.empty())
     outputs.files.emplace_back(cmd.attempts_path, format_attempts(run.attempts));
-  if (!write_fleet_outputs(r, j, run.wall_s, outputs)) code = kRunUnreachable;
+  if (!write_fleet_outputs(r, j, run.wall_s, outputs, cases, run_case)) code = kRunUnreachable;
   return code;
 }
 
@@ -264,7 +325,7 @@ int run_run_command(const RunCommand& cmd) {
   try {
     code = run_checked(cmd);
   } catch (const std::exception& e) {
-    code = harness_failure(std::string("harness failure: ") + e.what());
+    code = harness_failure(cmd, std::string("harness failure: ") + e.what());
   }
   curl_global_cleanup();
   return code;

@@ -15,7 +15,7 @@ namespace stampede {
 struct RunCommand {
   Scenario scenario;
   LiveRequest request;
-  std::vector<Assertion> assertions;  // the scenario's expectations and --assert
+  std::vector<Assertion> assertions;  // the scenario's expectations, --assert, the default
   LiveOptions options;
   std::optional<TargetUrl> provider_admin;
   std::string provider_admin_token;
@@ -31,11 +31,14 @@ struct RunCommand {
 
 inline constexpr int kRunOk = 0;
 inline constexpr int kRunAssertionFailed = 1;
+inline constexpr int kRunUsageError = 2;   // found before any load: the provider's time scale
 inline constexpr int kRunUnreachable = 3;  // target unreachable or harness failure
 
 // Runs the fleet against the target, prints the summary, writes the files. Returns the exit
-// code: 0 every assertion holds, 1 some failed (or the run was cut short with items
-// unfinished), 3 the target was unreachable or the harness failed.
+// code: 0 every check holds, 1 some failed (an assertion, the default expectation that some
+// item is delivered, or the run was cut short with items unfinished), 2 the fakeprovider runs
+// at another time scale, 3 the target was unreachable or the harness failed. Once the output
+// paths are checked every exit writes the JUnit file (when asked), saying the same.
 int run_run_command(const RunCommand& cmd);
 
 }  // namespace stampede

@@ -287,7 +287,8 @@ void LiveLoop::answered(LiveClient& c, const AttemptAnswer& a) {
   --in_flight_;
   const Outcome outcome = outcome_of(a.transport_error, a.status);
   stamp_send(c);
-  recording.record_send(c.sent_ns, outcome);
+  recording.record_send(c.sent_ns, c.sends, outcome);
+  if (a.status >= 100 && a.status <= 999) ++recording.statuses[a.status];
   count_outcome(c, outcome);
   std::optional<std::int64_t> hint;
   if (!c.retry_after.empty()) {
@@ -388,7 +389,7 @@ void LiveLoop::abort_in_flight() {
     --in_flight_;
     // It went, and may have arrived: count it, as a request that got no answer in time.
     stamp_send(c);
-    recording.record_send(c.sent_ns, Outcome::kTimeout);
+    recording.record_send(c.sent_ns, c.sends, Outcome::kTimeout);
     if (shared_.options.keep_attempts) {
       attempts.push_back({c.id, c.item_id, c.sends, c.send_at_ns, c.sent_ns, -1, c.wake_lateness_ns,
                           c.send_lateness_ns, 0, Outcome::kTimeout,

@@ -124,7 +124,7 @@ class OccSimulation {
 
   void answered(std::uint32_t c, std::int64_t t_ns) {
     auto& cl = clients_[c];
-    rec_.record_send(cl.sent_ns, cl.outcome);
+    rec_.record_send(cl.sent_ns, cl.sends, cl.outcome);
     std::optional<std::int64_t> hint;
     if (cl.retry_after_ns >= 0) hint = cl.retry_after_ns;
     std::optional<std::uint64_t> version;

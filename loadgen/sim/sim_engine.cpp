@@ -136,7 +136,7 @@ class Simulation {
         d.service_ns > scenario_.fleet.timeout_ns ? Outcome::kTimeout : d.outcome();
     if (mine(c)) {
       rec_.record_arrival(t_ns, static_cast<int>(sends_of(c)), d.outcome());
-      rec_.record_send(t_ns, seen);
+      rec_.record_send(t_ns, static_cast<int>(sends_of(c)), seen);
     }
     // The client reads a delta-seconds header: whole seconds, rounded up.
     const PendingAnswer a{seen, d.should_retry || seen == Outcome::kTimeout,

@@ -20,9 +20,15 @@ const std::string kStorm = STAMPEDE_SOURCE_DIR "/examples/storm.json";
 const std::string kResults =
     STAMPEDE_SOURCE_DIR "/tests/report/golden/storm_full_jitter.results.json";
 // Nothing listens on port 1: a run that wrongly accepted its input fails fast, not hangs.
-const std::vector<std::string> kRun{"run",          "--url",      "http://127.0.0.1:1/",
-                                    "--time-scale", "0.001",      "--max-duration",
-                                    "2s",           "--no-report"};
+const std::vector<std::string> kRun{"run",
+                                    "--url",
+                                    "http://127.0.0.1:1/",
+                                    "--time-scale",
+                                    "0.001",
+                                    "--allow-time-scale",
+                                    "--max-duration",
+                                    "2s",
+                                    "--no-report"};
 // A server that wrongly started is killed after this, and the row fails.
 constexpr int kBoundS = 30;
 

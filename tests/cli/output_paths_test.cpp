@@ -203,8 +203,8 @@ TEST_CASE("run and fakeprovider with every output on a device: each stays a devi
   live_test::FakeProvider provider({"--allowance", "100/s", "--time-scale", "0.05", "--stats-out",
                                     twin("stats"), "--arrivals-out", twin("arrivals")});
   REQUIRE(provider.started());
-  std::vector<std::string> args{"run", "--url",        provider.url(), "--clients",
-                                "5",   "--time-scale", "0.05",         "-q"};
+  std::vector<std::string> args{"run",          "--url", provider.url(),       "--clients", "5",
+                                "--time-scale", "0.05",  "--allow-time-scale", "-q"};
   for (const auto& flag : kRunFlags) args = with(args, {flag, twin(flag.substr(2))});
   const auto r = run_binary("loadgen", args, kBoundS);
   CHECK_MESSAGE(r.exit_code == 0, r.err);

@@ -77,10 +77,13 @@ TEST_CASE("documents that are not results are refused") {
 TEST_CASE("recordings merge by adding") {
   Recording a;
   Recording b;
-  a.record_send(0, Outcome::kOk);
+  a.record_send(0, 1, Outcome::kOk);
+  a.statuses[200] = 1;
   a.record_arrival(0, 1, Outcome::kOk);
   a.drain_ns = 5;
-  b.record_send(3 * kNsPerSec, Outcome::kRateLimited);
+  b.record_send(3 * kNsPerSec, 40, Outcome::kRateLimited);
+  b.statuses[429] = 1;
+  b.statuses[200] = 2;
   b.record_arrival(3 * kNsPerSec, 40, Outcome::kRateLimited);
   b.drain_ns = 2;
   a.merge(b);
@@ -90,4 +93,8 @@ TEST_CASE("recordings merge by adding") {
   // A send number past the last label counts in the last label.
   CHECK(a.provider_by_send.at(3, kSendLabels - 1) == 1);
   CHECK(a.provider_by_send.at(0, 0) == 1);
+  // The clients' sends: first or retry.
+  CHECK(a.client_by_send.at(0, 0) == 1);
+  CHECK(a.client_by_send.at(3, 1) == 1);
+  CHECK(a.statuses == std::map<int, std::int64_t>{{200, 3}, {429, 1}});
 }

@@ -78,7 +78,8 @@ void check_loadgen_outputs(const TempDir& dir) {
 // A storm that ends by itself: 300 clients against 20/s (at --time-scale 0.05, about a wall
 // second), full jitter, six retries at most, so some items are dead-lettered.
 std::vector<std::string> loadgen_args(const FakeProvider& p, const TempDir& dir) {
-  std::vector<std::string> args{"run", "--quiet", "--url", p.url(), "--time-scale", kScale};
+  std::vector<std::string> args{"run",  "--quiet",           "--url", p.url(), "--time-scale",
+                                kScale, "--allow-time-scale"};
   const std::vector<std::string> storm{"--clients",      "300", "--strategy", "full-jitter",
                                        "--base",         "1s",  "--cap",      "8s",
                                        "--max-attempts", "6",   "--assert",   "delivered >= 0"};

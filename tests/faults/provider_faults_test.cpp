@@ -86,9 +86,9 @@ TEST_CASE(
                  port);
   REQUIRE(p.started());
   // Ten scenario seconds between sends: the kill lands long before any item's second send.
-  BackgroundRun run({"--url", url_at(port), "--time-scale", kScale, "--clients", "20", "--strategy",
-                     "fixed", "--base", "10s", "--max-attempts", "3", "--assert",
-                     "delivered == items"});
+  BackgroundRun run({"--url", url_at(port), "--time-scale", kScale, "--allow-time-scale",
+                     "--clients", "20", "--strategy", "fixed", "--base", "10s", "--max-attempts",
+                     "3", "--assert", "delivered == items"});
   REQUIRE(first_sends_in(p, 20));
   p.process().signal(SIGKILL);
   const Run r = run.finish();
@@ -116,9 +116,9 @@ TEST_CASE(
             port);
   REQUIRE(p->started());
   // Retries every 2-4 scenario seconds (100-200 ms of wall time), with no attempt cap.
-  BackgroundRun run({"--url", url_at(port), "--time-scale", kScale, "--clients", "20", "--strategy",
-                     "exponential", "--base", "2s", "--cap", "4s", "--max-attempts", "0",
-                     "--assert", "delivered == items"});
+  BackgroundRun run({"--url", url_at(port), "--time-scale", kScale, "--allow-time-scale",
+                     "--clients", "20", "--strategy", "exponential", "--base", "2s", "--cap", "4s",
+                     "--max-attempts", "0", "--assert", "delivered == items"});
   REQUIRE(first_sends_in(*p, 20));
   p->process().signal(SIGKILL);
   p->process().wait(10'000);
@@ -143,9 +143,10 @@ TEST_CASE("answers slower than --timeout are timeouts, retried like any retryabl
   // The provider holds each answer 5 scenario seconds; the clients wait 1.
   FakeProvider p({"--latency", "5s", "--time-scale", kScale});
   REQUIRE(p.started());
-  const Run r = run_loadgen({"--url", p.url(), "--time-scale", kScale, "--clients", "10",
-                             "--strategy", "fixed", "--base", "1s", "--max-attempts", "2",
-                             "--timeout", "1s", "--assert", "delivered == items"});
+  const Run r =
+      run_loadgen({"--url", p.url(), "--time-scale", kScale, "--allow-time-scale", "--clients",
+                   "10", "--strategy", "fixed", "--base", "1s", "--max-attempts", "2", "--timeout",
+                   "1s", "--assert", "delivered == items"});
   INFO(r.err);
   CHECK(r.code == 1);
   REQUIRE(r.results.is_object());

@@ -45,16 +45,32 @@ TEST_CASE("dead letters are one JSON object per line") {
 }
 
 TEST_CASE("JUnit XML has one test case per assertion, failures named and escaped") {
-  const std::vector<Verdict> verdicts{{"peak_ratio <= 2", false, 10, 2},
-                                      {"delivered == items", true, 1000, 1000}};
-  const std::string xml = format_junit("stampede.storm <&>", verdicts, 1.5);
-  CHECK(xml.find("tests=\"2\" failures=\"1\"") != std::string::npos);
+  const std::vector<Verdict> verdicts{{"peak_ratio <= 2", false, 10, 2, {}},
+                                      {"delivered == items", true, 1000, 1000, {}}};
+  const std::string xml = format_junit("stampede.storm <&>", junit_cases(verdicts), 1.5);
+  CHECK(xml.find("tests=\"2\" failures=\"1\" errors=\"0\"") != std::string::npos);
   CHECK(xml.find("<testcase classname=\"stampede.storm &lt;&amp;&gt;\" name=\"peak_ratio &lt;= "
                  "2\">") != std::string::npos);
   CHECK(xml.find("<failure message=\"peak_ratio &lt;= 2 failed: actual 10, compared with 2\"") !=
         std::string::npos);
   CHECK(xml.find("name=\"delivered == items\"/>") != std::string::npos);
   CHECK(xml_escape("a\"b'c\x01") == "a&quot;b&apos;c");
+}
+
+TEST_CASE("JUnit XML: a failed check says why, a run that could not be done is an error") {
+  const std::vector<Verdict> verdicts{
+      {"delivered > 0", false, 0, 0, "no item was delivered: the target never answered"}};
+  auto cases = junit_cases(verdicts);
+  REQUIRE(cases.size() == 1);
+  CHECK(cases[0].state == JunitCase::State::kFailed);
+  CHECK(cases[0].message ==
+        "delivered > 0 failed: actual 0, compared with 0: no item was delivered: the target "
+        "never answered");
+  cases.push_back({"run completed", JunitCase::State::kError, "target unreachable: <refused>"});
+  const std::string xml = format_junit("stampede.s", cases, 0);
+  CHECK(xml.find("<testsuites tests=\"2\" failures=\"1\" errors=\"1\"") != std::string::npos);
+  CHECK(xml.find("<error message=\"target unreachable: &lt;refused&gt;\">target unreachable: "
+                 "&lt;refused&gt;</error>") != std::string::npos);
 }
 
 TEST_CASE("a run compared with its own simulation matches") {

@@ -92,7 +92,10 @@ TEST_CASE("a 400 is never retried") {
   const auto r =
       run_loadgen(with(target(p, "0.05"), {"--clients", "50", "--strategy", "exponential"}));
   INFO(r.err);
-  CHECK(r.code == 0);
+  // Nothing was delivered: the default expectation fails the run, saying what came back.
+  CHECK(r.code == 1);
+  CHECK(r.err.find("the target answered only statuses that are not retryable, 400 to 50 of 50 "
+                   "requests") != std::string::npos);
   REQUIRE(r.results.is_object());
   CHECK(count(r.results, "requests") == 50);
   CHECK(count(r.results, "dead_lettered") == 50);
@@ -163,9 +166,11 @@ TEST_CASE("Retry-After modes change the schedule") {
       }
     }
     if (mode == "ignore") {
-      // Back inside the outage, and out of attempts.
+      // Back inside the outage, and out of attempts: nothing delivered, which fails the run.
       CHECK(count(r.results, "dead_lettered") == 20);
-      CHECK(r.code == 0);
+      CHECK(r.code == 1);
+      CHECK(r.err.find("no item was delivered: no request got a 2xx (503: 40)") !=
+            std::string::npos);
     } else {
       // Sent when the outage is over, on the provider's clock too.
       CHECK(count(r.results, "delivered") == 20);
@@ -200,8 +205,8 @@ TEST_CASE("the attempt cap and the deadline dead-letter exactly the items they s
   SUBCASE("deadline") {
     // Sends at 0, 1 and 3 s; the next would go at 7 s, past the 6 s deadline, so it is not
     // started.
-    const auto r = run_loadgen(with(
-        target(down, "0.1"), {"--clients", "30", "--strategy", "exponential", "--deadline", "6s"}));
+    const auto r = run_loadgen(with(target(down, "0.05"), {"--clients", "30", "--strategy",
+                                                           "exponential", "--deadline", "6s"}));
     INFO(r.err);
     REQUIRE(r.results.is_object());
     CHECK(count(r.results, "requests") == 90);
@@ -264,8 +269,11 @@ TEST_CASE("SIGTERM mid-run leaves valid results and dead-letter files") {
   const auto dead = read_json_lines(dir.file("dead.jsonl"));
   REQUIRE(dead.size() == 50);
   for (const auto& d : dead) CHECK(d["reason"] == "unfinished");
+  // The assertion, the default expectation and the run itself: each failed.
   const std::string junit = read_file(dir.file("junit.xml"));
-  CHECK(junit.find("tests=\"1\" failures=\"1\"") != std::string::npos);
+  CHECK(junit.find("tests=\"3\" failures=\"3\" errors=\"0\"") != std::string::npos);
+  CHECK(junit.find("name=\"run completed\">\n      <failure message=\"stopped by a signal "
+                   "after ") != std::string::npos);
 }
 
 TEST_CASE("--max-duration stops a run that would never end") {

@@ -191,7 +191,7 @@ TEST_CASE("a hostile label, scenario name or assertion shows as text" *
   r.scenario.name = kHostile;
   r.scenario.description = kHostile + " & \"quotes\"";
   r.scenario.provider.tenant_header = kHostile;
-  r.verdicts.push_back({kHostile, false, 1, 2});
+  r.verdicts.push_back({kHostile, false, 1, 2, {}});
   const auto html = render_report({r, r}, {kHostile, "ok"});
   CHECK(html.find("<script") == std::string::npos);
   CHECK(count_of(html, "&lt;script&gt;alert(1)&lt;/script&gt;") >= 5);
@@ -329,4 +329,19 @@ TEST_CASE("write_report writes one run's page, its default path sits beside the 
   CHECK(default_report_path("dir.json/x") == "dir.json/x.html");
   CHECK(default_report_path("out/.json") == "out/.json.html");
   CHECK(default_label(fj) == "full-jitter");
+}
+
+TEST_CASE("the summary counts the assertions its table shows, a duplicate once") {
+  // A document written before duplicates were merged: an expectation repeated by --assert.
+  auto r = fixture("storm_full_jitter.results.json");
+  r.verdicts = {{"peak_ratio <= 2", true, 0.5, 2, {}},
+                {"drain_s <= 120", false, 130, 120, {}},
+                {"peak_ratio <= 2", true, 0.5, 2, {}},
+                {"peak_ratio <= 2", true, 0.5, 2, {}}};
+  const auto html = render_report({r}, {"run"});
+  CHECK(html.find(">1 passed, 1 failed<") != std::string::npos);
+  const auto start = html.find("<section id=\"assertions\">");
+  REQUIRE(start != std::string::npos);
+  const auto section = html.substr(start, html.find("</section>", start) - start);
+  CHECK(count_of(section, "<tr><td class=\"key\">") == 2);
 }

@@ -1,0 +1,128 @@
+#include "gate.hpp"
+
+#include <algorithm>
+
+namespace stampede {
+namespace {
+
+MetricNeed need_of(std::string_view metric) {
+  for (const auto& m : kMetrics) {
+    if (m.name == metric) return m.needs;
+  }
+  return MetricNeed::kNothing;
+}
+
+std::optional<std::string> unmet(const std::string& metric, const MetricContext& c) {
+  switch (need_of(metric)) {
+    case MetricNeed::kNothing:
+      return std::nullopt;
+    case MetricNeed::kAllowance:
+      if (c.allowance) return std::nullopt;
+      return metric +
+             " is measured against the provider's allowance, and none is declared: give the "
+             "scenario's provider.allowance or --allowance (or a capacity, --capacity)";
+    case MetricNeed::kProviderView:
+      if (c.provider_view) return std::nullopt;
+      return metric +
+             " is the provider's own record, and this run has none: give --provider-admin "
+             "with a fakeprovider's admin URL, in an unsharded run";
+  }
+  return std::nullopt;
+}
+
+std::int64_t seen(const Recording& r, Outcome o) {
+  const auto& h = r.client_by_outcome;
+  std::int64_t n = 0;
+  for (std::size_t b = 0; b < h.bins(); ++b) n += h.at(b, static_cast<std::size_t>(o));
+  return n;
+}
+
+// "404 to 30 and 401 to 20 of 50 requests", from the statuses the clients read.
+std::string statuses_text(const Recording& r, std::int64_t answered) {
+  std::string out;
+  for (const auto& [status, n] : r.statuses) {
+    if (classify_status(status) != Outcome::kClientError) continue;
+    out += (out.empty() ? "" : " and ") + std::to_string(status) + " to " + std::to_string(n);
+  }
+  if (out.empty()) out = "4xx to " + std::to_string(answered);
+  return out + " of " + std::to_string(r.requests) + " requests";
+}
+
+std::string outcome_breakdown(const Recording& r) {
+  std::string out;
+  for (std::size_t o = 0; o < kOutcomeCount; ++o) {
+    const auto n = seen(r, static_cast<Outcome>(o));
+    if (n == 0) continue;
+    out += (out.empty() ? "" : ", ") + std::string(kOutcomeNames[o]) + ": " + std::to_string(n);
+  }
+  return out;
+}
+
+bool is_default_expectation(const Assertion& a) {
+  static const Assertion kDefault = *parse_assertion(kDefaultExpectation);
+  return same_check(a, kDefault);
+}
+
+}  // namespace
+
+MetricContext metric_context(const ProviderConfig& provider, bool provider_view) {
+  return {provider.allowance.has_value() || provider.capacity.has_value(), provider_view};
+}
+
+std::optional<std::string> meaning_error(const Assertion& a, const MetricContext& context) {
+  for (const auto* metric : {&a.metric, &a.rhs_metric}) {
+    if (auto why = unmet(*metric, context)) return "assertion '" + a.text + "': " + *why;
+  }
+  return std::nullopt;
+}
+
+Parsed<std::vector<Assertion>> gate_assertions(const std::vector<std::string>& expectations,
+                                               const std::vector<std::string>& asserts,
+                                               bool expect_none, const MetricContext& planned) {
+  auto texts = expectations;
+  texts.insert(texts.end(), asserts.begin(), asserts.end());
+  if (!expect_none) texts.emplace_back(kDefaultExpectation);
+  auto checks = parse_assertions(texts);
+  if (!checks) return checks;
+  for (const auto& a : *checks) {
+    if (auto e = meaning_error(a, planned)) return Parsed<std::vector<Assertion>>::fail(*e);
+  }
+  return checks;
+}
+
+std::vector<Verdict> evaluate_gate(const std::vector<Assertion>& checks, const Results& r,
+                                   const MetricContext& actual) {
+  std::vector<Verdict> out;
+  for (const auto& a : checks) {
+    Verdict v = evaluate(a, r.summary);
+    if (auto e = meaning_error(a, actual)) {
+      v.passed = false;
+      v.why = *e;
+    } else if (!v.passed && is_default_expectation(a)) {
+      v.why = "no item was delivered: " + no_delivery_reason(r.recording);
+    }
+    out.push_back(std::move(v));
+  }
+  return out;
+}
+
+std::string no_delivery_reason(const Recording& r) {
+  if (r.requests == 0) return "no request was sent";
+  const auto timeouts = seen(r, Outcome::kTimeout);
+  const auto refused = seen(r, Outcome::kConnectError);
+  const std::int64_t answered = r.requests - timeouts - refused;
+  const std::string unanswered = std::to_string(timeouts) + " timed out and " +
+                                 std::to_string(refused) + " were refused or reset";
+  if (answered <= 0) {
+    return "the target never answered: of " + std::to_string(r.requests) + " requests, " +
+           unanswered;
+  }
+  if (seen(r, Outcome::kClientError) == answered) {
+    return "the target answered only statuses that are not retryable, " +
+           statuses_text(r, answered) + (timeouts + refused > 0 ? " (" + unanswered + ")" : "") +
+           "; check the URL, the method, the headers and the key";
+  }
+  return "no request got a 2xx (" + outcome_breakdown(r) + ")";
+}
+
+}  // namespace stampede

@@ -1,0 +1,47 @@
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "assertion.hpp"
+#include "parsed.hpp"
+#include "results.hpp"
+#include "scenario.hpp"
+
+namespace stampede {
+
+// What the metrics of a run can be measured against: a metric that needs what the run lacks
+// means nothing there, and a check on it must never pass.
+struct MetricContext {
+  bool allowance = false;      // the scenario declares an allowance (or a capacity)
+  bool provider_view = false;  // the summary reads the provider's own record
+};
+
+MetricContext metric_context(const ProviderConfig& provider, bool provider_view);
+
+// Why `a` means nothing in context, naming the metric and what it needs; nullopt if it does.
+std::optional<std::string> meaning_error(const Assertion& a, const MetricContext& context);
+
+// Every run of `loadgen run` is held to it unless --expect-none: a fleet that delivered
+// nothing (a wrong URL, a bad key, a target that never answers) failed.
+inline constexpr std::string_view kDefaultExpectation = "delivered > 0";
+
+// A run's checks: the scenario's expectations, then --assert, then the default expectation
+// (unless expect_none); a check given twice kept once; each meaningful in the planned
+// context. The first error otherwise, as a usage error says it.
+Parsed<std::vector<Assertion>> gate_assertions(const std::vector<std::string>& expectations,
+                                               const std::vector<std::string>& asserts,
+                                               bool expect_none, const MetricContext& planned);
+
+// The verdicts on a finished run. A check whose metric lost its meaning during the run (the
+// provider's stats could not be read) fails, saying why; a failed delivery check says what
+// the target answered.
+std::vector<Verdict> evaluate_gate(const std::vector<Assertion>& checks, const Results& r,
+                                   const MetricContext& actual);
+
+// Why no item got through, from what the clients saw, in one line.
+std::string no_delivery_reason(const Recording& r);
+
+}  // namespace stampede
