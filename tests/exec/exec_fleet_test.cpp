@@ -2,8 +2,9 @@
 // requests with urllib3's Retry, tenacity. Each fleet meets fakeprovider with a one-second
 // outage; the tests check the herd the provider saw and that every client is accounted for.
 //
-// The provider numbers sends from X-Attempt, which none of these clients send, so every
-// arrival counts as a first send here: the herds are asserted per second, by outcome.
+// None of these clients numbers its sends; each names itself in X-Client-Id, so the provider
+// numbers them by counting each client's arrivals (--client-header, X-Client-Id by default):
+// the herds are asserted per second, by outcome and by send number.
 
 #include <doctest/doctest.h>
 
@@ -93,6 +94,10 @@ TEST_CASE(
   // curl sleeps the Retry-After exactly: each second the whole rest of the fleet at once, 8
   // through (the allowance), the others told "1" again. A jittered fleet would spread.
   CHECK(arrivals_per_second(r) == std::vector<std::int64_t>{24, 24, 16, 8});
+  // The waves by send number: every client's n-th send in second n-1, together.
+  using Sends = std::map<std::size_t, std::map<std::string, std::int64_t>>;
+  CHECK(sends_per_second(r) ==
+        Sends{{0, {{"1", 24}}}, {1, {{"2", 24}}}, {2, {{"3", 16}}}, {3, {{"4", 8}}}});
   CHECK(count(r, "requests") == 72);
   CHECK(r["summary"]["peak_arrivals"] == 24);
   CHECK(r["summary"]["peak_second"] == 1);
@@ -123,6 +128,9 @@ TEST_CASE(
   CHECK(count(r.results, "delivered") == 20);
   CHECK(r.results["exec"]["processes"] == 5);
   CHECK(arrivals_per_second(r.results) == std::vector<std::int64_t>{20, 20, 12, 4});
+  using Sends = std::map<std::size_t, std::map<std::string, std::int64_t>>;
+  CHECK(sends_per_second(r.results) ==
+        Sends{{0, {{"1", 20}}}, {1, {{"2", 20}}}, {2, {{"3", 12}}}, {3, {{"4", 4}}}});
   CHECK(r.results["summary"]["peak_arrivals"] == 20);
   CHECK(r.dead_letters.empty());
 }
@@ -144,6 +152,11 @@ TEST_CASE("a fleet of tenacity processes bursts into the outage, deaf to Retry-A
   // wait_exponential(0.1, max=1): bursts of the whole fleet at 0, 0.1, 0.3 and 0.7 s, all in
   // the outage's second (curl sent one each there); then 1.5 s (10 through), 2.5 s.
   CHECK(arrivals_per_second(r.results) == std::vector<std::int64_t>{80, 20, 10});
+  // Four whole-fleet bursts in the outage's second, then the fifth and sixth sends.
+  using Sends = std::map<std::size_t, std::map<std::string, std::int64_t>>;
+  CHECK(sends_per_second(r.results) == Sends{{0, {{"1", 20}, {"2", 20}, {"3", 20}, {"4", 20}}},
+                                             {1, {{"5", 20}}},
+                                             {2, {{"6", 10}}}});
   CHECK(count(r.results, "requests") == 110);
   CHECK(r.results["summary"]["amplification"] == doctest::Approx(5.5));
 }

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -62,6 +63,20 @@ inline std::vector<std::int64_t> arrivals_per_second(const nlohmann::json& resul
     std::int64_t n = 0;
     for (const auto& c : bin) n += c.get<std::int64_t>();
     seconds.push_back(n);
+  }
+  return seconds;
+}
+
+// Per second, the send numbers the provider saw, as {second: {send: arrivals}} without zeros.
+inline std::map<std::size_t, std::map<std::string, std::int64_t>> sends_per_second(
+    const nlohmann::json& results) {
+  const auto& h = results["histograms"]["provider_arrivals_by_send"];
+  std::map<std::size_t, std::map<std::string, std::int64_t>> seconds;
+  for (std::size_t s = 0; s < h["counts"].size(); ++s) {
+    for (std::size_t l = 0; l < h["labels"].size(); ++l) {
+      const auto n = h["counts"][s][l].get<std::int64_t>();
+      if (n > 0) seconds[s][h["labels"][l].get<std::string>()] = n;
+    }
   }
   return seconds;
 }
