@@ -45,6 +45,13 @@ std::string prometheus_label(std::string_view value) {
 
 }  // namespace
 
+ArrivalStats::Totals& ArrivalStats::Totals::operator+=(const Totals& other) {
+  requests += other.requests;
+  for (std::size_t i = 0; i < kOutcomeCount; ++i) by_outcome[i] += other.by_outcome[i];
+  for (std::size_t i = 0; i < kDecisionReasonCount; ++i) by_reason[i] += other.by_reason[i];
+  return *this;
+}
+
 ArrivalStats::ArrivalStats(std::int64_t bin_ns) {
   bins_.provider_by_outcome = BinnedCounts(bin_ns, kOutcomeCount);
   bins_.provider_by_send = BinnedCounts(bin_ns, kSendLabels);
@@ -65,32 +72,34 @@ void ArrivalStats::record(std::int64_t t_ns, std::string_view tenant, Outcome ou
 }
 
 void ArrivalStats::merge(const ArrivalStats& other) {
-  bins_.provider_by_outcome.merge(other.bins_.provider_by_outcome);
-  bins_.provider_by_send.merge(other.bins_.provider_by_send);
-  const auto add = [](Totals& to, const Totals& from) {
-    to.requests += from.requests;
-    for (std::size_t i = 0; i < kOutcomeCount; ++i) to.by_outcome[i] += from.by_outcome[i];
-    for (std::size_t i = 0; i < kDecisionReasonCount; ++i) to.by_reason[i] += from.by_reason[i];
-  };
-  add(totals_, other.totals_);
-  for (const auto& [key, t] : other.tenants_) add(tenants_[key], t);
+  merge_counts(other);
+  for (const auto& [key, t] : other.tenants_) tenants_[key] += t;
 }
 
-json ArrivalStats::to_json(std::int64_t clock_ns, double time_scale) const {
+void ArrivalStats::merge_counts(const ArrivalStats& other) {
+  bins_.provider_by_outcome.merge(other.bins_.provider_by_outcome);
+  bins_.provider_by_send.merge(other.bins_.provider_by_send);
+  totals_ += other.totals_;
+}
+
+json ArrivalStats::tenant_json(const Totals& t) {
+  return {{"requests", t.requests}, {"totals", totals_json(t)}, {"reasons", reasons_json(t)}};
+}
+
+json ArrivalStats::to_json(std::int64_t clock_ns, double time_scale, bool with_tenants) const {
+  json doc = {{"clock_ns", clock_ns},
+              {"time_scale", time_scale},
+              {"bin_ns", bin_ns()},
+              {"requests", totals_.requests},
+              {"totals", totals_json(totals_)},
+              {"reasons", reasons_json(totals_)},
+              {"arrivals_by_outcome", by_outcome().to_json(outcome_labels())},
+              {"arrivals_by_send", by_send().to_json(send_labels())}};
+  if (!with_tenants) return doc;
   json tenants = json::object();
-  for (const auto& [key, t] : tenants_) {
-    tenants[key] = {
-        {"requests", t.requests}, {"totals", totals_json(t)}, {"reasons", reasons_json(t)}};
-  }
-  return {{"clock_ns", clock_ns},
-          {"time_scale", time_scale},
-          {"bin_ns", bin_ns()},
-          {"requests", totals_.requests},
-          {"totals", totals_json(totals_)},
-          {"reasons", reasons_json(totals_)},
-          {"arrivals_by_outcome", by_outcome().to_json(outcome_labels())},
-          {"arrivals_by_send", by_send().to_json(send_labels())},
-          {"tenants", tenants}};
+  for (const auto& [key, t] : tenants_) tenants[key] = tenant_json(t);
+  doc["tenants"] = std::move(tenants);
+  return doc;
 }
 
 std::string ArrivalStats::to_prometheus(std::int64_t clock_ns) const {

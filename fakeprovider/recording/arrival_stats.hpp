@@ -26,6 +26,7 @@ class ArrivalStats {
     std::int64_t requests = 0;
     std::array<std::int64_t, kOutcomeCount> by_outcome{};
     std::array<std::int64_t, kDecisionReasonCount> by_reason{};
+    Totals& operator+=(const Totals& other);
   };
 
   explicit ArrivalStats(std::int64_t bin_ns);
@@ -36,6 +37,8 @@ class ArrivalStats {
               DecisionReason reason = DecisionReason::kServed);
   // Adds another's counts (same bin): each server thread records alone, the stats add them.
   void merge(const ArrivalStats& other);
+  // The same without the tenants: what a stats document's head needs.
+  void merge_counts(const ArrivalStats& other);
 
   std::int64_t bin_ns() const { return bins_.provider_by_outcome.bin_ns(); }
   const Totals& totals() const { return totals_; }
@@ -43,8 +46,11 @@ class ArrivalStats {
   const BinnedCounts& by_outcome() const { return bins_.provider_by_outcome; }
   const BinnedCounts& by_send() const { return bins_.provider_by_send; }
 
-  // The GET /admin/stats document (docs/ADMIN_API.md), which `loadgen run` reads.
-  nlohmann::json to_json(std::int64_t clock_ns, double time_scale) const;
+  // The GET /admin/stats document (docs/ADMIN_API.md), which `loadgen run` reads; without
+  // tenants, every field but "tenants" (StatsDocument adds them one at a time).
+  nlohmann::json to_json(std::int64_t clock_ns, double time_scale, bool with_tenants = true) const;
+  // One tenant's entry in "tenants".
+  static nlohmann::json tenant_json(const Totals& t);
   // The GET /metrics page, Prometheus text format 0.0.4.
   std::string to_prometheus(std::int64_t clock_ns) const;
 

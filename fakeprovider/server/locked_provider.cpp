@@ -133,6 +133,23 @@ nlohmann::json LockedProvider::stats_json() const {
   return all.to_json(clock_.now_ns(), clock_.time_scale());
 }
 
+std::unique_ptr<StatsDocument> LockedProvider::stats_document() const {
+  std::size_t tenants_hint = 0;  // an upper bound: a tenant may be in every recorder
+  for (const auto& r : recorders_) {
+    std::lock_guard lock(r->mu);
+    tenants_hint += r->stats.tenants().size();
+  }
+  auto doc = std::make_unique<StatsDocument>(tenants_hint);
+  ArrivalStats counts(options_.bin_ns);
+  for (const auto& r : recorders_) {
+    std::lock_guard lock(r->mu);
+    counts.merge_counts(r->stats);
+    doc->add_tenants(r->stats);
+  }
+  doc->head = counts.to_json(clock_.now_ns(), clock_.time_scale(), /*with_tenants=*/false);
+  return doc;
+}
+
 std::string LockedProvider::metrics_text() const {
   return merged_stats().to_prometheus(clock_.now_ns());
 }

@@ -13,6 +13,7 @@
 #include "model/versioned_row.hpp"
 #include "recording/arrival_log.hpp"
 #include "recording/arrival_stats.hpp"
+#include "recording/stats_document.hpp"
 #include "rng.hpp"
 #include "scenario_clock.hpp"
 #include "server/adaptive_mutex.hpp"
@@ -65,6 +66,9 @@ class LockedProvider {
   OutageWindow start_outage(std::int64_t duration_ns, OutageAction action);
 
   nlohmann::json stats_json() const;
+  // The same document, to be sent or written a piece at a time: what GET /admin/stats and
+  // --stats-out send, at about the cost of its text however many tenants there are.
+  std::unique_ptr<StatsDocument> stats_document() const;
   std::string metrics_text() const;
   std::string arrivals_csv() const;
 
