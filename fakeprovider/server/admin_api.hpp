@@ -3,17 +3,16 @@
 #include <atomic>
 #include <memory>
 #include <optional>
+#include <semaphore>
 #include <string>
 #include <thread>
 
 #include "server/listen_address.hpp"
 #include "server/locked_provider.hpp"
 
-namespace httplib {
-class Server;
-}
-
 namespace stampede {
+
+class BoundedServer;
 
 struct AdminConfig {
   ListenAddress listen;
@@ -22,6 +21,8 @@ struct AdminConfig {
 
 // The admin API on its own port (cpp-httplib), so polling it never disturbs the data plane's
 // timing: stats, Prometheus metrics, reset, outages on demand, health. docs/ADMIN_API.md.
+// Whoever can reach it can cost it only so much (BoundedServer: every request within a
+// deadline and a byte budget, 32 connections served at once; a few stats documents in flight).
 class AdminApi {
  public:
   AdminApi(const AdminConfig& config, LockedProvider& provider);
@@ -39,7 +40,9 @@ class AdminApi {
 
   AdminConfig config_;
   LockedProvider& provider_;
-  std::unique_ptr<httplib::Server> server_;
+  std::unique_ptr<BoundedServer> server_;
+  // Stats documents being sent, each holding a copy of the tenants' counters.
+  std::counting_semaphore<> documents_;
   std::thread thread_;
   std::atomic<bool> listen_returned_{false};
   int port_ = 0;
