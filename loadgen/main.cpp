@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
@@ -69,6 +70,22 @@ Parsed<std::int64_t> positive_duration(const std::string& flag, const std::strin
   auto d = parse_duration_ns(text);
   if (!d) return Parsed<std::int64_t>::fail(flag + ": " + d.error());
   if (*d <= 0) return Parsed<std::int64_t>::fail(flag + ": must be longer than zero");
+  return d;
+}
+
+// --grace, on the wall. A request in flight has ended by its timeout (timeout_wall_ns), so a
+// longer grace could only stretch the run past --max-duration: the default is 2s or the
+// timeout if shorter, and a longer one is refused.
+Parsed<std::int64_t> grace_ns(const std::string& text, std::int64_t timeout_wall_ns) {
+  constexpr std::int64_t kDefaultGraceNs = 2 * kNsPerSec;
+  if (text.empty()) return Parsed<std::int64_t>::ok(std::min(kDefaultGraceNs, timeout_wall_ns));
+  auto d = parse_duration_ns(text);
+  if (!d) return Parsed<std::int64_t>::fail("--grace: " + d.error());
+  if (*d > timeout_wall_ns) {
+    return Parsed<std::int64_t>::fail(
+        "--grace: '" + text + "' is longer than a request can be in flight (--timeout, " +
+        format_duration(timeout_wall_ns) + " on the wall); give at most that");
+  }
   return d;
 }
 
@@ -166,7 +183,7 @@ struct RunArgs {
   std::string url, method, body, api_key, api_keys_file;
   std::vector<std::string> headers;
   std::string provider_admin, provider_admin_token;
-  std::string time_scale = "1", max_duration = "1h", grace = "2s";
+  std::string time_scale = "1", max_duration = "1h", grace;  // grace: empty for the default
   std::string out, dead_letter, junit, report, attempts_out;
   bool no_report = false;
   unsigned loops = 0;
@@ -256,8 +273,8 @@ int run_main(const RunArgs& a) {
   auto max_duration = positive_duration("--max-duration", a.max_duration);
   if (!max_duration) return usage_error(max_duration.error());
   cmd.options.max_duration_ns = *max_duration;
-  auto grace = parse_duration_ns(a.grace);
-  if (!grace) return usage_error("--grace: " + grace.error());
+  auto grace = grace_ns(a.grace, ScenarioClock(*scale).wall_ns(scenario->fleet.timeout_ns));
+  if (!grace) return usage_error(grace.error());
   cmd.options.grace_ns = *grace;
   cmd.options.loops = a.loops;
   if (a.http_client == "native") {
@@ -419,7 +436,9 @@ int main(int argc, char** argv) {
       ->group("Run");
   run_cmd
       ->add_option("--grace", run.grace,
-                   "at a stop, how long in-flight requests may still finish (default 2s)")
+                   "at a stop, how long in-flight requests may still finish, at most --timeout "
+                   "on the wall (default 2s, or that if shorter); a signal after a stop ends "
+                   "them at once")
       ->group("Run");
   run_cmd->add_option("--loops", run.loops, "event-loop threads (default: one per core)")
       ->group("Run");
