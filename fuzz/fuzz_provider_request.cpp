@@ -83,9 +83,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       }
     }
   }
-  // What GET /admin/stats and --stats-out write.
+  // What GET /admin/stats, GET /metrics and --stats-out write.
   json_text(provider.stats_json());
   provider.metrics_text();
+  const auto doc = provider.stats_document();
+  doc->text();
+  doc->text(StatsDocument::Format::kPrometheus);
   provider.arrivals_csv();
   return 0;
 }

@@ -103,32 +103,46 @@ json ArrivalStats::to_json(std::int64_t clock_ns, double time_scale, bool with_t
 }
 
 std::string ArrivalStats::to_prometheus(std::int64_t clock_ns) const {
+  std::string out = prometheus_before_tenants(totals_);
+  for (const auto& [key, t] : tenants_) out += prometheus_tenant(key, t);
+  return out + prometheus_after_tenants(clock_ns);
+}
+
+std::string ArrivalStats::prometheus_before_tenants(const Totals& all) {
   std::ostringstream out;
   out << "# HELP fakeprovider_requests_total Arrivals by outcome since the start or the last "
          "reset.\n"
          "# TYPE fakeprovider_requests_total counter\n";
   for (std::size_t i = 0; i < kOutcomeCount; ++i) {
     out << "fakeprovider_requests_total{outcome=\"" << kOutcomeNames[i] << "\"} "
-        << totals_.by_outcome[i] << "\n";
+        << all.by_outcome[i] << "\n";
   }
   out << "# HELP fakeprovider_requests_by_reason_total Arrivals by the layer that answered "
          "(which quota a 429 was for) since the start or the last reset.\n"
          "# TYPE fakeprovider_requests_by_reason_total counter\n";
   for (std::size_t i = 0; i < kDecisionReasonCount; ++i) {
     out << "fakeprovider_requests_by_reason_total{reason=\""
-        << to_string(static_cast<DecisionReason>(i)) << "\"} " << totals_.by_reason[i] << "\n";
+        << to_string(static_cast<DecisionReason>(i)) << "\"} " << all.by_reason[i] << "\n";
   }
   out << "# HELP fakeprovider_tenant_requests_total Arrivals by tenant (the tenant header's "
          "value) and outcome.\n"
          "# TYPE fakeprovider_tenant_requests_total counter\n";
-  for (const auto& [key, t] : tenants_) {
-    const auto tenant = prometheus_label(key);
-    for (std::size_t i = 0; i < kOutcomeCount; ++i) {
-      if (t.by_outcome[i] == 0) continue;
-      out << "fakeprovider_tenant_requests_total{tenant=\"" << tenant << "\",outcome=\""
-          << kOutcomeNames[i] << "\"} " << t.by_outcome[i] << "\n";
-    }
+  return out.str();
+}
+
+std::string ArrivalStats::prometheus_tenant(std::string_view key, const Totals& t) {
+  std::ostringstream out;
+  const auto tenant = prometheus_label(key);
+  for (std::size_t i = 0; i < kOutcomeCount; ++i) {
+    if (t.by_outcome[i] == 0) continue;
+    out << "fakeprovider_tenant_requests_total{tenant=\"" << tenant << "\",outcome=\""
+        << kOutcomeNames[i] << "\"} " << t.by_outcome[i] << "\n";
   }
+  return out.str();
+}
+
+std::string ArrivalStats::prometheus_after_tenants(std::int64_t clock_ns) {
+  std::ostringstream out;
   out << "# HELP fakeprovider_scenario_seconds The scenario clock: seconds since the start or "
          "the last reset, in scenario time.\n"
          "# TYPE fakeprovider_scenario_seconds gauge\n"

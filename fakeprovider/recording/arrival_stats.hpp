@@ -51,8 +51,12 @@ class ArrivalStats {
   nlohmann::json to_json(std::int64_t clock_ns, double time_scale, bool with_tenants = true) const;
   // One tenant's entry in "tenants".
   static nlohmann::json tenant_json(const Totals& t);
-  // The GET /metrics page, Prometheus text format 0.0.4.
+  // The GET /metrics page, Prometheus text format 0.0.4; and its pieces, for a page written a
+  // piece at a time (StatsDocument): before the tenants, one tenant's lines, after them.
   std::string to_prometheus(std::int64_t clock_ns) const;
+  static std::string prometheus_before_tenants(const Totals& all);
+  static std::string prometheus_tenant(std::string_view tenant, const Totals& t);
+  static std::string prometheus_after_tenants(std::int64_t clock_ns);
 
  private:
   // Only the provider_by_* histograms: record_arrival labels sends as the simulator does.

@@ -38,14 +38,15 @@ constexpr std::size_t kMinBlockBytes = 64 * 1024;
 
 }  // namespace
 
-StatsDocument::StatsDocument(std::size_t tenants_hint)
-    : blocks_(mapped_blocks()),
-      memory_(std::max(kMinBlockBytes, tenants_hint * kBytesPerTenant), blocks_),
+StatsDocument::StatsDocument(std::int64_t bin_ns, std::size_t tenants_hint)
+    : counts_(bin_ns),
+      memory_(std::max(kMinBlockBytes, tenants_hint * kBytesPerTenant), mapped_blocks()),
       tenants_(&memory_) {}
 
 StatsDocument::~StatsDocument() = default;
 
-void StatsDocument::add_tenants(const ArrivalStats& stats) {
+void StatsDocument::add(const ArrivalStats& stats) {
+  counts_.merge_counts(stats);
   for (const auto& [key, t] : stats.tenants()) {
     auto it = tenants_.find(std::string_view(key));
     if (it == tenants_.end()) {
@@ -58,8 +59,17 @@ void StatsDocument::add_tenants(const ArrivalStats& stats) {
   }
 }
 
-bool StatsDocument::write(const std::function<bool(const std::string&)>& write,
-                          std::size_t piece_bytes) const {
+void StatsDocument::finish(std::int64_t clock_ns, double time_scale) {
+  clock_ns_ = clock_ns;
+  head = counts_.to_json(clock_ns, time_scale, /*with_tenants=*/false);
+}
+
+bool StatsDocument::write(const Write& write, Format format, std::size_t piece_bytes) const {
+  return format == Format::kJson ? write_json(write, piece_bytes)
+                                 : write_prometheus(write, piece_bytes);
+}
+
+bool StatsDocument::write_json(const Write& write, std::size_t piece_bytes) const {
   // The head's text without its closing brace, then "tenants", an entry at a time.
   std::string piece = json_text(head);
   piece.pop_back();
@@ -80,21 +90,38 @@ bool StatsDocument::write(const std::function<bool(const std::string&)>& write,
   return write(piece);
 }
 
-std::size_t StatsDocument::size() const {
+bool StatsDocument::write_prometheus(const Write& write, std::size_t piece_bytes) const {
+  std::string piece = ArrivalStats::prometheus_before_tenants(counts_.totals());
+  for (const auto& [key, t] : tenants_) {
+    piece += ArrivalStats::prometheus_tenant(key, t);
+    if (piece.size() >= piece_bytes) {
+      if (!write(piece)) return false;
+      piece.clear();
+    }
+  }
+  piece += ArrivalStats::prometheus_after_tenants(clock_ns_);
+  return write(piece);
+}
+
+std::size_t StatsDocument::size(Format format) const {
   std::size_t bytes = 0;
-  write([&](const std::string& piece) {
-    bytes += piece.size();
-    return true;
-  });
+  write(
+      [&](const std::string& piece) {
+        bytes += piece.size();
+        return true;
+      },
+      format);
   return bytes;
 }
 
-std::string StatsDocument::text() const {
+std::string StatsDocument::text(Format format) const {
   std::string out;
-  write([&](const std::string& piece) {
-    out += piece;
-    return true;
-  });
+  write(
+      [&](const std::string& piece) {
+        out += piece;
+        return true;
+      },
+      format);
   return out;
 }
 

@@ -19,7 +19,8 @@ namespace {
 // Admin requests carry no body worth reading (POST bodies are ignored): a declared one beyond
 // this is a 413 (and ConnectionLimits cuts any request, chunked or not, at 80 KiB).
 constexpr std::size_t kMaxBodyBytes = 64 * 1024;
-// Stats documents sent at once, and how long another waits for its turn before a 503.
+// Stats documents and metrics pages sent at once, and how long another waits for its turn
+// before a 503.
 constexpr std::ptrdiff_t kDocumentsAtOnce = 2;
 constexpr auto kDocumentWait = std::chrono::seconds(5);
 
@@ -110,22 +111,10 @@ void AdminApi::add_routes() {
     res.set_content("ok\n", "text/plain");
   });
   svr.Get("/admin/stats", [this](const httplib::Request&, httplib::Response& res) {
-    if (!documents_.try_acquire_for(kDocumentWait)) {
-      res.set_header("Retry-After", "1");
-      return error_reply(res, 503, "too many stats documents are being sent at once; retry");
-    }
-    auto held = std::make_shared<HeldDocument>(documents_);
-    held->doc = provider_.stats_document();
-    // Sent a piece at a time, never whole in memory; the length is known first.
-    res.set_content_provider(held->doc->size(), "application/json",
-                             [held](std::size_t offset, std::size_t, httplib::DataSink& sink) {
-                               return offset == 0 && held->doc->write([&](const std::string& p) {
-                                 return sink.write(p.data(), p.size());
-                               });
-                             });
+    send_document(res, StatsDocument::Format::kJson, "application/json");
   });
   svr.Get("/metrics", [this](const httplib::Request&, httplib::Response& res) {
-    res.set_content(provider_.metrics_text(), "text/plain; version=0.0.4");
+    send_document(res, StatsDocument::Format::kPrometheus, "text/plain; version=0.0.4");
   });
   svr.Post("/admin/reset",
            skipping_body([this](const httplib::Request& req, httplib::Response& res) {
@@ -167,6 +156,24 @@ void AdminApi::add_routes() {
         json_reply(res, 200,
                    {{"start_ns", w.start_ns}, {"end_ns", w.end_ns}, {"outage", format_outage(w)}});
       }));
+}
+
+// Sent a piece at a time, never whole in memory; the length is known first.
+void AdminApi::send_document(httplib::Response& res, StatsDocument::Format format,
+                             const char* content_type) {
+  if (!documents_.try_acquire_for(kDocumentWait)) {
+    res.set_header("Retry-After", "1");
+    return error_reply(res, 503, "too many stats documents are being sent at once; retry");
+  }
+  auto held = std::make_shared<HeldDocument>(documents_);
+  held->doc = provider_.stats_document();
+  res.set_content_provider(
+      held->doc->size(format), content_type,
+      [held, format](std::size_t offset, std::size_t, httplib::DataSink& sink) {
+        return offset == 0 &&
+               held->doc->write(
+                   [&](const std::string& p) { return sink.write(p.data(), p.size()); }, format);
+      });
 }
 
 std::optional<std::string> AdminApi::start() {

@@ -10,6 +10,10 @@
 #include "server/listen_address.hpp"
 #include "server/locked_provider.hpp"
 
+namespace httplib {
+struct Response;
+}
+
 namespace stampede {
 
 class BoundedServer;
@@ -22,7 +26,8 @@ struct AdminConfig {
 // The admin API on its own port (cpp-httplib), so polling it never disturbs the data plane's
 // timing: stats, Prometheus metrics, reset, outages on demand, health. docs/ADMIN_API.md.
 // Whoever can reach it can cost it only so much (BoundedServer: every request within a
-// deadline and a byte budget, 32 connections served at once; a few stats documents in flight).
+// deadline and a byte budget, 32 connections served at once; two stats documents or metrics
+// pages in flight).
 class AdminApi {
  public:
   AdminApi(const AdminConfig& config, LockedProvider& provider);
@@ -37,11 +42,14 @@ class AdminApi {
 
  private:
   void add_routes();
+  void send_document(httplib::Response& res, StatsDocument::Format format,
+                     const char* content_type);
 
   AdminConfig config_;
   LockedProvider& provider_;
   std::unique_ptr<BoundedServer> server_;
-  // Stats documents being sent, each holding a copy of the tenants' counters.
+  // Stats documents and metrics pages being sent, each holding a copy of the tenants'
+  // counters.
   std::counting_semaphore<> documents_;
   std::thread thread_;
   std::atomic<bool> listen_returned_{false};

@@ -139,14 +139,12 @@ std::unique_ptr<StatsDocument> LockedProvider::stats_document() const {
     std::lock_guard lock(r->mu);
     tenants_hint += r->stats.tenants().size();
   }
-  auto doc = std::make_unique<StatsDocument>(tenants_hint);
-  ArrivalStats counts(options_.bin_ns);
+  auto doc = std::make_unique<StatsDocument>(options_.bin_ns, tenants_hint);
   for (const auto& r : recorders_) {
     std::lock_guard lock(r->mu);
-    counts.merge_counts(r->stats);
-    doc->add_tenants(r->stats);
+    doc->add(r->stats);
   }
-  doc->head = counts.to_json(clock_.now_ns(), clock_.time_scale(), /*with_tenants=*/false);
+  doc->finish(clock_.now_ns(), clock_.time_scale());
   return doc;
 }
 

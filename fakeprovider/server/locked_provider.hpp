@@ -66,8 +66,9 @@ class LockedProvider {
   OutageWindow start_outage(std::int64_t duration_ns, OutageAction action);
 
   nlohmann::json stats_json() const;
-  // The same document, to be sent or written a piece at a time: what GET /admin/stats and
-  // --stats-out send, at about the cost of its text however many tenants there are.
+  // The same document (and the metrics page), to be sent or written a piece at a time: what
+  // GET /admin/stats, GET /metrics and --stats-out send, at about the cost of the text however
+  // many tenants there are.
   std::unique_ptr<StatsDocument> stats_document() const;
   std::string metrics_text() const;
   std::string arrivals_csv() const;

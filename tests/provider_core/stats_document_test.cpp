@@ -22,32 +22,35 @@ ArrivalStats recorder(const std::vector<std::string>& tenants) {
   return s;
 }
 
+using Format = StatsDocument::Format;
+
 // The document as the recorders' merged stats make it whole, and as StatsDocument makes it.
 struct Both {
   std::string whole;
   std::string pieces;
 };
 
-Both both(const std::vector<ArrivalStats>& recorders, std::size_t piece_bytes) {
+Both both(const std::vector<ArrivalStats>& recorders, std::size_t piece_bytes,
+          Format format = Format::kJson) {
   ArrivalStats merged(kNsPerSec);
-  StatsDocument doc(recorders.size());
-  ArrivalStats counts(kNsPerSec);
+  StatsDocument doc(kNsPerSec, recorders.size());
   for (const auto& r : recorders) {
     merged.merge(r);
-    counts.merge_counts(r);
-    doc.add_tenants(r);
+    doc.add(r);
   }
-  doc.head = counts.to_json(1234, 0.5, /*with_tenants=*/false);
-  Both out{json_text(merged.to_json(1234, 0.5)) + "\n", ""};
+  doc.finish(1234, 0.5);
+  Both out{format == Format::kJson ? json_text(merged.to_json(1234, 0.5)) + "\n"
+                                   : merged.to_prometheus(1234),
+           ""};
   CHECK(doc.write(
       [&](const std::string& piece) {
         CHECK_FALSE(piece.empty());
         out.pieces += piece;
         return true;
       },
-      piece_bytes));
-  CHECK(doc.size() == out.pieces.size());
-  CHECK(doc.text() == out.pieces);
+      format, piece_bytes));
+  CHECK(doc.size(format) == out.pieces.size());
+  CHECK(doc.text(format) == out.pieces);
   return out;
 }
 
@@ -72,20 +75,35 @@ TEST_CASE("stats document: made a piece at a time, it is the whole document's JS
   CHECK(j.at("requests") == 18);
 }
 
+TEST_CASE("stats document: the metrics page made a piece at a time is the whole page") {
+  const std::vector<ArrivalStats> recorders = {recorder({"a", "shared", "q\"uote"}),
+                                               recorder({"shared", "line\nbreak", ""})};
+  for (const std::size_t piece_bytes : {std::size_t{1}, std::size_t{100}, std::size_t{1} << 20}) {
+    CAPTURE(piece_bytes);
+    const auto [whole, pieces] = both(recorders, piece_bytes, Format::kPrometheus);
+    CHECK(pieces == whole);
+  }
+  const auto [whole, pieces] = both(recorders, 64, Format::kPrometheus);
+  CHECK(pieces.find("fakeprovider_tenant_requests_total{tenant=\"shared\",outcome=\"429\"} 2\n") !=
+        std::string::npos);
+}
+
 TEST_CASE("stats document: no tenants, and a writer that gives up") {
   const auto [whole, pieces] = both({ArrivalStats(kNsPerSec)}, 64);
   CHECK(nlohmann::json::parse(pieces) == nlohmann::json::parse(whole));
   CHECK(nlohmann::json::parse(pieces).at("tenants") == nlohmann::json::object());
 
-  StatsDocument doc(0);
-  doc.add_tenants(recorder({"a", "b", "c"}));
-  doc.head = ArrivalStats(kNsPerSec).to_json(0, 1, false);
-  int calls = 0;
-  CHECK_FALSE(doc.write(
-      [&](const std::string&) {
-        ++calls;
-        return false;
-      },
-      1));
-  CHECK(calls == 1);
+  StatsDocument doc(kNsPerSec, 0);
+  doc.add(recorder({"a", "b", "c"}));
+  doc.finish(0, 1);
+  for (const auto format : {Format::kJson, Format::kPrometheus}) {
+    int calls = 0;
+    CHECK_FALSE(doc.write(
+        [&](const std::string&) {
+          ++calls;
+          return false;
+        },
+        format, 1));
+    CHECK(calls == 1);
+  }
 }
