@@ -204,7 +204,10 @@ bool BoundedServer::process_and_close_socket(socket_t sock) {
     if (!strm.await_request(idle_ns)) break;
     strm.begin_request();
     bool connection_closed = false;
-    ok = process_request(strm, left == 1, connection_closed, nullptr);
+    // Answered whole, whatever Range asks: the stats are made a piece at a time, and each
+    // range would make them again from the start.
+    ok = process_request(strm, left == 1, connection_closed,
+                         [](httplib::Request& req) { req.ranges.clear(); });
     if (!ok || connection_closed || strm.cut()) break;
   }
   shutdown(sock, SHUT_RDWR);

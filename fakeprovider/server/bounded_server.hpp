@@ -28,7 +28,8 @@ struct ConnectionLimits {
 // bodies nor skipped ones, its request line and header lines grow without limit, and its
 // listening socket sets SO_REUSEPORT, so a second server silently shares a port in use. Here
 // every connection is read through a stream that enforces ConnectionLimits, and the listening
-// socket is the data plane's own (open_listen_socket): a port in use is refused.
+// socket is the data plane's own (open_listen_socket): a port in use is refused. Range is
+// ignored (every answer is whole).
 class BoundedServer : public httplib::Server {
  public:
   explicit BoundedServer(const ConnectionLimits& limits);

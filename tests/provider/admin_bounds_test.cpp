@@ -276,6 +276,21 @@ TEST_CASE("admin: repeated stats and metrics over 50,000 tenants cost about thei
   CHECK(written.find("\"tenant-49999\":{") != std::string::npos);
 }
 
+TEST_CASE("admin: a Range request gets the whole stats document") {
+  Provider p({});
+  REQUIRE(p.started());
+  REQUIRE(http(p.data_port(), "GET", "/", {{"X-Api-Key", "k"}}).status == 200);
+  // Many ranges would each make the document again from the start.
+  std::string ranges = "bytes=0-0";
+  for (int i = 1; i < 1000; ++i) ranges += "," + std::to_string(i) + "-" + std::to_string(i);
+  for (const std::string& range : {std::string("bytes=0-10"), ranges}) {
+    const auto r = http(p.admin_port(), "GET", "/admin/stats", {{"Range", range}});
+    CHECK(r.status == 200);
+    CHECK(nlohmann::json::parse(r.body).at("tenants").contains("k"));
+  }
+  CHECK(p.stop() == 0);
+}
+
 TEST_CASE("admin: a second fakeprovider on an admin port in use exits 1, the first serves on") {
   Provider first({});
   REQUIRE(first.started());
