@@ -287,15 +287,15 @@ int serve(const Args& args) {
       code = fail(kRuntimeError, "--arrivals-out: " + *e);
     }
   }
-  const auto stats = provider.stats_json();
+  const auto stats = provider.stats_document();
   if (!args.stats_out.empty()) {
-    if (auto e = write_output(args.stats_out, json_text(stats) + "\n")) {
+    if (auto e = write_output(args.stats_out, stats->text())) {
       code = fail(kRuntimeError, "--stats-out: " + *e);
     }
   }
   std::cerr << "fakeprovider: stopped on " << strsignal(signal_number) << " after "
-            << stats.at("requests").get<std::int64_t>() << " requests ("
-            << outcome_summary(stats.at("totals")) << ")\n";
+            << stats->head.at("requests").get<std::int64_t>() << " requests ("
+            << outcome_summary(stats->head.at("totals")) << ")\n";
   return code;
 }
 

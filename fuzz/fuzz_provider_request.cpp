@@ -120,7 +120,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       }
     }
   }
-  // What GET /admin/stats and --stats-out write; every arrival numbered or counted as not.
+  // What GET /admin/stats, GET /metrics and --stats-out write; every arrival numbered or counted as
+  // not.
   const auto stats = provider.stats_json();
   const auto& sends = stats.at("send_attribution");
   if (sends.at("attributed").get<std::int64_t>() + sends.at("unattributed").get<std::int64_t>() !=
@@ -128,6 +129,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     std::abort();
   json_text(stats);
   provider.metrics_text();
+  const auto doc = provider.stats_document();
+  doc->text();
+  doc->text(StatsDocument::Format::kPrometheus);
   provider.arrivals_csv();
   return 0;
 }

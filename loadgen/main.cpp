@@ -91,6 +91,22 @@ Parsed<std::int64_t> positive_duration(const std::string& flag, const std::strin
   return d;
 }
 
+// --grace, on the wall. A request in flight has ended by its timeout (timeout_wall_ns), so a
+// longer grace could only stretch the run past --max-duration: the default is 2s or the
+// timeout if shorter, and a longer one is refused.
+Parsed<std::int64_t> grace_ns(const std::string& text, std::int64_t timeout_wall_ns) {
+  constexpr std::int64_t kDefaultGraceNs = 2 * kNsPerSec;
+  if (text.empty()) return Parsed<std::int64_t>::ok(std::min(kDefaultGraceNs, timeout_wall_ns));
+  auto d = parse_duration_ns(text);
+  if (!d) return Parsed<std::int64_t>::fail("--grace: " + d.error());
+  if (*d > timeout_wall_ns) {
+    return Parsed<std::int64_t>::fail(
+        "--grace: '" + text + "' is longer than a request can be in flight (--timeout, " +
+        format_duration(timeout_wall_ns) + " on the wall); give at most that");
+  }
+  return d;
+}
+
 // Sharding: --shard I/N, or the Indexed Job's JOB_COMPLETION_INDEX with STAMPEDE_SHARDS.
 struct ShardArgs {
   std::string shard;
@@ -181,7 +197,7 @@ struct FleetOutputArgs {
   bool no_report = false;
   bool quiet = false;
   std::string provider_admin, provider_admin_token;
-  std::string max_duration = "1h", grace = "2s";
+  std::string max_duration = "1h", grace;  // grace: empty for the command's default
 };
 
 // The help texts that differ: what a dead letter, the bound and the grace are to each command.
@@ -351,8 +367,8 @@ int run_main(const RunArgs& a) {
   auto max_duration = positive_duration("--max-duration", o.max_duration);
   if (!max_duration) return usage_error(max_duration.error());
   cmd.options.max_duration_ns = *max_duration;
-  auto grace = parse_duration_ns(o.grace);
-  if (!grace) return usage_error("--grace: " + grace.error());
+  auto grace = grace_ns(o.grace, ScenarioClock(*scale).wall_ns(scenario->fleet.timeout_ns));
+  if (!grace) return usage_error(grace.error());
   cmd.options.grace_ns = *grace;
   cmd.options.loops = a.loops;
   if (a.http_client == "native") {
@@ -435,7 +451,8 @@ int exec_main(ExecArgs a) {
     if (!timeout) return usage_error(timeout.error());
     cmd.timeout_ns = *timeout;
   }
-  auto grace = parse_duration_ns(o.grace);
+  // Between SIGTERM and SIGKILL: a process's own shutdown, not a request's.
+  auto grace = parse_duration_ns(o.grace.empty() ? "2s" : o.grace);
   if (!grace) return usage_error("--grace: " + grace.error());
   cmd.grace_ns = *grace;
   cmd.command = a.command.front();
@@ -697,7 +714,8 @@ int main(int argc, char** argv) {
       *run_cmd, run.output,
       {"write dead-lettered items, then unfinished ones, as JSON lines",
        "wall-clock bound: stop then, items still going are unfinished (default 1h)",
-       "at a stop, how long in-flight requests may still finish (default 2s)"});
+       "at a stop, how long in-flight requests may still finish, at most --timeout on the wall "
+       "(default 2s, or that if shorter); a signal after a stop ends them at once"});
   run_cmd
       ->add_option("--attempts-out", run.attempts_out,
                    "write every attempt as JSON lines (intended, sent, answered, status)")

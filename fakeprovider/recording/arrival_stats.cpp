@@ -65,6 +65,13 @@ std::string prometheus_label(std::string_view value) {
 
 }  // namespace
 
+ArrivalStats::Totals& ArrivalStats::Totals::operator+=(const Totals& other) {
+  requests += other.requests;
+  for (std::size_t i = 0; i < kOutcomeCount; ++i) by_outcome[i] += other.by_outcome[i];
+  for (std::size_t i = 0; i < kDecisionReasonCount; ++i) by_reason[i] += other.by_reason[i];
+  return *this;
+}
+
 ArrivalStats::ArrivalStats(std::int64_t bin_ns) {
   bins_.provider_by_outcome = BinnedCounts(bin_ns, kOutcomeCount);
   bins_.provider_by_send = BinnedCounts(bin_ns, kSendLabels);
@@ -93,77 +100,93 @@ void ArrivalStats::record(std::int64_t t_ns, std::string_view tenant, Outcome ou
 }
 
 void ArrivalStats::merge(const ArrivalStats& other) {
+  merge_counts(other);
+  for (const auto& [key, t] : other.tenants_) tenants_[key] += t;
+}
+
+void ArrivalStats::merge_counts(const ArrivalStats& other) {
   bins_.provider_by_outcome.merge(other.bins_.provider_by_outcome);
   bins_.provider_by_send.merge(other.bins_.provider_by_send);
-  const auto add = [](Totals& to, const Totals& from) {
-    to.requests += from.requests;
-    for (std::size_t i = 0; i < kOutcomeCount; ++i) to.by_outcome[i] += from.by_outcome[i];
-    for (std::size_t i = 0; i < kDecisionReasonCount; ++i) to.by_reason[i] += from.by_reason[i];
-  };
-  add(totals_, other.totals_);
+  totals_ += other.totals_;
   for (std::size_t i = 0; i < kSendStatusCount; ++i)
     sends_.by_status[i] += other.sends_.by_status[i];
   for (std::size_t i = 0; i < kSendRuleCount; ++i)
     sends_.attributed_by_rule[i] += other.sends_.attributed_by_rule[i];
-  for (const auto& [key, t] : other.tenants_) add(tenants_[key], t);
 }
 
-json ArrivalStats::to_json(std::int64_t clock_ns, double time_scale) const {
+json ArrivalStats::tenant_json(const Totals& t) {
+  return {{"requests", t.requests}, {"totals", totals_json(t)}, {"reasons", reasons_json(t)}};
+}
+
+json ArrivalStats::to_json(std::int64_t clock_ns, double time_scale, bool with_tenants) const {
+  json doc = {{"clock_ns", clock_ns},
+              {"time_scale", time_scale},
+              {"bin_ns", bin_ns()},
+              {"requests", totals_.requests},
+              {"totals", totals_json(totals_)},
+              {"reasons", reasons_json(totals_)},
+              {"arrivals_by_outcome", by_outcome().to_json(outcome_labels())},
+              {"arrivals_by_send", by_send().to_json(send_labels())},
+              {"send_attribution", send_attribution_json(sends_)}};
+  if (!with_tenants) return doc;
   json tenants = json::object();
-  for (const auto& [key, t] : tenants_) {
-    tenants[key] = {
-        {"requests", t.requests}, {"totals", totals_json(t)}, {"reasons", reasons_json(t)}};
-  }
-  return {{"clock_ns", clock_ns},
-          {"time_scale", time_scale},
-          {"bin_ns", bin_ns()},
-          {"requests", totals_.requests},
-          {"totals", totals_json(totals_)},
-          {"reasons", reasons_json(totals_)},
-          {"arrivals_by_outcome", by_outcome().to_json(outcome_labels())},
-          {"arrivals_by_send", by_send().to_json(send_labels())},
-          {"send_attribution", send_attribution_json(sends_)},
-          {"tenants", tenants}};
+  for (const auto& [key, t] : tenants_) tenants[key] = tenant_json(t);
+  doc["tenants"] = std::move(tenants);
+  return doc;
 }
 
 std::string ArrivalStats::to_prometheus(std::int64_t clock_ns) const {
+  std::string out = prometheus_before_tenants(totals_, sends_);
+  for (const auto& [key, t] : tenants_) out += prometheus_tenant(key, t);
+  return out + prometheus_after_tenants(clock_ns);
+}
+
+std::string ArrivalStats::prometheus_before_tenants(const Totals& all, const SendCounts& sends) {
   std::ostringstream out;
   out << "# HELP fakeprovider_requests_total Arrivals by outcome since the start or the last "
          "reset.\n"
          "# TYPE fakeprovider_requests_total counter\n";
   for (std::size_t i = 0; i < kOutcomeCount; ++i) {
     out << "fakeprovider_requests_total{outcome=\"" << kOutcomeNames[i] << "\"} "
-        << totals_.by_outcome[i] << "\n";
+        << all.by_outcome[i] << "\n";
   }
   out << "# HELP fakeprovider_requests_by_reason_total Arrivals by the layer that answered "
          "(which quota a 429 was for) since the start or the last reset.\n"
          "# TYPE fakeprovider_requests_by_reason_total counter\n";
   for (std::size_t i = 0; i < kDecisionReasonCount; ++i) {
     out << "fakeprovider_requests_by_reason_total{reason=\""
-        << to_string(static_cast<DecisionReason>(i)) << "\"} " << totals_.by_reason[i] << "\n";
+        << to_string(static_cast<DecisionReason>(i)) << "\"} " << all.by_reason[i] << "\n";
   }
   out << "# HELP fakeprovider_send_attribution_total Arrivals by how their send number was "
          "found: the rule that numbered it, or why none did.\n"
          "# TYPE fakeprovider_send_attribution_total counter\n";
   for (std::size_t i = 0; i < kSendRuleCount; ++i) {
     out << "fakeprovider_send_attribution_total{status=\"attributed\",rule=\""
-        << to_string(static_cast<SendRule>(i)) << "\"} " << sends_.attributed_by_rule[i] << "\n";
+        << to_string(static_cast<SendRule>(i)) << "\"} " << sends.attributed_by_rule[i] << "\n";
   }
   for (std::size_t i = 1; i < kSendStatusCount; ++i) {
     out << "fakeprovider_send_attribution_total{status=\"" << to_string(static_cast<SendStatus>(i))
-        << "\"} " << sends_.by_status[i] << "\n";
+        << "\"} " << sends.by_status[i] << "\n";
   }
   out << "# HELP fakeprovider_tenant_requests_total Arrivals by tenant (the tenant header's "
          "value) and outcome.\n"
          "# TYPE fakeprovider_tenant_requests_total counter\n";
-  for (const auto& [key, t] : tenants_) {
-    const auto tenant = prometheus_label(key);
-    for (std::size_t i = 0; i < kOutcomeCount; ++i) {
-      if (t.by_outcome[i] == 0) continue;
-      out << "fakeprovider_tenant_requests_total{tenant=\"" << tenant << "\",outcome=\""
-          << kOutcomeNames[i] << "\"} " << t.by_outcome[i] << "\n";
-    }
+  return out.str();
+}
+
+std::string ArrivalStats::prometheus_tenant(std::string_view key, const Totals& t) {
+  std::ostringstream out;
+  const auto tenant = prometheus_label(key);
+  for (std::size_t i = 0; i < kOutcomeCount; ++i) {
+    if (t.by_outcome[i] == 0) continue;
+    out << "fakeprovider_tenant_requests_total{tenant=\"" << tenant << "\",outcome=\""
+        << kOutcomeNames[i] << "\"} " << t.by_outcome[i] << "\n";
   }
+  return out.str();
+}
+
+std::string ArrivalStats::prometheus_after_tenants(std::int64_t clock_ns) {
+  std::ostringstream out;
   out << "# HELP fakeprovider_scenario_seconds The scenario clock: seconds since the start or "
          "the last reset, in scenario time.\n"
          "# TYPE fakeprovider_scenario_seconds gauge\n"

@@ -27,6 +27,7 @@ class ArrivalStats {
     std::int64_t requests = 0;
     std::array<std::int64_t, kOutcomeCount> by_outcome{};
     std::array<std::int64_t, kDecisionReasonCount> by_reason{};
+    Totals& operator+=(const Totals& other);
   };
   // Arrivals by how their send was numbered: attributed (by rule) or why not.
   struct SendCounts {
@@ -42,6 +43,8 @@ class ArrivalStats {
               const SendAttribution& send, DecisionReason reason = DecisionReason::kServed);
   // Adds another's counts (same bin): each server thread records alone, the stats add them.
   void merge(const ArrivalStats& other);
+  // The same without the tenants: what a stats document's head needs.
+  void merge_counts(const ArrivalStats& other);
 
   std::int64_t bin_ns() const { return bins_.provider_by_outcome.bin_ns(); }
   const Totals& totals() const { return totals_; }
@@ -50,10 +53,17 @@ class ArrivalStats {
   const BinnedCounts& by_outcome() const { return bins_.provider_by_outcome; }
   const BinnedCounts& by_send() const { return bins_.provider_by_send; }
 
-  // The GET /admin/stats document (docs/ADMIN_API.md), which `loadgen run` reads.
-  nlohmann::json to_json(std::int64_t clock_ns, double time_scale) const;
-  // The GET /metrics page, Prometheus text format 0.0.4.
+  // The GET /admin/stats document (docs/ADMIN_API.md), which `loadgen run` reads; without
+  // tenants, every field but "tenants" (StatsDocument adds them one at a time).
+  nlohmann::json to_json(std::int64_t clock_ns, double time_scale, bool with_tenants = true) const;
+  // One tenant's entry in "tenants".
+  static nlohmann::json tenant_json(const Totals& t);
+  // The GET /metrics page, Prometheus text format 0.0.4; and its pieces, for a page written a
+  // piece at a time (StatsDocument): before the tenants, one tenant's lines, after them.
   std::string to_prometheus(std::int64_t clock_ns) const;
+  static std::string prometheus_before_tenants(const Totals& all, const SendCounts& sends);
+  static std::string prometheus_tenant(std::string_view tenant, const Totals& t);
+  static std::string prometheus_after_tenants(std::int64_t clock_ns);
 
  private:
   // Only the provider_by_* histograms: record_arrival labels sends as the simulator does.

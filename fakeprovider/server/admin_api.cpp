@@ -10,10 +10,19 @@
 #include "duration.hpp"
 #include "json_text.hpp"
 #include "scenario_clock.hpp"
+#include "server/bounded_server.hpp"
 #include "server/constant_time.hpp"
 
 namespace stampede {
 namespace {
+
+// Admin requests carry no body worth reading (POST bodies are ignored): a declared one beyond
+// this is a 413 (and ConnectionLimits cuts any request, chunked or not, at 80 KiB).
+constexpr std::size_t kMaxBodyBytes = 64 * 1024;
+// Stats documents and metrics pages sent at once, and how long another waits for its turn
+// before a 503.
+constexpr std::ptrdiff_t kDocumentsAtOnce = 2;
+constexpr auto kDocumentWait = std::chrono::seconds(5);
 
 void json_reply(httplib::Response& res, int status, const nlohmann::json& body) {
   res.status = status;
@@ -43,17 +52,38 @@ using PostHandler = std::function<void(const httplib::Request&, httplib::Respons
 httplib::Server::HandlerWithContentReader skipping_body(PostHandler handler) {
   return [handler = std::move(handler)](const httplib::Request& req, httplib::Response& res,
                                         const httplib::ContentReader& read) {
-    if (req.has_header("Content-Length") || req.has_header("Transfer-Encoding")) {
-      read([](const char*, std::size_t) { return true; });
+    // A body too long (or cut, or malformed) is refused, not half read and then obeyed.
+    if ((req.has_header("Content-Length") || req.has_header("Transfer-Encoding")) &&
+        !read([](const char*, std::size_t) { return true; })) {
+      return error_reply(res, res.status == 413 ? 413 : 400,
+                         "the request body is too long or malformed: admin requests need none "
+                         "(one of at most " +
+                             std::to_string(kMaxBodyBytes / 1024) + " KiB is read and ignored)");
     }
     handler(req, res);
   };
 }
 
+// A stats document with its turn: the turn is given back when the answer is done with it.
+struct HeldDocument {
+  explicit HeldDocument(std::counting_semaphore<>& turns) : turns(turns) {}
+  ~HeldDocument() {
+    doc.reset();
+    turns.release();
+  }
+  HeldDocument(const HeldDocument&) = delete;
+  HeldDocument& operator=(const HeldDocument&) = delete;
+  std::counting_semaphore<>& turns;
+  std::unique_ptr<StatsDocument> doc;
+};
+
 }  // namespace
 
 AdminApi::AdminApi(const AdminConfig& config, LockedProvider& provider)
-    : config_(config), provider_(provider), server_(std::make_unique<httplib::Server>()) {}
+    : config_(config),
+      provider_(provider),
+      server_(std::make_unique<BoundedServer>(ConnectionLimits{})),
+      documents_(kDocumentsAtOnce) {}
 
 AdminApi::~AdminApi() {
   stop();
@@ -64,6 +94,7 @@ void AdminApi::add_routes() {
   svr.set_tcp_nodelay(true);
   // Idle keep-alive connections cost this server a polling thread each: keep them short.
   svr.set_keep_alive_timeout(2);
+  svr.set_payload_max_length(kMaxBodyBytes);
   svr.set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
     if (config_.token.empty() || req.path == "/healthz") {
       return httplib::Server::HandlerResponse::Unhandled;
@@ -80,10 +111,10 @@ void AdminApi::add_routes() {
     res.set_content("ok\n", "text/plain");
   });
   svr.Get("/admin/stats", [this](const httplib::Request&, httplib::Response& res) {
-    json_reply(res, 200, provider_.stats_json());
+    send_document(res, StatsDocument::Format::kJson, "application/json");
   });
   svr.Get("/metrics", [this](const httplib::Request&, httplib::Response& res) {
-    res.set_content(provider_.metrics_text(), "text/plain; version=0.0.4");
+    send_document(res, StatsDocument::Format::kPrometheus, "text/plain; version=0.0.4");
   });
   svr.Post("/admin/reset",
            skipping_body([this](const httplib::Request& req, httplib::Response& res) {
@@ -127,18 +158,29 @@ void AdminApi::add_routes() {
       }));
 }
 
+// Sent a piece at a time, never whole in memory; the length is known first.
+void AdminApi::send_document(httplib::Response& res, StatsDocument::Format format,
+                             const char* content_type) {
+  if (!documents_.try_acquire_for(kDocumentWait)) {
+    res.set_header("Retry-After", "1");
+    return error_reply(res, 503, "too many stats documents are being sent at once; retry");
+  }
+  auto held = std::make_shared<HeldDocument>(documents_);
+  held->doc = provider_.stats_document();
+  res.set_content_provider(
+      held->doc->size(format), content_type,
+      [held, format](std::size_t offset, std::size_t, httplib::DataSink& sink) {
+        return offset == 0 &&
+               held->doc->write(
+                   [&](const std::string& p) { return sink.write(p.data(), p.size()); }, format);
+      });
+}
+
 std::optional<std::string> AdminApi::start() {
   add_routes();
-  const auto& l = config_.listen;
-  if (l.port == 0) {
-    port_ = server_->bind_to_any_port(l.host);
-    if (port_ <= 0) return "--admin-listen: cannot listen on " + l.host + ":0";
-  } else {
-    if (!server_->bind_to_port(l.host, l.port)) {
-      return "--admin-listen: cannot listen on " + l.host + ":" + std::to_string(l.port);
-    }
-    port_ = l.port;
-  }
+  const auto bound = server_->bind(config_.listen);
+  if (!bound) return "--admin-listen: " + bound.error();
+  port_ = *bound;
   thread_ = std::thread([this] {
     server_->listen_after_bind();
     listen_returned_ = true;

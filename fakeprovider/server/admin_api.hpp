@@ -3,6 +3,7 @@
 #include <atomic>
 #include <memory>
 #include <optional>
+#include <semaphore>
 #include <string>
 #include <thread>
 
@@ -10,10 +11,12 @@
 #include "server/locked_provider.hpp"
 
 namespace httplib {
-class Server;
+struct Response;
 }
 
 namespace stampede {
+
+class BoundedServer;
 
 struct AdminConfig {
   ListenAddress listen;
@@ -22,6 +25,9 @@ struct AdminConfig {
 
 // The admin API on its own port (cpp-httplib), so polling it never disturbs the data plane's
 // timing: stats, Prometheus metrics, reset, outages on demand, health. docs/ADMIN_API.md.
+// Whoever can reach it can cost it only so much (BoundedServer: every request within a
+// deadline and a byte budget, 32 connections served at once; two stats documents or metrics
+// pages in flight).
 class AdminApi {
  public:
   AdminApi(const AdminConfig& config, LockedProvider& provider);
@@ -36,10 +42,15 @@ class AdminApi {
 
  private:
   void add_routes();
+  void send_document(httplib::Response& res, StatsDocument::Format format,
+                     const char* content_type);
 
   AdminConfig config_;
   LockedProvider& provider_;
-  std::unique_ptr<httplib::Server> server_;
+  std::unique_ptr<BoundedServer> server_;
+  // Stats documents and metrics pages being sent, each holding a copy of the tenants'
+  // counters.
+  std::counting_semaphore<> documents_;
   std::thread thread_;
   std::atomic<bool> listen_returned_{false};
   int port_ = 0;

@@ -133,13 +133,33 @@ ArrivalStats LockedProvider::merged_stats() const {
   return all;
 }
 
-nlohmann::json LockedProvider::stats_json() const {
-  auto j = merged_stats().to_json(clock_.now_ns(), clock_.time_scale());
+void LockedProvider::add_item_counts(nlohmann::json& doc) const {
   std::lock_guard lock(mu_);
-  auto& sends = j["send_attribution"];
+  auto& sends = doc["send_attribution"];
   sends["items"] = items_.items();
   sends["max_items"] = items_.max_items();
+}
+
+nlohmann::json LockedProvider::stats_json() const {
+  auto j = merged_stats().to_json(clock_.now_ns(), clock_.time_scale());
+  add_item_counts(j);
   return j;
+}
+
+std::unique_ptr<StatsDocument> LockedProvider::stats_document() const {
+  std::size_t tenants_hint = 0;  // an upper bound: a tenant may be in every recorder
+  for (const auto& r : recorders_) {
+    std::lock_guard lock(r->mu);
+    tenants_hint += r->stats.tenants().size();
+  }
+  auto doc = std::make_unique<StatsDocument>(options_.bin_ns, tenants_hint);
+  for (const auto& r : recorders_) {
+    std::lock_guard lock(r->mu);
+    doc->add(r->stats);
+  }
+  doc->finish(clock_.now_ns(), clock_.time_scale());
+  add_item_counts(doc->head);
+  return doc;
 }
 
 std::string LockedProvider::metrics_text() const {

@@ -97,8 +97,10 @@ LiveRun drive(LiveEngine& engine, const SignalDescriptor& signals, const RunComm
     if (n > 0 && (fds[0].revents & POLLIN)) break;
     if (n > 0 && (fds[1].revents & POLLIN)) {
       const int sig = signals.take();
-      // The first signal leaves in-flight requests their grace; a second ends it.
-      const std::int64_t grace = signals_seen++ ? 0 : cmd.options.grace_ns;
+      // The first signal leaves in-flight requests their grace; a second ends it, and so does
+      // one after --max-duration stopped the run (its grace is running already).
+      const bool stopped = signals_seen++ > 0 || engine.stopping();
+      const std::int64_t grace = stopped ? 0 : cmd.options.grace_ns;
       if (show) progress.clear();
       std::fprintf(stderr, "loadgen: %s: starting no more attempts; %s\n", strsignal(sig),
                    grace ? "in-flight requests have a short grace (again to abort them)"

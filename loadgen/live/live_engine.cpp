@@ -144,6 +144,10 @@ void LiveEngine::stop(std::int64_t grace_ns) {
   for (auto& loop : loops_) loop->wake();
 }
 
+bool LiveEngine::stopping() const {
+  return shared_->stop_requested.load();
+}
+
 LiveProgress LiveEngine::progress() const {
   LiveProgress p;
   p.elapsed_ns = ScenarioClock::steady_ns() - start_wall_ns_;

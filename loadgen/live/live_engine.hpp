@@ -118,6 +118,8 @@ class LiveEngine {
   int done_fd() const { return done_fd_; }
   // From any thread: start no more attempts; give in-flight ones grace_ns, then abort them.
   void stop(std::int64_t grace_ns);
+  // A stop was asked for (stop, or --max-duration): in-flight requests are in their grace.
+  bool stopping() const;
   LiveProgress progress() const;
   // Waits for the loops and merges what they recorded.
   LiveRun finish();

@@ -50,6 +50,7 @@ class Provider {
   Provider& operator=(const Provider&) = delete;
 
   bool started() const { return data_port_ > 0 && admin_port_ > 0; }
+  pid_t pid() const { return pid_; }
   int data_port() const { return data_port_; }
   int admin_port() const { return admin_port_; }
   const std::vector<std::string>& first_lines() const { return lines_; }

@@ -1,0 +1,47 @@
+#pragma once
+
+#include <httplib.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "server/listen_address.hpp"
+
+namespace stampede {
+
+// What one connection may cost the admin server.
+struct ConnectionLimits {
+  // A request, head and body, must be in whole this long after its first byte (however
+  // steadily its bytes trickle), and an answer out this long after its first byte.
+  std::int64_t request_deadline_ns = 5'000'000'000;
+  std::int64_t answer_deadline_ns = 30'000'000'000;
+  // What a request may send, head and body together; beyond it the request is cut.
+  std::size_t request_max_bytes = 80 * 1024;
+  // Connections served at once; more wait for a thread.
+  std::size_t threads = 32;
+};
+
+// cpp-httplib 0.11.4's server with the bounds it lacks: its read timeout is per read (a byte
+// every few seconds keeps a request open for ever), its body limit covers neither chunked
+// bodies nor skipped ones, its request line and header lines grow without limit, and its
+// listening socket sets SO_REUSEPORT, so a second server silently shares a port in use. Here
+// every connection is read through a stream that enforces ConnectionLimits, and the listening
+// socket is the data plane's own (open_listen_socket): a port in use is refused. Range is
+// ignored (every answer is whole).
+class BoundedServer : public httplib::Server {
+ public:
+  explicit BoundedServer(const ConnectionLimits& limits);
+
+  // Binds and listens (port 0: any free one); the bound port, or why not.
+  Parsed<int> bind(const ListenAddress& address);
+
+ private:
+  bool process_and_close_socket(socket_t sock) override;
+  bool stopping() const { return svr_sock_ == INVALID_SOCKET; }
+
+  ConnectionLimits limits_;
+};
+
+}  // namespace stampede
