@@ -12,6 +12,25 @@
 #include <utility>
 
 namespace staging_test {
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> lines;
+  std::string line;
+  for (const char c : text) {
+    if (c != '\n') {
+      line += c;
+    } else if (!line.empty()) {
+      lines.push_back(std::exchange(line, ""));
+    }
+  }
+  if (!line.empty()) lines.push_back(line);
+  return lines;
+}
+
+bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
 namespace {
 
 constexpr const char* kNginx = "/usr/sbin/nginx";

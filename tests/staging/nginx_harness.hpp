@@ -1,6 +1,10 @@
 #pragma once
 
+#include <doctest/doctest.h>
+
 #include <cstdint>
+#include <cstdlib>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -11,6 +15,10 @@
 // makes itself with the openssl command: what `loadgen run --url https://staging...` meets in
 // a pipeline, without a staging.
 namespace staging_test {
+
+// The non-empty lines of a text (stderr, a log).
+std::vector<std::string> lines_of(const std::string& text);
+bool contains(const std::string& text, const std::string& part);
 
 // A CA, a server certificate signed by it for 127.0.0.1 and localhost (subjectAltName), and a
 // client certificate signed by it, made with the openssl command in a directory; and that
@@ -99,5 +107,24 @@ class NginxStaging {
   bool started_ = false;
   std::string error_;
 };
+
+// nginx started with these options; or null, after skipping (nginx or openssl missing, outside
+// CI) or failing the test (missing in CI, or it did not start).
+inline std::unique_ptr<NginxStaging> start_nginx(NginxOptions options = {}) {
+  if (!NginxStaging::installed()) {
+    if (std::getenv("CI") == nullptr) {
+      MESSAGE("skipped: nginx or openssl is not installed");
+    } else {
+      FAIL_CHECK("nginx or openssl is not installed (CI has them: make deps-test)");
+    }
+    return nullptr;
+  }
+  auto nginx = std::make_unique<NginxStaging>(std::move(options));
+  if (!nginx->started()) {
+    FAIL_CHECK("nginx did not start: " << nginx->error());
+    return nullptr;
+  }
+  return nginx;
+}
 
 }  // namespace staging_test

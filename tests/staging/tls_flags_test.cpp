@@ -14,26 +14,10 @@
 
 using live_test::EnvChanges;
 using live_test::run_loadgen;
+using staging_test::contains;
+using staging_test::lines_of;
 
 namespace {
-
-std::vector<std::string> lines_of(const std::string& text) {
-  std::vector<std::string> lines;
-  std::string line;
-  for (const char c : text) {
-    if (c != '\n') {
-      line += c;
-    } else if (!line.empty()) {
-      lines.push_back(std::exchange(line, ""));
-    }
-  }
-  if (!line.empty()) lines.push_back(line);
-  return lines;
-}
-
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
 
 const EnvChanges kNoCaVariables{{"CURL_CA_BUNDLE", std::nullopt},
                                 {"SSL_CERT_DIR", std::nullopt},

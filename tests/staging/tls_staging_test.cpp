@@ -16,9 +16,12 @@
 using live_test::EnvChanges;
 using live_test::run_loadgen;
 using nlohmann::json;
+using staging_test::contains;
 using staging_test::count_status;
+using staging_test::lines_of;
 using staging_test::NginxOptions;
 using staging_test::NginxStaging;
+using staging_test::start_nginx;
 
 namespace {
 
@@ -50,24 +53,6 @@ std::int64_t count(const json& r, const char* name) {
   return r["counts"][name].get<std::int64_t>();
 }
 
-std::vector<std::string> lines_of(const std::string& text) {
-  std::vector<std::string> lines;
-  std::string line;
-  for (const char c : text) {
-    if (c != '\n') {
-      line += c;
-    } else if (!line.empty()) {
-      lines.push_back(std::exchange(line, ""));
-    }
-  }
-  if (!line.empty()) lines.push_back(line);
-  return lines;
-}
-
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
-
 std::string port_of(const std::string& url) {
   const auto colon = url.rfind(':');
   return url.substr(colon + 1, url.find('/', colon) - colon - 1);
@@ -95,13 +80,9 @@ void check_stopped_before_load(const live_test::Run& r, NginxStaging& nginx, con
 }  // namespace
 
 TEST_CASE("https with --cacert: the fleet goes through nginx, its certificate verified") {
-  if (!NginxStaging::installed()) {
-    MESSAGE("skipped: nginx or openssl is not installed");
-    return;
-  }
-  NginxStaging nginx(https_options());
-  INFO(nginx.error());
-  REQUIRE(nginx.started());
+  const auto started = start_nginx(https_options());
+  if (!started) return;
+  NginxStaging& nginx = *started;
   // The certificate names both: each is checked against its subjectAltName.
   std::string host = "127.0.0.1";
   SUBCASE("an address") {}
@@ -125,13 +106,9 @@ TEST_CASE("https with --cacert: the fleet goes through nginx, its certificate ve
 }
 
 TEST_CASE("https without the CA: exit 3 before any load, one line naming the host and why") {
-  if (!NginxStaging::installed()) {
-    MESSAGE("skipped: nginx or openssl is not installed");
-    return;
-  }
-  NginxStaging nginx(https_options());
-  INFO(nginx.error());
-  REQUIRE(nginx.started());
+  const auto started = start_nginx(https_options());
+  if (!started) return;
+  NginxStaging& nginx = *started;
   const auto url = nginx.https_url();
   const auto r = run_loadgen(fleet(url), without_ca_variables());
   // libcurl's reason, as curl says it.
@@ -140,13 +117,9 @@ TEST_CASE("https without the CA: exit 3 before any load, one line naming the hos
 }
 
 TEST_CASE("the environment names the CA as curl 7.88 reads it, and curl agrees on each case") {
-  if (!NginxStaging::installed()) {
-    MESSAGE("skipped: nginx or openssl is not installed");
-    return;
-  }
-  NginxStaging nginx(https_options());
-  INFO(nginx.error());
-  REQUIRE(nginx.started());
+  const auto started = start_nginx(https_options());
+  if (!started) return;
+  NginxStaging& nginx = *started;
   const auto& pki = nginx.pki();
   const std::string empty_dir = nginx.file("no-cas");
   std::filesystem::create_directory(empty_dir);
@@ -207,13 +180,9 @@ TEST_CASE("the environment names the CA as curl 7.88 reads it, and curl agrees o
 }
 
 TEST_CASE("--insecure reaches a server whose CA it was not given, and the results say so") {
-  if (!NginxStaging::installed()) {
-    MESSAGE("skipped: nginx or openssl is not installed");
-    return;
-  }
-  NginxStaging nginx(https_options());
-  INFO(nginx.error());
-  REQUIRE(nginx.started());
+  const auto started = start_nginx(https_options());
+  if (!started) return;
+  NginxStaging& nginx = *started;
   const auto r = run_loadgen(fleet(nginx.https_url(), {"-k"}), without_ca_variables());
   INFO("stderr: " << r.err);
   CHECK(r.code == 0);
@@ -224,13 +193,9 @@ TEST_CASE("--insecure reaches a server whose CA it was not given, and the result
 }
 
 TEST_CASE("mTLS: nginx with ssl_verify_client on sees the client certificate of --cert") {
-  if (!NginxStaging::installed()) {
-    MESSAGE("skipped: nginx or openssl is not installed");
-    return;
-  }
-  NginxStaging nginx(https_options(true));
-  INFO(nginx.error());
-  REQUIRE(nginx.started());
+  const auto started = start_nginx(https_options(true));
+  if (!started) return;
+  NginxStaging& nginx = *started;
   const auto& pki = nginx.pki();
   std::vector<std::string> client;
   SUBCASE("--cert and --key") {
@@ -257,13 +222,9 @@ TEST_CASE("mTLS: nginx with ssl_verify_client on sees the client certificate of 
 }
 
 TEST_CASE("mTLS without a client certificate: exit 3 before any load, one line") {
-  if (!NginxStaging::installed()) {
-    MESSAGE("skipped: nginx or openssl is not installed");
-    return;
-  }
-  NginxStaging nginx(https_options(true));
-  INFO(nginx.error());
-  REQUIRE(nginx.started());
+  const auto started = start_nginx(https_options(true));
+  if (!started) return;
+  NginxStaging& nginx = *started;
   const auto url = nginx.https_url();
   // nginx finishes the handshake without one and would answer every request 400.
   const auto r =
@@ -273,13 +234,9 @@ TEST_CASE("mTLS without a client certificate: exit 3 before any load, one line")
 }
 
 TEST_CASE("mTLS with a certificate and a key that do not match: exit 3, one line") {
-  if (!NginxStaging::installed()) {
-    MESSAGE("skipped: nginx or openssl is not installed");
-    return;
-  }
-  NginxStaging nginx(https_options(true));
-  INFO(nginx.error());
-  REQUIRE(nginx.started());
+  const auto started = start_nginx(https_options(true));
+  if (!started) return;
+  NginxStaging& nginx = *started;
   const auto& pki = nginx.pki();
   const auto url = nginx.https_url();
   const auto r = run_loadgen(fleet(url, {"--cacert", pki.ca_cert(), "--cert", pki.client_cert(),
@@ -292,13 +249,9 @@ TEST_CASE("mTLS with a certificate and a key that do not match: exit 3, one line
 }
 
 TEST_CASE("plain http against nginx limit_req: 429s with Retry-After: 1, retried until through") {
-  if (!NginxStaging::installed()) {
-    MESSAGE("skipped: nginx or openssl is not installed");
-    return;
-  }
-  NginxStaging nginx({.limit_rate = "20r/s", .burst = 5});
-  INFO(nginx.error());
-  REQUIRE(nginx.started());
+  const auto started = start_nginx({.limit_rate = "20r/s", .burst = 5});
+  if (!started) return;
+  NginxStaging& nginx = *started;
   const auto r = run_loadgen(
       fleet(nginx.http_url(), {"--retry-after", "jittered", "--assert", "delivered == items"}));
   INFO("stderr: " << r.err);
@@ -320,13 +273,9 @@ TEST_CASE("plain http against nginx limit_req: 429s with Retry-After: 1, retried
 }
 
 TEST_CASE("nginx's 404 location: not retried, every item dead-lettered after one send") {
-  if (!NginxStaging::installed()) {
-    MESSAGE("skipped: nginx or openssl is not installed");
-    return;
-  }
-  NginxStaging nginx({.limit_rate = "20r/s", .burst = 5});
-  INFO(nginx.error());
-  REQUIRE(nginx.started());
+  const auto started = start_nginx({.limit_rate = "20r/s", .burst = 5});
+  if (!started) return;
+  NginxStaging& nginx = *started;
   const auto r = run_loadgen(fleet(nginx.http_url(NginxStaging::kMissingPath)));
   INFO("stderr: " << r.err);
   REQUIRE(r.results.is_object());
