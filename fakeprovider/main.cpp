@@ -18,7 +18,6 @@
 #include "duration.hpp"
 #include "generated/version.hpp"
 #include "http_token.hpp"
-#include "json_text.hpp"
 #include "model/send_attribution.hpp"
 #include "one_line.hpp"
 #include "output_path.hpp"

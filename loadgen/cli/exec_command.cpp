@@ -449,7 +449,8 @@ int run_checked(const ExecCommand& cmd) {
                                    : run.stopped == FleetStop::kMaxDuration ? "--max-duration"
                                    : run.stopped == FleetStop::kTimeout     ? "--timeout"
                                                                             : "";
-  code = std::max(code, verdict_code(r, stopped));
+  const double wall_s = static_cast<double>(run.end_steady_ns - start_ns) / 1e9;
+  code = std::max(code, verdict_code(r, stopped, wall_s));
   code = std::max(code, say_problems(cmd, run, r));
 
   nlohmann::json doc = to_json(r);
@@ -458,12 +459,9 @@ int run_checked(const ExecCommand& cmd) {
   FleetOutputs outputs{cmd.out_path, cmd.junit_path, cmd.report_path, {}};
   if (!cmd.dead_letter_path.empty())
     outputs.files.emplace_back(cmd.dead_letter_path, format_exec_dead_letters(run));
-  const double wall_s = static_cast<double>(run.end_steady_ns - start_ns) / 1e9;
   JunitCase run_case{kRunCase, JunitCase::State::kPassed, {}};
-  if (!stopped.empty() && r.recording.unfinished > 0)
-    run_case = {kRunCase, JunitCase::State::kFailed,
-                "stopped by " + std::string(stopped) + " with " +
-                    std::to_string(r.recording.unfinished) + " items unfinished"};
+  if (auto stop = stop_failure(stopped, wall_s, r.recording.unfinished))
+    run_case = {kRunCase, JunitCase::State::kFailed, *stop};
   if (!write_fleet_outputs(r, doc, wall_s, outputs, junit_cases(r.verdicts), run_case))
     code = kExecUnreachable;
   return code;

@@ -1,5 +1,6 @@
 #include "cli/fleet_outputs.hpp"
 
+#include <cstdio>
 #include <iostream>
 
 #include "html_report.hpp"
@@ -7,14 +8,22 @@
 
 namespace stampede {
 
-int verdict_code(const Results& r, std::string_view stopped_by) {
+std::optional<std::string> stop_failure(std::string_view stopped_by, double wall_s,
+                                        std::int64_t unfinished) {
+  if (stopped_by.empty() || unfinished == 0) return std::nullopt;
+  char wall[32];
+  std::snprintf(wall, sizeof wall, "%.1f", wall_s);
+  return "stopped by " + std::string(stopped_by) + " after " + wall + " s with " +
+         std::to_string(unfinished) + " items unfinished";
+}
+
+int verdict_code(const Results& r, std::string_view stopped_by, double wall_s) {
   int code = 0;
   for (const auto& v : r.verdicts) {
     if (!v.passed) code = 1;
   }
-  if (!stopped_by.empty() && r.recording.unfinished > 0) {
-    std::cerr << "loadgen: stopped by " << stopped_by << " with " << r.recording.unfinished
-              << " items unfinished\n";
+  if (auto stop = stop_failure(stopped_by, wall_s, r.recording.unfinished)) {
+    std::cerr << "loadgen: " << *stop << "\n";
     code = 1;
   }
   return code;

@@ -1,5 +1,7 @@
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -27,9 +29,14 @@ struct FleetOutputs {
   std::vector<std::pair<std::string, std::string>> files;
 };
 
-// 1 when an assertion failed, or when a stop (stopped_by: "a signal", "--max-duration"; empty:
-// none) left items unfinished, which it says on stderr; 0 otherwise.
-int verdict_code(const Results& r, std::string_view stopped_by);
+// Why a fleet cut short by a stop (stopped_by: "a signal", "--max-duration 1h"; empty: none)
+// did not show what it does: its items unfinished. nullopt when it ran to its end.
+std::optional<std::string> stop_failure(std::string_view stopped_by, double wall_s,
+                                        std::int64_t unfinished);
+
+// 1 when an assertion failed, or when a stop left items unfinished, which it says on stderr
+// (stop_failure); 0 otherwise.
+int verdict_code(const Results& r, std::string_view stopped_by, double wall_s);
 
 // Writes the document (to_json(r) and the engine's own sections: doc), the engine's files and
 // the report, then JUnit last, so that it says what they came to: the checks' cases and

@@ -185,16 +185,11 @@ nlohmann::json take_provider_view(const ProviderAdmin& admin, bool sharded, Resu
 }
 
 // A run cut short with items still going did not show what the fleet does: it fails.
-std::optional<std::string> stop_failure(const RunCommand& cmd, const LiveRun& run,
-                                        std::int64_t unfinished) {
-  if (run.stopped == StopReason::kNone || unfinished == 0) return std::nullopt;
-  const std::string by = run.stopped == StopReason::kSignal
-                             ? "a signal"
-                             : "--max-duration " + format_duration(cmd.options.max_duration_ns);
-  char wall[32];
-  std::snprintf(wall, sizeof wall, "%.1f", run.wall_s);
-  return "stopped by " + by + " after " + wall + " s with " + std::to_string(unfinished) +
-         " items unfinished";
+// What stopped the run early, if anything: "a signal", "--max-duration 1h"; empty: nothing.
+std::string stopped_by(const RunCommand& cmd, const LiveRun& run) {
+  if (run.stopped == StopReason::kNone) return "";
+  if (run.stopped == StopReason::kSignal) return "a signal";
+  return "--max-duration " + format_duration(cmd.options.max_duration_ns);
 }
 
 // The exit code of a finished run and its 'run completed' case, each failure said on stderr.
@@ -211,7 +206,7 @@ Judgment judge(const RunCommand& cmd, const LiveRun& run, const Results& r,
     std::cerr << "loadgen: " << one_line(c.message) << "\n";
     j.code = kRunAssertionFailed;
   }
-  if (auto stop = stop_failure(cmd, run, r.recording.unfinished)) {
+  if (auto stop = stop_failure(stopped_by(cmd, run), run.wall_s, r.recording.unfinished)) {
     std::cerr << "loadgen: " << *stop << "\n";
     j.run_case = {kRunCase, JunitCase::State::kFailed, *stop};
     j.code = kRunAssertionFailed;
