@@ -9,8 +9,10 @@ One row per library of each storm, from the provider's view: loadgen exec's resu
 - requests: every arrival at the provider.
 - peak retries/s: the busiest second of retries (sends after a client's first), and when.
 - drain: when the last client got through (loadgen exec's drain_s).
-- given up: clients dead-lettered (the program gave up) plus unfinished (stopped at
-  --max-duration).
+- given up: clients whose last answer was not a 2xx, in the provider's arrival log (by
+  X-Client-Id), plus any it never saw; beside it loadgen exec's count from the processes'
+  exits, dead-lettered + unfinished (stopped at --max-duration), which counts all K clients
+  of a process that exits non-zero as given up when one of them did.
 - waits = hint: of the retries that followed an answer carrying Retry-After, the share whose
   wait (from that answer to the client's next arrival) was within 100 ms of it. Where the
   provider reports it itself (its results' per-item figures), that figure; otherwise it is
@@ -64,6 +66,11 @@ def hint_ns(t_ns, windows):
         if start <= t_ns < end:
             return max(1, math.ceil((end - t_ns) / NS)) * NS
     return max(1, math.ceil((NS - t_ns % NS) / NS)) * NS  # the next 1 s window
+
+
+def given_up(clients, fleet):
+    last_not_ok = sum(1 for rows in clients.values() if not 200 <= rows[-1][1] < 300)
+    return last_not_ok + fleet - len(clients)
 
 
 def waits_after_hints(clients, windows):
@@ -129,12 +136,12 @@ def row(out, storm, lib, versions):
             hint = f"{100 * at / len(offsets):.0f}% ({at} of {len(offsets)}; median {median_ms:+.0f} ms)"
         else:
             hint = "no retries"
-    given_up = c["dead_lettered"] + c["unfinished"]
     stopped = results.get("exec", {}).get("stopped", "")
     return (f"| {versions.get(lib, lib)} | {s['requests']:,.0f} | "
             f"{s['peak_arrivals']:.0f} ({s['peak_ratio']:.1f}x) at t={s['peak_second']:.0f} s | "
             f"{peak} at t={second} s | {s['drain_s']:.1f} s | "
-            f"{given_up} ({c['dead_lettered']} + {c['unfinished']}){' stopped: ' + stopped if stopped else ''} | "
+            f"{given_up(clients, c['items'])} | {c['dead_lettered']} + {c['unfinished']}"
+            f"{' (stopped: ' + stopped + ')' if stopped else ''} | "
             f"{hint} |")
 
 
@@ -151,8 +158,8 @@ def main():
             continue
         print(f"\n{storm}:\n")
         print("| library (version) | requests | peak arrivals/s after the outage | peak retries/s | "
-              "drain | given up (dead-lettered + unfinished) | waits = hint (±100 ms) |")
-        print("|---|---:|---:|---:|---:|---:|---:|")
+              "drain | given up | exits: dead-lettered + unfinished | waits = hint (±100 ms) |")
+        print("|---|---:|---:|---:|---:|---:|---:|---:|")
         print("\n".join(rows))
     return 0
 
