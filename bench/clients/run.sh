@@ -14,7 +14,8 @@
 #
 # Everything lands in BUILD_DIR/bench-clients/ (OUT=... to change): node/ (the SDKs),
 # STORM/LIB.json (loadgen exec's results), STORM/LIB.arrivals.csv (the provider's arrival log),
-# STORM/LIB.summary.txt, STORM/LIB.logs/ (each process's output), versions.json, table.md.
+# STORM/LIB.summary.txt, STORM/LIB.logs/ (each process's output), STORM/LIB.provider-results.json
+# (GET /admin/results, from a fakeprovider that has it), versions.json, table.md.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 here=$root/bench/clients
@@ -138,6 +139,10 @@ run_one() {
     --url "$url" --provider-admin "$admin" --max-duration "$max_duration" \
     --out "$dir/$lib.json" --dead-letter "$dir/$lib.dead-letter.jsonl" --no-report \
     --logs "$dir/$lib.logs" "${fleet[@]}" >"$dir/$lib.summary.txt" 2>&1 || rc=$?
+  # The provider's per-item figures, where it has them (table.py reads them if loadgen exec's
+  # results do not carry them already).
+  curl -sf "$admin/admin/results" -o "$dir/$lib.provider-results.json" ||
+    rm -f "$dir/$lib.provider-results.json"
   stop_provider
   # 1: clients gave up or were stopped, which is a figure here, not a failure of the bench.
   if [ "$rc" -gt 1 ]; then
@@ -185,4 +190,5 @@ for storm in $storms; do
   esac
   for lib in $libs; do run_one "$storm" "$lib"; done
 done
+# shellcheck disable=SC2086 # one argument a storm
 "$python" "$here/table.py" "$out" $storms | tee "$out/table.md"

@@ -95,9 +95,13 @@ def peak_retries(clients):
     return per_second[second], second
 
 
-def provider_hint_share(results):
-    """The provider's own figure, when its results carry one (fakeprovider's per-item figures)."""
-    found = find_key(results.get("provider", {}), "at_hint_share")
+def provider_results(results, base):
+    """The provider's own per-item figures: embedded in loadgen exec's results, or as
+    run.sh fetched them from GET /admin/results; None from a fakeprovider without them."""
+    found = find_key(results, "provider_results")
+    if found is None and os.path.exists(base + ".provider-results.json"):
+        with open(base + ".provider-results.json") as f:
+            found = find_key(json.load(f), "provider_results")
     return found
 
 
@@ -112,6 +116,25 @@ def find_key(doc, key):
     return None
 
 
+def hint_column(clients, results, flags, provider):
+    parts = []
+    if provider is not None:
+        w = provider["hint_waits"]
+        parts.append(f"provider: {100 * w['at_hint_share']:.0f}% ({w['at_hint']} of "
+                     f"{w['retries'] - w['without_hint']})")
+    if "--retry-after-jitter" in flags:
+        if provider is None:
+            parts.append("n/a: jittered hint, no provider figure")
+        return "; ".join(parts)
+    offsets = waits_after_hints(clients, outage_windows(results))
+    if not offsets:
+        return "; ".join(parts + ["no retries"])
+    at = sum(abs(o) <= TOLERANCE_NS for o in offsets)
+    median_ms = sorted(offsets)[len(offsets) // 2] / 1e6
+    log = f"{100 * at / len(offsets):.0f}% ({at} of {len(offsets)}; median {median_ms:+.0f} ms)"
+    return "; ".join(parts + ([f"log: {log}"] if parts else [log]))
+
+
 def row(out, storm, lib, versions):
     base = os.path.join(out, storm, lib)
     if not os.path.exists(base + ".json"):
@@ -123,26 +146,16 @@ def row(out, storm, lib, versions):
     clients = arrivals_by_client(base + ".arrivals.csv")
     s, c = results["summary"], results["counts"]
     peak, second = peak_retries(clients)
-    share = provider_hint_share(results)
-    if share is not None:
-        hint = f"{100 * share:.0f}% (provider)"
-    elif "--retry-after-jitter" in flags:
-        hint = "n/a: jittered hint, no provider figure"
-    else:
-        offsets = waits_after_hints(clients, outage_windows(results))
-        at = sum(abs(o) <= TOLERANCE_NS for o in offsets)
-        if offsets:
-            median_ms = sorted(offsets)[len(offsets) // 2] / 1e6
-            hint = f"{100 * at / len(offsets):.0f}% ({at} of {len(offsets)}; median {median_ms:+.0f} ms)"
-        else:
-            hint = "no retries"
+    provider = provider_results(results, base)
+    hint = hint_column(clients, results, flags, provider)
+    lockstep = f"{provider['lockstep']['share']:.2f}" if provider else "pending"
     stopped = results.get("exec", {}).get("stopped", "")
     return (f"| {versions.get(lib, lib)} | {s['requests']:,.0f} | "
             f"{s['peak_arrivals']:.0f} ({s['peak_ratio']:.1f}x) at t={s['peak_second']:.0f} s | "
             f"{peak} at t={second} s | {s['drain_s']:.1f} s | "
             f"{given_up(clients, c['items'])} | {c['dead_lettered']} + {c['unfinished']}"
             f"{' (stopped: ' + stopped + ')' if stopped else ''} | "
-            f"{hint} |")
+            f"{hint} | {lockstep} |")
 
 
 def main():
@@ -158,8 +171,8 @@ def main():
             continue
         print(f"\n{storm}:\n")
         print("| library (version) | requests | peak arrivals/s after the outage | peak retries/s | "
-              "drain | given up | exits: dead-lettered + unfinished | waits = hint (±100 ms) |")
-        print("|---|---:|---:|---:|---:|---:|---:|---:|")
+              "drain | given up | exits: dead-lettered + unfinished | waits = hint (±100 ms) | lockstep |")
+        print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
         print("\n".join(rows))
     return 0
 
