@@ -401,7 +401,7 @@ int run_checked(const ExecCommand& cmd) {
   const ProviderAdmin admin(cmd.provider_admin, cmd.provider_admin_token);
   if (auto e = check_provider(admin)) return fail(cmd, e->first, e->second);
   if (const auto probed = probe_target(cmd.url, TlsSettings{}, kProbeTimeoutMs); !probed)
-    return fail(cmd, kExecUnreachable, "target unreachable: " + probed.error());
+    return fail(cmd, kExecUnreachable, probed.error());  // it names what failed
   if (auto e = prepare_logs_dir(cmd.logs_dir)) return fail(cmd, kExecUsage, *e);
 
   const SignalDescriptor signals({SIGINT, SIGTERM, SIGCHLD});

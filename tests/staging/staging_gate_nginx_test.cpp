@@ -123,7 +123,8 @@ TEST_CASE("nginx: a run stopped by --max-duration is a failing JUnit case, exit 
   CHECK(count_status(nginx.stop_and_read_log(), 429) > 0);
 }
 
-TEST_CASE("nginx gone: exit 3, one line, and a JUnit file whose one case is the error") {
+TEST_CASE(
+    "nginx gone: exit 3, one line, and a JUnit file whose one case is the error (run, exec)") {
   auto started = start_nginx();
   if (!started) return;
   const std::string url = started->http_url();
@@ -140,6 +141,25 @@ TEST_CASE("nginx gone: exit 3, one line, and a JUnit file whose one case is the 
   CHECK(contains(r.junit, "tests=\"1\" failures=\"0\" errors=\"1\""));
   CHECK(contains(junit_case(r.junit, "run completed"),
                  "<error message=\"target unreachable: cannot connect to"));
+
+  // loadgen exec says the same of a fleet it cannot point anywhere.
+  live_test::FakeProvider provider({});
+  REQUIRE(provider.started());
+  TempDir dir;
+  live_test::Process exec(std::string(STAMPEDE_BIN_DIR) + "/loadgen",
+                          {"exec", "--clients", "2", "--url", url, "--provider-admin",
+                           provider.admin(), "--junit", dir.file("junit.xml"), "--", "/bin/true"},
+                          dir, "exec");
+  CHECK(exec.wait(60'000) == 3);
+  INFO("exec stderr: " << exec.err());
+  CHECK(lines_of(exec.err()) ==
+        std::vector<std::string>{
+            "loadgen: target unreachable: cannot connect to " + url + ": " +
+                lines_of(r.run.err)[0].substr(lines_of(r.run.err)[0].find(url) + url.size() + 2),
+            "loadgen: wrote the JUnit XML to " + dir.file("junit.xml")});
+  const auto junit = live_test::read_file(dir.file("junit.xml"));
+  CHECK(contains(junit, "tests=\"1\" failures=\"0\" errors=\"1\""));
+  CHECK(contains(junit_case(junit, "run completed"), "<error message=\"target unreachable: "));
 }
 
 TEST_CASE("nginx, no outage: peak_retry_ratio ranks full jitter below exponential backoff") {
