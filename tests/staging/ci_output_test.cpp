@@ -5,6 +5,8 @@
 // kept nothing.
 #include <doctest/doctest.h>
 
+#include <unistd.h>
+
 #include <cstdlib>
 #include <filesystem>
 #include <string>
@@ -58,15 +60,16 @@ std::vector<double> progress_times(const std::string& err) {
 }  // namespace
 
 TEST_CASE("no terminal: a plain progress line every --progress-every, in scenario seconds") {
-  // At --time-scale 0.1 a wall second is ten scenario seconds; 30 clients against 5/s (a
-  // second's worth scaled: 50 per wall second) retry for a couple of wall seconds.
+  // At --time-scale 0.1 a wall second is ten scenario seconds: 2 items a second for 20
+  // scenario seconds send for 2 s of wall, several lines' worth.
   FakeProvider p({"--allowance", "5/s", "--time-scale", "0.1"});
   REQUIRE(p.started());
   TempDir dir;
   const std::vector<std::string> run{
-      "run", "--url",          p.url(), "--provider-admin", p.admin(),     "--time-scale",
-      "0.1", "--clients",      "30",    "--strategy",       "full-jitter", "--base",
-      "2s",  "--max-duration", "60s",   "--progress-every", "300ms"};
+      "run",  "--url",      p.url(), "--provider-admin", p.admin(), "--time-scale",
+      "0.1",  "--clients",  "30",    "--workload",       "steady",  "--rate",
+      "2/s",  "--duration", "20s",   "--max-duration",   "60s",     "--progress-every",
+      "300ms"};
   const auto r = loadgen(dir, run);
   INFO("stderr: " << r.err);
   CHECK(r.code == 0);
@@ -80,26 +83,58 @@ TEST_CASE("no terminal: a plain progress line every --progress-every, in scenari
   CHECK_FALSE(contains(r.err, "\r"));
   CHECK_FALSE(contains(r.err, "\033["));
   // The summary, which speaks the same seconds, comes after the lines, on stdout.
-  CHECK(contains(r.out, "delivered 30 of 30"));
+  CHECK(contains(r.out, "delivered 40 of 40"));
+}
 
-  SUBCASE("--quiet silences it") {
-    auto quiet = run;
-    quiet.push_back("--quiet");
-    const auto q = loadgen(dir, quiet);
-    CHECK(q.code == 0);
-    CHECK(q.err.empty());
-    CHECK(q.out.empty());
+TEST_CASE("--quiet silences the progress line; --progress-every takes a positive duration") {
+  FakeProvider p({"--allowance", "5/s", "--time-scale", "0.1"});
+  REQUIRE(p.started());
+  TempDir dir;
+  // A line every 50 ms, if any were printed.
+  std::vector<std::string> run{
+      "run", "--url",     p.url(), "--provider-admin", p.admin(), "--time-scale",
+      "0.1", "--clients", "30",    "--progress-every", "50ms"};
+  const auto shown = loadgen(dir, run);
+  CHECK(shown.code == 0);
+  CHECK_FALSE(progress_times(shown.err).empty());
+  run.push_back("--quiet");
+  const auto quiet = loadgen(dir, run);
+  CHECK(quiet.code == 0);
+  CHECK(quiet.err.empty());
+  CHECK(quiet.out.empty());
+  for (const char* bad : {"0s", "-1s", "often"}) {
+    CAPTURE(bad);
+    const auto w = loadgen(dir, {"run", "--url", p.url(), "--progress-every", bad});
+    CHECK(w.code == 2);
+    CHECK(contains(w.err, "loadgen: --progress-every: "));
   }
-  SUBCASE("--progress-every must be a positive duration") {
-    for (const char* bad : {"0s", "-1s", "often"}) {
-      CAPTURE(bad);
-      auto wrong = run;
-      wrong.back() = bad;
-      const auto w = loadgen(dir, wrong);
-      CHECK(w.code == 2);
-      CHECK(contains(w.err, "loadgen: --progress-every: "));
-    }
+}
+
+TEST_CASE("on a terminal: the line is redrawn in place, in scenario seconds too") {
+  // script(1) gives loadgen a terminal for stdout and stderr and copies what it shows. The
+  // fleet sends for 20 scenario seconds: 2 s of wall, past the first redraw.
+  if (access("/usr/bin/script", X_OK) != 0) {
+    MESSAGE("skipped: script(1) is not installed");
+    return;
   }
+  FakeProvider p({"--allowance", "5/s", "--time-scale", "0.1"});
+  REQUIRE(p.started());
+  TempDir dir;
+  const std::string command = kLoadgen + " run --url " + p.url() + " --provider-admin " +
+                              p.admin() +
+                              " --time-scale 0.1 --clients 30 --workload steady --rate 2/s "
+                              "--duration 20s --max-duration 60s";
+  Process shown("/usr/bin/script", {"-qec", command, dir.file("typescript")}, dir, "script");
+  CHECK(shown.wait(kWaitMs) == 0);
+  const std::string screen = shown.out();
+  INFO("terminal: " << screen);
+  const auto at = screen.find("\rt=");
+  REQUIRE(at != std::string::npos);
+  // Redrawn each wall second: the first at 1 s of wall, 10 scenario seconds; wall seconds
+  // would say 1.0.
+  CHECK(std::atof(screen.c_str() + at + 3) >= 10.0);
+  CHECK(contains(screen, "\033[K"));
+  CHECK_FALSE(contains(screen, "loadgen: t="));  // the log's line is for logs
 }
 
 TEST_CASE("exec without a terminal: plain progress lines of the processes") {
