@@ -200,8 +200,12 @@ std::optional<std::string> write_output(const std::string& path, const std::stri
 }
 
 std::optional<std::string> check_output_flags(const std::vector<OutputFlag>& outputs) {
-  for (const auto& [flag, path] : outputs) {
-    if (path.empty()) continue;
+  for (const auto& [flag, path, stdout_ok] : outputs) {
+    if (path.empty() || (stdout_ok && path == kStdoutPath)) continue;
+    if (path == kStdoutPath)
+      return flag +
+             ": '-' is not stdout here (only --out of run and exec takes it); name a "
+             "file (./- for one called '-')";
     if (const auto target = check_output_path(path); !target) return flag + ": " + target.error();
   }
   return std::nullopt;

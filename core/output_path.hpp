@@ -2,6 +2,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "parsed.hpp"
@@ -37,10 +38,14 @@ Parsed<OutputPath> check_output_path(const std::string& path);
 // removed and the error names the path.
 std::optional<std::string> write_output(const std::string& path, const std::string& text);
 
+// "-" as a path: stdout, for the flags that take it (the results of `loadgen run --out -`).
+inline constexpr std::string_view kStdoutPath = "-";
+
 // An output flag as given; an empty path is no output.
 struct OutputFlag {
   std::string flag;
   std::string path;
+  bool stdout_ok = false;  // "-" is stdout; for any other flag "-" is refused, not a file "-"
 };
 
 // The first output that cannot be written, as "FLAG: problem"; none when every one can.

@@ -136,7 +136,8 @@ Parsed<Shard> shard_from(const ShardArgs& a) {
 std::string report_path_for(const std::string& report, const std::string& out, bool no_report) {
   if (no_report) return "";
   if (!report.empty()) return report;
-  if (out.empty()) return "";
+  // Beside stdout there is nowhere: a report then needs its own --report.
+  if (out.empty() || out == kStdoutPath) return "";
   const auto target = check_output_path(out);
   return target && target->kind != OutputKind::kInPlace ? default_report_path(out) : "";
 }
@@ -196,9 +197,15 @@ struct FleetOutputArgs {
   std::string out, dead_letter, junit, report;
   bool no_report = false;
   bool quiet = false;
+  std::string progress_every = "10s";
   std::string provider_admin, provider_admin_token;
   std::string max_duration = "1h", grace;  // grace: empty for the command's default
 };
+
+// --progress-every, on the wall.
+Parsed<std::int64_t> progress_every_ns(const FleetOutputArgs& o) {
+  return positive_duration("--progress-every", o.progress_every);
+}
 
 // The help texts that differ: what a dead letter, the bound and the grace are to each command.
 struct FleetOutputHelp {
@@ -216,7 +223,10 @@ void add_fleet_output_flags(CLI::App& cmd, FleetOutputArgs& a, const FleetOutput
       ->group("Target");
   cmd.add_option("--max-duration", a.max_duration, help.max_duration)->group("Run");
   cmd.add_option("--grace", a.grace, help.grace)->group("Run");
-  cmd.add_option("--out", a.out, "write the results JSON here")->group("Output");
+  cmd.add_option("--out", a.out,
+                 "write the results JSON here; '-' writes it to stdout, and the summary then "
+                 "goes to stderr (no report beside it: give --report for one)")
+      ->group("Output");
   cmd.add_option("--dead-letter", a.dead_letter, help.dead_letter)->group("Output");
   cmd.add_option("--junit", a.junit,
                  "write JUnit XML: a test case per check, and 'run completed' (failed when the "
@@ -228,7 +238,13 @@ void add_fleet_output_flags(CLI::App& cmd, FleetOutputArgs& a, const FleetOutput
   cmd.add_option("--assert", a.asserts,
                  "METRIC OP VALUE, e.g. 'peak_ratio <= 2'; repeatable; exit 1 if any fails")
       ->group("Output");
-  cmd.add_flag("--quiet,-q", a.quiet, "no summary and no progress line")->group("Output");
+  cmd.add_flag("--quiet,-q", a.quiet,
+               "no summary, no progress line and no list of the files written; errors only")
+      ->group("Output");
+  cmd.add_option("--progress-every", a.progress_every,
+                 "when stderr is not a terminal (a CI log): a plain progress line this often, "
+                 "in wall time (default 10s; on a terminal the line is redrawn each second)")
+      ->group("Output");
 }
 
 struct RunArgs {
@@ -388,8 +404,11 @@ int run_main(const RunArgs& a) {
   cmd.report_path = report_path_for(o.report, o.out, o.no_report);
   cmd.attempts_path = a.attempts_out;
   cmd.quiet = o.quiet;
+  auto every = progress_every_ns(o);
+  if (!every) return usage_error(every.error());
+  cmd.progress_every_ns = *every;
   // Before the probe: a path found bad after the run would lose it.
-  if (auto e = check_output_flags({{"--out", cmd.out_path},
+  if (auto e = check_output_flags({{"--out", cmd.out_path, true},
                                    {"--dead-letter", cmd.dead_letter_path},
                                    {"--junit", cmd.junit_path},
                                    {"--attempts-out", cmd.attempts_path},
@@ -465,7 +484,10 @@ int exec_main(ExecArgs a) {
   cmd.junit_path = o.junit;
   cmd.report_path = report_path_for(o.report, o.out, o.no_report);
   cmd.quiet = o.quiet;
-  if (auto e = check_output_flags({{"--out", cmd.out_path},
+  auto every = progress_every_ns(o);
+  if (!every) return usage_error(every.error());
+  cmd.progress_every_ns = *every;
+  if (auto e = check_output_flags({{"--out", cmd.out_path, true},
                                    {"--dead-letter", cmd.dead_letter_path},
                                    {"--junit", cmd.junit_path},
                                    {report_flag(o.report), cmd.report_path}}))

@@ -23,6 +23,12 @@ std::string number(double v) {
   return fmt("%.3g", v);
 }
 
+// A latency or a wait: "%.3f s" would print anything under a millisecond as 0.000 s.
+std::string seconds_text(double s) {
+  if (s >= 0.9995 || s <= 0) return fmt("%.3f s", s);
+  return fmt("%.3g ms", s * 1000);
+}
+
 std::string waves(const Results& r) {
   const auto& h = r.provider_side ? r.recording.provider_by_outcome : r.recording.client_by_outcome;
   const auto first = static_cast<std::size_t>(recovery_ns(r.scenario.provider) / h.bin_ns());
@@ -79,11 +85,16 @@ std::string format_terminal_summary(const Results& r) {
                static_cast<long long>(r.trials), static_cast<unsigned long long>(f.seed));
   }
   out += "\n";
-  out += fmt("busiest second after recovery: t=%s s, %s requests (%.1fx the allowance)\n",
-             number(s.peak_second).c_str(), number(s.peak_arrivals).c_str(), s.peak_ratio);
-  out +=
-      fmt("busiest second among retries, past the first: t=%s s, %s retries (%.1fx)\n",
-          number(s.peak_retry_second).c_str(), number(s.peak_retries).c_str(), s.peak_retry_ratio);
+  // With no outage there is no recovery: the busiest second is simply that. With no allowance
+  // there is nothing to measure it against.
+  const bool outage = !p.outages.empty();
+  const bool allowance = p.allowance.has_value() || p.capacity.has_value();
+  out += fmt("busiest second%s: t=%s s, %s requests%s\n", outage ? " after recovery" : "",
+             number(s.peak_second).c_str(), number(s.peak_arrivals).c_str(),
+             allowance ? fmt(" (%.1fx the allowance)", s.peak_ratio).c_str() : "");
+  out += fmt("busiest second among retries, past the first: t=%s s, %s retries%s\n",
+             number(s.peak_retry_second).c_str(), number(s.peak_retries).c_str(),
+             allowance ? fmt(" (%.1fx)", s.peak_retry_ratio).c_str() : "");
   out += fmt("requests made:  %s (%.2f per item, %.0f%% retries)\n", number(s.requests).c_str(),
              s.amplification, 100 * s.retry_share);
   if (s.writes > 0) {
@@ -93,13 +104,19 @@ std::string format_terminal_summary(const Results& r) {
   out +=
       fmt("delivered %s of %s, dead-lettered %s, unfinished %s\n", number(s.delivered).c_str(),
           number(s.items).c_str(), number(s.dead_lettered).c_str(), number(s.unfinished).c_str());
-  out += fmt("last item got through at t=%s s; item latency p50 %.3f s, p99 %.3f s\n",
-             number(s.drain_s).c_str(), s.p50_s, s.p99_s);
+  if (s.delivered > 0) {
+    out += fmt("last item got through at t=%s s; item latency p50 %s, p99 %s\n",
+               number(s.drain_s).c_str(), seconds_text(s.p50_s).c_str(),
+               seconds_text(s.p99_s).c_str());
+  } else {
+    out += "no item got through\n";
+  }
   if (r.engine == "run") {
     out += fmt("harness wake lateness: p50 %.3f ms, p99 %.3f ms\n", s.lateness_p50_ms,
                s.lateness_p99_ms);
   }
-  out += "\nseconds with any traffic, after the outage:\n" + waves(r) + "\n";
+  out += std::string("\nseconds with any traffic") + (outage ? ", after the outage" : "") + ":\n" +
+         waves(r) + "\n";
   if (!r.verdicts.empty()) {
     out += "\n";
     for (const auto& v : r.verdicts) {

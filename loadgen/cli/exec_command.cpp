@@ -40,8 +40,11 @@ void say(const std::string& message) {
   std::cerr << "loadgen: " << one_line(message) << "\n";
 }
 
-int fail(int code, const std::string& message) {
+// A fleet that ended before it could be judged: one line, and a JUnit file whose one case is
+// the error, so a CI server shows what the exit code says.
+int fail(const ExecCommand& cmd, int code, const std::string& message) {
   say(message);
+  write_junit_error(cmd.junit_path, cmd.scenario.name, message, cmd.quiet);
   return code;
 }
 
@@ -369,36 +372,47 @@ int say_problems(const ExecCommand& cmd, const FleetRun& run, const Results& r) 
   return code;
 }
 
-void print_tick(const FleetRun& run) {
-  std::int64_t ended = 0;
-  for (const auto& p : run.processes) ended += p.ended;
-  const double t = static_cast<double>(ScenarioClock::steady_ns() - run.release_steady_ns) / 1e9;
-  std::fprintf(stderr, "\r%6.1fs  running %lld  ended %lld\033[K", run.released ? t : 0.0,
-               static_cast<long long>(static_cast<std::int64_t>(run.processes.size()) - ended),
-               static_cast<long long>(ended));
+ExecProgress exec_progress(const FleetRun& run, std::int64_t now_ns) {
+  ExecProgress p;
+  p.released = run.released;
+  if (run.released) p.elapsed_ns = now_ns - run.release_steady_ns;
+  for (const auto& process : run.processes) {
+    if (!process.ended) {
+      ++p.running;
+      continue;
+    }
+    ++p.ended;
+    (outcome_of(process.end) == ExecOutcome::kDelivered ? p.delivered : p.dead_lettered) +=
+        process.slot.clients;
+  }
+  return p;
 }
 
 int run_checked(const ExecCommand& cmd) {
   const std::int64_t start_ns = ScenarioClock::steady_ns();
   const auto program = resolve_program(cmd.command);
-  if (!program) return fail(kExecUsage, program.error());
+  if (!program) return fail(cmd, kExecUsage, program.error());
   const auto processes = process_count(cmd.clients, cmd.per_process);
   if (auto e = process_limit_error(cmd.clients, processes, current_process_limits()))
-    return fail(kExecUsage, *e);
+    return fail(cmd, kExecUsage, *e);
   if (auto e = raise_descriptor_limit(processes, 2, "processes",
                                       "two each: the output pipe and the log"))
-    return fail(kExecUnreachable, *e);
+    return fail(cmd, kExecUnreachable, *e);
   const ProviderAdmin admin(cmd.provider_admin, cmd.provider_admin_token);
-  if (auto e = check_provider(admin)) return fail(e->first, e->second);
+  if (auto e = check_provider(admin)) return fail(cmd, e->first, e->second);
   if (const auto probed = probe_target(cmd.url, TlsSettings{}, kProbeTimeoutMs); !probed)
-    return fail(kExecUnreachable, "target unreachable: " + probed.error());
-  if (auto e = prepare_logs_dir(cmd.logs_dir)) return fail(kExecUsage, *e);
+    return fail(cmd, kExecUnreachable, probed.error());  // it names what failed
+  if (auto e = prepare_logs_dir(cmd.logs_dir)) return fail(cmd, kExecUsage, *e);
 
   const SignalDescriptor signals({SIGINT, SIGTERM, SIGCHLD});
   Fleet fleet(fleet_spec(cmd, *program), signals);
-  if (auto e = fleet.spawn()) return fail(kExecUnreachable, *e + "; none was released");
-  const bool show = !cmd.quiet && isatty(STDERR_FILENO);
-  if (show) fleet.on_tick(print_tick);
+  if (auto e = fleet.spawn()) return fail(cmd, kExecUnreachable, *e + "; none was released");
+  ProgressPrinter progress(!cmd.quiet, isatty(STDERR_FILENO) != 0, cmd.progress_every_ns,
+                           ScenarioClock::steady_ns());
+  fleet.on_tick([&](const FleetRun& run) {
+    const auto now = ScenarioClock::steady_ns();
+    if (progress.due(now)) progress.print(format_exec_progress(exec_progress(run, now)), now);
+  });
   FirstArrivalWatch watch(admin, cmd.clients);
   FleetBounds bounds{start_ns + cmd.max_duration_ns, cmd.timeout_ns, cmd.grace_ns};
   const auto reset = [&]() -> std::optional<std::string> {
@@ -406,9 +420,9 @@ int run_checked(const ExecCommand& cmd) {
     return std::nullopt;
   };
   if (auto e = fleet.run(bounds, reset, [&] { watch.start(); }))
-    return fail(kExecUnreachable, *e + "; none was released");
+    return fail(cmd, kExecUnreachable, *e + "; none was released");
   watch.stop();
-  if (show) std::fprintf(stderr, "\r\033[K");
+  progress.clear();
   const FleetRun& run = fleet.result();
 
   Results r;
@@ -441,9 +455,9 @@ int run_checked(const ExecCommand& cmd) {
       evaluate_gate(cmd.assertions, r, metric_context(r.scenario.provider, r.provider_side));
 
   if (!cmd.quiet) {
-    std::cout << format_terminal_summary(r) << "\n"
-              << describe_fleet(cmd, run) << (run.released ? watch.describe() + "\n" : "")
-              << std::flush;
+    summary_stream(cmd.out_path) << format_terminal_summary(r) << "\n"
+                                 << describe_fleet(cmd, run)
+                                 << (run.released ? watch.describe() + "\n" : "") << std::flush;
   }
   const std::string_view stopped = run.stopped == FleetStop::kSignal        ? "a signal"
                                    : run.stopped == FleetStop::kMaxDuration ? "--max-duration"
@@ -456,9 +470,10 @@ int run_checked(const ExecCommand& cmd) {
   nlohmann::json doc = to_json(r);
   doc["exec"] = exec_section(cmd, run, run.released ? &watch : nullptr, start_ns);
   doc["provider"] = provider_json;
-  FleetOutputs outputs{cmd.out_path, cmd.junit_path, cmd.report_path, {}};
+  FleetOutputs outputs{cmd.out_path, cmd.junit_path, cmd.report_path, {}, cmd.quiet};
   if (!cmd.dead_letter_path.empty())
-    outputs.files.emplace_back(cmd.dead_letter_path, format_exec_dead_letters(run));
+    outputs.files.push_back(
+        {"the dead letters", cmd.dead_letter_path, format_exec_dead_letters(run)});
   JunitCase run_case{kRunCase, JunitCase::State::kPassed, {}};
   if (auto stop = stop_failure(stopped, wall_s, r.recording.unfinished))
     run_case = {kRunCase, JunitCase::State::kFailed, *stop};
@@ -475,7 +490,7 @@ int run_exec_command(const ExecCommand& cmd) {
   try {
     code = run_checked(cmd);
   } catch (const std::exception& e) {
-    code = fail(kExecUnreachable, std::string("harness failure: ") + e.what());
+    code = fail(cmd, kExecUnreachable, std::string("harness failure: ") + e.what());
   }
   curl_global_cleanup();
   return code;

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "assertion.hpp"
+#include "cli/progress_line.hpp"
 #include "duration.hpp"
 #include "live/live_request.hpp"
 #include "scenario.hpp"
@@ -35,6 +36,7 @@ struct ExecCommand {
   std::int64_t log_limit_bytes = 64 * 1024;
   std::string out_path, dead_letter_path, junit_path, report_path;
   bool quiet = false;
+  std::int64_t progress_every_ns = kProgressEveryDefaultNs;  // without a terminal
 };
 
 inline constexpr int kExecOk = 0;

@@ -13,6 +13,7 @@
 #include "cli/fleet_outputs.hpp"
 #include "cli/junit_writer.hpp"
 #include "cli/live_comparison.hpp"
+#include "cli/progress_line.hpp"
 #include "cli/signal_descriptor.hpp"
 #include "gate.hpp"
 #include "live/probe.hpp"
@@ -35,7 +36,7 @@ constexpr double kLateWorthSaying = 0.01;
 // the error, so a CI server shows what the exit code says.
 int refuse(const RunCommand& cmd, int code, const std::string& message) {
   std::cerr << "loadgen: " << one_line(message) << "\n";
-  write_junit_error(cmd.junit_path, cmd.scenario.name, message);
+  write_junit_error(cmd.junit_path, cmd.scenario.name, message, cmd.quiet);
   return code;
 }
 
@@ -61,39 +62,16 @@ std::optional<int> check_provider_scale(const RunCommand& cmd, const ProviderAdm
                     "; give both the same");
 }
 
-class Progress {
- public:
-  void print(const LiveProgress& p) {
-    const double elapsed = static_cast<double>(p.elapsed_ns) / 1e9;
-    const double rate = elapsed > last_elapsed_
-                            ? static_cast<double>(p.sent - last_sent_) / (elapsed - last_elapsed_)
-                            : 0;
-    last_elapsed_ = elapsed;
-    last_sent_ = p.sent;
-    std::fprintf(stderr,
-                 "\r%6.1fs  sent %lld  ok %lld  429 %lld  5xx %lld  errors %lld  backoff %lld  "
-                 "delivered %lld  dead-lettered %lld  %.0f/s\033[K",
-                 elapsed, static_cast<long long>(p.sent), static_cast<long long>(p.ok),
-                 static_cast<long long>(p.rate_limited), static_cast<long long>(p.server_errors),
-                 static_cast<long long>(p.errors), static_cast<long long>(p.in_backoff),
-                 static_cast<long long>(p.delivered), static_cast<long long>(p.dead_lettered),
-                 rate);
-  }
-  void clear() { std::fprintf(stderr, "\r\033[K"); }
-
- private:
-  double last_elapsed_ = 0;
-  std::int64_t last_sent_ = 0;
-};
-
 // Runs the engine until it finishes, a signal stops it, or --max-duration does.
 LiveRun drive(LiveEngine& engine, const SignalDescriptor& signals, const RunCommand& cmd) {
-  const bool show = !cmd.quiet && isatty(STDERR_FILENO);
-  Progress progress;
+  ProgressPrinter progress(!cmd.quiet, isatty(STDERR_FILENO) != 0, cmd.progress_every_ns,
+                           ScenarioClock::steady_ns());
+  LiveProgress before;
   int signals_seen = 0;
   while (true) {
     pollfd fds[2] = {{engine.done_fd(), POLLIN, 0}, {signals.fd(), POLLIN, 0}};
-    const int n = poll(fds, 2, 1000);
+    const auto wait_ms = progress.until_due_ns(ScenarioClock::steady_ns()) / kNsPerMs;
+    const int n = poll(fds, 2, static_cast<int>(wait_ms) + 1);
     if (n > 0 && (fds[0].revents & POLLIN)) break;
     if (n > 0 && (fds[1].revents & POLLIN)) {
       const int sig = signals.take();
@@ -101,15 +79,19 @@ LiveRun drive(LiveEngine& engine, const SignalDescriptor& signals, const RunComm
       // one after --max-duration stopped the run (its grace is running already).
       const bool stopped = signals_seen++ > 0 || engine.stopping();
       const std::int64_t grace = stopped ? 0 : cmd.options.grace_ns;
-      if (show) progress.clear();
+      progress.clear();
       std::fprintf(stderr, "loadgen: %s: starting no more attempts; %s\n", strsignal(sig),
                    grace ? "in-flight requests have a short grace (again to abort them)"
                          : "aborting in-flight requests");
       engine.stop(grace);
     }
-    if (show) progress.print(engine.progress());
+    if (const auto now = ScenarioClock::steady_ns(); progress.due(now)) {
+      const LiveProgress p = engine.progress();
+      progress.print(format_run_progress(p, before, cmd.options.time_scale), now);
+      before = p;
+    }
   }
-  if (show) progress.clear();
+  progress.clear();
   return engine.finish();
 }
 
@@ -296,7 +278,7 @@ int run_checked(const RunCommand& cmd) {
                   static_cast<double>(run.send_lateness_ns.quantile(0.5)) / kNsPerMs,
                   static_cast<double>(run.send_lateness_ns.quantile(0.99)) / kNsPerMs);
     text += buf;
-    std::cout << text << std::flush;
+    summary_stream(cmd.out_path) << text << std::flush;
   }
   const auto cases = junit_cases(r.verdicts);
   auto [code, run_case] = judge(cmd, run, r, cases);
@@ -305,11 +287,12 @@ int run_checked(const RunCommand& cmd) {
   j["live"] = live_section(cmd, run);
   if (admin) j["provider"] = provider_section;
   j["comparison"] = comparison;
-  FleetOutputs outputs{cmd.out_path, cmd.junit_path, cmd.report_path, {}};
+  FleetOutputs outputs{cmd.out_path, cmd.junit_path, cmd.report_path, {}, cmd.quiet};
   if (!cmd.dead_letter_path.empty())
-    outputs.files.emplace_back(cmd.dead_letter_path, format_dead_letters(run.dead_letters));
+    outputs.files.push_back(
+        {"the dead letters", cmd.dead_letter_path, format_dead_letters(run.dead_letters)});
   if (!cmd.attempts_path.empty())
-    outputs.files.emplace_back(cmd.attempts_path, format_attempts(run.attempts));
+    outputs.files.push_back({"the attempts", cmd.attempts_path, format_attempts(run.attempts)});
   if (!write_fleet_outputs(r, j, run.wall_s, outputs, cases, run_case)) code = kRunUnreachable;
   return code;
 }

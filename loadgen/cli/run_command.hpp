@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "assertion.hpp"
+#include "cli/progress_line.hpp"
 #include "live/live_engine.hpp"
 #include "live/live_request.hpp"
 #include "policy/shard.hpp"
@@ -27,6 +28,7 @@ struct RunCommand {
   std::string report_path;    // HTML report
   std::string attempts_path;  // JSON lines, one per attempt
   bool quiet = false;
+  std::int64_t progress_every_ns = kProgressEveryDefaultNs;  // without a terminal
 };
 
 inline constexpr int kRunOk = 0;

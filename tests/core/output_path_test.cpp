@@ -249,3 +249,15 @@ TEST_CASE("check_output_flags names the flag of the first bad path and skips emp
   CHECK(*e == "--dead-letter: '" + dir.file("no/d.jsonl") + "': folder '" + dir.file("no") +
                   "' does not exist");
 }
+
+TEST_CASE("check_output_flags: '-' is stdout where the flag takes it, refused elsewhere") {
+  CHECK_FALSE(check_output_flags({{"--out", "-", true}}));
+  const auto e = check_output_flags({{"--out", "-", true}, {"--junit", "-"}});
+  REQUIRE(e);
+  CHECK(*e ==
+        "--junit: '-' is not stdout here (only --out of run and exec takes it); name a file (./- "
+        "for one called '-')");
+  // A file called '-' is still one path away.
+  TempDir dir;
+  CHECK_FALSE(check_output_flags({{"--junit", dir.file("-")}}));
+}

@@ -90,6 +90,12 @@ std::string locations(const NginxOptions& o, const std::string& root) {
          (o.burst > 0 ? " burst=" + std::to_string(o.burst) + " nodelay" : std::string()) + ";\n";
   s += "      try_files /ok.txt =404;\n    }\n";
   s += "    location = " + std::string(NginxStaging::kMissingPath) + " { return 404; }\n";
+  if (o.silent_upstream_port) {
+    // Longer than any test's --timeout: the client gives up first, as on a hung staging.
+    s += "    location = " + std::string(NginxStaging::kSilentPath) +
+         " {\n      proxy_pass http://127.0.0.1:" + std::to_string(o.silent_upstream_port) +
+         ";\n      proxy_read_timeout 120s;\n    }\n";
+  }
   if (o.retry_after) {
     // The answer a rate-limited API gives: 429, Retry-After, a JSON body.
     s += "    error_page 429 = @limited;\n"
@@ -103,6 +109,22 @@ std::string locations(const NginxOptions& o, const std::string& root) {
 }
 
 }  // namespace
+
+SilentListener::SilentListener() {
+  fd_ = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof a;
+  if (fd_ < 0 || bind(fd_, reinterpret_cast<sockaddr*>(&a), len) != 0 || listen(fd_, 1024) != 0 ||
+      getsockname(fd_, reinterpret_cast<sockaddr*>(&a), &len) != 0)
+    return;
+  port_ = ntohs(a.sin_port);
+}
+
+SilentListener::~SilentListener() {
+  if (fd_ >= 0) close(fd_);
+}
 
 TestPki::TestPki(std::string dir) : dir_(std::move(dir)) {
   while (dir_.size() > 1 && dir_.back() == '/') dir_.pop_back();

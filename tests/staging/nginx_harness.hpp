@@ -55,6 +55,24 @@ struct NginxOptions {
   bool http = true;            // a plain http listener
   bool https = false;          // an https listener with the PKI's server certificate
   bool verify_client = false;  // on the https listener: ssl_verify_client on, the PKI's CA
+  // kSilentPath proxies here, to a listener that never answers (SilentListener); 0: no such
+  // location.
+  int silent_upstream_port = 0;
+};
+
+// A loopback port that takes connections (the kernel completes the handshake into its
+// backlog) and never reads or answers them: a staging API that hangs.
+class SilentListener {
+ public:
+  SilentListener();
+  ~SilentListener();
+  SilentListener(const SilentListener&) = delete;
+  SilentListener& operator=(const SilentListener&) = delete;
+  int port() const { return port_; }  // 0 if it could not listen
+
+ private:
+  int fd_ = -1;
+  int port_ = 0;
 };
 
 // One access-log line.
@@ -72,7 +90,8 @@ std::int64_t count_status(const std::vector<LogLine>& log, int status);
 // free loopback ports, picked again when one was taken meanwhile, and ready when its pid file
 // is written (its listeners are bound) and each accepts a connection. Every path answers 200
 // "ok" behind one limit_req zone shared by both listeners (429 when over it), except
-// kMissingPath, which answers 404. Logs each request (see LogLine).
+// kMissingPath, which answers 404, and kSilentPath (with silent_upstream_port), which waits on
+// an upstream that never answers. Logs each request (see LogLine).
 class NginxStaging {
  public:
   explicit NginxStaging(NginxOptions options = {});
@@ -94,6 +113,7 @@ class NginxStaging {
 
   static bool installed();
   static constexpr const char* kMissingPath = "/missing";
+  static constexpr const char* kSilentPath = "/silent";
 
  private:
   std::string config(int http_port, int https_port) const;

@@ -272,12 +272,20 @@ TEST_CASE("plain http against nginx limit_req: 429s with Retry-After: 1, retried
   CHECK(static_cast<std::int64_t>(log.size()) == count(r.results, "requests"));
 }
 
-TEST_CASE("nginx's 404 location: not retried, every item dead-lettered after one send") {
+TEST_CASE("nginx's 404 location: not retried, every item dead-lettered, exit 1 saying why") {
   const auto started = start_nginx({.limit_rate = "20r/s", .burst = 5});
   if (!started) return;
   NginxStaging& nginx = *started;
   const auto r = run_loadgen(fleet(nginx.http_url(NginxStaging::kMissingPath)));
   INFO("stderr: " << r.err);
+  // The default expectation of every staging run, delivered > 0, failed, and says what came
+  // back.
+  CHECK(r.code == 1);
+  const auto lines = lines_of(r.err);
+  REQUIRE(lines.size() == 1);
+  CHECK(contains(lines[0],
+                 "no item was delivered: the target answered only statuses that are not "
+                 "retryable, 404 to 20 of 20 requests; check the URL"));
   REQUIRE(r.results.is_object());
   CHECK(count(r.results, "dead_lettered") == 20);
   CHECK(count(r.results, "requests") == 20);
