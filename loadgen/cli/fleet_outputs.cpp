@@ -5,6 +5,7 @@
 
 #include "html_report.hpp"
 #include "output_path.hpp"
+#include "url_redaction.hpp"
 
 namespace stampede {
 
@@ -64,7 +65,7 @@ void write_junit_error(const std::string& junit_path, const std::string& scenari
 }
 
 nlohmann::json provider_section(const TargetUrl& admin, const ProviderStats& stats) {
-  nlohmann::json section{{"admin", admin.text},
+  nlohmann::json section{{"admin", redact_url(admin.text)},
                          {"requests", stats.requests},
                          {"bin_ns", stats.bin_ns},
                          {"time_scale", stats.time_scale}};

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <memory>
 
+#include "url_redaction.hpp"
+
 namespace stampede {
 namespace {
 
@@ -42,7 +44,7 @@ std::string url_part(CURLU* u, CURLUPart part) {
 Parsed<TargetUrl> parse_target_url(std::string_view text) {
   const std::string t(text);
   const auto bad = [&](const std::string& why) {
-    return Parsed<TargetUrl>::fail("--url: '" + t + "' " + why +
+    return Parsed<TargetUrl>::fail("--url: '" + redact_url(t) + "' " + why +
                                    "; expected http://HOST[:PORT][/PATH] or https://...");
   };
   std::unique_ptr<CURLU, UrlDeleter> u(curl_url());
@@ -79,8 +81,9 @@ std::optional<std::string> header_error(std::string_view header) {
     return "--header: '" + h + "' is not a header; expected 'Name: value' with a name of " +
            "letters, digits and !#$%&'*+-.^_`|~";
   }
+  // The value may be a credential (Authorization): only the name is said.
   if (!is_field_value(header.substr(colon + 1)))
-    return "--header: '" + h + "' has a control character in its value";
+    return "--header: the value of '" + h.substr(0, colon) + "' has a control character";
   return std::nullopt;
 }
 
