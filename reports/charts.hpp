@@ -23,6 +23,7 @@ struct ChartScale {
   std::int64_t column_ns = kNsPerSec;  // time charts: what one drawn column covers
   double x_max = 0;
   double y_max = 0;
+  double x_min = 0;  // a panel that starts later (the retries: at the first one)
 };
 
 // Time charts draw at most this many columns, so a week-long run's report is no bigger than
