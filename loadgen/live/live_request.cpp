@@ -81,9 +81,17 @@ std::optional<std::string> header_error(std::string_view header) {
     return "--header: '" + h + "' is not a header; expected 'Name: value' with a name of " +
            "letters, digits and !#$%&'*+-.^_`|~";
   }
-  // The value may be a credential (Authorization): only the name is said.
-  if (!is_field_value(header.substr(colon + 1)))
-    return "--header: the value of '" + h.substr(0, colon) + "' has a control character";
+  // The value may be a credential (Authorization): only the name and the control characters
+  // are said (one_line shows them escaped).
+  const auto value = header.substr(colon + 1);
+  if (!is_field_value(value)) {
+    std::string controls;
+    for (const char c : value) {
+      if (!is_field_value(std::string_view(&c, 1))) controls += c;
+    }
+    return "--header: the value of '" + h.substr(0, colon) + "' has a control character (" +
+           controls + ")";
+  }
   return std::nullopt;
 }
 
