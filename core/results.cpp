@@ -1,6 +1,7 @@
 #include "results.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <fstream>
 #include <sstream>
 
@@ -8,18 +9,26 @@ namespace stampede {
 
 using json = nlohmann::json;
 
+std::size_t send_label(int send_number) {
+  return std::clamp<std::size_t>(static_cast<std::size_t>(std::max(send_number, 1)), 1,
+                                 kSendLabels) -
+         1;
+}
+
 void Recording::record_send(std::int64_t t_ns, int send_number, Outcome client_view) {
   client_by_outcome.add(t_ns, static_cast<std::size_t>(client_view));
   client_by_send.add(t_ns, send_number > 1 ? 1 : 0);
+  client_by_send_number.add(t_ns, send_label(send_number));
   ++requests;
+}
+
+void Recording::record_response(int send_number, std::int64_t response_ns) {
+  response_ns_by_send[send_label(send_number)].record(std::max<std::int64_t>(0, response_ns));
 }
 
 void Recording::record_arrival(std::int64_t t_ns, int send_number, Outcome outcome) {
   provider_by_outcome.add(t_ns, static_cast<std::size_t>(outcome));
-  const auto label =
-      std::clamp<std::size_t>(static_cast<std::size_t>(std::max(send_number, 1)), 1, kSendLabels) -
-      1;
-  provider_by_send.add(t_ns, label);
+  provider_by_send.add(t_ns, send_label(send_number));
 }
 
 void Recording::merge(const Recording& o) {
@@ -27,6 +36,7 @@ void Recording::merge(const Recording& o) {
   provider_by_send.merge(o.provider_by_send);
   client_by_outcome.merge(o.client_by_outcome);
   client_by_send.merge(o.client_by_send);
+  client_by_send_number.merge(o.client_by_send_number);
   backoff.merge(o.backoff);
   item_latency_ns.merge(o.item_latency_ns);
   sends_per_item.merge(o.sends_per_item);
@@ -39,6 +49,9 @@ void Recording::merge(const Recording& o) {
   writes += o.writes;
   drain_ns = std::max(drain_ns, o.drain_ns);
   for (const auto& [status, n] : o.statuses) statuses[status] += n;
+  for (const auto& [reason, n] : o.dead_letter_reasons) dead_letter_reasons[reason] += n;
+  for (std::size_t i = 0; i < kSendLabels; ++i)
+    response_ns_by_send[i].merge(o.response_ns_by_send[i]);
 }
 
 namespace {
@@ -161,6 +174,29 @@ std::vector<std::string> send_labels() {
   return labels;
 }
 
+std::string format_utc(std::int64_t unix_ns) {
+  // Howard Hinnant's civil_from_days: no time zone, no locale, no gmtime.
+  const std::int64_t ms = unix_ns / kNsPerMs - (unix_ns % kNsPerMs < 0 ? 1 : 0);
+  const std::int64_t day_ms = 86'400'000;
+  const std::int64_t days = ms / day_ms - (ms % day_ms < 0 ? 1 : 0);
+  const std::int64_t of_day = ms - days * day_ms;
+  const std::int64_t z = days + 719468;
+  const std::int64_t era = (z >= 0 ? z : z - 146096) / 146097;
+  const auto doe = static_cast<unsigned>(z - era * 146097);
+  const unsigned yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+  const unsigned doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+  const unsigned mp = (5 * doy + 2) / 153;
+  const unsigned d = doy - (153 * mp + 2) / 5 + 1;
+  const unsigned m = mp < 10 ? mp + 3 : mp - 9;
+  const std::int64_t y = static_cast<std::int64_t>(yoe) + era * 400 + (m <= 2);
+  char buf[96];
+  std::snprintf(buf, sizeof buf, "%04lld-%02u-%02uT%02lld:%02lld:%02lld.%03lldZ",
+                static_cast<long long>(y), m, d, static_cast<long long>(of_day / 3'600'000),
+                static_cast<long long>(of_day / 60'000 % 60),
+                static_cast<long long>(of_day / 1000 % 60), static_cast<long long>(of_day % 1000));
+  return buf;
+}
+
 json to_json(const Results& r) {
   const auto& rec = r.recording;
   json verdicts = json::array();
@@ -192,6 +228,7 @@ json to_json(const Results& r) {
         {"provider_arrivals_by_send", rec.provider_by_send.to_json(send_labels())},
         {"client_sends_by_outcome", rec.client_by_outcome.to_json(outcome_labels())},
         {"client_sends_by_send", rec.client_by_send.to_json(first_or_retry_labels())},
+        {"client_sends_by_send_number", rec.client_by_send_number.to_json(send_labels())},
         {"backoff_transitions", rec.backoff.to_json({"entered", "left"})}}},
       {"distributions",
        {{"item_latency_ns", rec.item_latency_ns.to_json()},
@@ -201,6 +238,20 @@ json to_json(const Results& r) {
   if (rec.writes > 0) doc["counts"]["writes"] = rec.writes;
   for (const auto& [status, n] : rec.statuses)
     doc["counts"]["statuses"][std::to_string(status)] = n;
+  for (const auto& [reason, n] : rec.dead_letter_reasons)
+    doc["counts"]["dead_letter_reasons"][reason] = n;
+  const auto labels = send_labels();
+  for (std::size_t i = 0; i < kSendLabels; ++i) {
+    const auto& h = rec.response_ns_by_send[i];
+    if (h.count() > 0) doc["distributions"]["response_ns_by_send"][labels[i]] = h.to_json();
+  }
+  if (r.context) {
+    doc["context"] = {{"target", r.context->target},
+                      {"started_utc", r.context->started_utc},
+                      {"wall_s", r.context->wall_s},
+                      {"time_scale", r.context->time_scale},
+                      {"stopped_by", r.context->stopped_by}};
+  }
   // Only for a mean of trials, so a single run's document stays as it was.
   if (r.trials > 1) doc["trials"] = r.trials;
   if (r.shard) {
@@ -246,6 +297,10 @@ Parsed<Results> results_from_json(const json& j) {
         rec.statuses[*code] = n.get<std::int64_t>();
       }
     }
+    if (const auto it = c.find("dead_letter_reasons"); it != c.end()) {
+      for (const auto& [reason, n] : it->items())
+        rec.dead_letter_reasons[reason] = n.get<std::int64_t>();
+    }
     r.trials = j.value("trials", std::int64_t{1});
     const auto& h = j.at("histograms");
     r.provider_side = h.at("provider_side").get<bool>();
@@ -258,11 +313,35 @@ Parsed<Results> results_from_json(const json& j) {
       if (rec.client_by_send.labels() != 2)
         return Parsed<Results>::fail("client_sends_by_send needs the labels 1 and 2+");
     }
+    // Documents before these were recorded have none: read as empty.
+    if (const auto it = h.find("client_sends_by_send_number"); it != h.end()) {
+      rec.client_by_send_number = BinnedCounts::from_json(*it);
+      if (rec.client_by_send_number.labels() != kSendLabels)
+        return Parsed<Results>::fail("client_sends_by_send_number needs the labels " +
+                                     send_labels().front() + " to " + send_labels().back());
+    }
     rec.backoff = BinnedCounts::from_json(h.at("backoff_transitions"));
     const auto& d = j.at("distributions");
     rec.item_latency_ns = LogHistogram::from_json(d.at("item_latency_ns"));
     rec.sends_per_item = LogHistogram::from_json(d.at("sends_per_item"));
     rec.lateness_ns = LogHistogram::from_json(d.at("lateness_ns"));
+    if (const auto it = d.find("response_ns_by_send"); it != d.end()) {
+      const auto labels = send_labels();
+      for (const auto& [label, hist] : it->items()) {
+        const auto at = std::find(labels.begin(), labels.end(), label);
+        if (at == labels.end())
+          return Parsed<Results>::fail("distributions.response_ns_by_send: '" + label +
+                                       "' is not a send label");
+        rec.response_ns_by_send[static_cast<std::size_t>(at - labels.begin())] =
+            LogHistogram::from_json(hist);
+      }
+    }
+    if (const auto it = j.find("context"); it != j.end()) {
+      r.context =
+          RunContext{it->at("target").get<std::string>(), it->at("started_utc").get<std::string>(),
+                     it->at("wall_s").get<double>(), it->at("time_scale").get<double>(),
+                     it->at("stopped_by").get<std::string>()};
+    }
     if (j.contains("shard")) {
       const auto& s = j.at("shard");
       r.shard = ShardInfo{s.at("index").get<std::int64_t>(), s.at("count").get<std::int64_t>(),

@@ -32,10 +32,11 @@ struct Recording {
   BinnedCounts provider_by_send{kNsPerSec, kSendLabels};
   BinnedCounts client_by_outcome{kNsPerSec, kOutcomeCount};
   BinnedCounts client_by_send{kNsPerSec, 2};  // the clients' sends: an item's first, or a retry
-  BinnedCounts backoff{kNsPerSec, 2};         // items entering and leaving a backoff sleep
-  LogHistogram item_latency_ns;               // delivered items, from the intended start
-  LogHistogram sends_per_item;                // finished items
-  LogHistogram lateness_ns;                   // actual send - intended send
+  BinnedCounts client_by_send_number{kNsPerSec, kSendLabels};  // the same, by send number
+  BinnedCounts backoff{kNsPerSec, 2};  // items entering and leaving a backoff sleep
+  LogHistogram item_latency_ns;        // delivered items, from the intended start
+  LogHistogram sends_per_item;         // finished items
+  LogHistogram lateness_ns;            // actual send - intended send
   std::int64_t items = 0;
   std::int64_t delivered = 0;
   std::int64_t dead_lettered = 0;
@@ -46,8 +47,14 @@ struct Recording {
   // HTTP statuses of the answers, as the clients read them (live runs; the simulator's
   // model answers outcomes, not statuses, and leaves this empty).
   std::map<int, std::int64_t> statuses;
+  // Dead-lettered items by why (to_string(DeadLetterReason)); unfinished ones are not here.
+  std::map<std::string, std::int64_t> dead_letter_reasons;
+  // Live runs: wall ns from writing an attempt to its answer, per send label (empty in a
+  // simulation, whose model answers after a configured service time).
+  std::vector<LogHistogram> response_ns_by_send = std::vector<LogHistogram>(kSendLabels);
 
   void record_send(std::int64_t t_ns, int send_number, Outcome client_view);
+  void record_response(int send_number, std::int64_t response_ns);
   void record_arrival(std::int64_t t_ns, int send_number, Outcome outcome);
   void merge(const Recording& other);
 };
@@ -57,6 +64,16 @@ struct ShardInfo {
   std::int64_t index = 0;
   std::int64_t count = 1;
   double start_late_s = 0;  // how long after --start-at it began (0: on time, or no --start-at)
+};
+
+// Where and when a fleet ran on the wall (loadgen run, exec), for the report's header. A
+// simulation has none: its time is virtual.
+struct RunContext {
+  std::string target;       // the URL the fleet sent to, credentials removed (redact_url)
+  std::string started_utc;  // t = 0 on the wall: "2025-01-31T12:00:00.000Z"
+  double wall_s = 0;        // from t = 0 to the end
+  double time_scale = 1;    // scenario seconds per wall second
+  std::string stopped_by;   // what stopped it early: "a signal", "--max-duration 1m"; "": none
 };
 
 struct Results {
@@ -69,6 +86,7 @@ struct Results {
   std::vector<Verdict> verdicts;
   std::optional<ShardInfo> shard;           // absent when the fleet ran in one process
   std::string stampede_version = kVersion;  // of the binary that recorded the run
+  std::optional<RunContext> context;        // fleets on the wall only
 };
 
 Summary summarize(const Recording& r, const ProviderConfig& provider, bool provider_side);
@@ -79,6 +97,10 @@ Parsed<Results> load_results_file(const std::string& path);
 
 std::vector<std::string> outcome_labels();
 std::vector<std::string> send_labels();
+// The send label of a send number: 0 for the first send, kSendLabels - 1 for that and beyond.
+std::size_t send_label(int send_number);
+// "2025-01-31T12:00:00.000Z" of a Unix time in ns.
+std::string format_utc(std::int64_t unix_ns);
 std::vector<std::string> first_or_retry_labels();
 
 }  // namespace stampede

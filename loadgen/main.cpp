@@ -332,7 +332,9 @@ int run_main(const RunArgs& a) {
   if (!a.api_key.empty()) {
     auto keys = parse_api_keys(a.api_key);
     if (!keys || keys->size() != 1)
-      return usage_error("--api-key: '" + a.api_key + "' is not one key on one line");
+      return usage_error(
+          "--api-key: the key is not one key on one line (not echoed: it is a "
+          "credential)");
     req.api_keys = *keys;
   }
   if (!a.api_keys_file.empty()) {

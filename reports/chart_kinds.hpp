@@ -24,13 +24,17 @@ struct ChartKind {
 
 // time_charts.cpp
 extern const ChartKind kArrivalsChart;  // arrivals by outcome
-extern const ChartKind kWavesChart;     // arrivals by send number
+extern const ChartKind kWavesChart;     // sends by send number
+extern const ChartKind kRetriesChart;   // the retries alone, from the first retry on
+extern const ChartKind kStatusesChart;  // the statuses the clients read
 extern const ChartKind kFidelityChart;  // client sends against provider arrivals
 extern const ChartKind kBackoffChart;   // items waiting in backoff
 
 // distribution_charts.cpp
-extern const ChartKind kLatencyChart;   // item latency, as a CDF
-extern const ChartKind kAttemptsChart;  // sends per item
-extern const ChartKind kLatenessChart;  // wake lateness of a live run
+extern const ChartKind kLatencyChart;     // item latency, as a CDF
+extern const ChartKind kAttemptsChart;    // sends per item
+extern const ChartKind kLatenessChart;    // wake lateness of a live run
+extern const ChartKind kResponseChart;    // response time by send number, of a live run
+extern const ChartKind kDeadLetterChart;  // dead letters by reason
 
 }  // namespace stampede

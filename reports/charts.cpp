@@ -22,9 +22,17 @@ const std::vector<Chart>& report_charts() {
           "What the provider saw each second (the clients' sends when it kept no record), against "
           "its allowance. A lockstep fleet arrives in spikes many times the allowance; a jittered "
           "one in a low, even band."),
-      entry(kWavesChart, "waves", "Arrivals per second, by send number",
-            "The same arrivals coloured by which send of its item each one was: first sends, first "
-            "retries, second retries ... Lockstep retries come back as one wave per send number."),
+      entry(kWavesChart, "waves", "Sends per second, by send number",
+            "Every send coloured by which send of its item it was: first sends, first retries, "
+            "second retries ... as the clients numbered them (the provider's count from X-Attempt "
+            "when they kept no record). Lockstep retries come back as one wave per send number."),
+      entry(kRetriesChart, "retries", "Retries per second, from the first retry on",
+            "The retries alone, on their own scale, from where the gate's peak_retry_ratio starts "
+            "counting (t=1 s, or the end of the last outage): the first sends at t=0 would "
+            "flatten them. The dashed line is the declared allowance, not a measurement."),
+      entry(kStatusesChart, "statuses", "Status codes per second",
+            "Each answer as the clients read it, by status, by the time it was sent: a run that "
+            "fails shows here what it was answered."),
       entry(kFidelityChart, "fidelity", "Client sends and provider arrivals",
             "The harness's fidelity: what the clients sent each second against what reached the "
             "provider. The lines should coincide."),
@@ -40,6 +48,13 @@ const std::vector<Chart>& report_charts() {
           kLatenessChart, "lateness", "Wake lateness",
           "How late the live harness sent each request after the time it meant to: its own error, "
           "small next to the delays it measures."),
+      entry(kResponseChart, "response", "Response time by send number",
+            "How long each answer took, from writing the request to reading the answer (wall "
+            "time), one line per send number: a provider under a herd answers its retries "
+            "slower, or faster with a refusal."),
+      entry(kDeadLetterChart, "dead-letters", "Dead letters by reason",
+            "Items given up on, by why, and the items a stop left unfinished: nothing is lost "
+            "silently."),
   };
   return charts;
 }
@@ -63,9 +78,12 @@ ChartScale shared_scale(const Chart& chart, const std::vector<Results>& runs,
                         std::int64_t column_ns) {
   ChartScale shared;
   shared.column_ns = column_ns;
+  bool first = true;
   for (const auto& r : runs) {
     if (!chart.applies(r)) continue;
     const auto s = chart.extent(r, column_ns);
+    shared.x_min = first ? s.x_min : std::min(shared.x_min, s.x_min);
+    first = false;
     shared.x_max = std::max(shared.x_max, s.x_max);
     shared.y_max = std::max(shared.y_max, s.y_max);
   }

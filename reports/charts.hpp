@@ -23,6 +23,7 @@ struct ChartScale {
   std::int64_t column_ns = kNsPerSec;  // time charts: what one drawn column covers
   double x_max = 0;
   double y_max = 0;
+  double x_min = 0;  // a panel that starts later (the retries: at the first one)
 };
 
 // Time charts draw at most this many columns, so a week-long run's report is no bigger than
@@ -42,9 +43,10 @@ struct Chart {
   std::vector<LegendEntry> (*legend)(const std::vector<Results>&);
 };
 
-// The charts of a report, in page order: arrivals by outcome, the waves by send number,
-// client sends against provider arrivals, items in backoff, item latency, sends per item,
-// wake lateness.
+// The charts of a report, in page order: arrivals by outcome, the waves by send number, the
+// retries from the first retry on, status codes, client sends against provider arrivals,
+// items in backoff, item latency, sends per item, wake lateness, response time by send
+// number, dead letters by reason.
 const std::vector<Chart>& report_charts();
 
 // The column width that fits the longest of these runs in kMaxColumns columns.

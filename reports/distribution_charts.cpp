@@ -236,8 +236,139 @@ std::vector<LegendEntry> lateness_legend(const std::vector<Results>&) {
   return {{"sends by how late the harness sent them", kLatenessColor}};
 }
 
+// 7. Response time by send number, of a live run: a CDF per send label.
+
+// The waves chart's ramp, so the 3rd send is the same colour on both.
+constexpr std::array<const char*, kSendLabels> kSendColors{
+    "#3b4cc0", "#2f86d6", "#1eb0c8", "#22c39a", "#6ccf6a", "#b4d34e", "#e3c83f", "#f6a735",
+    "#f27b2c", "#e0512a", "#c6323a", "#a3224a", "#82205a", "#642062", "#471d63", "#2c1a52"};
+
+bool has_responses(const Results& r) {
+  const auto& h = r.recording.response_ns_by_send;
+  return std::any_of(h.begin(), h.end(), [](const LogHistogram& x) { return x.count() > 0; });
+}
+
+double ms_of(std::int64_t ns) {
+  return static_cast<double>(ns) / kNsPerMs;
+}
+
+ChartScale response_extent(const Results& r, std::int64_t column_ns) {
+  ChartScale s{column_ns, 0, 100};
+  for (const auto& h : r.recording.response_ns_by_send) s.x_max = std::max(s.x_max, ms_of(h.max()));
+  return s;
+}
+
+std::vector<SvgPoint> cdf_points(const Plot& p, const LogHistogram& h,
+                                 double (*to_x)(std::int64_t)) {
+  std::vector<SvgPoint> points;
+  std::int64_t seen = 0;
+  const double total = static_cast<double>(h.count());
+  for (const auto& b : buckets_of(h)) {
+    const auto lower = std::max(b.lower, h.min());
+    const auto upper = std::min(b.upper, h.max());
+    points.push_back({p.x(to_x(lower)), p.y(seen / total * 100)});
+    seen += b.count;
+    points.push_back({p.x(to_x(std::max(lower, upper))), p.y(seen / total * 100)});
+  }
+  return points;
+}
+
+std::string response_chart(const Results& r, const ChartScale& scale) {
+  Plot p("response time CDF by send number", 0, scale.x_max, 100);
+  p.axes(linear_ticks(scale.x_max, 8), "response time: request written to answer read (ms, wall)",
+         "% of answers");
+  const auto labels = send_labels();
+  for (std::size_t i = 0; i < kSendLabels; ++i) {
+    const auto& h = r.recording.response_ns_by_send[i];
+    if (h.count() == 0) continue;
+    const std::string title = "send " + labels[i] + ": p50 " + format_ns(h.quantile(0.5)) +
+                              ", p90 " + format_ns(h.quantile(0.9)) + ", p99 " +
+                              format_ns(h.quantile(0.99)) + ", max " + format_ns(h.max()) + " (" +
+                              format_count(static_cast<double>(h.count())) + " answers)";
+    p.svg().begin_group({{"fill", "none"},
+                         {"stroke", kSendColors[i]},
+                         {"stroke-width", "1.75"},
+                         {"stroke-linejoin", "round"}},
+                        title);
+    p.svg().polyline(cdf_points(p, h, ms_of));
+    p.svg().end_group();
+  }
+  return p.finish();
+}
+
+std::vector<LegendEntry> response_legend(const std::vector<Results>& runs) {
+  std::vector<LegendEntry> out;
+  const auto labels = send_labels();
+  for (std::size_t i = 0; i < kSendLabels; ++i) {
+    const bool used = std::any_of(runs.begin(), runs.end(), [&](const Results& r) {
+      return r.recording.response_ns_by_send[i].count() > 0;
+    });
+    if (used) out.push_back({"send " + labels[i], kSendColors[i], LegendEntry::Kind::kLine});
+  }
+  return out;
+}
+
+// 8. Dead letters by reason, and the items a stop left unfinished.
+
+constexpr const char* kDeadLetterColor = "#9a3b3b";
+constexpr const char* kUnfinishedColor = "#8a8f98";
+
+std::vector<std::pair<std::string, std::int64_t>> dead_letter_bars(const Results& r) {
+  std::vector<std::pair<std::string, std::int64_t>> bars(r.recording.dead_letter_reasons.begin(),
+                                                         r.recording.dead_letter_reasons.end());
+  if (r.recording.unfinished > 0) bars.emplace_back("unfinished", r.recording.unfinished);
+  return bars;
+}
+
+bool has_dead_letters(const Results& r) {
+  return !dead_letter_bars(r).empty();
+}
+
+ChartScale dead_letter_extent(const Results& r, std::int64_t column_ns) {
+  const auto bars = dead_letter_bars(r);
+  ChartScale s{column_ns, static_cast<double>(bars.size()), 0};
+  for (const auto& [reason, n] : bars) s.y_max = std::max(s.y_max, static_cast<double>(n));
+  return s;
+}
+
+std::string dead_letter_chart(const Results& r, const ChartScale& scale) {
+  const auto bars = dead_letter_bars(r);
+  const double slots = std::max(scale.x_max, static_cast<double>(bars.size()));
+  Plot p("dead letters by reason", 0, std::max(slots, 1.0), scale.y_max);
+  std::vector<Tick> ticks;
+  for (std::size_t i = 0; i < bars.size(); ++i)
+    ticks.push_back({static_cast<double>(i) + 0.5, bars[i].first});
+  p.axes(ticks, "why the item was given up on", "items");
+  const double width = std::min(p.x(1) - p.x(0), 90.0) * 0.7;
+  const double total = static_cast<double>(std::max<std::int64_t>(1, r.recording.items));
+  for (std::size_t i = 0; i < bars.size(); ++i) {
+    const auto& [reason, n] = bars[i];
+    const double count = static_cast<double>(n);
+    const double cx = p.x(static_cast<double>(i) + 0.5);
+    p.svg().begin_group({{"fill", reason == "unfinished" ? kUnfinishedColor : kDeadLetterColor}});
+    p.svg().rect(cx - width / 2, p.y(count), width, p.y(0) - p.y(count),
+                 reason + ": " + format_count(count) + " items (" +
+                     format_count(100.0 * count / total) + "% of " +
+                     format_count(static_cast<double>(r.recording.items)) + ")");
+    p.svg().end_group();
+    p.label(cx, p.y(count) - 4, format_count(count), kInk, SvgWriter::Anchor::kMiddle);
+  }
+  return p.finish();
+}
+
+std::vector<LegendEntry> dead_letter_legend(const std::vector<Results>& runs) {
+  std::vector<LegendEntry> out{{"dead-lettered items", kDeadLetterColor}};
+  if (std::any_of(runs.begin(), runs.end(),
+                  [](const Results& r) { return r.recording.unfinished > 0; }))
+    out.push_back({"unfinished when the run stopped", kUnfinishedColor});
+  return out;
+}
+
 }  // namespace
 
+constexpr ChartKind kResponseChart{has_responses, response_extent, response_chart, response_legend};
+constexpr ChartKind kDeadLetterChart{has_dead_letters, dead_letter_extent, dead_letter_chart,
+                                     dead_letter_legend};
 constexpr ChartKind kLatencyChart{has_latency, latency_extent, latency_chart, latency_legend};
 constexpr ChartKind kAttemptsChart{has_attempts, attempts_extent, attempts_chart, attempts_legend};
 constexpr ChartKind kLatenessChart{has_lateness, lateness_extent, lateness_chart, lateness_legend};

@@ -43,6 +43,7 @@ td.key{color:#3d4451;font-family:ui-monospace,monospace;font-size:12px}
 .pass{color:#1a7f37;font-weight:600}
 .fail{color:#cf222e;font-weight:600}
 tr.diff td{background:#fff6dc}
+.banner{background:#fff1f0;border:1px solid #f3b4ae;border-radius:8px;color:#82071e;font-weight:600;padding:10px 16px;margin:14px 0}
 footer{color:#5b6270;font-size:12px;margin-top:12px}
 )";
 
@@ -112,6 +113,74 @@ std::string header(const std::vector<Results>& runs, const std::vector<std::stri
 std::string strategy_of(const Results& r) {
   return r.engine == "exec" ? "the program's own"
                             : std::string(to_string(r.scenario.fleet.strategy));
+}
+
+// "1 h 2 min 3.4 s" is for people; the wall duration here is read beside scenario times, so it
+// stays in seconds.
+std::string wall_text(double wall_s) {
+  return format_count(wall_s) + " s";
+}
+
+std::string time_scale_text(double scale) {
+  if (scale == 1) return "1 (real time)";
+  return format_count(scale) + " (a wall second is " + format_count(1 / scale) +
+         " scenario seconds)";
+}
+
+std::string statuses_text(const Recording& rec) {
+  std::vector<std::string> parts;
+  for (const auto& [status, n] : rec.statuses)
+    parts.push_back(std::to_string(status) + ": " + format_count(static_cast<double>(n)));
+  return parts.empty() ? "none" : joined(parts, ", ");
+}
+
+// Where and when each fleet ran on the wall, and a banner for one stopped early: its numbers
+// are of a run cut short. Every value comes from the results document.
+std::string context_section(const std::vector<Results>& runs,
+                            const std::vector<std::string>& labels) {
+  if (std::none_of(runs.begin(), runs.end(), [](const Results& r) { return r.context; })) return "";
+  std::string out;
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    const auto& c = runs[i].context;
+    if (!c || c->stopped_by.empty()) continue;
+    std::string text = "Stopped early";
+    if (runs.size() > 1) text += " (" + labels[i] + ")";
+    text += ": by " + c->stopped_by + " after " + wall_text(c->wall_s) + " on the wall";
+    const auto unfinished = runs[i].recording.unfinished;
+    text += unfinished > 0 ? ", with " + format_count(static_cast<double>(unfinished)) +
+                                 " items unfinished. These numbers are of a run cut short."
+                           : ", with every item finished.";
+    out += "<p class=\"banner\" id=\"stopped-early\">" + escaped(text) + "</p>\n";
+  }
+  using Field = std::string (*)(const Results&);
+  const std::vector<std::pair<const char*, Field>> fields{
+      {"target", [](const Results& r) { return r.context->target; }},
+      {"started (UTC)", [](const Results& r) { return r.context->started_utc; }},
+      {"wall duration", [](const Results& r) { return wall_text(r.context->wall_s); }},
+      {"time scale", [](const Results& r) { return time_scale_text(r.context->time_scale); }},
+      {"stopped early",
+       [](const Results& r) {
+         return r.context->stopped_by.empty() ? std::string("no") : "by " + r.context->stopped_by;
+       }},
+      {"HTTP statuses read", [](const Results& r) { return statuses_text(r.recording); }},
+      {"stampede version", [](const Results& r) { return r.stampede_version; }},
+  };
+  out += "<section id=\"context\"><h2>Run</h2>" +
+         element("p", "Where and when the fleet ran; the target is shown without credentials.",
+                 "note") +
+         "<div class=\"wide\"><table><thead><tr><th>field</th>";
+  if (runs.size() > 1) {
+    for (const auto& label : labels) out += element("th", label);
+  } else {
+    out += "<th>value</th>";
+  }
+  out += "</tr></thead><tbody>";
+  for (const auto& [name, value] : fields) {
+    out += "<tr>" + element("td", name, "key");
+    for (const auto& r : runs) out += element("td", r.context ? value(r) : "-");
+    out += "</tr>";
+  }
+  return out + "</tbody></table></div></section>\n";
 }
 
 std::string summary_table(const std::vector<Results>& runs,
@@ -323,8 +392,9 @@ std::string render_report(const std::vector<Results>& runs,
     out += "<header>" + element("p", "stampede report", "kicker") + element("h1", "No runs") +
            element("p", "There were no results to show.", "desc") + "</header>\n";
   } else {
-    out += header(runs, labels) + summary_table(runs, labels) + chart_sections(runs, labels) +
-           assertion_section(runs, labels) + scenario_section(runs, labels);
+    out += header(runs, labels) + context_section(runs, labels) + summary_table(runs, labels) +
+           chart_sections(runs, labels) + assertion_section(runs, labels) +
+           scenario_section(runs, labels);
   }
   out += "<footer>" +
          escaped("Written by stampede " + std::string(kVersion) +

@@ -39,6 +39,7 @@ class Plot {
   Plot(std::string_view label, double x_min, double x_max, double y_max);
 
   SvgWriter& svg() { return svg_; }
+  double x_min() const { return x_min_; }
   double x(double v) const { return kLeft + (v - x_min_) / (x_max_ - x_min_) * (kRight - kLeft); }
   double y(double v) const { return kBottom - v / y_max_ * (kBottom - kTop); }
 

@@ -120,6 +120,17 @@ std::vector<Tick> time_ticks(double x_max) {
   return linear_ticks(x_max, 8);
 }
 
+// A panel that starts later is labelled where it starts, unless a tick is close by.
+std::vector<Tick> time_ticks_from(double x_min, double x_max) {
+  auto ticks = time_ticks(x_max);
+  if (!(x_min > 0) || ticks.size() < 2) return ticks;
+  const double step = ticks[1].at - ticks[0].at;
+  std::erase_if(ticks, [&](const Tick& t) { return t.at < x_min - 1e-9; });
+  if (ticks.empty() || ticks.front().at - x_min > step * 0.4)
+    ticks.insert(ticks.begin(), Tick{x_min, format_tick(x_min)});
+  return ticks;
+}
+
 const BinnedCounts& arrivals_of(const Results& r) {
   return r.provider_side ? r.recording.provider_by_outcome : r.recording.client_by_outcome;
 }
@@ -134,8 +145,8 @@ void shade_outages(Plot& p, const Results& r, double x_max) {
   if (outages.empty()) return;
   p.svg().begin_group({{"fill", kOutageColor}, {"fill-opacity", "0.09"}});
   for (const auto& w : outages) {
-    const double from = std::min(ns_to_s(w.start_ns), x_max);
-    const double to = std::min(ns_to_s(w.end_ns), x_max);
+    const double from = std::clamp(ns_to_s(w.start_ns), p.x_min(), x_max);
+    const double to = std::clamp(ns_to_s(w.end_ns), p.x_min(), x_max);
     if (to > from) {
       p.svg().rect(p.x(from), kTop, p.x(to) - p.x(from), kBottom - kTop,
                    "outage " + format_outage(w));
@@ -144,7 +155,7 @@ void shade_outages(Plot& p, const Results& r, double x_max) {
   p.svg().end_group();
   p.begin_labels(kCapacityColor);
   for (const auto& w : outages) {
-    const double from = ns_to_s(w.start_ns);
+    const double from = std::max(ns_to_s(w.start_ns), p.x_min());
     if (from < x_max && p.x(std::min(ns_to_s(w.end_ns), x_max)) - p.x(from) > 24) {
       p.svg().text(p.x(from) + 4, kTop + 12, "outage");
     }
@@ -161,8 +172,10 @@ void limit_lines(Plot& p, const Results& r) {
     const char* color;
     const char* dash;
   };
-  for (const Limit& limit : {Limit{provider.allowance, "allowance", kAllowanceColor, "6 4"},
-                             Limit{provider.capacity, "capacity", kCapacityColor, "2 3"}}) {
+  // Declared, not measured: what the scenario says the provider admits, drawn as given.
+  for (const Limit& limit :
+       {Limit{provider.allowance, "declared allowance", kAllowanceColor, "6 4"},
+        Limit{provider.capacity, "declared capacity", kCapacityColor, "2 3"}}) {
     if (!limit.rate) continue;
     const double per_s = limit.rate->per_second();
     std::string title = std::string(limit.name) + " " + format_rate(*limit.rate);
@@ -254,35 +267,60 @@ ChartScale stacked_extent(const BinnedCounts& h, const std::vector<Layer>& layer
   return s;
 }
 
-// The busiest second after recovery, marked where the summary found it.
-void mark_peak(Plot& p, const Results& r, const std::vector<std::vector<double>>& rates,
+// A peak the summary found (its second and count), marked over its column.
+struct Peak {
+  double second = 0;
+  double count = 0;
+  double ratio = 0;
+  const char* what;  // "busiest second after recovery"
+  const char* of;    // "arrivals"
+};
+
+void mark_peak(Plot& p, const Peak& peak, const std::vector<std::vector<double>>& rates,
                std::int64_t column_ns) {
-  const auto& s = r.summary;
-  if (!(s.peak_arrivals > 0)) return;
-  const auto c = static_cast<std::size_t>(std::llround(s.peak_second * kNsPerSec) / column_ns);
+  if (!(peak.count > 0)) return;
+  const auto c = static_cast<std::size_t>(std::llround(peak.second * kNsPerSec) / column_ns);
   if (c >= rates.size()) return;
   const double column_s = ns_to_s(column_ns);
   const double cx = p.x((static_cast<double>(c) + 0.5) * column_s);
   const double top = p.y(column_total(rates[c])) - 3;
-  std::string title = "busiest second after recovery: t=" + format_count(s.peak_second) + " s, " +
-                      format_count(s.peak_arrivals) + " arrivals";
-  if (s.peak_ratio > 0) title += ", " + format_count(s.peak_ratio) + "x the allowance";
+  std::string title = std::string(peak.what) + ": t=" + format_count(peak.second) + " s, " +
+                      format_count(peak.count) + " " + peak.of;
+  if (peak.ratio > 0) title += ", " + format_count(peak.ratio) + "x the declared allowance";
   p.svg().begin_group({{"fill", kInk}}, title);
   p.svg().polygon({{cx - 5, top - 8}, {cx + 5, top - 8}, {cx, top}});
   p.svg().end_group();
-  p.label_beside(cx, 8, top - 1, "peak " + format_count(s.peak_arrivals) + "/s", kInk);
+  p.label_beside(cx, 8, top - 1, "peak " + format_count(peak.count) + "/s", kInk);
 }
 
-std::string stacked_chart(const Results& r, const ChartScale& scale, const BinnedCounts& h,
-                          const std::vector<Layer>& layers, std::string_view label,
-                          bool with_peak) {
-  Plot p(label, 0, scale.x_max, scale.y_max);
-  p.axes(time_ticks(scale.x_max), "scenario time (s)", arrivals_unit(r));
+Peak arrivals_peak(const Results& r) {
+  const auto& s = r.summary;
+  return {s.peak_second, s.peak_arrivals, s.peak_ratio, "busiest second after recovery",
+          "arrivals"};
+}
+
+// What a stacked chart draws: which counts, in which layers, in what unit.
+struct Stack {
+  const BinnedCounts& counts;
+  const std::vector<Layer>& layers;
+  std::string unit;  // of the y axis and the tooltips: "client sends/s"
+};
+
+// Columns before scale.x_min are left out (a panel from the first retry on).
+std::string stacked_chart(const Results& r, const ChartScale& scale, const Stack& stack,
+                          std::string_view label, const std::optional<Peak>& peak) {
+  const auto& h = stack.counts;
+  Plot p(label, scale.x_min, scale.x_max, scale.y_max);
+  p.axes(time_ticks_from(scale.x_min, scale.x_max), "scenario time (s)", stack.unit);
   shade_outages(p, r, scale.x_max);
-  const auto rates = column_rates(h, layers, scale.column_ns);
-  draw_stack(p, rates, layers, scale.column_ns, arrivals_unit(r));
+  auto rates = column_rates(h, stack.layers, scale.column_ns);
+  const auto first =
+      static_cast<std::size_t>(std::llround(scale.x_min * kNsPerSec) / scale.column_ns);
+  for (std::size_t c = 0; c < std::min(first, rates.size()); ++c)
+    std::fill(rates[c].begin(), rates[c].end(), 0.0);
+  draw_stack(p, rates, stack.layers, scale.column_ns, stack.unit);
   limit_lines(p, r);
-  if (with_peak) mark_peak(p, r, rates, scale.column_ns);
+  if (peak) mark_peak(p, *peak, rates, scale.column_ns);
   if (h.total() == 0 && h.overflow_total() == 0) {
     p.note("no arrivals recorded");
   } else if (h.total() == 0) {
@@ -296,10 +334,10 @@ std::vector<LegendEntry> limit_legend(const std::vector<Results>& runs) {
   std::vector<LegendEntry> out;
   auto any = [&](auto has) { return std::any_of(runs.begin(), runs.end(), has); };
   if (any([](const Results& r) { return r.scenario.provider.allowance.has_value(); })) {
-    out.push_back({"allowance", kAllowanceColor, LegendEntry::Kind::kDashed});
+    out.push_back({"declared allowance", kAllowanceColor, LegendEntry::Kind::kDashed});
   }
   if (any([](const Results& r) { return r.scenario.provider.capacity.has_value(); })) {
-    out.push_back({"capacity (529)", kCapacityColor, LegendEntry::Kind::kDashed});
+    out.push_back({"declared capacity (529)", kCapacityColor, LegendEntry::Kind::kDashed});
   }
   if (any([](const Results& r) { return !r.scenario.provider.outages.empty(); })) {
     out.push_back({"outage", kOutageColor, LegendEntry::Kind::kShade});
@@ -318,8 +356,8 @@ ChartScale outcome_extent(const Results& r, std::int64_t column_ns) {
 }
 
 std::string outcome_chart(const Results& r, const ChartScale& scale) {
-  return stacked_chart(r, scale, arrivals_of(r), outcome_layers(), "arrivals per second by outcome",
-                       true);
+  return stacked_chart(r, scale, {arrivals_of(r), outcome_layers(), arrivals_unit(r)},
+                       "arrivals per second by outcome", arrivals_peak(r));
 }
 
 std::vector<LegendEntry> outcome_legend(const std::vector<Results>& runs) {
@@ -329,27 +367,154 @@ std::vector<LegendEntry> outcome_legend(const std::vector<Results>& runs) {
   return out;
 }
 
-// 2. The waves: arrivals by send number.
+// 2. The waves: sends by send number. The clients know each send's number; the provider
+// knows it only from what they told it (X-Attempt), so the clients' record goes first.
+
+bool client_numbered(const Results& r) {
+  const auto& h = r.recording.client_by_send_number;
+  return h.total() > 0 || h.overflow_total() > 0;
+}
+
+const BinnedCounts& by_send_number(const Results& r) {
+  return client_numbered(r) ? r.recording.client_by_send_number : r.recording.provider_by_send;
+}
+
+std::string by_send_number_unit(const Results& r) {
+  return client_numbered(r) ? "client sends/s" : arrivals_unit(r);
+}
 
 bool has_waves(const Results& r) {
-  return r.recording.provider_by_send.total() > 0;
+  return by_send_number(r).total() > 0;
 }
 
 ChartScale waves_extent(const Results& r, std::int64_t column_ns) {
-  return stacked_extent(r.recording.provider_by_send, send_layers(), r, column_ns);
+  return stacked_extent(by_send_number(r), send_layers(), r, column_ns);
 }
 
 std::string waves_chart(const Results& r, const ChartScale& scale) {
-  return stacked_chart(r, scale, r.recording.provider_by_send, send_layers(),
-                       "arrivals per second by send number", false);
+  return stacked_chart(r, scale, {by_send_number(r), send_layers(), by_send_number_unit(r)},
+                       "sends per second by send number", std::nullopt);
+}
+
+std::vector<LegendEntry> send_legend(const std::vector<Results>& runs, std::size_t first_layer) {
+  std::vector<LegendEntry> out;
+  const auto& layers = send_layers();
+  for (std::size_t l = first_layer; l < layers.size(); ++l) {
+    const bool used = std::any_of(runs.begin(), runs.end(), [&](const Results& r) {
+      const auto& h = by_send_number(r);
+      for (std::size_t b = 0; b < h.bins(); ++b) {
+        if (l < h.labels() && h.at(b, l) > 0) return true;
+      }
+      return false;
+    });
+    if (used) out.push_back({layers[l].name, layers[l].color});
+  }
+  for (auto& e : limit_legend(runs)) out.push_back(std::move(e));
+  return out;
 }
 
 std::vector<LegendEntry> waves_legend(const std::vector<Results>& runs) {
+  return send_legend(runs, 0);
+}
+
+// 2b. The retries alone, from the first retry on: the first wave (every first send at t=0)
+// sets no scale here, so the part the gate (peak_retry_ratio) is about is drawn tall enough
+// to read. It starts where the gate starts counting: t=1 s, or the end of the last outage.
+
+const std::vector<Layer>& retry_layers() {
+  static const std::vector<Layer> layers(send_layers().begin() + 1, send_layers().end());
+  return layers;
+}
+
+std::int64_t gate_start_ns(const Results& r) {
+  return std::max<std::int64_t>(kNsPerSec, recovery_ns(r.scenario.provider));
+}
+
+// The first column at or after the gate's start with a retry in it; none: nullopt.
+std::optional<std::size_t> first_retry_column(const Results& r, std::int64_t column_ns) {
+  const auto rates = column_rates(by_send_number(r), retry_layers(), column_ns);
+  const auto from = static_cast<std::size_t>((gate_start_ns(r) + column_ns - 1) / column_ns);
+  for (std::size_t c = from; c < rates.size(); ++c) {
+    if (column_total(rates[c]) > 0) return c;
+  }
+  return std::nullopt;
+}
+
+bool has_retries(const Results& r) {
+  return first_retry_column(r, kNsPerSec).has_value();
+}
+
+ChartScale retries_extent(const Results& r, std::int64_t column_ns) {
+  ChartScale s;
+  s.column_ns = column_ns;
+  const auto first = first_retry_column(r, column_ns).value_or(0);
+  s.x_min = ns_to_s(static_cast<std::int64_t>(first) * column_ns);
+  s.x_max = span_s(by_send_number(r), column_ns);
+  s.y_max = limit_extent(r);
+  const auto rates = column_rates(by_send_number(r), retry_layers(), column_ns);
+  for (std::size_t c = first; c < rates.size(); ++c)
+    s.y_max = std::max(s.y_max, column_total(rates[c]));
+  return s;
+}
+
+std::string retries_chart(const Results& r, const ChartScale& scale) {
+  const auto& s = r.summary;
+  const Peak peak{s.peak_retry_second, s.peak_retries, s.peak_retry_ratio,
+                  "busiest second of retries (peak_retry_ratio)", "retries"};
+  return stacked_chart(r, scale, {by_send_number(r), retry_layers(), by_send_number_unit(r)},
+                       "retries per second by send number, from the first retry on", peak);
+}
+
+std::vector<LegendEntry> retries_legend(const std::vector<Results>& runs) {
+  return send_legend(runs, 1);
+}
+
+// 2c. The statuses the clients read, one layer per outcome: the arrivals chart groups them,
+// and shows the provider's view when there is one.
+
+const std::vector<Layer>& status_layers() {
+  static const std::vector<Layer> layers = [] {
+    // By name, so an outcome added later gets a colour of its own or the fallback.
+    const std::vector<std::pair<std::string_view, const char*>> kColors{
+        {"ok", "#2e9e5b"},
+        {"429", "#f2a93b"},
+        {"503", "#d64545"},
+        {"529", "#b8232f"},
+        {"5xx", "#e27d60"},
+        {"4xx", "#8a8f98"},
+        {"connect_error", "#4b5563"},
+        {"timeout", "#b59ad8"}};
+    std::vector<Layer> out;
+    for (std::size_t i = 0; i < kOutcomeNames.size(); ++i) {
+      const auto name = kOutcomeNames[i];
+      const auto it = std::find_if(kColors.begin(), kColors.end(),
+                                   [&](const auto& c) { return c.first == name; });
+      out.push_back({std::string(name), it == kColors.end() ? "#6d4c9f" : it->second, {i}});
+    }
+    return out;
+  }();
+  return layers;
+}
+
+bool has_statuses(const Results& r) {
+  return r.engine == "run" && r.recording.client_by_outcome.total() > 0;
+}
+
+ChartScale statuses_extent(const Results& r, std::int64_t column_ns) {
+  return stacked_extent(r.recording.client_by_outcome, status_layers(), r, column_ns);
+}
+
+std::string statuses_chart(const Results& r, const ChartScale& scale) {
+  return stacked_chart(r, scale, {r.recording.client_by_outcome, status_layers(), "client sends/s"},
+                       "status codes per second, as the clients read them", std::nullopt);
+}
+
+std::vector<LegendEntry> statuses_legend(const std::vector<Results>& runs) {
   std::vector<LegendEntry> out;
-  const auto& layers = send_layers();
+  const auto& layers = status_layers();
   for (std::size_t l = 0; l < layers.size(); ++l) {
     const bool used = std::any_of(runs.begin(), runs.end(), [&](const Results& r) {
-      const auto& h = r.recording.provider_by_send;
+      const auto& h = r.recording.client_by_outcome;
       for (std::size_t b = 0; b < h.bins(); ++b) {
         if (l < h.labels() && h.at(b, l) > 0) return true;
       }
@@ -516,6 +681,8 @@ std::vector<LegendEntry> backoff_legend(const std::vector<Results>&) {
 
 constexpr ChartKind kArrivalsChart{always, outcome_extent, outcome_chart, outcome_legend};
 constexpr ChartKind kWavesChart{has_waves, waves_extent, waves_chart, waves_legend};
+constexpr ChartKind kRetriesChart{has_retries, retries_extent, retries_chart, retries_legend};
+constexpr ChartKind kStatusesChart{has_statuses, statuses_extent, statuses_chart, statuses_legend};
 constexpr ChartKind kFidelityChart{shows_fidelity, fidelity_extent, fidelity_chart,
                                    fidelity_legend};
 constexpr ChartKind kBackoffChart{has_backoff, backoff_extent, backoff_chart, backoff_legend};

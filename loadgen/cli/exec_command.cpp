@@ -27,6 +27,7 @@
 #include "one_line.hpp"
 #include "scenario_clock.hpp"
 #include "terminal_summary.hpp"
+#include "url_redaction.hpp"
 
 extern char** environ;
 
@@ -312,7 +313,7 @@ nlohmann::json exec_section(const ExecCommand& cmd, const FleetRun& run,
   const auto s = [](std::int64_t ns) { return static_cast<double>(ns) / 1e9; };
   nlohmann::json j{
       {"command", command},
-      {"url", cmd.url.text},
+      {"url", redact_url(cmd.url.text)},
       {"clients", cmd.clients},
       {"per_process", cmd.per_process},
       {"processes", run.processes.size()},
@@ -368,7 +369,7 @@ int say_problems(const ExecCommand& cmd, const FleetRun& run, const Results& r) 
   for (const auto& w : run.warnings) say("warning: " + w);
   if (run.released && r.provider_side && r.recording.requests == 0)
     say("warning: the provider saw no request from the fleet; does CMD send to {url} (" +
-        cmd.url.text + ")?");
+        redact_url(cmd.url.text) + ")?");
   return code;
 }
 
@@ -429,7 +430,7 @@ int run_checked(const ExecCommand& cmd) {
   r.engine = "exec";
   r.scenario = cmd.scenario;
   record_outcomes(run, r.recording);
-  nlohmann::json provider_json{{"admin", cmd.provider_admin.text}};
+  nlohmann::json provider_json{{"admin", redact_url(cmd.provider_admin.text)}};
   int code = kExecOk;
   if (!run.released) {
     // Never reset, so its counts are not this fleet's.
@@ -467,6 +468,14 @@ int run_checked(const ExecCommand& cmd) {
   code = std::max(code, verdict_code(r, stopped, wall_s));
   code = std::max(code, say_problems(cmd, run, r));
 
+  // t = 0 is the release; real clients sleep wall time, so the scale is 1.
+  if (run.released) {
+    const std::int64_t since_release_ns = ScenarioClock::steady_ns() - run.release_steady_ns;
+    r.context = RunContext{redact_url(cmd.url.text),
+                           format_utc(ScenarioClock::unix_ns() - since_release_ns),
+                           static_cast<double>(run.end_steady_ns - run.release_steady_ns) / 1e9, 1,
+                           std::string(stopped)};
+  }
   nlohmann::json doc = to_json(r);
   doc["exec"] = exec_section(cmd, run, run.released ? &watch : nullptr, start_ns);
   doc["provider"] = provider_json;

@@ -5,6 +5,7 @@
 
 #include "html_report.hpp"
 #include "output_path.hpp"
+#include "url_redaction.hpp"
 
 namespace stampede {
 
@@ -108,7 +109,7 @@ std::ostream& summary_stream(const std::string& out_path) {
 }
 
 nlohmann::json provider_section(const TargetUrl& admin, const ProviderStats& stats) {
-  nlohmann::json section{{"admin", admin.text},
+  nlohmann::json section{{"admin", redact_url(admin.text)},
                          {"requests", stats.requests},
                          {"bin_ns", stats.bin_ns},
                          {"time_scale", stats.time_scale}};

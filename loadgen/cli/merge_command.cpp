@@ -173,6 +173,24 @@ Results simulate_shards(const Scenario& scenario, std::int64_t count, std::int64
   return all;
 }
 
+// The fleet's: from the first shard's start (the same format sorts by time) to the last one's
+// end, stopped early when any shard was.
+std::optional<RunContext> merge_context(const std::vector<ShardDoc>& shards) {
+  std::optional<RunContext> out;
+  for (const auto& s : shards) {
+    const auto& c = s.results.context;
+    if (!c) continue;
+    if (!out) {
+      out = c;
+      continue;
+    }
+    out->started_utc = std::min(out->started_utc, c->started_utc);
+    out->wall_s = std::max(out->wall_s, c->wall_s);
+    if (out->stopped_by.empty()) out->stopped_by = c->stopped_by;
+  }
+  return out;
+}
+
 }  // namespace
 
 Parsed<json> merge_results(const std::vector<std::pair<std::string, json>>& docs, bool partial) {
@@ -214,6 +232,7 @@ Parsed<json> merge_results(const std::vector<std::pair<std::string, json>>& docs
   merged.stampede_version = first.stampede_version;
   merged.recording = first.recording;
   merged.provider_side = first.provider_side;
+  merged.context = merge_context(shards);
   for (std::size_t i = 1; i < shards.size(); ++i)
     merged.recording.merge(shards[i].results.recording);
 

@@ -24,6 +24,7 @@
 #include "sim/sim_engine.hpp"
 #include "sim/sim_trials.hpp"
 #include "terminal_summary.hpp"
+#include "url_redaction.hpp"
 
 namespace stampede {
 namespace {
@@ -58,8 +59,8 @@ std::optional<int> check_provider_scale(const RunCommand& cmd, const ProviderAdm
   if (stats->time_scale == cmd.options.time_scale) return std::nullopt;
   return refuse(cmd, kRunUsageError,
                 "--time-scale " + number(cmd.options.time_scale) + ": the fakeprovider at " +
-                    admin.url().text + " runs at --time-scale " + number(stats->time_scale) +
-                    "; give both the same");
+                    redact_url(admin.url().text) + " runs at --time-scale " +
+                    number(stats->time_scale) + "; give both the same");
 }
 
 // Runs the engine until it finishes, a signal stops it, or --max-duration does.
@@ -109,7 +110,7 @@ nlohmann::json tls_section(const TlsSettings& tls) {
 
 nlohmann::json live_section(const RunCommand& cmd, const LiveRun& run) {
   nlohmann::json j = {
-      {"url", cmd.request.url.text},
+      {"url", redact_url(cmd.request.url.text)},
       {"method", cmd.request.method},
       {"time_scale", cmd.options.time_scale},
       {"latency_compensated", cmd.options.compensate_latency},
@@ -143,7 +144,7 @@ nlohmann::json take_provider_view(const ProviderAdmin& admin, bool sharded, Resu
   if (!stats) {
     std::cerr << "loadgen: warning: provider stats unavailable (" << stats.error()
               << "); the summary uses the clients' view\n";
-    return {{"admin", admin.url().text}, {"error", stats.error()}};
+    return {{"admin", redact_url(admin.url().text)}, {"error", stats.error()}};
   }
   nlohmann::json section = provider_section(admin.url(), *stats);
   if (stats->bin_ns != kNsPerSec) {
@@ -254,6 +255,9 @@ int run_checked(const RunCommand& cmd) {
   r.scenario = cmd.scenario;
   r.recording = std::move(run.recording);
   if (cmd.shard.sharded()) r.shard = ShardInfo{cmd.shard.index, cmd.shard.count, start_late_s};
+  r.context = RunContext{redact_url(cmd.request.url.text),
+                         format_utc(ScenarioClock::unix_ns() - saturating_ns(run.wall_s * 1e9)),
+                         run.wall_s, cmd.options.time_scale, stopped_by(cmd, run)};
   nlohmann::json provider_section;
   if (admin) provider_section = take_provider_view(*admin, cmd.shard.sharded(), r);
   r.summary = summarize(r.recording, r.scenario.provider, r.provider_side);

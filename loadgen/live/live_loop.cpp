@@ -288,6 +288,8 @@ void LiveLoop::answered(LiveClient& c, const AttemptAnswer& a) {
   const Outcome outcome = outcome_of(a.transport_error, a.status);
   stamp_send(c);
   recording.record_send(c.sent_ns, c.sends, outcome);
+  recording.record_response(
+      c.sends, a.answered_wall_ns - (c.sent_wall_ns ? c.sent_wall_ns : c.handed_wall_ns));
   if (a.status >= 100 && a.status <= 999) ++recording.statuses[a.status];
   count_outcome(c, outcome);
   std::optional<std::int64_t> hint;
@@ -347,6 +349,7 @@ void LiveLoop::finish_item(LiveClient& c, const Step& step, std::int64_t now_ns)
       break;
     case Step::Kind::kDeadLetter:
       ++recording.dead_lettered;
+      ++recording.dead_letter_reasons[std::string(to_string(step.reason))];
       bump(counters_.dead_lettered);
       dead_letters.push_back({c.item_id, c.id, c.sends, c.last_outcome, c.last_status,
                               to_string(step.reason), now_ns});

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <memory>
 
+#include "url_redaction.hpp"
+
 namespace stampede {
 namespace {
 
@@ -42,7 +44,7 @@ std::string url_part(CURLU* u, CURLUPart part) {
 Parsed<TargetUrl> parse_target_url(std::string_view text) {
   const std::string t(text);
   const auto bad = [&](const std::string& why) {
-    return Parsed<TargetUrl>::fail("--url: '" + t + "' " + why +
+    return Parsed<TargetUrl>::fail("--url: '" + redact_url(t) + "' " + why +
                                    "; expected http://HOST[:PORT][/PATH] or https://...");
   };
   std::unique_ptr<CURLU, UrlDeleter> u(curl_url());
@@ -79,8 +81,17 @@ std::optional<std::string> header_error(std::string_view header) {
     return "--header: '" + h + "' is not a header; expected 'Name: value' with a name of " +
            "letters, digits and !#$%&'*+-.^_`|~";
   }
-  if (!is_field_value(header.substr(colon + 1)))
-    return "--header: '" + h + "' has a control character in its value";
+  // The value may be a credential (Authorization): only the name and the control characters
+  // are said (one_line shows them escaped).
+  const auto value = header.substr(colon + 1);
+  if (!is_field_value(value)) {
+    std::string controls;
+    for (const char c : value) {
+      if (!is_field_value(std::string_view(&c, 1))) controls += c;
+    }
+    return "--header: the value of '" + h.substr(0, colon) + "' has a control character (" +
+           controls + ")";
+  }
   return std::nullopt;
 }
 

@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "one_line.hpp"
+#include "url_redaction.hpp"
 
 namespace stampede {
 namespace {
@@ -140,7 +141,7 @@ Parsed<ProbedTarget> probe_target(const TargetUrl& url, const TlsSettings& tls,
     const std::string reason = error[0] ? std::string(error) : curl_easy_strerror(rc);
     if (https && is_tls_error(rc)) return Result::fail(one_line(tls_failure(url, tls, rc, reason)));
     return Result::fail(
-        one_line("target unreachable: cannot connect to " + url.text + ": " + reason));
+        one_line("target unreachable: cannot connect to " + redact_url(url.text) + ": " + reason));
   }
   if (certificate_asked)
     return Result::fail("TLS: " + host_port(url) +
@@ -150,7 +151,7 @@ Parsed<ProbedTarget> probe_target(const TargetUrl& url, const TlsSettings& tls,
   long port = 0;
   if (curl_easy_getinfo(e, CURLINFO_PRIMARY_IP, &ip) != CURLE_OK || !ip || !*ip ||
       curl_easy_getinfo(e, CURLINFO_PRIMARY_PORT, &port) != CURLE_OK || port <= 0)
-    return Result::fail("target unreachable: connected to " + url.text +
+    return Result::fail("target unreachable: connected to " + redact_url(url.text) +
                         " but libcurl has no address");
   return Result::ok({ip, static_cast<int>(port)});
 }

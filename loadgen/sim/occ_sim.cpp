@@ -146,6 +146,7 @@ class OccSimulation {
         break;
       case Step::Kind::kDeadLetter:
         ++rec_.dead_lettered;
+        ++rec_.dead_letter_reasons[std::string(to_string(next.step.reason))];
         break;
     }
     rec_.sends_per_item.record(cl.sends);

@@ -173,7 +173,9 @@ class Simulation {
         rec_.drain_ns = std::max(rec_.drain_ns, t_ns);
         break;
       case Step::Kind::kDeadLetter:
-        if (mine(c)) ++rec_.dead_lettered;
+        if (!mine(c)) break;
+        ++rec_.dead_lettered;
+        ++rec_.dead_letter_reasons[std::string(to_string(step.reason))];
         break;
     }
     if (mine(c)) rec_.sends_per_item.record(sends_of(c));

@@ -98,3 +98,43 @@ TEST_CASE("recordings merge by adding") {
   CHECK(a.client_by_send.at(3, 1) == 1);
   CHECK(a.statuses == std::map<int, std::int64_t>{{200, 3}, {429, 1}});
 }
+
+TEST_CASE("a fleet's run context, response times and dead-letter reasons survive a round trip") {
+  Results r = simulate(storm(StrategyKind::kExponential));
+  r.engine = "run";
+  r.context = RunContext{"http://127.0.0.1:9/v1", "2025-01-31T12:00:00.250Z", 12.5, 0.25,
+                         "--max-duration 10s"};
+  r.recording.record_response(1, 4'000'000);
+  r.recording.record_response(40, 9'000'000);
+  r.recording.dead_letter_reasons["deadline_exceeded"] = 3;
+  const json j = to_json(r);
+  CHECK(j["context"]["stopped_by"] == "--max-duration 10s");
+  CHECK(j["distributions"]["response_ns_by_send"].size() == 2);
+  CHECK(j["distributions"]["response_ns_by_send"].contains("16+"));
+  const auto back = results_from_json(json::parse(j.dump()));
+  REQUIRE_MESSAGE(back, back.error());
+  CHECK(to_json(*back) == j);
+  REQUIRE(back->context);
+  CHECK(back->context->started_utc == "2025-01-31T12:00:00.250Z");
+  CHECK(back->recording.response_ns_by_send[15].count() == 1);
+  CHECK(back->recording.client_by_send_number.total() == back->recording.requests);
+
+  auto bad = j;
+  bad["distributions"]["response_ns_by_send"]["17"] = bad["distributions"]["item_latency_ns"];
+  CHECK(results_from_json(bad).error().find("'17' is not a send label") != std::string::npos);
+  // A simulation has no wall clock, and an older document none of these: both read as empty.
+  Results sim = simulate(storm(StrategyKind::kExponential));
+  auto old = to_json(sim);
+  CHECK(!old.contains("context"));
+  old["histograms"].erase("client_sends_by_send_number");
+  const auto read = results_from_json(old);
+  REQUIRE_MESSAGE(read, read.error());
+  CHECK(read->recording.client_by_send_number.total() == 0);
+}
+
+TEST_CASE("format_utc writes RFC 3339 UTC to the millisecond") {
+  CHECK(format_utc(0) == "1970-01-01T00:00:00.000Z");
+  CHECK(format_utc(1'738'324'800'250'000'000) == "2025-01-31T12:00:00.250Z");
+  CHECK(format_utc(951'782'400'000'000'000) == "2000-02-29T00:00:00.000Z");
+  CHECK(format_utc(-1'000'000) == "1969-12-31T23:59:59.999Z");
+}

@@ -145,3 +145,57 @@ TEST_CASE("in a real browser, a hostile name is text, not a script or an element
   CHECK(dom.output.find("<script") == std::string::npos);
   CHECK(dom.output.find("<img") == std::string::npos);
 }
+
+// The report of a staging run (golden/staging_run.results.json, a real run against a
+// fakeprovider standing in for staging), stopped early: Chromium shows its run context and
+// banner at the top, and the retry waves in their own panel below the first wave's.
+TEST_CASE("a real browser shows a staging run's context, its stop and its retry waves" *
+          doctest::description("needs the Debian package chromium, and python3") *
+          doctest::skip(skip_when(browser_missing()))) {
+  TempDir dir;
+  auto r = fixture("staging_run.results.json");
+  REQUIRE(r.context);
+  r.context->stopped_by = "--max-duration 5s";
+  r.recording.unfinished = 7;
+  const auto html = dir.file("staging.html");
+  write_file(html, render_report({r}, {}));
+
+  const auto dom =
+      run(chromium_command(dir, "dom-profile") + " --dump-dom " + quote("file://" + html), false);
+  REQUIRE(dom.exit_code == 0);
+  for (const std::string& shown :
+       {std::string("Stopped early: by --max-duration 5s after "),
+        std::string("7 items unfinished"), r.context->target, r.context->started_utc,
+        std::string("0.25 (a wall second is 4 scenario"),
+        std::string("Retries per second, from the first retry on"),
+        std::string("Sends per second, by send number"), std::string("Status codes per second"),
+        std::string("Response time by send number"), std::string("Dead letters by reason"),
+        std::string("declared allowance 20/s")}) {
+    CAPTURE(shown);
+    CHECK(dom.output.find(shown) != std::string::npos);
+  }
+  CHECK(dom.output.find("<section id=\"context\">") < dom.output.find("<section id=\"summary\">"));
+  for (const char* id : {"waves", "retries", "statuses", "response", "dead-letters"}) {
+    CAPTURE(id);
+    const auto at = dom.output.find("<section id=\"" + std::string(id) + "\">");
+    REQUIRE(at != std::string::npos);
+    CHECK(dom.output.find("<svg", at) < dom.output.find("</section>", at));
+  }
+
+  constexpr const char* kFirstSend = "#3b4cc0";
+  constexpr const char* kSecondSend = "#2f86d6";
+  constexpr const char* kBanner = "#fff1f0";
+  const auto png = dir.file("staging.png");
+  const auto shot = run(chromium_command(dir, "shot-profile") + " --screenshot=" + quote(png) +
+                        " --window-size=1280,2600 " + quote("file://" + html));
+  REQUIRE_MESSAGE(shot.exit_code == 0, shot.output);
+  const auto s = png_stats(png, {kFirstSend, kSecondSend, kBanner});
+  CAPTURE(s.dump());
+  CHECK(s["colors"][kBanner]["count"].get<int>() > 5'000);
+  CHECK(s["colors"][kBanner]["min_y"].get<int>() < 200);  // at the top
+  // First sends only in the waves panel; second sends there and in the retries panel below.
+  CHECK(s["colors"][kFirstSend]["count"].get<int>() > 200);
+  CHECK(s["colors"][kSecondSend]["count"].get<int>() > 400);
+  CHECK(s["colors"][kSecondSend]["max_y"].get<int>() >
+        s["colors"][kFirstSend]["max_y"].get<int>() + 200);
+}

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "charts.hpp"
+#include "html_escape.hpp"
 #include "html_report.hpp"
 #include "report_format.hpp"
 #include "report_test_support.hpp"
@@ -90,6 +91,10 @@ TEST_CASE("the report of the fixed-seed storm matches its golden file") {
   check_golden("storm_full_jitter.html", without_version(render_report({fj}, {"full-jitter"})));
   check_golden("storm_comparison.html",
                without_version(render_report({exp, fj}, {"exponential", "full-jitter"})));
+  // A live run against a fakeprovider standing in for staging: no admin API, so the clients'
+  // view alone (see golden/README.md for how it was made).
+  check_golden("staging_run.html", without_version(render_report(
+                                       {fixture("staging_run.results.json")}, {"full-jitter"})));
 }
 
 TEST_CASE("rendering is deterministic") {
@@ -103,8 +108,8 @@ TEST_CASE("the report is well-formed XHTML with its charts, sections and tooltip
   const auto exp = fixture("storm_exponential.results.json");
   const auto fj = fixture("storm_full_jitter.results.json");
   const auto single = checked(render_report({fj}, {"full-jitter"}), dir, "single.html");
-  CHECK(single["sections"] == nlohmann::json({"summary", "arrivals", "waves", "backoff", "latency",
-                                              "attempts", "assertions", "scenario"}));
+  CHECK(single["sections"] == nlohmann::json({"summary", "arrivals", "waves", "retries", "backoff",
+                                              "latency", "attempts", "assertions", "scenario"}));
   CHECK(single["h1"] == "storm");
   CHECK(single["svg_tooltips"].get<int>() > 50);
   CHECK(single["svg_texts"].get<int>() > 50);  // axis ticks and labels
@@ -113,8 +118,8 @@ TEST_CASE("the report is well-formed XHTML with its charts, sections and tooltip
       checked(render_report({exp, fj}, {"exponential", "full-jitter"}), dir, "comparison.html");
   CHECK(both["title"] == "stampede \u00b7 storm \u00b7 exponential vs full-jitter");
   // Small multiples: one panel per run in every chart section.
-  CHECK(single["figures"] == 5);
-  CHECK(both["figures"] == 10);
+  CHECK(single["figures"] == 6);
+  CHECK(both["figures"] == 12);
 }
 
 TEST_CASE("the report shows the numbers of its results file" *
@@ -226,8 +231,8 @@ TEST_CASE("a live run adds client sends against provider arrivals, and wake late
     r.recording.lateness_ns.record(v, 3);
   const auto found = checked(render_report({r}, {}), dir, "live.html");
   CHECK(found["sections"] ==
-        nlohmann::json({"summary", "arrivals", "waves", "fidelity", "backoff", "latency",
-                        "attempts", "lateness", "assertions", "scenario"}));
+        nlohmann::json({"summary", "arrivals", "waves", "retries", "statuses", "fidelity",
+                        "backoff", "latency", "attempts", "lateness", "assertions", "scenario"}));
   const auto text = found["text"].get<std::string>();
   for (const char* shown : {"1 \u00b5s", "10 \u00b5s", "1 ms", "10 ms", "% of sends"}) {
     CAPTURE(shown);
@@ -250,7 +255,8 @@ TEST_CASE("a chart a run did not record gets a placeholder panel beside the runs
   Results empty;
   empty.engine = "simulate";
   const auto html = render_report({fj, empty}, {"fj", "empty"});
-  CHECK(count_of(html, ">not recorded in this run<") == 4);  // waves, backoff, latency, attempts
+  // waves, retries, backoff, latency, attempts
+  CHECK(count_of(html, ">not recorded in this run<") == 5);
 }
 
 TEST_CASE("the report's size does not grow with the run's length or traffic") {
@@ -344,4 +350,73 @@ TEST_CASE("the summary counts the assertions its table shows, a duplicate once")
   REQUIRE(start != std::string::npos);
   const auto section = html.substr(start, html.find("</section>", start) - start);
   CHECK(count_of(section, "<tr><td class=\"key\">") == 2);
+}
+
+// The section's text, from its opening tag to its end.
+std::string section_of(const std::string& html, const std::string& id) {
+  const auto start = html.find("<section id=\"" + id + "\">");
+  if (start == std::string::npos) return "";
+  return html.substr(start, html.find("</section>", start) - start);
+}
+
+TEST_CASE("a staging run's report says where and when it ran, and draws what the gate is about" *
+          doctest::skip(skip_when(!has_python()))) {
+  TempDir dir;
+  const auto r = fixture("staging_run.results.json");
+  REQUIRE(r.context);
+  const auto html = render_report({r}, {});
+  const auto found = checked(html, dir, "staging.html");
+  CHECK(found["sections"] ==
+        nlohmann::json({"context", "summary", "arrivals", "waves", "retries", "statuses", "backoff",
+                        "latency", "attempts", "lateness", "response", "dead-letters", "assertions",
+                        "scenario"}));
+  const auto context = section_of(html, "context");
+  for (const auto& shown :
+       {std::string("http://127.0.0.1:"), r.context->started_utc,
+        format_count(r.context->wall_s) + " s", std::string("0.25 (a wall second is 4 scenario"),
+        std::string("200: 295, 429: 758"), r.stampede_version}) {
+    CAPTURE(shown);
+    CHECK(context.find(html_escape(shown)) != std::string::npos);
+  }
+  CHECK(html.find("stopped-early") == std::string::npos);
+  CHECK(html.find("user:") == std::string::npos);
+  // The allowance is the declared one, and says so wherever it is drawn.
+  CHECK(count_of(html, ">declared allowance 20/s</text>") ==
+        4);  // arrivals, waves, retries, statuses
+  CHECK(html.find(">allowance") == std::string::npos);
+  // The retries on their own scale: from t=1 s, topped by the busiest second of retries, not
+  // by the first wave.
+  const auto retries = section_of(html, "retries");
+  CHECK(retries.find("busiest second of retries (peak_retry_ratio): t=1 s, 173 retries") !=
+        std::string::npos);
+  CHECK(retries.find(">2nd</span>") != std::string::npos);
+  CHECK(retries.find(">1st</span>") == std::string::npos);
+  CHECK(retries.find("text-anchor=\"middle\">1</text>") != std::string::npos);
+  CHECK(retries.find("text-anchor=\"middle\">0</text>") == std::string::npos);
+  CHECK(retries.find("text-anchor=\"end\">200</text>") != std::string::npos);  // 173 -> 200
+  CHECK(retries.find("text-anchor=\"end\">500</text>") == std::string::npos);  // 456 at t=0
+  CHECK(section_of(html, "waves").find("text-anchor=\"end\">500</text>") != std::string::npos);
+  CHECK(section_of(html, "statuses").find(">429</span>") != std::string::npos);
+  CHECK(section_of(html, "response").find("send 4: p50 ") != std::string::npos);
+  CHECK(section_of(html, "dead-letters").find("attempts_exhausted: 5 items") != std::string::npos);
+}
+
+TEST_CASE("a run stopped early says so at the top, and why" *
+          doctest::skip(skip_when(!has_python()))) {
+  TempDir dir;
+  auto r = fixture("staging_run.results.json");
+  r.context->stopped_by = "--max-duration 5s";
+  r.recording.unfinished = 12;
+  const auto html = render_report({r}, {});
+  checked(html, dir, "stopped.html");
+  const auto banner = html.find(
+      "<p class=\"banner\" id=\"stopped-early\">Stopped early: by "
+      "--max-duration 5s after " +
+      format_count(r.context->wall_s) + " s on the wall, with 12 items unfinished.");
+  CHECK(banner != std::string::npos);
+  CHECK(banner < html.find("<section id=\"summary\">"));
+  CHECK(section_of(html, "dead-letters").find("unfinished: 12 items") != std::string::npos);
+  // A simulation has no wall clock: no run section, no banner.
+  const auto sim = render_report({fixture("storm_full_jitter.results.json")}, {});
+  CHECK(sim.find("<section id=\"context\">") == std::string::npos);
 }
