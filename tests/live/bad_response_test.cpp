@@ -148,6 +148,21 @@ TEST_CASE(
   }
 }
 
+TEST_CASE(
+    "live: a target that accepts and closes every connection unanswered is reachable: exit 1, "
+    "not 3") {
+  for (const std::string client : {"native", "libcurl"}) {
+    CAPTURE(client);
+    ScriptedServer s({{"", true}});
+    const Run r = one_item(s, client, 1);
+    INFO(r.err);
+    CHECK(r.code == 1);
+    CHECK(r.err.find("target unreachable") == std::string::npos);
+    CHECK(outcomes(r) == std::vector<std::string>(2, "connect_error"));
+    CHECK(r.results["live"]["first_send_connect_errors"] == 0);
+  }
+}
+
 TEST_CASE("live: a malformed answer's Retry-After is not followed, by either client") {
   // A 429 whose chunked body breaks: the hint came with an answer that did not.
   const std::string broken =
