@@ -103,4 +103,26 @@ BinnedCounts BinnedCounts::from_json(const nlohmann::json& j) {
   return counts;
 }
 
+BinnedCounts BinnedCounts::from_json(const nlohmann::json& j,
+                                     const std::vector<std::string>& labels) {
+  const BinnedCounts read = from_json(j);
+  std::vector<std::size_t> column;
+  for (const auto& name : j.at("labels")) {
+    const auto text = name.get<std::string>();
+    const auto at = std::find(labels.begin(), labels.end(), text);
+    if (at == labels.end()) throw std::invalid_argument("histogram label '" + text + "' unknown");
+    if (std::find(column.begin(), column.end(), at - labels.begin()) != column.end())
+      throw std::invalid_argument("histogram label '" + text + "' twice");
+    column.push_back(static_cast<std::size_t>(at - labels.begin()));
+  }
+  BinnedCounts out(read.bin_ns_, labels.size());
+  out.counts_.assign(read.bins() * labels.size(), 0);
+  for (std::size_t b = 0; b < read.bins(); ++b) {
+    for (std::size_t l = 0; l < column.size(); ++l)
+      out.counts_[b * labels.size() + column[l]] = read.at(b, l);
+  }
+  for (std::size_t l = 0; l < column.size(); ++l) out.overflow_[column[l]] = read.overflow_[l];
+  return out;
+}
+
 }  // namespace stampede

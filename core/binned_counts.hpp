@@ -55,6 +55,9 @@ class BinnedCounts {
   // "overflow": [per label] only when something landed past the last bin.
   nlohmann::json to_json(const std::vector<std::string>& label_names) const;
   static BinnedCounts from_json(const nlohmann::json& j);
+  // The same, its columns placed by label name into `labels` (a label the document lacks
+  // counts zero: a document from before the label was added). A label not in `labels` throws.
+  static BinnedCounts from_json(const nlohmann::json& j, const std::vector<std::string>& labels);
 
  private:
   void add_to_new_bin(std::int64_t t_ns, std::size_t label, std::int64_t n);

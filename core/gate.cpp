@@ -117,6 +117,12 @@ std::string no_delivery_reason(const Recording& r) {
     return "the target never answered: of " + std::to_string(r.requests) + " requests, " +
            unanswered;
   }
+  if (seen(r, Outcome::kBadResponse) == answered) {
+    return "the target answered only with what is not HTTP/1.x, bad_response to " +
+           std::to_string(answered) + " of " + std::to_string(r.requests) + " requests" +
+           (timeouts + refused > 0 ? " (" + unanswered + ")" : "") +
+           "; is it an HTTP/1.x server (not TLS, not HTTP/2 only), or a broken proxy between?";
+  }
   if (seen(r, Outcome::kClientError) == answered) {
     return "the target answered only statuses that are not retryable, " +
            statuses_text(r, answered) + (timeouts + refused > 0 ? " (" + unanswered + ")" : "") +

@@ -10,6 +10,8 @@ std::optional<Outcome> parse_outcome_name(std::string_view name) {
 }
 
 Outcome classify_status(int status) {
+  // No final answer has another status: libcurl hands over a 999 as if it were one.
+  if (status < 200 || status > 599) return Outcome::kBadResponse;
   if (status >= 200 && status < 300) return Outcome::kOk;
   if (status == 429) return Outcome::kRateLimited;
   if (status == 503) return Outcome::kUnavailable;

@@ -18,12 +18,17 @@ enum class Outcome : std::uint8_t {
   kClientError,   // any other 4xx: never retried
   kConnectError,  // refused, reset before an answer
   kTimeout,       // no answer within the client's timeout
+  // An answer came but is not HTTP/1.x: a status outside 200-599 or not three digits, no
+  // status line (HTTP/0.9), bad framing (a chunk size), a close after part of the head or
+  // body, a head over 16 KiB or too many 1xx. Last, so documents from before it keep their
+  // label order. The provider never records it: it only answers well-formed HTTP.
+  kBadResponse,
 };
 
-inline constexpr std::size_t kOutcomeCount = 8;
+inline constexpr std::size_t kOutcomeCount = 9;
 
 inline constexpr std::array<std::string_view, kOutcomeCount> kOutcomeNames{
-    "ok", "429", "503", "529", "5xx", "4xx", "connect_error", "timeout"};
+    "ok", "429", "503", "529", "5xx", "4xx", "connect_error", "timeout", "bad_response"};
 
 inline std::string_view outcome_name(Outcome o) {
   return kOutcomeNames[static_cast<int>(o)];
@@ -32,7 +37,10 @@ std::optional<Outcome> parse_outcome_name(std::string_view name);
 
 Outcome classify_status(int status);
 
-// 429, 503, 529, other 5xx, connect errors and timeouts; never another 4xx.
+// 429, 503, 529, other 5xx, connect errors, timeouts and bad responses; never another 4xx.
+// A bad response is retried like a 5xx: what sends one is most often a proxy or a server in
+// trouble (a worker killed mid-answer, a load balancer's error page torn off), which passes;
+// a server that never speaks HTTP fails every attempt the same and dead-letters them, named.
 inline bool is_retryable(Outcome o) {
   return o != Outcome::kOk && o != Outcome::kClientError;
 }

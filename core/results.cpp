@@ -106,6 +106,7 @@ void add_status_ratios(const Recording& r, Summary& s) {
   s.status_ratio_529 = share({Outcome::kOverloaded});
   s.status_ratio_connect_error = share({Outcome::kConnectError});
   s.status_ratio_timeout = share({Outcome::kTimeout});
+  s.status_ratio_bad_response = share({Outcome::kBadResponse});
 }
 
 }  // namespace
@@ -304,9 +305,12 @@ Parsed<Results> results_from_json(const json& j) {
     r.trials = j.value("trials", std::int64_t{1});
     const auto& h = j.at("histograms");
     r.provider_side = h.at("provider_side").get<bool>();
-    rec.provider_by_outcome = BinnedCounts::from_json(h.at("provider_arrivals_by_outcome"));
+    // By label name: a document from before an outcome was added lacks its column.
+    rec.provider_by_outcome =
+        BinnedCounts::from_json(h.at("provider_arrivals_by_outcome"), outcome_labels());
     rec.provider_by_send = BinnedCounts::from_json(h.at("provider_arrivals_by_send"));
-    rec.client_by_outcome = BinnedCounts::from_json(h.at("client_sends_by_outcome"));
+    rec.client_by_outcome =
+        BinnedCounts::from_json(h.at("client_sends_by_outcome"), outcome_labels());
     // Documents before it was recorded have none: no retries are known.
     if (const auto it = h.find("client_sends_by_send"); it != h.end()) {
       rec.client_by_send = BinnedCounts::from_json(*it);

@@ -42,7 +42,8 @@ struct Summary {
   double status_ratio_529 = 0;
   double status_ratio_connect_error = 0;
   double status_ratio_timeout = 0;
-  double peak_retry_second = 0;  // the busiest second among retries, past the first wave
+  double status_ratio_bad_response = 0;  // answered, but not in HTTP/1.x
+  double peak_retry_second = 0;          // the busiest second among retries, past the first wave
   double peak_retries = 0;
   double peak_retry_ratio = 0;   // peak_retries / allowance per second
   double provider_requests = 0;  // arrivals the provider itself recorded
@@ -62,7 +63,7 @@ struct MetricField {
   MetricNeed needs = MetricNeed::kNothing;
 };
 
-inline constexpr std::array<MetricField, 33> kMetrics{{
+inline constexpr std::array<MetricField, 34> kMetrics{{
     {"items", &Summary::items, "items the workload created"},
     {"delivered", &Summary::delivered, "items that got a 2xx"},
     {"dead_lettered", &Summary::dead_lettered, "items given up on"},
@@ -97,6 +98,8 @@ inline constexpr std::array<MetricField, 33> kMetrics{{
      "share of requests refused or reset before an answer"},
     {"status_ratio_timeout", &Summary::status_ratio_timeout,
      "share of requests with no answer within the timeout"},
+    {"status_ratio_bad_response", &Summary::status_ratio_bad_response,
+     "share of requests answered with something that is not HTTP/1.x"},
     {"peak_retry_second", &Summary::peak_retry_second,
      "start of the busiest second among retries, past the first second and the last outage (s)"},
     {"peak_retries", &Summary::peak_retries, "retries in that second"},

@@ -38,11 +38,14 @@ const std::vector<Layer>& outcome_layers() {
        {static_cast<std::size_t>(Outcome::kUnavailable),
         static_cast<std::size_t>(Outcome::kOverloaded),
         static_cast<std::size_t>(Outcome::kServerError)}},
+      // Whatever is not a status a provider limits with, broken answers included: a layer of
+      // its own for each would crowd the legend of every storm, where they are rare.
       {"other",
        "#8a8f98",
        {static_cast<std::size_t>(Outcome::kClientError),
         static_cast<std::size_t>(Outcome::kConnectError),
-        static_cast<std::size_t>(Outcome::kTimeout)}},
+        static_cast<std::size_t>(Outcome::kTimeout),
+        static_cast<std::size_t>(Outcome::kBadResponse)}},
   };
   return layers;
 }

@@ -134,7 +134,7 @@ json merge_provider(const std::vector<ShardDoc>& shards, Results& merged,
       histograms = false;
       continue;
     }
-    by_outcome.merge(BinnedCounts::from_json(p->at("arrivals_by_outcome")));
+    by_outcome.merge(BinnedCounts::from_json(p->at("arrivals_by_outcome"), outcome_labels()));
     by_send.merge(BinnedCounts::from_json(p->at("arrivals_by_send")));
   }
   if (histograms) {

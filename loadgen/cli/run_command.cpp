@@ -196,7 +196,7 @@ Judgment judge(const RunCommand& cmd, const LiveRun& run, const Results& r,
   }
   if (run.first_sends > 0 && run.first_send_connect_errors == run.first_sends) {
     const std::string why = "target unreachable: every first attempt (" +
-                            std::to_string(run.first_sends) + ") got a connection error";
+                            std::to_string(run.first_sends) + ") was refused a connection";
     std::cerr << "loadgen: " << why << "\n";
     j.run_case = {kRunCase, JunitCase::State::kError, why};
     j.code = kRunUnreachable;

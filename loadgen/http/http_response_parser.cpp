@@ -12,6 +12,7 @@ namespace {
 constexpr std::size_t kMaxChunkLine = 4 * 1024;
 // 2^60 bytes is no real chunk, and the size cannot overflow.
 constexpr int kMaxChunkDigits = 15;
+static_assert(HttpResponseParser::kMaxInterim == 10, "the error names the bound");
 
 bool is_space(char c) {
   return c == ' ' || c == '\t';
@@ -96,7 +97,9 @@ HttpResponseParser::State HttpResponseParser::close() {
     if (phase_ == Phase::kUntilClose) {
       complete();
     } else {
+      const bool began = began_;  // the close is no byte of an answer
       fail("connection closed before the response was complete");
+      began_ = began;
     }
   }
   return state_;
@@ -115,6 +118,15 @@ std::optional<bool> parse_should_retry(std::string_view value) {
   if (iequals(value, "true")) return true;
   if (iequals(value, "false")) return false;
   return std::nullopt;
+}
+
+std::optional<std::string_view> header_value(std::string_view line, std::string_view lower_name) {
+  if (line.size() <= lower_name.size() || line[lower_name.size()] != ':' ||
+      !iequals(line.substr(0, lower_name.size()), lower_name))
+    return std::nullopt;
+  line.remove_prefix(lower_name.size() + 1);
+  while (!line.empty() && (line.back() == '\n' || line.back() == '\r')) line.remove_suffix(1);
+  return trim(line);
 }
 
 std::optional<bool> HttpResponseParser::should_retry() const {
@@ -175,7 +187,9 @@ void HttpResponseParser::step(char c) {
 void HttpResponseParser::on_char(char c) {
   switch (phase_) {
     case Phase::kStatusLine:
-      if (is_ctl(c)) fail("bad status line");
+      // Bytes that cannot begin "HTTP/" are no status line (HTTP/0.9, or not HTTP at all): said
+      // at once, as libcurl does, not when a line end that may never come arrives.
+      if (is_ctl(c) || (line_length_ < 5 && c != "HTTP/"[line_length_])) fail("bad status line");
       break;
     case Phase::kHeaderName:
       on_header_name_char(c);
@@ -281,6 +295,7 @@ void HttpResponseParser::end_status_line() {
       line[8] != ' ' || !is_digit(line[9]) || !is_digit(line[10]) || !is_digit(line[11]) ||
       (line.size() > 12 && line[12] != ' '))
     return fail("bad status line");
+  began_ = true;
   status_ = (line[9] - '0') * 100 + (line[10] - '0') * 10 + (line[11] - '0');
   if (status_ < 100 || status_ > 599) return fail("bad status line");
   if (status_ == 101) return fail("101 Switching Protocols, which no request asked for");
@@ -296,6 +311,8 @@ void HttpResponseParser::end_header_line() {
 
 void HttpResponseParser::end_headers() {
   if (status_ < 200) {
+    // A server that sends interim answers without end never gives the answer.
+    if (++interims_ > kMaxInterim) return fail("more than 10 interim (1xx) responses");
     phase_ = Phase::kStatusLine;  // 100 Continue, 103 Early Hints: the answer still follows
     return;
   }
@@ -393,6 +410,7 @@ void HttpResponseParser::begin_chunk_line(Phase phase) {
 void HttpResponseParser::fail(std::string_view why) {
   if (state_ == State::kError) return;  // the first fault found is the one to report
   state_ = State::kError;
+  began_ = true;
   error_ = why;
   keep_alive_ = false;
 }

@@ -15,9 +15,19 @@ namespace stampede {
 // whatever the status, "false" forbids one; anything else says nothing.
 std::optional<bool> parse_should_retry(std::string_view value);
 
+// The value of one header line as libcurl hands it over ("Name: value\r\n") when its name is
+// `lower_name`, without the whitespace around it (RFC 9110 5.5: optional whitespace is not
+// part of the value) or the line's end; none for another header.
+std::optional<std::string_view> header_value(std::string_view line, std::string_view lower_name);
+
 class HttpResponseParser {
  public:
   enum class State { kIncomplete, kComplete, kError };
+
+  // The bounds on an answer's head, interim (1xx) heads included: past either, the answer is
+  // malformed. The libcurl transport holds its answers to the same.
+  static constexpr std::size_t kMaxHead = 16 * 1024;
+  static constexpr int kMaxInterim = 10;
 
   // Ready for the answer to a new request; head_request: it was HEAD (no body follows).
   void reset(bool head_request);
@@ -37,6 +47,9 @@ class HttpResponseParser {
   std::string_view etag() const;   // the ETag value, trimmed; empty: none
   bool keep_alive() const;         // the connection may carry the next request
   std::string_view error() const;  // empty unless kError
+  // Whether an answer began: a whole status line came, or bytes no status line starts with.
+  // A close or reset before that is no answer at all, as libcurl counts it.
+  bool answer_began() const { return began_; }
 
  private:
   // Where the next byte goes: a line of the head, a chunk's framing, or (the last three) body
@@ -62,7 +75,6 @@ class HttpResponseParser {
     kContentLength,
     kTransferEncoding
   };
-  static constexpr std::size_t kMaxHead = 16 * 1024;
   static constexpr std::size_t kMaxValue = 256;
 
   // A kept header value in place: a parser on every connection allocates nothing.
@@ -103,6 +115,8 @@ class HttpResponseParser {
   Value value_;  // the current header's value, while its line is read
 
   int status_ = 0;
+  int interims_ = 0;    // 1xx heads read
+  bool began_ = false;  // see answer_began()
   bool http11_ = false;
   Value retry_after_;
   Value etag_;

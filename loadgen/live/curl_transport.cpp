@@ -50,24 +50,46 @@ bool starts_with_nocase(const char* text, std::size_t len, std::string_view pref
   return true;
 }
 
-std::size_t on_header(char* line, std::size_t size, std::size_t n, void* data) {
-  auto& c = *static_cast<LiveClient*>(data);
+// A new head: "HTTP/1.1 100 Continue" or the final one. Whether it is an interim one.
+bool interim_status(std::string_view line) {
+  const auto space = line.find(' ');
+  return space != std::string_view::npos && space + 1 < line.size() && line[space + 1] == '1';
+}
+
+// Tracks the head as the native parser bounds it; false: past a bound, stop reading.
+bool track_head(CurlClient& cc, std::string_view line) {
+  const bool status_line = starts_with_nocase(line.data(), line.size(), "http/");
+  if (cc.final_head && cc.head_ended && !status_line) return true;  // a trailer
+  cc.head_bytes += line.size();
+  if (status_line) {
+    cc.began = true;
+    cc.head_ended = false;
+    cc.final_head = !interim_status(line);
+    if (!cc.final_head) ++cc.interims;
+  } else if (line == "\r\n" || line == "\n") {
+    cc.head_ended = true;
+  }
+  cc.malformed =
+      cc.head_bytes > HttpResponseParser::kMaxHead || cc.interims > HttpResponseParser::kMaxInterim;
+  return !cc.malformed;
+}
+
+std::size_t on_header(char* text, std::size_t size, std::size_t n, void* data) {
+  auto& cc = *static_cast<CurlClient*>(data);
+  auto& c = *cc.client;
   const std::size_t len = size * n;
-  constexpr std::string_view kRetryAfter = "retry-after:";
-  constexpr std::string_view kEtag = "etag:";
-  constexpr std::string_view kShouldRetry = "x-should-retry:";
-  if (starts_with_nocase(line, len, "http/")) {
+  const std::string_view line(text, len);
+  if (!track_head(cc, line)) return 0;  // libcurl ends the transfer: a write error
+  if (starts_with_nocase(text, len, "http/")) {
     c.retry_after.clear();  // a new response (after a 100 Continue) starts over
     c.should_retry.reset();
     if (c.occ) c.occ->etag.clear();
-  } else if (starts_with_nocase(line, len, kShouldRetry)) {
-    std::string_view value(line + kShouldRetry.size(), len - kShouldRetry.size());
-    while (!value.empty() && (value.back() == '\n' || value.back() == '\r')) value.remove_suffix(1);
-    c.should_retry = parse_should_retry(value);
-  } else if (starts_with_nocase(line, len, kRetryAfter)) {
-    c.retry_after.assign(line + kRetryAfter.size(), len - kRetryAfter.size());
-  } else if (c.occ && starts_with_nocase(line, len, kEtag)) {
-    c.occ->etag.assign(line + kEtag.size(), len - kEtag.size());
+  } else if (const auto v = header_value(line, "x-should-retry")) {
+    c.should_retry = parse_should_retry(*v);
+  } else if (const auto v = header_value(line, "retry-after")) {
+    c.retry_after.assign(*v);
+  } else if (c.occ) {
+    if (const auto v = header_value(line, "etag")) c.occ->etag.assign(*v);
   }
   return len;
 }
@@ -132,7 +154,7 @@ void CurlTransport::setup_client(CurlClient& cc, LiveClient& c) {
   curl_easy_setopt(e, CURLOPT_USERAGENT, (std::string("stampede-loadgen/") + kVersion).c_str());
   curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, &discard_body);
   curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, &on_header);
-  curl_easy_setopt(e, CURLOPT_HEADERDATA, &c);
+  curl_easy_setopt(e, CURLOPT_HEADERDATA, &cc);
   if (resolve_) curl_easy_setopt(e, CURLOPT_RESOLVE, resolve_);
   curl_easy_setopt(e, CURLOPT_NOPROXY, "*");         // the fleet goes straight to the target
   if (r.url.scheme == "https") apply_tls(e, r.tls);  // as the probe found them working
@@ -193,6 +215,9 @@ void CurlTransport::prepare_occ_request(CurlClient& cc) {
 
 void CurlTransport::send(LiveClient& c) {
   CurlClient& cc = curl_client(c);
+  cc.head_bytes = 0;
+  cc.interims = 0;
+  cc.began = cc.head_ended = cc.final_head = cc.malformed = false;
   if (c.occ) prepare_occ_request(cc);
   if (shared_.request.trace_headers) {
     std::snprintf(cc.attempt_line.data(), cc.attempt_line.size(), "X-Attempt: %d", c.sends);
@@ -340,6 +365,23 @@ std::int64_t CurlTransport::run_timers() {
   return next;
 }
 
+// What libcurl takes as an answer and the native client does not, named as that one names
+// it, so that both clients count the same: a status outside 200-599 (libcurl hands over a 999),
+// a head the connection's close cut off (libcurl: an answer with the headers so far), a head
+// past the bounds. A failed answer's headers are not the client's to act on.
+void CurlTransport::judge_answer(const CurlClient& cc, AttemptAnswer& a) {
+  const bool ok = a.transport_error == CURLE_OK;
+  if (cc.malformed || (ok && (!cc.head_ended || a.status < 200 || a.status > 599))) {
+    a.transport_error = CURLE_WEIRD_SERVER_REPLY;
+    a.status = 0;
+  }
+  if (a.transport_error == CURLE_OK) return;
+  LiveClient& c = *cc.client;
+  c.retry_after.clear();
+  c.should_retry.reset();
+  if (c.occ) c.occ->etag.clear();
+}
+
 void CurlTransport::deliver_answers() {
   for (auto& shard : shards_) {
     if (!shard.active) continue;
@@ -358,6 +400,8 @@ void CurlTransport::deliver_answers() {
       if (a.transport_error == CURLE_OK)
         curl_easy_getinfo(cc.easy, CURLINFO_RESPONSE_CODE, &status);
       a.status = static_cast<int>(status);
+      a.answer_began = cc.began;
+      judge_answer(cc, a);
       curl_multi_remove_handle(shard.multi, cc.easy);
       sink_.answered(*c, a);
     }

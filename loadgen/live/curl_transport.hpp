@@ -38,6 +38,14 @@ struct CurlClient {
   std::array<char, 48> request_id_line{};
   // occ mode: "If-Match: "N"" for a write; for a read "If-Match:", which libcurl leaves out.
   std::array<char, 40> if_match_line{};
+  // The answer's head as it comes, held to the native parser's bounds: libcurl takes heads of
+  // 100 KiB, interim answers without end, a 999 and a close inside the head.
+  std::size_t head_bytes = 0;
+  int interims = 0;
+  bool began = false;       // a status line came
+  bool head_ended = false;  // the last head read ended with its empty line
+  bool final_head = false;  // that head's status is not 1xx: trailers follow, if any
+  bool malformed = false;   // cut off here for a bound libcurl does not keep
 };
 
 // The loop's attempts through libcurl's multi-socket API: https, and any target the native
@@ -56,6 +64,7 @@ class CurlTransport final : public LiveTransport {
   void deliver_answers() override;
 
  private:
+  static void judge_answer(const CurlClient& cc, AttemptAnswer& a);
   static int on_socket(CURL* easy, curl_socket_t s, int what, void* shard, void* socket_data);
   static int on_timer(CURLM* multi, long timeout_ms, void* shard);
   static curl_socket_t on_open_socket(void* client, curlsocktype purpose, curl_sockaddr* address);

@@ -84,7 +84,7 @@ struct LiveRun {
   std::vector<DeadLetter> dead_letters;  // dead-lettered items, then unfinished ones
   std::vector<AttemptRecord> attempts;   // with keep_attempts only
   std::int64_t first_sends = 0;
-  std::int64_t first_send_connect_errors = 0;
+  std::int64_t first_send_connect_errors = 0;  // of those, how many could not connect at all
   StopReason stopped = StopReason::kNone;
   std::int64_t end_ns = 0;         // scenario time the run ended
   std::int64_t start_late_ns = 0;  // wall: how long after start_steady_ns the loops began

@@ -261,7 +261,7 @@ void LiveLoop::stamp_send(LiveClient& c) {
   c.sent_ns = shared_.clock.to_scenario_ns(sent);
 }
 
-void LiveLoop::count_outcome(const LiveClient& c, Outcome outcome) {
+void LiveLoop::count_outcome(Outcome outcome) {
   switch (outcome) {
     case Outcome::kOk:
       bump(counters_.ok);
@@ -277,21 +277,22 @@ void LiveLoop::count_outcome(const LiveClient& c, Outcome outcome) {
     default:
       bump(counters_.errors);
   }
-  if (c.sends == 1) {
-    ++first_sends;
-    if (outcome == Outcome::kConnectError) ++first_send_connect_errors;
-  }
 }
 
 void LiveLoop::answered(LiveClient& c, const AttemptAnswer& a) {
   --in_flight_;
-  const Outcome outcome = outcome_of(a.transport_error, a.status);
+  const Outcome outcome = outcome_of(a);
   stamp_send(c);
   recording.record_send(c.sent_ns, c.sends, outcome);
   recording.record_response(
       c.sends, a.answered_wall_ns - (c.sent_wall_ns ? c.sent_wall_ns : c.handed_wall_ns));
   if (a.status >= 100 && a.status <= 999) ++recording.statuses[a.status];
-  count_outcome(c, outcome);
+  count_outcome(outcome);
+  if (c.sends == 1) {
+    ++first_sends;
+    // Only a refusal: a target that resets or answers garbage is there, and the run goes on.
+    if (is_refusal(a.transport_error)) ++first_send_connect_errors;
+  }
   std::optional<std::int64_t> hint;
   if (!c.retry_after.empty()) {
     if (const auto h = parse_retry_after(c.retry_after, ScenarioClock::unix_ns())) {

@@ -39,7 +39,7 @@ class LiveLoop final : public AttemptSink {
   std::vector<DeadLetter> dead_letters;
   std::vector<AttemptRecord> attempts;
   std::int64_t first_sends = 0;
-  std::int64_t first_send_connect_errors = 0;
+  std::int64_t first_send_connect_errors = 0;  // of those, how many could not connect at all
 
   // AttemptSink
   void answered(LiveClient& c, const AttemptAnswer& a) override;
@@ -61,7 +61,7 @@ class LiveLoop final : public AttemptSink {
   // When the attempt went: as the transport was about to write the request, so a burst
   // queued inside it shows in the send lateness, as it is.
   void stamp_send(LiveClient& c);
-  void count_outcome(const LiveClient& c, Outcome outcome);
+  void count_outcome(Outcome outcome);
   void reject_locally(LiveClient& c);
   void finish_item(LiveClient& c, const Step& step, std::int64_t now_ns);
   void begin_stop(std::int64_t now_wall_ns);

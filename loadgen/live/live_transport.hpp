@@ -13,6 +13,9 @@ struct AttemptAnswer {
   int transport_error = 0;  // a CURLcode (either transport); 0: an HTTP answer came
   int status = 0;
   std::int64_t answered_wall_ns = 0;  // when the answer reached the client's socket (steady)
+  // Part of an answer came (its status line at least): a reset or close after it is a broken
+  // answer, not a connection that failed.
+  bool answer_began = false;
 };
 
 // What a transport calls back on its loop.
@@ -70,7 +73,12 @@ inline std::uint64_t event_data(std::uint32_t tag, int fd) {
   return (std::uint64_t{tag} << 32) | static_cast<std::uint32_t>(fd);
 }
 
-// Turns a transport's view of an attempt into the outcome the retry policy reads.
-Outcome outcome_of(int transport_error, int status);
+// Turns a transport's view of an attempt into the outcome the retry policy reads; both
+// transports report a malformed answer so that this makes it bad_response.
+Outcome outcome_of(const AttemptAnswer& a);
+
+// The connection could not be made at all (refused, no route, no such host): what makes a
+// target unreachable, where a reset or a garbled answer came from a target that is there.
+bool is_refusal(int transport_error);
 
 }  // namespace stampede

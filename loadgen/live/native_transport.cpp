@@ -278,7 +278,8 @@ void NativeTransport::read_answer(std::uint32_t i) {
       if (!answered_in_full && conn.received == 0 && resend_on_fresh_connection(i)) return;
       close_connection(conn);
       if (answered_in_full) return finish(i, CURLE_OK, conn.parser.status());
-      return finish(i, conn.received == 0 ? CURLE_GOT_NOTHING : CURLE_RECV_ERROR, 0);
+      // Cut off inside an answer is a broken answer; before one began, no answer at all.
+      return finish(i, conn.parser.answer_began() ? CURLE_RECV_ERROR : CURLE_GOT_NOTHING, 0);
     }
     if (conn.received == 0) {
       conn.answered_wall_ns = ScenarioClock::steady_ns();
@@ -339,6 +340,7 @@ void NativeTransport::finish(std::uint32_t i, int transport_error, int status) {
   AttemptAnswer a;
   a.transport_error = transport_error;
   a.status = status;
+  a.answer_began = conn.parser.answer_began();
   const std::int64_t now = ScenarioClock::steady_ns();
   a.answered_wall_ns =
       transport_error == CURLE_OK && conn.answered_wall_ns > 0 && shared_.options.compensate_latency

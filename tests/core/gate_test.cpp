@@ -67,6 +67,13 @@ TEST_CASE("the staging metrics: delivery, status shares, retries, p95") {
     CAPTURE(row.metric);
     CHECK(*metric_value(s, row.metric) == doctest::Approx(row.value));
   }
+  CHECK(s.status_ratio_bad_response == 0);
+  sends(r, 3, 2, Outcome::kBadResponse, 5);
+  // An answer that is not HTTP is its own share: none of the statuses' nor connect_error's.
+  const Summary with_bad = summarize(r, with_allowance("10/s"), false);
+  CHECK(*metric_value(with_bad, "status_ratio_bad_response") == doctest::Approx(0.2));
+  CHECK(with_bad.status_ratio_connect_error == doctest::Approx(0.08));
+  CHECK(with_bad.status_ratio_5xx == doctest::Approx(0.12));
   CHECK(s.p95_s == doctest::Approx(0.095).epsilon(0.01));
   CHECK(s.p50_s <= s.p95_s);
   CHECK(s.p95_s <= s.p99_s);
@@ -227,6 +234,12 @@ TEST_CASE("the default expectation says why nothing was delivered") {
                {{Outcome::kRateLimited, 6}, {Outcome::kUnavailable, 4}},
                {{429, 6}, {503, 4}},
                "no item was delivered: no request got a 2xx (429: 6, 503: 4)"},
+           Row{"only malformed answers, some refused",
+               {{Outcome::kBadResponse, 6}, {Outcome::kConnectError, 1}},
+               {},
+               "no item was delivered: the target answered only with what is not HTTP/1.x, "
+               "bad_response to 6 of 7 requests (0 timed out and 1 were refused or reset); is it "
+               "an HTTP/1.x server (not TLS, not HTTP/2 only), or a broken proxy between?"},
            Row{"nothing sent", {}, {}, "no item was delivered: no request was sent"},
        }) {
     CAPTURE(row.name);

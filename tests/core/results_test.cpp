@@ -74,6 +74,42 @@ TEST_CASE("documents that are not results are refused") {
   CHECK(r.error().find("fleet.strateg") != std::string::npos);
 }
 
+TEST_CASE("a results document from before bad_response reads, its outcome columns by name") {
+  const Results now = simulate(storm(StrategyKind::kExponential));
+  json old = to_json(now);
+  // As the version before wrote it: eight outcome labels, no bad_response column.
+  for (const char* name : {"provider_arrivals_by_outcome", "client_sends_by_outcome"}) {
+    auto& h = old["histograms"][name];
+    REQUIRE(h["labels"].back() == "bad_response");
+    h["labels"].erase(h["labels"].size() - 1);
+    for (auto& row : h["counts"]) row.erase(row.size() - 1);
+  }
+  old["summary"].erase("status_ratio_bad_response");
+  const auto back = results_from_json(old);
+  REQUIRE_MESSAGE(back, back.error());
+  const auto& rec = back->recording;
+  CHECK(rec.client_by_outcome.labels() == kOutcomeCount);
+  CHECK(rec.provider_by_outcome.total() == now.recording.provider_by_outcome.total());
+  CHECK(rec.client_by_outcome.at(31, 0) == now.recording.client_by_outcome.at(31, 0));
+  CHECK(back->summary.status_ratio_bad_response == 0);
+  Recording merged = rec;
+  merged.merge(now.recording);  // the shapes agree: an old shard merges with a new one
+  CHECK(merged.requests == 2 * now.recording.requests);
+
+  json shuffled = to_json(now);
+  auto& h = shuffled["histograms"]["client_sends_by_outcome"];
+  std::swap(h["labels"][0], h["labels"][1]);
+  for (auto& row : h["counts"]) std::swap(row[0], row[1]);
+  const auto reordered = results_from_json(shuffled);
+  REQUIRE(reordered);
+  CHECK(to_json(*reordered).dump() == to_json(now).dump());
+
+  h["labels"][0] = "418";
+  const auto unknown = results_from_json(shuffled);
+  REQUIRE_FALSE(unknown);
+  CHECK(unknown.error().find("histogram label '418' unknown") != std::string::npos);
+}
+
 TEST_CASE("recordings merge by adding") {
   Recording a;
   Recording b;

@@ -112,7 +112,6 @@ TEST_CASE("native client: a kept-alive connection closed under a request is sent
 TEST_CASE(
     "native client: a fresh connection closed unanswered or a malformed answer fails the "
     "attempt, which is retried") {
-  // (A first attempt that fails so makes the target unreachable: the first one is answered.)
   ScriptedServer s({{"HTTP/1.1 429 Too Many Requests\r\nRetry-After: 0\r\nConnection: close\r\n"
                      "Content-Length: 0\r\n\r\n",
                      true},

@@ -147,6 +147,12 @@ const std::string kEarlyHints =
     "HTTP/1.1 103 Early Hints\r\nLink: </app.css>; rel=preload\r\nRetry-After: 99\r\n"
     "ETag: \"hint\"\r\nConnection: close\r\n\r\n";
 
+std::string repeat(const std::string& s, int n) {
+  std::string out;
+  for (int i = 0; i < n; ++i) out += s;
+  return out;
+}
+
 std::vector<Case> cases() {
   return {
       {.name = "Content-Length body",
@@ -212,6 +218,21 @@ std::vector<Case> cases() {
               "Content-Length: 0\r\n\r\n",
        .status = 503,
        .retry_after = "Wed, 21 Oct 2015 07:28:00 GMT"},
+      // RFC 9110 5.5: the whitespace around a value is not part of it.
+      {.name = "Retry-After with a trailing space",
+       .raw = "HTTP/1.1 429 Slow\r\nRetry-After: 5 \r\nContent-Length: 0\r\n\r\n",
+       .status = 429,
+       .retry_after = "5"},
+      {.name = "Retry-After between tabs",
+       .raw = "HTTP/1.1 429 Slow\r\nRetry-After:\t5\t\r\nContent-Length: 0\r\n\r\n",
+       .status = 429,
+       .retry_after = "5"},
+      {.name = "an ETag between spaces and tabs",
+       .raw = "HTTP/1.1 200 OK\r\nETag:  \t\"7\" \t \r\nContent-Length: 0\r\n\r\n",
+       .etag = "\"7\""},
+      {.name = "ten interim answers, then the answer",
+       .raw = repeat("HTTP/1.1 100 Continue\r\n\r\n", 10) +
+              "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n"},
       {.name = "x-should-retry: true",
        .raw = "HTTP/1.1 409 Conflict\r\nX-Should-Retry: true\r\nContent-Length: 0\r\n\r\n",
        .status = 409,
@@ -362,6 +383,18 @@ std::vector<Case> cases() {
        .close = true,
        .state = State::kError,
        .error = "connection closed before the response was complete"},
+      {.name = "eleven interim answers",
+       .raw = repeat("HTTP/1.1 103 Early Hints\r\n\r\n", 11) + "HTTP/1.1 200 OK\r\n\r\n",
+       .state = State::kError,
+       .error = "more than 10 interim (1xx) responses"},
+      {.name = "HTTP/0.9: no status line, failed at its first byte",
+       .raw = "h",
+       .state = State::kError,
+       .error = "bad status line"},
+      {.name = "HTTP/0.9 after an interim answer",
+       .raw = "HTTP/1.1 100 Continue\r\n\r\nhello\n",
+       .state = State::kError,
+       .error = "bad status line"},
       {.name = "closed before anything arrived",
        .raw = "",
        .close = true,
@@ -393,6 +426,43 @@ TEST_CASE("http response parser: a head of 16 KiB is read, one byte more is an e
          .raw = "HTTP/1.1 100 Continue\r\n\r\n" + head_of(16 * 1024 - 24),
          .state = State::kError,
          .error = "response headers longer than 16 KiB"});
+}
+
+TEST_CASE(
+    "http response parser: an answer began once a status line came, or bytes none starts with") {
+  struct Row {
+    std::string raw;
+    bool began;
+  };
+  for (const Row& row : {Row{"", false}, Row{"HTTP/1.1 20", false}, Row{"HTTP/1.1 200 OK", false},
+                         Row{"HTTP/1.1 200 OK\r\n", true}, Row{"HTTP/1.1 200 OK\r\nX-A: b", true},
+                         Row{"HTTP/1.1 20 OK\r\n", true}, Row{"hello", true}}) {
+    CAPTURE(row.raw);
+    HttpResponseParser p;
+    p.reset(false);
+    std::size_t used = 0;
+    p.feed(row.raw.data(), row.raw.size(), &used);
+    p.close();
+    CHECK(p.answer_began() == row.began);
+  }
+}
+
+TEST_CASE("header_value: a header line's value without the whitespace around it") {
+  struct Row {
+    std::string line;
+    std::optional<std::string> value;
+  };
+  for (const Row& row :
+       {Row{"Retry-After: 5 \r\n", "5"}, Row{"Retry-After:\t5\t\r\n", "5"},
+        Row{"retry-after:5", "5"}, Row{"RETRY-AFTER:  \t \r\n", ""},
+        Row{"Retry-After: Wed, 21 Oct 2015 07:28:00 GMT \n", "Wed, 21 Oct 2015 07:28:00 GMT"},
+        Row{"Retry-Afterx: 5\r\n", std::nullopt}, Row{"X-Retry-After: 5\r\n", std::nullopt},
+        Row{"Retry-After 5\r\n", std::nullopt}, Row{"Retry-After", std::nullopt}}) {
+    CAPTURE(row.line);
+    const auto v = header_value(row.line, "retry-after");
+    CHECK(v.has_value() == row.value.has_value());
+    if (v && row.value) CHECK(std::string(*v) == *row.value);
+  }
 }
 
 TEST_CASE("http response parser: an endless header line fails at 16 KiB and holds none of it") {

@@ -30,7 +30,11 @@ TEST_CASE("statuses classify into outcomes") {
                        Row{413, Outcome::kClientError}, Row{429, Outcome::kRateLimited},
                        Row{500, Outcome::kServerError}, Row{502, Outcome::kServerError},
                        Row{504, Outcome::kServerError}, Row{503, Outcome::kUnavailable},
-                       Row{529, Outcome::kOverloaded}}) {
+                       Row{529, Outcome::kOverloaded}, Row{302, Outcome::kClientError},
+                       // No final answer has these: libcurl hands a 999 over as it came.
+                       Row{999, Outcome::kBadResponse}, Row{600, Outcome::kBadResponse},
+                       Row{199, Outcome::kBadResponse}, Row{100, Outcome::kBadResponse},
+                       Row{0, Outcome::kBadResponse}}) {
     CAPTURE(r.status);
     CHECK(classify_status(r.status) == r.outcome);
   }
