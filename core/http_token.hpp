@@ -21,4 +21,14 @@ inline bool ascii_iequals(std::string_view a, std::string_view b) {
                                             [&](char x, char y) { return lower(x) == lower(y); });
 }
 
+// A field value as RFC 9110 5.5 defines it: the spaces and tabs (OWS) around it are not part
+// of it. libmicrohttpd 0.9.75 drops the leading ones and keeps the trailing ones, so every
+// header value the provider reads goes through this: "k " and "k" name one tenant.
+inline std::string_view trim_ows(std::string_view s) {
+  const auto ows = [](char c) { return c == ' ' || c == '\t'; };
+  while (!s.empty() && ows(s.front())) s.remove_prefix(1);
+  while (!s.empty() && ows(s.back())) s.remove_suffix(1);
+  return s;
+}
+
 }  // namespace stampede

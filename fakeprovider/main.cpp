@@ -340,8 +340,9 @@ int main(int argc, char** argv) {
                  "client sleeps on its open connection)")
       ->capture_default_str();
   app.add_option("--header-timeout", args.header_timeout,
-                 "close a connection whose request headers are incomplete this long after their "
-                 "first byte (wall time; slowloris); 0s turns it off; needs --arrival-stamp watch")
+                 "close a connection whose request headers, or then its body, are incomplete this "
+                 "long after its first byte (wall time; slowloris); 0s turns it off; the headers' "
+                 "limit needs --arrival-stamp watch")
       ->capture_default_str();
   app.add_option("--attempt-header", args.attempt_header,
                  "a header in which your clients send their send number (1 = the first send), "

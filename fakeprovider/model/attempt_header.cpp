@@ -9,15 +9,9 @@
 namespace stampede {
 namespace {
 
-std::string_view trim(std::string_view t) {
-  while (!t.empty() && (t.front() == ' ' || t.front() == '\t')) t.remove_prefix(1);
-  while (!t.empty() && (t.back() == ' ' || t.back() == '\t')) t.remove_suffix(1);
-  return t;
-}
-
 // Digits only: from_chars alone would take a leading '-'.
 std::optional<std::int64_t> whole_number(std::string_view text) {
-  const std::string_view t = trim(text);
+  const std::string_view t = trim_ows(text);
   if (t.empty() || t.front() < '0' || t.front() > '9') return std::nullopt;
   std::int64_t n = 0;
   const auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), n);
@@ -52,7 +46,7 @@ std::optional<std::int64_t> parse_amz_sdk_request(std::string_view text) {
     text = semicolon == std::string_view::npos ? std::string_view() : text.substr(semicolon + 1);
     const auto eq = part.find('=');
     if (eq == std::string_view::npos) continue;  // not key=value: nothing this reads
-    const std::string_view key = trim(part.substr(0, eq));
+    const std::string_view key = trim_ows(part.substr(0, eq));
     Field* f = ascii_iequals(key, "attempt") ? &attempt
                : ascii_iequals(key, "max")   ? &max
                                              : nullptr;

@@ -1,7 +1,5 @@
 #include "model/credential_key.hpp"
 
-#include <algorithm>
-
 #include "http_token.hpp"
 
 namespace stampede {
@@ -15,10 +13,7 @@ std::string_view bearer_token(std::string_view value) {
   if (value.size() <= kScheme.size() || !ascii_iequals(value.substr(0, kScheme.size()), kScheme) ||
       kBlanks.find(value[kScheme.size()]) == std::string_view::npos)
     return {};
-  std::string_view token = value.substr(kScheme.size());
-  token.remove_prefix(std::min(token.size(), token.find_first_not_of(kBlanks)));
-  token = token.substr(0, token.find_last_not_of(kBlanks) + 1);
-  return token;
+  return trim_ows(value.substr(kScheme.size()));
 }
 
 // "AWS4-HMAC-SHA256 Credential=AKID/20250102/us-east-1/dynamodb/aws4_request, ...": AKID.
@@ -34,7 +29,8 @@ std::string_view sigv4_access_key(std::string_view value) {
 
 }  // namespace
 
-std::string_view credential_key(std::string_view header_name, std::string_view value) {
+std::string_view credential_key(std::string_view header_name, std::string_view raw_value) {
+  const std::string_view value = trim_ows(raw_value);
   if (!ascii_iequals(header_name, "Authorization")) return value;
   for (const std::string_view key : {bearer_token(value), sigv4_access_key(value)}) {
     if (!key.empty()) return key;

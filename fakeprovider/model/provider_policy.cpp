@@ -2,11 +2,11 @@
 
 #include <charconv>
 #include <cstdint>
-#include <cstring>
 
 #include <nlohmann/json.hpp>
 
 #include "duration.hpp"
+#include "http_token.hpp"
 #include "saturating.hpp"
 
 namespace stampede {
@@ -42,10 +42,11 @@ std::string_view to_string(DecisionReason r) {
 
 DeclaredTokens parse_declared_tokens(const char* header_value) {
   if (!header_value) return {};
-  const char* end = header_value + std::strlen(header_value);
+  const std::string_view text = trim_ows(header_value);
+  const char* end = text.data() + text.size();
   std::int64_t n = 0;
-  const auto [at, ec] = std::from_chars(header_value, end, n);
-  if (ec != std::errc{} || at != end || at == header_value || n < 0) return {std::nullopt, true};
+  const auto [at, ec] = std::from_chars(text.data(), end, n);
+  if (ec != std::errc{} || at != end || at == text.data() || n < 0) return {std::nullopt, true};
   return {n, false};
 }
 

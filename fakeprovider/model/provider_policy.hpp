@@ -46,7 +46,8 @@ struct DeclaredTokens {
   std::optional<std::int64_t> count;
   bool malformed = false;
 };
-// The header's value, or null when the request has none: a whole number >= 0.
+// The header's value, or null when the request has none: a whole number >= 0, spaces and
+// tabs around it aside (RFC 9110 OWS).
 DeclaredTokens parse_declared_tokens(const char* header_value);
 // A top-level field of a JSON object body (provider.token_field, e.g. max_tokens): absent (or
 // no body) declares nothing; not JSON, not an object, or not a whole number >= 0 is malformed.

@@ -65,7 +65,9 @@ std::string send_rule_label(const SendAttribution& a) {
 }
 
 void offer_send_header(const SendRules& rules, SendHeaders& headers, std::string_view name,
-                       std::string_view value) {
+                       std::string_view raw_value) {
+  // "3 " and "3" are one value: a repeat that differs only in OWS does not conflict.
+  const std::string_view value = trim_ows(raw_value);
   // A name may serve several rules (--client-header X-Request-Id): each gets it.
   if (ascii_iequals(name, "X-Attempt")) see(headers.x_attempt, value);
   if (ascii_iequals(name, "X-Stainless-Retry-Count")) see(headers.retry_count, value);

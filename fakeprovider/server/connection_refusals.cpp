@@ -1,5 +1,8 @@
 #include "server/connection_refusals.hpp"
 
+#include <algorithm>
+#include <iterator>
+
 namespace stampede {
 
 const char* ConnectionRefusals::describe(Kind kind) {
@@ -10,6 +13,11 @@ const char* ConnectionRefusals::describe(Kind kind) {
       return "refused for want of file descriptors (RLIMIT_NOFILE)";
     case Kind::kSlowHeaders:
       return "closed for request headers slower than --header-timeout";
+    case Kind::kSlowBody:
+      return "closed for a request body not complete --header-timeout after its first byte";
+    case Kind::kBadFraming:
+      return "answered 400/501 and closed for a Transfer-Encoding or Content-Length whose body "
+             "end cannot be found";
   }
   return "";
 }
@@ -22,14 +30,15 @@ void ConnectionRefusals::note(Kind kind, std::int64_t now_ns) {
 
 void ConnectionRefusals::flush(std::int64_t now_ns, bool at_end) {
   std::lock_guard lock(mu_);
-  if (counts_[0] + counts_[1] + counts_[2] == 0) return;
+  if (std::all_of(std::begin(counts_), std::end(counts_), [](std::int64_t n) { return n == 0; }))
+    return;
   if (at_end || now_ns - last_print_ns_ >= period_ns_) print_locked(now_ns);
 }
 
 void ConnectionRefusals::print_locked(std::int64_t now_ns) {
   std::string line = "fakeprovider: connections";
   const char* sep = " ";
-  for (int k = 0; k < 3; ++k) {
+  for (int k = 0; k < kKinds; ++k) {
     if (counts_[k] == 0) continue;
     line += sep + std::to_string(counts_[k]) + " " + describe(static_cast<Kind>(k));
     sep = ", ";

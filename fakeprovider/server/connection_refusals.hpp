@@ -8,14 +8,15 @@
 namespace stampede {
 
 // Connections the data plane turns away (at --max-connections, out of descriptors) or cuts
-// (request headers slower than --header-timeout), told on stderr at most one line per
-// period: a flood of thousands must not become thousands of lines.
+// (a request slower than --header-timeout, one whose body's end cannot be found), told on stderr at
+// most one line per period: a flood of thousands must not become thousands of lines.
 class ConnectionRefusals {
  public:
   ConnectionRefusals(std::ostream& out, std::int64_t period_ns)
       : out_(out), period_ns_(period_ns) {}
 
-  enum class Kind { kAtLimit, kNoDescriptors, kSlowHeaders };
+  enum class Kind { kAtLimit, kNoDescriptors, kSlowHeaders, kSlowBody, kBadFraming };
+  static constexpr int kKinds = 5;
   // Counts one; prints the counts so far when the last line is a period old (or there was none).
   void note(Kind kind, std::int64_t now_ns);
   // Prints what was counted since the last line, if anything and the period has passed (or
@@ -30,7 +31,7 @@ class ConnectionRefusals {
   const std::int64_t period_ns_;
   std::mutex mu_;
   std::int64_t last_print_ns_ = -1;
-  std::int64_t counts_[3] = {0, 0, 0};
+  std::int64_t counts_[kKinds] = {};
 };
 
 }  // namespace stampede

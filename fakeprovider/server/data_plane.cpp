@@ -24,7 +24,9 @@
 #include <nlohmann/json.hpp>
 
 #include "duration.hpp"
+#include "http_token.hpp"
 #include "model/credential_key.hpp"
+#include "model/request_framing.hpp"
 #include "model/send_attribution.hpp"
 #include "saturating.hpp"
 
@@ -142,6 +144,43 @@ MHD_Result offer_header(void* cls, MHD_ValueKind /*kind*/, const char* name, con
   return MHD_YES;
 }
 
+MHD_Result offer_framing_header(void* cls, MHD_ValueKind /*kind*/, const char* name,
+                                const char* value) {
+  auto& framing = *static_cast<RequestFraming*>(cls);
+  const std::string_view v = value ? value : "";
+  if (ascii_iequals(name, MHD_HTTP_HEADER_TRANSFER_ENCODING)) {
+    framing.transfer_encoding.push_back(v);
+  } else if (ascii_iequals(name, MHD_HTTP_HEADER_CONTENT_LENGTH)) {
+    if (framing.content_length_fields++ == 0) framing.content_length = v;
+  }
+  return MHD_YES;
+}
+
+RequestFraming framing_of(MHD_Connection* c, const char* version) {
+  RequestFraming framing;
+  framing.http_1_0 = version && std::string_view(version) == MHD_HTTP_VERSION_1_0;
+  MHD_get_connection_values(c, MHD_HEADER_KIND, &offer_framing_header, &framing);
+  return framing;
+}
+
+// Queued on the handler's first call, before any body is read: libmicrohttpd then reads no
+// more of this connection and closes it once the answer is out.
+bool queue_framing_refusal(MHD_Connection* c, const FramingVerdict& verdict) {
+  const nlohmann::ordered_json body{{"type", "error"},
+                                    {"error",
+                                     {{"type", "invalid_request_error"},
+                                      {"reason", "request_framing"},
+                                      {"message", std::string(verdict.reason)}}}};
+  std::string text = body.dump();
+  MHD_Response* r =
+      MHD_create_response_from_buffer(text.size(), text.data(), MHD_RESPMEM_MUST_COPY);
+  MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "application/json");
+  MHD_add_response_header(r, MHD_HTTP_HEADER_CONNECTION, "close");
+  const bool queued = MHD_queue_response(c, static_cast<unsigned>(verdict.status), r) == MHD_YES;
+  MHD_destroy_response(r);
+  return queued;
+}
+
 std::int64_t epoch_s_now() {
   return std::chrono::duration_cast<std::chrono::seconds>(
              std::chrono::system_clock::now().time_since_epoch())
@@ -214,8 +253,9 @@ struct DataPlane::Loop {
   // loop's thread (and at the daemon's stop, after that thread is gone).
   struct Conn {
     int fd = -1;
-    bool in_request = false;  // its headers are complete; not yet answered
-    bool cut = false;         // closed for slow headers; libmicrohttpd has yet to notice
+    bool in_request = false;         // its headers are complete; not yet answered
+    bool cut = false;                // closed for a slow request; libmicrohttpd has yet to notice
+    std::int64_t body_since_ns = 0;  // in_request, body still coming in: its first byte's time
   };
   MHD_Daemon* daemon = nullptr;
   std::unordered_set<Conn*> conns;
@@ -267,14 +307,10 @@ struct DataPlane::Request {
 // connection of any request that has a body.
 struct MhdCallbacks {
   static MHD_Result on_request(void* cls, MHD_Connection* c, const char* url, const char* method,
-                               const char* /*version*/, const char* upload_data,
+                               const char* version, const char* upload_data,
                                std::size_t* upload_size, void** con_cls) {
     auto* self = static_cast<DataPlane*>(cls);
-    if (*con_cls == nullptr) {
-      if (auto* conn = conn_of(c)) conn->in_request = true;
-      *con_cls = self->arrive(c, url, method);
-      return MHD_YES;
-    }
+    if (*con_cls == nullptr) return on_headers(*self, c, url, method, version, con_cls);
     auto& r = *static_cast<DataPlane::Request*>(*con_cls);
     if (*upload_size != 0) {
       // Kept only while a token field is to be read from it, and only up to the limit: a
@@ -284,8 +320,28 @@ struct MhdCallbacks {
       *upload_size = 0;  // otherwise the body is read and dropped
       return MHD_YES;
     }
+    if (auto* conn = conn_of(c)) conn->body_since_ns = 0;  // the whole body is in
     if (!r.decided) self->decide(c, url, method, r);
     return self->answer(c, r) ? MHD_YES : MHD_NO;
+  }
+
+  // The headers are complete. A request whose body's end cannot be found is answered now and
+  // its connection closed, uncounted: it never reaches the provider model. Any other arrives.
+  static MHD_Result on_headers(DataPlane& self, MHD_Connection* c, const char* url,
+                               const char* method, const char* version, void** con_cls) {
+    auto* conn = conn_of(c);
+    if (conn) conn->in_request = true;
+    const FramingVerdict framing = check_framing(framing_of(c, version));
+    if (framing.status != 0) {
+      const std::int64_t now_ns = ScenarioClock::steady_ns();
+      self.refusals_.note(ConnectionRefusals::Kind::kBadFraming, now_ns);
+      if (self.stamper_) self.stamper_->answered(connection_fd(c), now_ns);
+      return queue_framing_refusal(c, framing) ? MHD_YES : MHD_NO;
+    }
+    auto* r = self.arrive(c, url, method);
+    if (conn) conn->body_since_ns = r->seen_steady_ns;
+    *con_cls = r;
+    return MHD_YES;
   }
 
   static void on_completed(void* cls, MHD_Connection* c, void** con_cls,
@@ -397,7 +453,7 @@ void DataPlane::run(Loop& loop) {
     // After serving: headers that came in are read before any connection is judged slow.
     const std::int64_t now_ns = ScenarioClock::steady_ns();
     if (now_ns >= loop.next_sweep_ns) {
-      cut_slow_headers(loop, now_ns);
+      cut_slow_requests(loop, now_ns);
       refusals_.flush(now_ns);
       loop.next_sweep_ns = now_ns + sweep_ns;
     }
@@ -479,17 +535,23 @@ void DataPlane::shed_connection() {
   refusals_.note(ConnectionRefusals::Kind::kNoDescriptors, ScenarioClock::steady_ns());
 }
 
-void DataPlane::cut_slow_headers(Loop& loop, std::int64_t now_ns) {
-  if (!stamper_ || config_.header_timeout_ns <= 0) return;
+void DataPlane::cut_slow_requests(Loop& loop, std::int64_t now_ns) {
+  if (config_.header_timeout_ns <= 0) return;
   for (Loop::Conn* conn : loop.conns) {
-    if (conn->in_request || conn->cut) continue;
-    const std::int64_t since = stamper_->pending_since(conn->fd);
+    if (conn->cut) continue;
+    // The headers count from the first byte the stamper saw; a body from its request's first
+    // byte until the handler has all of it (a service time or a hop after that is ours).
+    const std::int64_t since = conn->in_request ? conn->body_since_ns
+                               : stamper_       ? stamper_->pending_since(conn->fd)
+                                                : 0;
     if (since == 0 || now_ns - since <= config_.header_timeout_ns) continue;
     // libmicrohttpd reads the end of the stream and closes the connection itself; the
     // descriptor stays its own until then, so no other connection can get its number.
     shutdown(conn->fd, SHUT_RDWR);
     conn->cut = true;
-    refusals_.note(ConnectionRefusals::Kind::kSlowHeaders, now_ns);
+    refusals_.note(conn->in_request ? ConnectionRefusals::Kind::kSlowBody
+                                    : ConnectionRefusals::Kind::kSlowHeaders,
+                   now_ns);
   }
 }
 

@@ -32,10 +32,11 @@ struct DataPlaneConfig {
   unsigned threads = 2;
   // Longer than any backoff a client sleeps on its open connection between retries.
   unsigned idle_timeout_s = 600;
-  // A request's headers must be complete this long after its first byte came in, or the
-  // connection is closed: a client that trickles them (slowloris) keeps resetting the idle
-  // timeout, which counts from the last byte. 0: no such limit. Needs watch_arrivals, whose
-  // thread notes the first bytes.
+  // A request's headers, and then its body, must be complete this long after its first byte
+  // came in, or the connection is closed: a client that trickles them (slowloris) keeps
+  // resetting the idle timeout, which counts from the last byte, and a body libmicrohttpd
+  // cannot read on (a chunk-size line longer than its buffer) stalls without any. 0: no such
+  // limit. For the headers it needs watch_arrivals, whose thread notes the first bytes.
   std::int64_t header_timeout_ns = 10'000'000'000;
   int backlog = 4096;
   // Per connection: the request's headers must fit, with room for the answer's.
@@ -62,8 +63,11 @@ struct DataPlaneConfig {
 // more hop later: the simulator's network on a loopback.
 //
 // Abusers: a connection that sends nothing keeps its place for idle_timeout_s (a storm's
-// sleepers do just that between retries); one whose request headers are still incomplete
-// header_timeout_ns after their first byte is closed. Connections beyond max_connections, or
+// sleepers do just that between retries); one whose request headers or body are still
+// incomplete header_timeout_ns after its first byte is closed. A request whose body's end
+// cannot be found (Transfer-Encoding other than chunked, Content-Length repeated or beside
+// Transfer-Encoding: check_framing) is answered 400 or 501 before any body is read, and its
+// connection closed. Connections beyond max_connections, or
 // beyond the descriptors the process may open, are accepted and closed at once, and counted
 // on stderr at most one line every 10 s.
 class DataPlane {
@@ -93,7 +97,7 @@ class DataPlane {
   void add_connection(Loop& loop, int fd, const sockaddr_storage& addr, socklen_t addr_len);
   void shed_connection();
   bool take_connection_slot();  // false at max_connections
-  void cut_slow_headers(Loop& loop, std::int64_t now_ns);
+  void cut_slow_requests(Loop& loop, std::int64_t now_ns);
   Loop* loop_of(MHD_Connection* c) const;
   void signal_loops(std::atomic<bool> Loop::*flag);
   Request* arrive(MHD_Connection* c, const char* url, const char* method);

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <limits>
 #include <string>
+#include <vector>
 
 #include "provider_harness.hpp"
 #include "utf8.hpp"
@@ -52,4 +53,50 @@ TEST_CASE(
   CHECK(p.stop() == 0);
   const auto written = nlohmann::json::parse(read_file(p.stats_path()));
   CHECK(written.at("tenants").size() == 2);
+}
+
+TEST_CASE("provider: spaces and tabs after a header value are not part of it (RFC 9110 OWS)") {
+  // libmicrohttpd drops the OWS before a value and keeps the OWS after it: "k " was another
+  // tenant than "k", "X-Tokens: 5 " a 400, "X-Client-Id: c " another client.
+  Provider p({"--allowance", "100/s", "--token-allowance", "1000/min"});
+  REQUIRE(p.started());
+  Connection c(p.data_port());
+  const std::vector<Headers> sends{
+      {{"X-Api-Key", "k"}, {"X-Tokens", "5"}, {"X-Client-Id", "c"}},
+      {{"X-Api-Key", "k "}, {"X-Tokens", "5 "}, {"X-Client-Id", "c\t"}},
+      {{"X-Api-Key", "k\t "}, {"X-Tokens", "5\t"}, {"X-Attempt", "3 "}},
+      {{"X-Api-Key", "k"}, {"X-Tokens", "5"}, {"X-Stainless-Retry-Count", "1\t"}},
+  };
+  for (const auto& headers : sends) {
+    const auto r = c.request("POST", "/v1/messages", headers);
+    CAPTURE(r.body);
+    CHECK(r.status == 200);
+  }
+  const auto tenants = admin_stats(p).at("tenants");
+  CHECK(tenants.size() == 1);
+  CHECK(tenants.at("k").at("requests") == 4);
+  REQUIRE(p.stop() == 0);
+  const auto rows = parse_csv(read_file(p.arrivals_path()));
+  REQUIRE(rows.size() == 5);  // t_ns,tenant,status,attempt,client_id,send_rule
+  const std::vector<std::vector<std::string>> want{{"k", "1", "c", "client-header"},
+                                                   {"k", "2", "c", "client-header"},
+                                                   {"k", "3", "", "x-attempt"},
+                                                   {"k", "2", "", "x-stainless-retry-count"}};
+  for (std::size_t i = 0; i < want.size(); ++i) {
+    CAPTURE(i);
+    const auto& row = rows[i + 1];
+    CHECK(std::vector<std::string>{row[1], row[3], row[4], row[5]} == want[i]);
+  }
+}
+
+TEST_CASE("provider: a bearer token's trailing OWS is not part of the tenant") {
+  Provider p({"--allowance", "1/min", "--tenant-header", "Authorization"});
+  REQUIRE(p.started());
+  CHECK(http(p.data_port(), "GET", "/", {{"Authorization", "Bearer sk-a"}}).status == 200);
+  // The same key: its allowance is used up.
+  CHECK(http(p.data_port(), "GET", "/", {{"Authorization", "Bearer sk-a \t"}}).status == 429);
+  const auto tenants = admin_stats(p).at("tenants");
+  CHECK(tenants.size() == 1);
+  CHECK(tenants.contains("sk-a"));
+  CHECK(p.stop() == 0);
 }

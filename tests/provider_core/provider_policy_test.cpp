@@ -260,7 +260,12 @@ TEST_CASE("the declared token count is a whole number >= 0, or absent") {
   CHECK_FALSE(parse_declared_tokens(nullptr).malformed);
   CHECK(parse_declared_tokens("0").count == 0);
   CHECK(parse_declared_tokens("1500").count == 1500);
-  for (const char* bad : {"", "-1", "12k", " 5", "5 ", "1.5", "abc", "99999999999999999999"}) {
+  // RFC 9110 OWS around the value is not part of it.
+  for (const char* spaced : {" 5", "5 ", "\t5\t"}) {
+    CAPTURE(spaced);
+    CHECK(parse_declared_tokens(spaced).count == 5);
+  }
+  for (const char* bad : {"", " ", "-1", "12k", "5 5", "1.5", "abc", "99999999999999999999"}) {
     CAPTURE(bad);
     CHECK(parse_declared_tokens(bad).malformed);
   }

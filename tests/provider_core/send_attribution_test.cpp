@@ -113,12 +113,18 @@ TEST_CASE("credential_key: Authorization gives its credential, any other header 
        "AKIDEXAMPLE"},
       {{"Authorization", "Basic dXNlcjpwYXNz"}, "Basic dXNlcjpwYXNz"},  // another scheme
       {{"Authorization", "Bearer"}, "Bearer"},                          // no token: the value
-      {{"Authorization", "Bearer "}, "Bearer "},
+      {{"Authorization", "Bearer "}, "Bearer"},
       {{"Authorization", "Bearersk-abc"}, "Bearersk-abc"},
       {{"Authorization", "AWS4-HMAC-SHA256 SignedHeaders=host"},
        "AWS4-HMAC-SHA256 SignedHeaders=host"},
       {{"Authorization", ""}, ""},
       {{"X-Api-Key", "Bearer sk-abc"}, "Bearer sk-abc"},  // only Authorization has schemes
+      // RFC 9110 OWS around a value is not part of it: "k " is the tenant "k".
+      {{"X-Api-Key", "k "}, "k"},
+      {{"X-Api-Key", "\tk\t"}, "k"},
+      {{"X-Api-Key", "a b "}, "a b"},
+      {{"Authorization", " Basic dXNlcjpwYXNz\t"}, "Basic dXNlcjpwYXNz"},
+      {{"Authorization", "Bearer sk-abc\t"}, "sk-abc"},
   };
   for (const auto& [header, key] : cases) {
     CAPTURE(header.first);
@@ -165,6 +171,14 @@ TEST_CASE("attribute_send: each header form, in order, the first present decidin
       {{{"X-Client-Id", ""}}, {SendStatus::kMalformed, SendRule::kClientHeader}},
       {{{"X-Request-Id", "a"}, {"X-Request-Id", "b"}},
        {SendStatus::kMalformed, SendRule::kItemHeader}},
+      // Spaces and tabs around a value are not part of it (RFC 9110 OWS): "3 " is 3, a
+      // repeat that differs only in them agrees, and a blank name names nothing.
+      {{{"X-Attempt", "3 "}}, attributed(SendRule::kXAttempt, 3)},
+      {{{"X-Attempt", "2"}, {"X-Attempt", "2\t"}}, attributed(SendRule::kXAttempt, 2)},
+      {{{"X-Stainless-Retry-Count", " 1 "}}, attributed(SendRule::kStainlessRetryCount, 2)},
+      {{{"amz-sdk-request", "attempt=2; max=3 "}}, attributed(SendRule::kAmzSdkRequest, 2)},
+      {{{"X-Try", "\t4\t"}}, attributed(SendRule::kAttemptHeader, 4)},
+      {{{"X-Client-Id", " \t"}}, {SendStatus::kMalformed, SendRule::kClientHeader}},
   };
   for (const auto& [headers, want] : cases) {
     std::string shown;
@@ -201,6 +215,9 @@ TEST_CASE("attribute_send: the n-th arrival of an item is its n-th send") {
   CHECK(item({{"X-Client-Id", "c1"}}) == attributed(SendRule::kClientHeader, 2));
   // A client and an item of one name are two keys.
   CHECK(item({{"X-Client-Id", "r1"}}) == attributed(SendRule::kClientHeader, 1));
+  // A trailing space does not make another item or client.
+  CHECK(item({{"X-Request-Id", "r2 "}}) == attributed(SendRule::kItemHeader, 2));
+  CHECK(item({{"X-Client-Id", "c1\t"}}) == attributed(SendRule::kClientHeader, 3));
   CHECK(counts.items() == 6);
 }
 
