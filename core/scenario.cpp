@@ -112,7 +112,7 @@ json to_json(const Scenario& s) {
            (p.latency_max_ns != p.latency_min_ns ? "-" + format_duration(p.latency_max_ns) : "")},
       {"tenant_header", p.tenant_header},
       {"retry_after", p.retry_after ? "on" : "off"},
-      {"ratelimit_headers", to_string(p.ratelimit_headers)},
+      {"ratelimit_headers", to_string(ratelimit_headers_of(p))},
       {"seed", p.seed}};
   if (p.allowance) provider["allowance"] = format_rate(*p.allowance);
   if (p.burst) provider["burst"] = *p.burst;
@@ -157,6 +157,10 @@ json to_json(const Scenario& s) {
     fleet["hop_delay"] = format_hop_delay(f.hop_delay);
   }
   if (p.hop_delay) provider["hop_delay"] = format_hop_delay(*p.hop_delay);
+  // The wire's dialect only when not the default, so a scenario without one reads as before.
+  if (p.dialect != Dialect::kGeneric) provider["dialect"] = to_string(p.dialect);
+  if (p.retry_after_ms) provider["retry_after_ms"] = "on";
+  if (p.retry_after_jitter > 0) provider["retry_after_jitter"] = p.retry_after_jitter;
   // The preset's fields with a preset, or where they differ from the defaults: a classic
   // policy's results read as before, and a preset's read back the same.
   const FleetConfig defaults;

@@ -20,7 +20,10 @@ namespace stampede {
 
 enum class LimiterKind { kFixedWindow, kSlidingWindow, kTokenBucket };
 enum class OutageAction { kStatus503, kStatus529, kStatus500, kReset };
-enum class RateLimitHeaders { kNone, kIetf, kXRateLimit, kAnthropic };
+enum class RateLimitHeaders { kNone, kIetf, kXRateLimit, kAnthropic, kOpenAi };
+// How fakeprovider speaks on the wire: which API's statuses, headers and bodies a real SDK
+// pointed at it reads (docs/ADMIN_API.md#dialects). The model's decisions are the same in each.
+enum class Dialect { kGeneric, kOpenAi, kAnthropic, kAws };
 enum class WorkloadKind { kStorm, kSteady, kQueue };
 enum class StrategyKind {
   kNone,
@@ -59,7 +62,11 @@ struct ProviderConfig {
   std::int64_t latency_max_ns = 0;
   std::string tenant_header = "X-Api-Key";
   bool retry_after = true;
-  RateLimitHeaders ratelimit_headers = RateLimitHeaders::kIetf;
+  Dialect dialect = Dialect::kGeneric;
+  // None: the dialect's own (ratelimit_headers_of); given, it wins over the dialect's.
+  std::optional<RateLimitHeaders> ratelimit_headers;
+  bool retry_after_ms = false;    // fakeprovider: also send retry-after-ms with Retry-After
+  double retry_after_jitter = 0;  // fakeprovider: each hint times 1 + uniform[0, this)
   std::uint64_t seed = 1;
   ProviderMode mode = ProviderMode::kPlain;
   // LLM quotas (docs/POLICIES.md): a request declares the tokens it uses in token_header; one
@@ -184,6 +191,10 @@ std::string_view to_string(WorkloadKind k);
 std::string_view to_string(StrategyKind k);
 std::string_view to_string(RetryAfterMode k);
 std::string_view to_string(RateLimitHeaders k);
+std::string_view to_string(Dialect k);
+// The rate-limit headers a provider sends: --ratelimit-headers when given, else its dialect's
+// (generic: ietf, openai: openai, anthropic: anthropic, aws: none).
+RateLimitHeaders ratelimit_headers_of(const ProviderConfig& p);
 std::string_view to_string(ProviderMode k);
 std::string format_outage(const OutageWindow& w);
 

@@ -39,11 +39,16 @@ constexpr EnumTable<StrategyKind, 10> kStrategies{
 constexpr EnumTable<RetryAfterMode, 3> kRetryAfterModes{{{RetryAfterMode::kIgnore, "ignore"},
                                                          {RetryAfterMode::kExact, "exact"},
                                                          {RetryAfterMode::kJittered, "jittered"}}};
-constexpr EnumTable<RateLimitHeaders, 4> kHeaderDialects{
+constexpr EnumTable<RateLimitHeaders, 5> kHeaderDialects{
     {{RateLimitHeaders::kNone, "none"},
      {RateLimitHeaders::kIetf, "ietf"},
      {RateLimitHeaders::kXRateLimit, "x-ratelimit"},
-     {RateLimitHeaders::kAnthropic, "anthropic"}}};
+     {RateLimitHeaders::kAnthropic, "anthropic"},
+     {RateLimitHeaders::kOpenAi, "openai"}}};
+constexpr EnumTable<Dialect, 4> kDialects{{{Dialect::kGeneric, "generic"},
+                                           {Dialect::kOpenAi, "openai"},
+                                           {Dialect::kAnthropic, "anthropic"},
+                                           {Dialect::kAws, "aws"}}};
 constexpr EnumTable<OutageAction, 4> kOutageActions{{{OutageAction::kStatus503, "503"},
                                                      {OutageAction::kStatus529, "529"},
                                                      {OutageAction::kStatus500, "500"},
@@ -295,6 +300,18 @@ const std::vector<Field>& fields() {
          return assign(parse_enum(kHeaderDialects, as_text(v), "a header dialect"),
                        s.provider.ratelimit_headers);
        }},
+      {"provider.dialect",
+       [](Scenario& s, const json& v) {
+         return assign(parse_enum(kDialects, as_text(v), "a dialect"), s.provider.dialect);
+       }},
+      {"provider.retry_after_ms",
+       [](Scenario& s, const json& v) {
+         return assign(parse_on_off(as_text(v)), s.provider.retry_after_ms);
+       }},
+      {"provider.retry_after_jitter",
+       [](Scenario& s, const json& v) {
+         return assign(parse_fraction(as_text(v)), s.provider.retry_after_jitter);
+       }},
       {"provider.seed",
        [](Scenario& s, const json& v) {
          std::int64_t seed = 0;
@@ -508,6 +525,23 @@ std::string_view to_string(RetryAfterMode k) {
 }
 std::string_view to_string(RateLimitHeaders k) {
   return enum_name(kHeaderDialects, k);
+}
+std::string_view to_string(Dialect k) {
+  return enum_name(kDialects, k);
+}
+RateLimitHeaders ratelimit_headers_of(const ProviderConfig& p) {
+  if (p.ratelimit_headers) return *p.ratelimit_headers;
+  switch (p.dialect) {
+    case Dialect::kOpenAi:
+      return RateLimitHeaders::kOpenAi;
+    case Dialect::kAnthropic:
+      return RateLimitHeaders::kAnthropic;
+    case Dialect::kAws:
+      return RateLimitHeaders::kNone;  // DynamoDB and Bedrock send none
+    case Dialect::kGeneric:
+      break;
+  }
+  return RateLimitHeaders::kIetf;
 }
 std::string_view to_string(ProviderMode k) {
   return enum_name(kModes, k);

@@ -37,7 +37,8 @@ inline constexpr std::array<ScenarioFlag, 17> kProviderFlags{{
      "bearer token (or a SigV4 access key id)"},
     {"--retry-after", "provider.retry_after", "send Retry-After on 429/503/529: on or off"},
     {"--ratelimit-headers", "provider.ratelimit_headers",
-     "none, ietf, x-ratelimit or anthropic (anthropic-ratelimit-requests-*, -tokens-*)"},
+     "none, ietf, x-ratelimit, anthropic (anthropic-ratelimit-requests-*, -tokens-*) or openai "
+     "(x-ratelimit-limit-requests, ...); default: the dialect's (fakeprovider --dialect), ietf"},
     {"--seed", "provider.seed", "seed of the provider's injected errors and latency"},
     // LLM quotas
     {"--token-allowance", "provider.token_allowance",

@@ -63,6 +63,26 @@ struct Args {
   std::string max_items = "1000000";
 };
 
+// fakeprovider's own, the wire's: loadgen simulate has no wire (docs/ADMIN_API.md#dialects).
+void add_dialect_flags(CLI::App& app, Args& args) {
+  const auto add = [&](const char* flag, const char* field, const std::string& help) {
+    app.add_option(flag, args.values[field], help)->group("Dialect")->expected(1);
+  };
+  add("--dialect", "provider.dialect",
+      "the API real SDKs expect: openai (x-ratelimit-*-requests, its error body, a 200 shaped as "
+      "a chat completion), anthropic (anthropic-ratelimit-*, its errors, a Message), aws (a "
+      "throttle is 400 ThrottlingException, the spend cap 400 ServiceQuotaExceededException) "
+      "or generic (default: RateLimit-* and Anthropic-shaped errors); --ratelimit-headers, when "
+      "given, overrides its rate-limit headers");
+  add("--retry-after-ms", "provider.retry_after_ms",
+      "on: beside Retry-After (whole seconds) send retry-after-ms, the hint in milliseconds "
+      "rounded up, which the OpenAI and Anthropic SDKs read first; off (default)");
+  add("--retry-after-jitter", "provider.retry_after_jitter",
+      "FRACTION 0-1: stretch each rejection's hint by a factor drawn from [1, 1+FRACTION), per "
+      "client and send from --seed, so rejected clients are not all told the same time; "
+      "never shorter than the hint; 0 (default) off");
+}
+
 void add_scenario_flags(CLI::App& app, Args& args) {
   app.add_option("--scenario", args.scenario,
                  "scenario file (JSON); only its provider section is used; flags override it")
@@ -81,6 +101,7 @@ void add_scenario_flags(CLI::App& app, Args& args) {
                  "scenario time, scaled by --time-scale (default: none, decide on arrival)")
       ->group("Provider")
       ->expected(1);
+  add_dialect_flags(app, args);
 }
 
 Parsed<Scenario> scenario_from(const Args& args) {

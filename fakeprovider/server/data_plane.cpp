@@ -21,8 +21,6 @@
 #include <thread>
 #include <unordered_set>
 
-#include <nlohmann/json.hpp>
-
 #include "duration.hpp"
 #include "http_token.hpp"
 #include "model/credential_key.hpp"
@@ -32,66 +30,6 @@
 
 namespace stampede {
 namespace {
-
-// Bodies shaped like a real API's, so clients parse what they would parse in production.
-constexpr std::string_view kOkBody = R"({"type":"message","status":"ok"})";
-constexpr std::string_view kRateLimitedBody =
-    R"({"type":"error","error":{"type":"rate_limit_error","reason":"request_rate_exceeded","message":"Number of requests has exceeded your rate limit; retry after the time in Retry-After"}})";
-constexpr std::string_view kTokensBody =
-    R"({"type":"error","error":{"type":"rate_limit_error","reason":"token_rate_exceeded","message":"Number of tokens has exceeded your token rate limit; retry after the time in Retry-After"}})";
-constexpr std::string_view kSpendCapBody =
-    R"({"type":"error","error":{"type":"rate_limit_error","reason":"spend_cap_exceeded","message":"Your spend cap is used up; do not retry this request"}})";
-constexpr std::string_view kTooLargeBody =
-    R"({"type":"error","error":{"type":"rate_limit_error","reason":"request_too_large","message":"This request declares more tokens than your whole token rate limit; it can never be admitted"}})";
-constexpr std::string_view kOverloadedBody =
-    R"({"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}})";
-constexpr std::string_view kUnavailableBody =
-    R"({"type":"error","error":{"type":"api_error","message":"Service unavailable"}})";
-constexpr std::string_view kServerErrorBody =
-    R"({"type":"error","error":{"type":"api_error","message":"Internal server error"}})";
-constexpr std::string_view kInvalidRequestBody =
-    R"({"type":"error","error":{"type":"invalid_request_error","message":"Injected error: this request is not retryable"}})";
-
-std::string_view body_for(int status, DecisionReason reason) {
-  switch (reason) {
-    case DecisionReason::kTokens:
-      return kTokensBody;
-    case DecisionReason::kSpendCap:
-      return kSpendCapBody;
-    case DecisionReason::kTooLarge:
-      return kTooLargeBody;
-    default:
-      break;
-  }
-  switch (status) {
-    case 200:
-      return kOkBody;
-    case 429:
-      return kRateLimitedBody;
-    case 529:
-      return kOverloadedBody;
-    case 503:
-      return kUnavailableBody;
-    case 400:
-      return kInvalidRequestBody;
-    default:
-      return kServerErrorBody;
-  }
-}
-
-// The 400 for a malformed token count names where the count was read; the field name is any
-// string a scenario gives, so the JSON is built, not pasted.
-std::string invalid_tokens_body(const ProviderConfig& p) {
-  std::string where = p.token_header;
-  if (!p.token_field.empty()) where += " (or the JSON body's " + p.token_field + ")";
-  const nlohmann::ordered_json body{
-      {"type", "error"},
-      {"error",
-       {{"type", "invalid_request_error"},
-        {"reason", "invalid_tokens"},
-        {"message", where + " must be a whole number of tokens >= 0"}}}};
-  return body.dump();
-}
 
 // occ mode's row answers carry its version, so their bodies are built per answer.
 std::string row_body(int status, std::int64_t version) {
@@ -111,24 +49,6 @@ std::string row_body(int status, std::int64_t version) {
 int connection_fd(MHD_Connection* c) {
   const auto* info = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
   return info ? info->connect_fd : -1;
-}
-
-std::int64_t ceil_seconds(std::int64_t ns) {
-  return saturating_add(ns, kNsPerSec - 1) / kNsPerSec;
-}
-
-void add_header(MHD_Response* r, const char* name, std::int64_t value) {
-  MHD_add_response_header(r, name, std::to_string(value).c_str());
-}
-
-// RFC 3339 in UTC, as Anthropic sends its reset times: 2025-01-02T03:04:05Z.
-std::string rfc3339(std::int64_t epoch_s) {
-  const auto t = static_cast<std::time_t>(epoch_s);
-  std::tm utc{};
-  gmtime_r(&t, &utc);
-  char text[32];
-  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
-  return text;
 }
 
 // One pass over a request's headers fills in every rule's, repeats included: a lookup by
@@ -201,24 +121,9 @@ std::int64_t sweep_period_ns(std::int64_t header_timeout_ns) {
 
 }  // namespace
 
-// One quota's rate-limit header numbers; the reset in seconds from now, or for the
-// anthropic dialect the Unix time of it.
-struct QuotaKey {
-  bool sent = false;
-  std::int64_t limit = 0;
-  std::int64_t remaining = 0;
-  std::int64_t reset_s = 0;
-  bool operator==(const QuotaKey&) const = default;
-};
-
 // What an answer's bytes depend on, besides the Date header libmicrohttpd adds when sending.
 struct DataPlane::AnswerKey {
-  int status = 0;
-  DecisionReason reason = DecisionReason::kServed;  // picks the error body
-  std::int64_t retry_after_s = -1;                  // -1: no Retry-After
-  bool should_retry = true;                         // false: x-should-retry: false
-  QuotaKey requests;                                // the rate-limit headers' two quotas
-  QuotaKey tokens;
+  AnswerFacts facts;              // what the dialect writes
   std::int64_t row_version = -1;  // occ mode's row answers: the ETag and the body's version
   bool operator==(const AnswerKey&) const = default;
 };
@@ -232,6 +137,7 @@ struct AnswerCache {
   const DataPlane* owner = nullptr;
   DataPlane::AnswerKey key;
   MHD_Response* response = nullptr;
+  int status = 0;  // on the wire: the dialect's
   ~AnswerCache() {
     if (response) MHD_destroy_response(response);
   }
@@ -376,7 +282,7 @@ struct MhdCallbacks {
 DataPlane::DataPlane(const DataPlaneConfig& config, LockedProvider& provider)
     : config_(config),
       provider_(provider),
-      invalid_tokens_body_(invalid_tokens_body(provider.config())),
+      format_(make_answer_format(provider.config())),
       refusals_(std::cerr, kRefusalLogPeriodNs) {}
 
 DataPlane::~DataPlane() {
@@ -658,84 +564,28 @@ bool DataPlane::answer(MHD_Connection* c, Request& r) {
     return true;
   }
   AnswerKey key;
-  key.status = d.status;
-  key.reason = d.reason;
-  key.retry_after_s = d.retry_after_ns >= 0 ? retry_after_seconds(d.retry_after_ns) : -1;
-  key.should_retry = d.should_retry;
+  key.facts = answer_facts(
+      d, format_, d.has_quota ? quota_key({d.limit, d.remaining, d.reset_ns}) : QuotaFacts{},
+      d.tokens ? quota_key(*d.tokens) : QuotaFacts{});
   key.row_version = r.row_version;
-  // RateLimit headers describe the tenant's allowances; a capacity rejection is not about them.
-  if (d.reason != DecisionReason::kCapacity &&
-      provider_.config().ratelimit_headers != RateLimitHeaders::kNone) {
-    if (d.has_quota) key.requests = quota_key({d.limit, d.remaining, d.reset_ns});
-    if (d.tokens) key.tokens = quota_key(*d.tokens);
-  }
   AnswerCache& cache = answer_cache;
   if (cache.owner != this || !cache.response || !(cache.key == key)) {
     if (cache.response) MHD_destroy_response(cache.response);
     cache.owner = this;
     cache.key = key;
-    cache.response = build_response(key);
+    cache.response = build_response(key, cache.status);
   }
   // Bytes that came in before this answer (a body) are not the next request's arrival.
   if (stamper_) stamper_->answered(connection_fd(c), ScenarioClock::steady_ns());
-  return MHD_queue_response(c, static_cast<unsigned>(key.status), cache.response) == MHD_YES;
+  return MHD_queue_response(c, static_cast<unsigned>(cache.status), cache.response) == MHD_YES;
 }
 
-QuotaKey DataPlane::quota_key(const QuotaNumbers& q) const {
-  std::int64_t reset_s = ceil_seconds(q.reset_ns);
-  // Anthropic sends the time of the reset: the scenario's duration is stretched to the wall's.
-  if (provider_.config().ratelimit_headers == RateLimitHeaders::kAnthropic)
-    reset_s = epoch_s_now() + ceil_seconds(provider_.clock().wall_ns(q.reset_ns));
-  return {true, q.limit, q.remaining, reset_s};
+QuotaFacts DataPlane::quota_key(const QuotaNumbers& q) const {
+  const RateLimitHeaders set = format_.ratelimit_headers;
+  // The wall clock only for the header set that sends a time of day.
+  if (!needs_wall_clock(set)) return quota_facts(q, set, 0, 0);
+  return quota_facts(q, set, provider_.clock().wall_ns(q.reset_ns), epoch_s_now());
 }
-
-namespace {
-
-// The IETF draft's RateLimit-* fields carry one quota: the one a 429 for tokens is about, or
-// else the one closest to running out, by the fraction left.
-const QuotaKey& ietf_quota(const DataPlane::AnswerKey& key) {
-  if (!key.tokens.sent) return key.requests;
-  if (!key.requests.sent || key.reason == DecisionReason::kTokens) return key.tokens;
-  const auto left = [](const QuotaKey& q) {
-    return static_cast<double>(q.remaining) /
-           static_cast<double>(std::max<std::int64_t>(1, q.limit));
-  };
-  return left(key.tokens) < left(key.requests) ? key.tokens : key.requests;
-}
-
-void add_ratelimit_headers(MHD_Response* r, RateLimitHeaders dialect,
-                           const DataPlane::AnswerKey& key) {
-  const auto add_three = [&](const QuotaKey& q, const char* limit, const char* remaining,
-                             const char* reset) {
-    if (!q.sent) return;
-    add_header(r, limit, q.limit);
-    add_header(r, remaining, q.remaining);
-    if (dialect == RateLimitHeaders::kAnthropic) {
-      MHD_add_response_header(r, reset, rfc3339(q.reset_s).c_str());
-    } else {
-      add_header(r, reset, q.reset_s);
-    }
-  };
-  switch (dialect) {
-    case RateLimitHeaders::kNone:
-      return;
-    case RateLimitHeaders::kIetf:
-      return add_three(ietf_quota(key), "RateLimit-Limit", "RateLimit-Remaining",
-                       "RateLimit-Reset");
-    case RateLimitHeaders::kXRateLimit:
-      // The request quota as before; the tokens with OpenAI's "-Tokens" suffix.
-      add_three(key.requests, "X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset");
-      return add_three(key.tokens, "X-RateLimit-Limit-Tokens", "X-RateLimit-Remaining-Tokens",
-                       "X-RateLimit-Reset-Tokens");
-    case RateLimitHeaders::kAnthropic:
-      add_three(key.requests, "anthropic-ratelimit-requests-limit",
-                "anthropic-ratelimit-requests-remaining", "anthropic-ratelimit-requests-reset");
-      return add_three(key.tokens, "anthropic-ratelimit-tokens-limit",
-                       "anthropic-ratelimit-tokens-remaining", "anthropic-ratelimit-tokens-reset");
-  }
-}
-
-}  // namespace
 
 void DataPlane::resume_at(std::int64_t due_steady_ns, MHD_Connection* c, Loop* loop) {
   timer_.schedule(due_steady_ns, [this, c, loop] {
@@ -765,25 +615,18 @@ void DataPlane::decide_held(MHD_Connection* c, Request& r, Loop* loop) {
   resume_at(due_ns, c, loop);
 }
 
-MHD_Response* DataPlane::build_response(const AnswerKey& key) const {
-  MHD_Response* response;
+MHD_Response* DataPlane::build_response(const AnswerKey& key, int& status) const {
+  RenderedAnswer a = render_answer(format_, key.facts);
+  if (key.row_version >= 0) a.body = row_body(key.facts.status, key.row_version);
+  status = a.status;
+  MHD_Response* response =
+      MHD_create_response_from_buffer(a.body.size(), a.body.data(), MHD_RESPMEM_MUST_COPY);
   if (key.row_version >= 0) {
-    std::string body = row_body(key.status, key.row_version);
-    response = MHD_create_response_from_buffer(body.size(), body.data(), MHD_RESPMEM_MUST_COPY);
     MHD_add_response_header(response, MHD_HTTP_HEADER_ETAG,
                             format_etag(static_cast<std::uint64_t>(key.row_version)).c_str());
-  } else {
-    const std::string_view body = key.reason == DecisionReason::kBadTokens
-                                      ? std::string_view(invalid_tokens_body_)
-                                      : body_for(key.status, key.reason);
-    response = MHD_create_response_from_buffer(body.size(), const_cast<char*>(body.data()),
-                                               MHD_RESPMEM_PERSISTENT);
   }
-  MHD_add_response_header(response, MHD_HTTP_HEADER_CONTENT_TYPE, "application/json");
-  if (key.retry_after_s >= 0) add_header(response, MHD_HTTP_HEADER_RETRY_AFTER, key.retry_after_s);
-  // What the Anthropic and OpenAI SDKs read before their own rules: this one is not retried.
-  if (!key.should_retry) MHD_add_response_header(response, "x-should-retry", "false");
-  add_ratelimit_headers(response, provider_.config().ratelimit_headers, key);
+  for (const auto& [name, value] : a.headers)
+    MHD_add_response_header(response, name.c_str(), value.c_str());
   return response;
 }
 

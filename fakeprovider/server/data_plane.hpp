@@ -12,6 +12,7 @@
 #include <thread>
 #include <vector>
 
+#include "model/dialect.hpp"
 #include "server/arrival_stamper.hpp"
 #include "server/connection_refusals.hpp"
 #include "server/deadline_timer.hpp"
@@ -23,8 +24,6 @@ struct MHD_Connection;
 struct MHD_Response;
 
 namespace stampede {
-
-struct QuotaKey;
 
 struct DataPlaneConfig {
   ListenAddress listen;
@@ -106,17 +105,18 @@ class DataPlane {
   void decide(MHD_Connection* c, const char* url, const char* method, Request& r);
   DeclaredTokens declared_tokens(MHD_Connection* c, std::string_view body) const;
   bool answer(MHD_Connection* c, Request& r);
-  QuotaKey quota_key(const QuotaNumbers& q) const;
+  QuotaFacts quota_key(const QuotaNumbers& q) const;
   // Resumes the suspended connection at the deadline, on the timer's thread.
   void resume_at(std::int64_t due_steady_ns, MHD_Connection* c, Loop* loop);
   // A held request's hop is over: the provider decides it, and answers a hop later.
   void decide_held(MHD_Connection* c, Request& r, Loop* loop);
-  MHD_Response* build_response(const AnswerKey& key) const;
+  // status: the dialect's, to send it with.
+  MHD_Response* build_response(const AnswerKey& key, int& status) const;
   void complete(Request* r);
 
   DataPlaneConfig config_;
   LockedProvider& provider_;
-  const std::string invalid_tokens_body_;  // names the provider's token header
+  const AnswerFormat format_;  // the dialect, from the provider's config
   DeadlineTimer timer_;
   std::unique_ptr<ArrivalStamper> stamper_;  // null when arrivals are stamped on reading
   std::vector<std::unique_ptr<Loop>> loops_;

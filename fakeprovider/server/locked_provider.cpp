@@ -5,6 +5,7 @@
 #include <iostream>
 #include <mutex>
 
+#include "model/retry_hint.hpp"
 #include "saturating.hpp"
 
 namespace stampede {
@@ -65,6 +66,8 @@ LockedProvider::Admission LockedProvider::admit(std::size_t thread, std::int64_t
     seq = next_seq_++;
     epoch = epoch_;
   }
+  if (options_.config.retry_after_jitter > 0 && d.retry_after_ns > 0)
+    jitter_hint(d, tenant, send, client_id, attribution, seq);
   Recorder& r = *recorders_[thread % recorders_.size()];
   std::lock_guard lock(r.mu);
   if (r.epoch == epoch) {
@@ -72,6 +75,19 @@ LockedProvider::Admission LockedProvider::admit(std::size_t thread, std::int64_t
     if (options_.keep_log) r.log.record(seq, t_ns, tenant, d.status, attribution, client_id);
   }
   return {t_ns, d, row_version};
+}
+
+// Keyed by who the request is and which send: a client's hints do not depend on the others'.
+// An arrival without a send number is keyed by its place in the arrival order instead.
+void LockedProvider::jitter_hint(Decision& d, std::string_view tenant, const SendClaim& send,
+                                 std::string_view client_id, const SendAttribution& attribution,
+                                 std::uint64_t seq) const {
+  const std::uint64_t who =
+      hint_identity(send.kind == SendClaim::Kind::kCounted ? send.key : 0, client_id, tenant);
+  const std::int64_t n =
+      attribution.attributed() ? attribution.send : static_cast<std::int64_t>(seq);
+  d.retry_after_ns = jittered_retry_after_ns(d.retry_after_ns, options_.config.retry_after_jitter,
+                                             options_.config.seed, who, n);
 }
 
 std::int64_t LockedProvider::draw_hop_ns() {

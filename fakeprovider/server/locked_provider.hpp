@@ -89,6 +89,10 @@ class LockedProvider {
     ArrivalLog log;
   };
   ArrivalStats merged_stats() const;
+  // --retry-after-jitter: the decision's hint drawn for this client and send.
+  void jitter_hint(Decision& d, std::string_view tenant, const SendClaim& send,
+                   std::string_view client_id, const SendAttribution& attribution,
+                   std::uint64_t seq) const;
   // The counting rules' table: how many items and clients it holds, of how many.
   void add_item_counts(nlohmann::json& doc) const;
   void reset_locked();

@@ -52,6 +52,9 @@ constexpr const char* kEveryField = R"({
     "tenant_header": "X-Tenant",
     "retry_after": "off",
     "ratelimit_headers": "x-ratelimit",
+    "dialect": "aws",
+    "retry_after_ms": "on",
+    "retry_after_jitter": 0.25,
     "seed": 9,
     "mode": "occ",
     "token_allowance": "80000/min",
@@ -112,6 +115,9 @@ void check_every_field(const Scenario& s) {
   CHECK(p.tenant_header == "X-Tenant");
   CHECK_FALSE(p.retry_after);
   CHECK(p.ratelimit_headers == RateLimitHeaders::kXRateLimit);
+  CHECK(p.dialect == Dialect::kAws);
+  CHECK(p.retry_after_ms);
+  CHECK(p.retry_after_jitter == 0.25);
   CHECK(p.seed == 9);
   CHECK(p.mode == ProviderMode::kOcc);
   CHECK(p.token_allowance == Rate{80000, 60 * kNsPerSec});
