@@ -26,6 +26,12 @@ std::optional<std::string> unmet(const std::string& metric, const MetricContext&
       return metric +
              " is the provider's own record, and this run has none: give --provider-admin "
              "with a fakeprovider's admin URL, in an unsharded run";
+    case MetricNeed::kProviderResults:
+      if (c.provider_results) return std::nullopt;
+      return metric +
+             " is read from the provider's per-item record, and this run has none: use loadgen "
+             "exec against a fakeprovider, or gate fakeprovider's own results document "
+             "(--results-out, GET /admin/results)";
   }
   return std::nullopt;
 }
@@ -65,8 +71,10 @@ bool is_default_expectation(const Assertion& a) {
 
 }  // namespace
 
-MetricContext metric_context(const ProviderConfig& provider, bool provider_view) {
-  return {provider.allowance.has_value() || provider.capacity.has_value(), provider_view};
+MetricContext metric_context(const ProviderConfig& provider, bool provider_view,
+                             bool provider_results) {
+  return {provider.allowance.has_value() || provider.capacity.has_value(), provider_view,
+          provider_results};
 }
 
 std::optional<std::string> meaning_error(const Assertion& a, const MetricContext& context) {

@@ -15,11 +15,13 @@ namespace stampede {
 // What the metrics of a run can be measured against: a metric that needs what the run lacks
 // means nothing there, and a check on it must never pass.
 struct MetricContext {
-  bool allowance = false;      // the scenario declares an allowance (or a capacity)
-  bool provider_view = false;  // the summary reads the provider's own record
+  bool allowance = false;         // the scenario declares an allowance (or a capacity)
+  bool provider_view = false;     // the summary reads the provider's own record
+  bool provider_results = false;  // and its per-item record (the provider's results document)
 };
 
-MetricContext metric_context(const ProviderConfig& provider, bool provider_view);
+MetricContext metric_context(const ProviderConfig& provider, bool provider_view,
+                             bool provider_results = false);
 
 // Why `a` means nothing in context, naming the metric and what it needs; nullopt if it does.
 std::optional<std::string> meaning_error(const Assertion& a, const MetricContext& context);

@@ -47,13 +47,17 @@ struct Summary {
   double peak_retries = 0;
   double peak_retry_ratio = 0;   // peak_retries / allowance per second
   double provider_requests = 0;  // arrivals the provider itself recorded
+  // The provider's per-item record (its results document, GET /admin/results).
+  double hint_share = 0;  // of the retries after a Retry-After, the share within 100 ms of it
+  double lockstep = 0;    // the share of retries in the busiest tenth of 100 ms bins
 };
 
 // What a metric needs to mean anything; asserting on it without that is a usage error.
 enum class MetricNeed : std::uint8_t {
   kNothing,
-  kAllowance,     // a declared allowance (or capacity) to be measured against
-  kProviderView,  // the provider's own record (--provider-admin against a fakeprovider)
+  kAllowance,        // a declared allowance (or capacity) to be measured against
+  kProviderView,     // the provider's own record (--provider-admin against a fakeprovider)
+  kProviderResults,  // its per-item record: its results document (exec, GET /admin/results)
 };
 
 struct MetricField {
@@ -63,7 +67,7 @@ struct MetricField {
   MetricNeed needs = MetricNeed::kNothing;
 };
 
-inline constexpr std::array<MetricField, 34> kMetrics{{
+inline constexpr std::array<MetricField, 36> kMetrics{{
     {"items", &Summary::items, "items the workload created"},
     {"delivered", &Summary::delivered, "items that got a 2xx"},
     {"dead_lettered", &Summary::dead_lettered, "items given up on"},
@@ -107,6 +111,14 @@ inline constexpr std::array<MetricField, 34> kMetrics{{
      MetricNeed::kAllowance},
     {"provider_requests", &Summary::provider_requests, "arrivals the provider itself recorded",
      MetricNeed::kProviderView},
+    {"hint_share", &Summary::hint_share,
+     "of the retries after a Retry-After, the share that came within 100 ms of it (1: the "
+     "fleet sleeps exactly the hint)",
+     MetricNeed::kProviderResults},
+    {"lockstep", &Summary::lockstep,
+     "the share of retries in the busiest tenth of 100 ms bins after the first rejection (about "
+     "0.1: spread evenly; 1: in lockstep)",
+     MetricNeed::kProviderResults},
 }};
 
 std::optional<double> metric_value(const Summary& s, std::string_view name);

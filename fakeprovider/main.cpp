@@ -18,6 +18,7 @@
 #include "duration.hpp"
 #include "generated/version.hpp"
 #include "http_token.hpp"
+#include "json_text.hpp"
 #include "model/send_attribution.hpp"
 #include "one_line.hpp"
 #include "output_path.hpp"
@@ -50,6 +51,7 @@ struct Args {
   std::string bin = "1s";
   std::string arrivals_out;
   std::string stats_out;
+  std::string results_out;
   std::string admin_token;
   unsigned max_connections = 16000;
   unsigned threads = 2;
@@ -256,8 +258,9 @@ int serve(const Args& args) {
   const auto send_rules = send_rules_from(args);
   if (!send_rules) return fail(kUsageError, send_rules.error());
   // Before serving: a path found bad at exit would lose every arrival recorded.
-  if (auto e = check_output_flags(
-          {{"--arrivals-out", args.arrivals_out}, {"--stats-out", args.stats_out}}))
+  if (auto e = check_output_flags({{"--arrivals-out", args.arrivals_out},
+                                   {"--stats-out", args.stats_out},
+                                   {"--results-out", args.results_out}}))
     return fail(kUsageError, *e);
 
   auto store = open_store(args, scenario->provider, *scale);
@@ -313,6 +316,11 @@ int serve(const Args& args) {
       code = fail(kRuntimeError, "--stats-out: " + *e);
     }
   }
+  if (!args.results_out.empty()) {
+    if (auto e = write_output(args.results_out, json_text(provider.results_json(), 1) + "\n")) {
+      code = fail(kRuntimeError, "--results-out: " + *e);
+    }
+  }
   std::cerr << "fakeprovider: stopped on " << strsignal(signal_number) << " after "
             << stats->head.at("requests").get<std::int64_t>() << " requests ("
             << outcome_summary(stats->head.at("totals")) << ")\n";
@@ -344,6 +352,11 @@ int main(int argc, char** argv) {
                  "on exit, write every arrival here (CSV: "
                  "t_ns,tenant,status,attempt,client_id,send_rule)");
   app.add_option("--stats-out", args.stats_out, "on exit, write the final stats JSON here");
+  app.add_option("--results-out", args.results_out,
+                 "on exit (SIGINT, SIGTERM), write the provider's own results document here: "
+                 "the results schema loadgen report draws and loadgen gate checks, with each "
+                 "item's fate, its waits against the Retry-After, and the lockstep figure "
+                 "(docs/RESULTS.md; also GET /admin/results) (default: none)");
   app.add_option("--admin-token", args.admin_token,
                  "require 'Authorization: Bearer TOKEN' on the admin API")
       ->envname("FAKEPROVIDER_ADMIN_TOKEN");

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/exec_command.hpp"
+#include "cli/gate_command.hpp"
 #include "cli/merge_command.hpp"
 #include "cli/run_command.hpp"
 #include "cli/simulate_command.hpp"
@@ -438,9 +439,10 @@ int exec_main(ExecArgs a) {
   a.scenario.values["fleet.clients"] = {std::to_string(a.clients)};
   auto scenario = scenario_from(a.scenario);
   if (!scenario) return usage_error(scenario.error());
-  // The provider's view is the record of an exec fleet: its metrics always mean something.
+  // The provider's view is the record of an exec fleet: its metrics always mean something,
+  // its per-item record's too.
   auto assertions = gate_assertions(scenario->expectations, o.asserts, false,
-                                    metric_context(scenario->provider, true));
+                                    metric_context(scenario->provider, true, true));
   if (!assertions) return usage_error(assertions.error());
   ExecCommand cmd;
   cmd.scenario = *scenario;
@@ -820,6 +822,25 @@ int main(int argc, char** argv) {
       "the output cannot be written.\n"
       "Example:\n  loadgen merge shard-0.json shard-1.json shard-2.json -o merged.json");
 
+  GateCommand gate;
+  auto* gate_cmd = app.add_subcommand(
+      "gate",
+      "Check a results document after the fact: any engine's, or fakeprovider's own "
+      "(--results-out, GET /admin/results), whose per-item record gives hint_share and "
+      "lockstep. Its scenario's expectations, --assert, and delivered > 0.");
+  gate_cmd->add_option("results", gate.input, "a results JSON file")->required();
+  gate_cmd->add_option("--assert", gate.asserts,
+                       "a check, e.g. 'lockstep < 0.5' (repeatable; metrics: docs/RESULTS.md)");
+  one_value_each_time(*gate_cmd->get_option("--assert"));
+  gate_cmd->add_flag("--expect-none", gate.expect_none,
+                     "do not require delivered > 0 (default: required)");
+  gate_cmd->add_flag("--quiet,-q", gate.quiet, "print nothing; the exit code only");
+  gate_cmd->footer(
+      "Exit codes: 0 every check holds; 1 one fails; 2 the file is not a results document, or a "
+      "check means nothing for it.\n"
+      "Example:\n  fakeprovider --allowance 100/s --results-out provider.json  (then SIGTERM)\n"
+      "  loadgen gate provider.json --assert 'hint_share < 0.5' --assert 'lockstep < 0.5'");
+
   AdviseArgs adv;
   auto* advise_cmd = app.add_subcommand(
       "advise",
@@ -864,5 +885,6 @@ int main(int argc, char** argv) {
   if (exec_cmd->parsed()) return exec_main(exec);
   if (report_cmd->parsed()) return run_report_command(rep);
   if (merge_cmd->parsed()) return run_merge_command(merge);
+  if (gate_cmd->parsed()) return run_gate_command(gate);
   return advise_main(adv);
 }

@@ -1,7 +1,5 @@
 #include "model/send_attribution.hpp"
 
-#include <new>
-
 #include "http_token.hpp"
 #include "model/attempt_header.hpp"
 #include "model/credential_key.hpp"
@@ -82,7 +80,9 @@ void offer_send_header(const SendRules& rules, SendHeaders& headers, std::string
     see(headers.client, credential_key(name, value));
 }
 
-SendClaim claim_send(const SendHeaders& h) {
+namespace {
+
+SendClaim claim_number(const SendHeaders& h) {
   if (h.x_attempt.present) return declared(SendRule::kXAttempt, h.x_attempt, parse_send_number);
   if (h.retry_count.present)
     return declared(SendRule::kStainlessRetryCount, h.retry_count, parse_retry_count);
@@ -97,6 +97,23 @@ SendClaim claim_send(const SendHeaders& h) {
   return {};
 }
 
+// The item an arrival belongs to, by the same names and keys as the counting rules.
+std::uint64_t item_of(const SendHeaders& h) {
+  for (const HeaderSeen& item : h.items) {
+    if (item.present) return counted(SendRule::kItemHeader, item).key;
+  }
+  if (h.client.present) return counted(SendRule::kClientHeader, h.client).key;
+  return 0;
+}
+
+}  // namespace
+
+SendClaim claim_send(const SendHeaders& h) {
+  SendClaim claim = claim_number(h);
+  claim.item = item_of(h);
+  return claim;
+}
+
 std::uint64_t item_key(SendRule rule, std::string_view name) {
   // FNV-1a over the rule and the name: an item and a client of one name are two keys.
   std::uint64_t h = 0xcbf29ce484222325ULL;
@@ -107,35 +124,11 @@ std::uint64_t item_key(SendRule rule, std::string_view name) {
   return key == 0 ? 1 : key;
 }
 
-ItemCounts::ItemCounts(std::size_t max_items) : max_items_(max_items < 1 ? 1 : max_items) {
-  std::size_t slots = 2;
-  while (slots < 2 * max_items_) slots *= 2;
-  mask_ = slots - 1;
-  allocate();
-}
-
-void ItemCounts::allocate() {
-  // calloc, not new Slot[n](): the zeroed pages of a large block are the kernel's, untouched.
-  slots_.reset(static_cast<Slot*>(std::calloc(mask_ + 1, sizeof(Slot))));
-  if (!slots_) throw std::bad_alloc();
-  items_ = 0;
-}
-
 std::optional<std::int64_t> ItemCounts::arrive(std::uint64_t key) {
-  // Linear probing at most half full: a probe or two.
-  for (std::size_t i = key & mask_;; i = (i + 1) & mask_) {
-    Slot& s = slots_[i];
-    if (s.key == key) return ++s.arrivals;
-    if (s.key != 0) continue;
-    if (items_ >= max_items_) return std::nullopt;
-    s = {key, 1};
-    ++items_;
-    return 1;
-  }
-}
-
-void ItemCounts::clear() {
-  if (items_ > 0) allocate();
+  bool inserted = false;
+  Slot* s = table_.find_or_insert(key, inserted);
+  if (!s) return std::nullopt;
+  return ++s->arrivals;
 }
 
 SendAttribution attribute_send(const SendClaim& claim, ItemCounts& counts) {

@@ -9,6 +9,8 @@
 #include <string_view>
 #include <vector>
 
+#include "model/bounded_key_table.hpp"
+
 namespace stampede {
 
 // Which send of its item an arrival is, from what real clients send (docs/ADMIN_API.md). The
@@ -93,6 +95,9 @@ struct SendClaim {
   SendRule rule = SendRule::kXAttempt;
   std::int64_t send = 0;  // kDeclared
   std::uint64_t key = 0;  // kCounted: item_key of the item's (or client's) name
+  // The item it belongs to, whatever numbers it: item_key of its first item header, else of
+  // its client header; 0 when it has neither. What the provider's per-item record keys on.
+  std::uint64_t item = 0;
 };
 SendClaim claim_send(const SendHeaders& headers);
 
@@ -100,32 +105,24 @@ SendClaim claim_send(const SendHeaders& headers);
 std::uint64_t item_key(SendRule rule, std::string_view name);
 
 // Arrivals so far per item (or client) key, for the rules that number sends by counting.
-// Bounded: at most max_items keys, in one table allocated up front with calloc, so its pages
-// cost memory only as keys land in them; no allocation per arrival. Keys are 64-bit hashes:
-// two names sharing one (about one chance in 30 million among a million names) count as one item.
+// Bounded: at most max_items keys (BoundedKeyTable). Keys are 64-bit hashes: two names sharing
+// one (about one chance in 30 million among a million names) count as one item.
 class ItemCounts {
  public:
-  explicit ItemCounts(std::size_t max_items);
+  explicit ItemCounts(std::size_t max_items) : table_(max_items) {}
   // This arrival's place among its key's arrivals, 1 for the first; nullopt when the key is
   // new and max_items keys are counted already (so it is not counted either).
   std::optional<std::int64_t> arrive(std::uint64_t key);
-  void clear();
-  std::size_t items() const { return items_; }
-  std::size_t max_items() const { return max_items_; }
+  void clear() { table_.clear(); }
+  std::size_t items() const { return table_.size(); }
+  std::size_t max_items() const { return table_.max_keys(); }
 
  private:
   struct Slot {
     std::uint64_t key;  // 0: empty
     std::int64_t arrivals;
   };
-  struct Free {
-    void operator()(Slot* s) const { std::free(s); }
-  };
-  void allocate();
-  std::size_t max_items_;
-  std::size_t mask_ = 0;  // slots - 1; slots a power of two, at least twice max_items
-  std::size_t items_ = 0;
-  std::unique_ptr<Slot[], Free> slots_;
+  BoundedKeyTable<Slot> table_;
 };
 
 // The decision: a declared number stands; a counted key gets its arrival's number.

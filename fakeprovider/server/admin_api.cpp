@@ -113,6 +113,8 @@ void AdminApi::add_routes() {
   svr.Get("/admin/stats", [this](const httplib::Request&, httplib::Response& res) {
     send_document(res, StatsDocument::Format::kJson, "application/json");
   });
+  svr.Get("/admin/results",
+          [this](const httplib::Request&, httplib::Response& res) { send_results(res); });
   svr.Get("/metrics", [this](const httplib::Request&, httplib::Response& res) {
     send_document(res, StatsDocument::Format::kPrometheus, "text/plain; version=0.0.4");
   });
@@ -174,6 +176,18 @@ void AdminApi::send_document(httplib::Response& res, StatsDocument::Format forma
                held->doc->write(
                    [&](const std::string& p) { return sink.write(p.data(), p.size()); }, format);
       });
+}
+
+// A results document is bounded like a run's (its histograms by the run's duration, nothing by
+// its traffic or tenants) and built whole, as run builds its own; it takes a turn among the
+// stats documents, so no more of them are in memory at once.
+void AdminApi::send_results(httplib::Response& res) {
+  if (!documents_.try_acquire_for(kDocumentWait)) {
+    res.set_header("Retry-After", "1");
+    return error_reply(res, 503, "too many stats documents are being sent at once; retry");
+  }
+  const HeldDocument turn(documents_);  // given back when the reply is made
+  json_reply(res, 200, provider_.results_json());
 }
 
 std::optional<std::string> AdminApi::start() {

@@ -44,6 +44,7 @@ class AdminApi {
   void add_routes();
   void send_document(httplib::Response& res, StatsDocument::Format format,
                      const char* content_type);
+  void send_results(httplib::Response& res);
 
   AdminConfig config_;
   LockedProvider& provider_;

@@ -21,6 +21,7 @@ LockedProvider::LockedProvider(const Options& options)
       clock_(options.time_scale),
       policy_(options.config, options.store),
       items_(options.send_rules.max_items),
+      retries_(options.send_rules.max_items, options.config.retry_after_ms),
       hop_rng_(make_stream(options.config.seed, kHopStream)) {
   if (options_.store) follow_store_epoch();
   for (std::size_t i = 0; i < std::max<std::size_t>(1, options.threads); ++i) {
@@ -65,9 +66,11 @@ LockedProvider::Admission LockedProvider::admit(std::size_t thread, std::int64_t
     attribution = attribute_send(send, items_);
     seq = next_seq_++;
     epoch = epoch_;
+    // Before the record: the hint a client waits against is the one it was sent.
+    if (options_.config.retry_after_jitter > 0 && d.retry_after_ns > 0)
+      jitter_hint(d, tenant, send, client_id, attribution, seq);
+    retries_.record(t_ns, send.item, attribution, d);
   }
-  if (options_.config.retry_after_jitter > 0 && d.retry_after_ns > 0)
-    jitter_hint(d, tenant, send, client_id, attribution, seq);
   Recorder& r = *recorders_[thread % recorders_.size()];
   std::lock_guard lock(r.mu);
   if (r.epoch == epoch) {
@@ -126,6 +129,7 @@ void LockedProvider::reset_locked() {
   policy_ = ProviderPolicy(options_.config, options_.store);
   row_ = VersionedRow{};
   items_.clear();
+  retries_.clear();
   hop_rng_ = make_stream(options_.config.seed, kHopStream);
   last_t_ns_ = 0;
 }
@@ -176,6 +180,13 @@ std::unique_ptr<StatsDocument> LockedProvider::stats_document() const {
   doc->finish(clock_.now_ns(), clock_.time_scale());
   add_item_counts(doc->head);
   return doc;
+}
+
+nlohmann::json LockedProvider::results_json() const {
+  const ArrivalStats stats = merged_stats();
+  std::lock_guard lock(mu_);
+  return provider_results_json(stats, retries_, options_.config, clock_.now_ns(),
+                               clock_.time_scale());
 }
 
 std::string LockedProvider::metrics_text() const {

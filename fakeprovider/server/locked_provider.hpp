@@ -14,6 +14,7 @@
 #include "model/versioned_row.hpp"
 #include "recording/arrival_log.hpp"
 #include "recording/arrival_stats.hpp"
+#include "recording/provider_results.hpp"
 #include "recording/stats_document.hpp"
 #include "rng.hpp"
 #include "scenario_clock.hpp"
@@ -75,6 +76,9 @@ class LockedProvider {
   std::unique_ptr<StatsDocument> stats_document() const;
   std::string metrics_text() const;
   std::string arrivals_csv() const;
+  // The provider's own results document (GET /admin/results, --results-out): from the merged
+  // counters and the retry record, which holds each item's fate and waits.
+  nlohmann::json results_json() const;
 
   const ScenarioClock& clock() const { return clock_; }
   const ProviderConfig& config() const { return options_.config; }
@@ -103,7 +107,8 @@ class LockedProvider {
   ScenarioClock clock_;
   ProviderPolicy policy_;
   VersionedRow row_;
-  ItemCounts items_;  // the arrivals of each item (or client) numbered by counting
+  ItemCounts items_;     // the arrivals of each item (or client) numbered by counting
+  RetryRecord retries_;  // each item's fate and waits, in the order of decisions
   Rng hop_rng_;
   std::int64_t last_t_ns_ = 0;
   std::uint64_t next_seq_ = 0;

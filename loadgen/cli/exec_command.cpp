@@ -389,6 +389,24 @@ ExecProgress exec_progress(const FleetRun& run, std::int64_t now_ns) {
   return p;
 }
 
+// The provider's per-item figures (each item's fate, its waits against the Retry-After, the
+// lockstep figure) as the provider's own results document has them: one builder, the
+// provider's. Into the provider section and the summary; false, saying why, when unavailable.
+bool take_provider_results(const ProviderAdmin& admin, nlohmann::json& section, Summary& s) {
+  const auto doc = admin.results_json();
+  const auto results = doc ? results_from_json(*doc) : Parsed<Results>::fail(doc.error());
+  if (!results || !doc->contains("provider_results")) {
+    const std::string why = results ? "no provider_results section" : results.error();
+    say("provider results unavailable (" + why + "); hint_share and lockstep are not known");
+    section["results_error"] = why;
+    return false;
+  }
+  s.hint_share = results->summary.hint_share;
+  s.lockstep = results->summary.lockstep;
+  section["results"] = doc->at("provider_results");
+  return true;
+}
+
 int run_checked(const ExecCommand& cmd) {
   const std::int64_t start_ns = ScenarioClock::steady_ns();
   const auto program = resolve_program(cmd.command);
@@ -452,8 +470,9 @@ int run_checked(const ExecCommand& cmd) {
       r.recording.drain_ns = std::min(r.recording.drain_ns, ok_end);
   }
   r.summary = summarize(r.recording, r.scenario.provider, r.provider_side);
-  r.verdicts =
-      evaluate_gate(cmd.assertions, r, metric_context(r.scenario.provider, r.provider_side));
+  const bool per_item = r.provider_side && take_provider_results(admin, provider_json, r.summary);
+  r.verdicts = evaluate_gate(cmd.assertions, r,
+                             metric_context(r.scenario.provider, r.provider_side, per_item));
 
   if (!cmd.quiet) {
     summary_stream(cmd.out_path) << format_terminal_summary(r) << "\n"

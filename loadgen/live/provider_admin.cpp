@@ -93,12 +93,20 @@ std::optional<std::string> ProviderAdmin::reset(std::optional<std::int64_t> at_e
   return std::nullopt;
 }
 
-Parsed<nlohmann::json> ProviderAdmin::stats_json() const {
-  const auto body = call("GET", "/admin/stats");
+Parsed<nlohmann::json> ProviderAdmin::get_json(const std::string& path) const {
+  const auto body = call("GET", path);
   if (!body) return Parsed<nlohmann::json>::fail(body.error());
   auto j = nlohmann::json::parse(*body, nullptr, false);
-  if (j.is_discarded()) return Parsed<nlohmann::json>::fail("GET /admin/stats: not JSON");
+  if (j.is_discarded()) return Parsed<nlohmann::json>::fail("GET " + path + ": not JSON");
   return Parsed<nlohmann::json>::ok(std::move(j));
+}
+
+Parsed<nlohmann::json> ProviderAdmin::stats_json() const {
+  return get_json("/admin/stats");
+}
+
+Parsed<nlohmann::json> ProviderAdmin::results_json() const {
+  return get_json("/admin/results");
 }
 
 Parsed<ProviderStats> ProviderAdmin::stats() const {

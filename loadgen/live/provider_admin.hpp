@@ -38,10 +38,13 @@ class ProviderAdmin {
   std::optional<std::string> reset(std::optional<std::int64_t> at_epoch_ns = std::nullopt) const;
   Parsed<ProviderStats> stats() const;        // GET /admin/stats
   Parsed<nlohmann::json> stats_json() const;  // the same, as the provider wrote it
+  // GET /admin/results: the provider's own results document (docs/RESULTS.md).
+  Parsed<nlohmann::json> results_json() const;
   const TargetUrl& url() const { return base_; }
 
  private:
   Parsed<std::string> call(const char* method, const std::string& path) const;
+  Parsed<nlohmann::json> get_json(const std::string& path) const;
 
   TargetUrl base_;
   std::string token_;

@@ -105,6 +105,10 @@ TEST_CASE(
   CHECK(r["exec"]["process_ends"] == nlohmann::json{{"0", 24}});
   CHECK(r["exec"]["first_arrivals"]["first_sends"] == 24);
   CHECK(r["exec"]["first_arrivals"]["all_by_ms"].is_number());
+  // The provider's per-item record says the same: every retry came at its hint, in waves.
+  CHECK(r["provider"]["results"]["items"]["followed"] == 24);
+  CHECK(r["summary"]["hint_share"].get<double>() > 0.9);
+  CHECK(r["summary"]["lockstep"].get<double>() > 0.8);
   // The report beside --out, as run writes it.
   CHECK_FALSE(live_test::read_file(dir.file("out/curl-fleet.html")).empty());
 }

@@ -1,0 +1,53 @@
+#include "cli/gate_command.hpp"
+
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "gate.hpp"
+#include "one_line.hpp"
+#include "results.hpp"
+
+namespace stampede {
+namespace {
+
+int usage(const std::string& message) {
+  std::cerr << "loadgen: " << one_line(message) << "\n";
+  return 2;
+}
+
+// The provider's per-item record: its own document's section, or the one exec embeds.
+bool has_provider_results(const nlohmann::json& doc) {
+  if (doc.contains("provider_results")) return true;
+  const auto it = doc.find("provider");
+  return it != doc.end() && it->is_object() && it->contains("results");
+}
+
+}  // namespace
+
+int run_gate_command(const GateCommand& cmd) {
+  std::ifstream in(cmd.input);
+  if (!in) return usage("gate: cannot read results file '" + cmd.input + "'");
+  std::stringstream text;
+  text << in.rdbuf();
+  const auto doc = nlohmann::json::parse(text.str(), nullptr, false);
+  if (doc.is_discarded()) return usage("gate: results file '" + cmd.input + "' is not valid JSON");
+  auto r = results_from_json(doc);
+  if (!r) return usage("gate: results file '" + cmd.input + "': " + r.error());
+  const MetricContext context =
+      metric_context(r->scenario.provider, r->provider_side, has_provider_results(doc));
+  const auto checks =
+      gate_assertions(r->scenario.expectations, cmd.asserts, cmd.expect_none, context);
+  if (!checks) return usage(checks.error());
+  int code = 0;
+  for (const auto& v : evaluate_gate(*checks, *r, context)) {
+    if (!v.passed) code = 1;
+    if (cmd.quiet) continue;
+    std::printf("  %s  %s (%g)%s\n", v.passed ? "PASS" : "FAIL", v.text.c_str(), v.actual,
+                v.why.empty() ? "" : ("  " + v.why).c_str());
+  }
+  return code;
+}
+
+}  // namespace stampede
