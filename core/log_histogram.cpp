@@ -46,10 +46,12 @@ void LogHistogram::record(std::int64_t value, std::int64_t n) {
 void LogHistogram::merge(const LogHistogram& other) {
   if (!other.count_) return;
   if (other.buckets_.size() > buckets_.size()) buckets_.resize(other.buckets_.size(), 0);
-  for (std::size_t i = 0; i < other.buckets_.size(); ++i) buckets_[i] += other.buckets_[i];
+  // Another document's counts (loadgen merge): their sum must not wrap.
+  for (std::size_t i = 0; i < other.buckets_.size(); ++i)
+    buckets_[i] = saturating_add(buckets_[i], other.buckets_[i]);
   min_ = count_ ? std::min(min_, other.min_) : other.min_;
   max_ = count_ ? std::max(max_, other.max_) : other.max_;
-  count_ += other.count_;
+  count_ = saturating_add(count_, other.count_);
   sum_ = saturating_add(sum_, other.sum_);
 }
 

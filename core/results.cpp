@@ -31,14 +31,15 @@ void Recording::merge(const Recording& o) {
   item_latency_ns.merge(o.item_latency_ns);
   sends_per_item.merge(o.sends_per_item);
   lateness_ns.merge(o.lateness_ns);
-  items += o.items;
-  delivered += o.delivered;
-  dead_lettered += o.dead_lettered;
-  unfinished += o.unfinished;
-  requests += o.requests;
-  writes += o.writes;
+  // Counts read from documents (loadgen merge) can be anything: a sum past int64 stays there.
+  items = saturating_add(items, o.items);
+  delivered = saturating_add(delivered, o.delivered);
+  dead_lettered = saturating_add(dead_lettered, o.dead_lettered);
+  unfinished = saturating_add(unfinished, o.unfinished);
+  requests = saturating_add(requests, o.requests);
+  writes = saturating_add(writes, o.writes);
   drain_ns = std::max(drain_ns, o.drain_ns);
-  for (const auto& [status, n] : o.statuses) statuses[status] += n;
+  for (const auto& [status, n] : o.statuses) statuses[status] = saturating_add(statuses[status], n);
 }
 
 namespace {
@@ -267,6 +268,11 @@ Parsed<Results> results_from_json(const json& j) {
       const auto& s = j.at("shard");
       r.shard = ShardInfo{s.at("index").get<std::int64_t>(), s.at("count").get<std::int64_t>(),
                           s.at("start_late_s").get<double>()};
+      if (r.shard->count < 1 || r.shard->count > kMaxShards || r.shard->index < 0 ||
+          r.shard->index >= r.shard->count)
+        return Parsed<Results>::fail("shard: index " + std::to_string(r.shard->index) + " of " +
+                                     std::to_string(r.shard->count) +
+                                     ": needs 0 <= index < count <= " + std::to_string(kMaxShards));
     }
     return Parsed<Results>::ok(std::move(r));
   } catch (const std::exception& e) {

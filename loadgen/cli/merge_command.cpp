@@ -49,6 +49,17 @@ std::string first_difference(const json& a, const json& b, const std::string& pr
   return prefix.empty() ? "?" : prefix;
 }
 
+bool same_shape(const BinnedCounts& a, const BinnedCounts& b) {
+  return a.bin_ns() == b.bin_ns() && a.labels() == b.labels();
+}
+
+bool same_histogram_shapes(const Recording& a, const Recording& b) {
+  return same_shape(a.provider_by_outcome, b.provider_by_outcome) &&
+         same_shape(a.provider_by_send, b.provider_by_send) &&
+         same_shape(a.client_by_outcome, b.client_by_outcome) &&
+         same_shape(a.client_by_send, b.client_by_send) && same_shape(a.backoff, b.backoff);
+}
+
 // Why these two cannot be shards of one fleet; empty if they can.
 std::string mismatch(const ShardDoc& a, const ShardDoc& b) {
   const auto& x = a.results;
@@ -67,6 +78,8 @@ std::string mismatch(const ShardDoc& a, const ShardDoc& b) {
            " differs): every shard must run the same scenario and flags";
   if (assertion_texts(x) != assertion_texts(y))
     return pair + " checked different assertions: give every shard the same --assert";
+  if (!same_histogram_shapes(x.recording, y.recording))
+    return pair + " have histograms of different bins or labels: merge the shards of one run";
   if (a.shard.count != b.shard.count)
     return pair + " have different shard counts (" + std::to_string(a.shard.count) + ", " +
            std::to_string(b.shard.count) + ")";
@@ -173,10 +186,7 @@ Results simulate_shards(const Scenario& scenario, std::int64_t count, std::int64
   return all;
 }
 
-}  // namespace
-
-Parsed<json> merge_results(const std::vector<std::pair<std::string, json>>& docs, bool partial) {
-  if (docs.empty()) return Parsed<json>::fail("no results to merge");
+Parsed<json> merge_documents(const std::vector<std::pair<std::string, json>>& docs, bool partial) {
   std::vector<ShardDoc> shards;
   for (const auto& [name, doc] : docs) {
     auto r = results_from_json(doc);
@@ -260,6 +270,19 @@ Parsed<json> merge_results(const std::vector<std::pair<std::string, json>>& docs
                      {"notes", notes}};
   }
   return Parsed<json>::ok(std::move(out));
+}
+
+}  // namespace
+
+Parsed<json> merge_results(const std::vector<std::pair<std::string, json>>& docs, bool partial) {
+  if (docs.empty()) return Parsed<json>::fail("no results to merge");
+  // Past what results_from_json reads (the live and provider sections), a document's fields
+  // are taken as a live run writes them; one that holds something else is refused here.
+  try {
+    return merge_documents(docs, partial);
+  } catch (const std::exception& e) {
+    return Parsed<json>::fail(std::string("malformed results document: ") + e.what());
+  }
 }
 
 int run_merge_command(const MergeCommand& cmd) {
