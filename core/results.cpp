@@ -4,6 +4,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "json_int.hpp"
+
 namespace stampede {
 
 using json = nlohmann::json;
@@ -232,22 +234,22 @@ Parsed<Results> results_from_json(const json& j) {
     }
     const auto& c = j.at("counts");
     auto& rec = r.recording;
-    rec.items = c.at("items").get<std::int64_t>();
-    rec.delivered = c.at("delivered").get<std::int64_t>();
-    rec.dead_lettered = c.at("dead_lettered").get<std::int64_t>();
-    rec.unfinished = c.at("unfinished").get<std::int64_t>();
-    rec.requests = c.at("requests").get<std::int64_t>();
-    rec.drain_ns = c.at("drain_ns").get<std::int64_t>();
-    rec.writes = c.value("writes", std::int64_t{0});
+    rec.items = json_int64(c.at("items"));
+    rec.delivered = json_int64(c.at("delivered"));
+    rec.dead_lettered = json_int64(c.at("dead_lettered"));
+    rec.unfinished = json_int64(c.at("unfinished"));
+    rec.requests = json_int64(c.at("requests"));
+    rec.drain_ns = json_int64(c.at("drain_ns"));
+    rec.writes = json_int64(c, "writes", 0);
     if (const auto it = c.find("statuses"); it != c.end()) {
       for (const auto& [status, n] : it->items()) {
         const auto code = parse_status(status);
         if (!code)
           return Parsed<Results>::fail("counts.statuses: '" + status + "' is not a status");
-        rec.statuses[*code] = n.get<std::int64_t>();
+        rec.statuses[*code] = json_int64(n);
       }
     }
-    r.trials = j.value("trials", std::int64_t{1});
+    r.trials = json_int64(j, "trials", 1);
     const auto& h = j.at("histograms");
     r.provider_side = h.at("provider_side").get<bool>();
     rec.provider_by_outcome = BinnedCounts::from_json(h.at("provider_arrivals_by_outcome"));
@@ -266,7 +268,7 @@ Parsed<Results> results_from_json(const json& j) {
     rec.lateness_ns = LogHistogram::from_json(d.at("lateness_ns"));
     if (j.contains("shard")) {
       const auto& s = j.at("shard");
-      r.shard = ShardInfo{s.at("index").get<std::int64_t>(), s.at("count").get<std::int64_t>(),
+      r.shard = ShardInfo{json_int64(s.at("index")), json_int64(s.at("count")),
                           s.at("start_late_s").get<double>()};
       if (r.shard->count < 1 || r.shard->count > kMaxShards || r.shard->index < 0 ||
           r.shard->index >= r.shard->count)

@@ -9,6 +9,7 @@
 
 #include "cli/live_comparison.hpp"
 #include "gate.hpp"
+#include "json_int.hpp"
 #include "output_path.hpp"
 #include "policy/shard.hpp"
 #include "results.hpp"
@@ -132,7 +133,7 @@ json merge_provider(const std::vector<ShardDoc>& shards, Results& merged,
     const auto& p = s.doc->at("provider");
     const std::string admin = p.value("admin", "");
     auto& best = fullest[admin];
-    if (!best || p.value("requests", 0LL) > best->value("requests", 0LL)) best = &p;
+    if (!best || json_int64(p, "requests", 0) > json_int64(*best, "requests", 0)) best = &p;
   }
   if (fullest.empty()) return nullptr;
   json replicas = json::array();
@@ -141,9 +142,9 @@ json merge_provider(const std::vector<ShardDoc>& shards, Results& merged,
   BinnedCounts by_send(kNsPerSec, kSendLabels);
   bool histograms = true;
   for (const auto& [admin, p] : fullest) {
-    replicas.push_back({{"admin", admin}, {"requests", p->value("requests", 0LL)}});
-    requests += p->value("requests", 0LL);
-    if (!p->contains("arrivals_by_outcome") || p->value("bin_ns", 0LL) != kNsPerSec) {
+    replicas.push_back({{"admin", admin}, {"requests", json_int64(*p, "requests", 0)}});
+    requests = saturating_add(requests, json_int64(*p, "requests", 0));
+    if (!p->contains("arrivals_by_outcome") || json_int64(*p, "bin_ns", 0) != kNsPerSec) {
       histograms = false;
       continue;
     }

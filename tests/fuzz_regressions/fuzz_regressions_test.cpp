@@ -227,3 +227,17 @@ TEST_CASE("fuzz_merge: a shard count beyond any fleet is a malformed document") 
   REQUIRE(partial);
   CHECK(partial->at("merged").at("missing") == json::array({0, 1, 2, 4}));
 }
+
+TEST_CASE("fuzz_merge: a count that is a float past int64 is a malformed document") {
+  // get<int64_t> cast 1.07e20 to an int64 (undefined); an unsigned past int64 wrapped.
+  auto doc = golden_results();
+  doc["histograms"]["backoff_transitions"]["counts"][0][0] = 1.07778e20;
+  const auto floated = results_from_json(doc);
+  REQUIRE_FALSE(floated);
+  CHECK(floated.error() == "malformed results document: not a whole number: 1.07778e+20");
+  doc = golden_results();
+  doc["counts"]["requests"] = std::numeric_limits<std::uint64_t>::max();
+  const auto unsigned_past = results_from_json(doc);
+  REQUIRE_FALSE(unsigned_past);
+  CHECK(unsigned_past.error() == "malformed results document: a number past int64");
+}
