@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "duration.hpp"
+#include "json_int.hpp"
 
 namespace stampede {
 namespace {
@@ -73,7 +74,7 @@ nlohmann::json BinnedCounts::to_json(const std::vector<std::string>& label_names
 }
 
 BinnedCounts BinnedCounts::from_json(const nlohmann::json& j) {
-  const auto bin_ms = j.at("bin_ms").get<std::int64_t>();
+  const auto bin_ms = json_int64(j.at("bin_ms"));
   const auto labels = j.at("labels").size();
   if (bin_ms <= 0 || bin_ms > kMaxBinNs / kNsPerMs || labels == 0)
     throw std::invalid_argument("histogram needs bin_ms in 1.." +
@@ -85,7 +86,7 @@ BinnedCounts BinnedCounts::from_json(const nlohmann::json& j) {
   for (const auto& row : rows) {
     if (row.size() != labels)
       throw std::invalid_argument("histogram row width differs from labels");
-    for (std::size_t l = 0; l < labels; ++l) row_counts[l] = row[l].get<std::int64_t>();
+    for (std::size_t l = 0; l < labels; ++l) row_counts[l] = json_int64(row[l]);
     // Rows past the bound (a document from before it, or a made-up one) are past the last bin.
     if (counts.bins() < kMaxBins) {
       counts.counts_.insert(counts.counts_.end(), row_counts.begin(), row_counts.end());
@@ -97,7 +98,7 @@ BinnedCounts BinnedCounts::from_json(const nlohmann::json& j) {
     const auto& overflow = j.at("overflow");
     if (overflow.size() != labels)
       throw std::invalid_argument("histogram overflow width differs from labels");
-    for (std::size_t l = 0; l < labels; ++l) row_counts[l] = overflow[l].get<std::int64_t>();
+    for (std::size_t l = 0; l < labels; ++l) row_counts[l] = json_int64(overflow[l]);
     add_into(counts.overflow_.data(), row_counts.data(), labels);
   }
   return counts;

@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "json_int.hpp"
 #include "saturating.hpp"
 
 namespace stampede {
@@ -46,10 +47,12 @@ void LogHistogram::record(std::int64_t value, std::int64_t n) {
 void LogHistogram::merge(const LogHistogram& other) {
   if (!other.count_) return;
   if (other.buckets_.size() > buckets_.size()) buckets_.resize(other.buckets_.size(), 0);
-  for (std::size_t i = 0; i < other.buckets_.size(); ++i) buckets_[i] += other.buckets_[i];
+  // Another document's counts (loadgen merge): their sum must not wrap.
+  for (std::size_t i = 0; i < other.buckets_.size(); ++i)
+    buckets_[i] = saturating_add(buckets_[i], other.buckets_[i]);
   min_ = count_ ? std::min(min_, other.min_) : other.min_;
   max_ = count_ ? std::max(max_, other.max_) : other.max_;
-  count_ += other.count_;
+  count_ = saturating_add(count_, other.count_);
   sum_ = saturating_add(sum_, other.sum_);
 }
 
@@ -79,8 +82,8 @@ nlohmann::json LogHistogram::to_json() const {
 LogHistogram LogHistogram::from_json(const nlohmann::json& j) {
   LogHistogram h;
   for (const auto& pair : j.at("buckets")) {
-    const auto lower = pair.at(0).get<std::int64_t>();
-    const auto n = pair.at(1).get<std::int64_t>();
+    const auto lower = json_int64(pair.at(0));
+    const auto n = json_int64(pair.at(1));
     if (lower < 0 || n < 0) throw std::invalid_argument("negative histogram bucket");
     const auto b = bucket_of(lower);
     if (b >= h.buckets_.size()) h.buckets_.resize(b + 1, 0);
@@ -88,10 +91,10 @@ LogHistogram LogHistogram::from_json(const nlohmann::json& j) {
       throw std::invalid_argument("histogram bucket count overflows");
     h.buckets_[b] += n;
   }
-  h.count_ = j.at("count").get<std::int64_t>();
-  h.min_ = j.at("min").get<std::int64_t>();
-  h.max_ = j.at("max").get<std::int64_t>();
-  h.sum_ = j.at("sum").get<std::int64_t>();
+  h.count_ = json_int64(j.at("count"));
+  h.min_ = json_int64(j.at("min"));
+  h.max_ = json_int64(j.at("max"));
+  h.sum_ = json_int64(j.at("sum"));
   return h;
 }
 

@@ -5,6 +5,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "json_int.hpp"
+
 namespace stampede {
 
 using json = nlohmann::json;
@@ -41,15 +43,17 @@ void Recording::merge(const Recording& o) {
   item_latency_ns.merge(o.item_latency_ns);
   sends_per_item.merge(o.sends_per_item);
   lateness_ns.merge(o.lateness_ns);
-  items += o.items;
-  delivered += o.delivered;
-  dead_lettered += o.dead_lettered;
-  unfinished += o.unfinished;
-  requests += o.requests;
-  writes += o.writes;
+  // Counts read from documents (loadgen merge) can be anything: a sum past int64 stays there.
+  items = saturating_add(items, o.items);
+  delivered = saturating_add(delivered, o.delivered);
+  dead_lettered = saturating_add(dead_lettered, o.dead_lettered);
+  unfinished = saturating_add(unfinished, o.unfinished);
+  requests = saturating_add(requests, o.requests);
+  writes = saturating_add(writes, o.writes);
   drain_ns = std::max(drain_ns, o.drain_ns);
-  for (const auto& [status, n] : o.statuses) statuses[status] += n;
-  for (const auto& [reason, n] : o.dead_letter_reasons) dead_letter_reasons[reason] += n;
+  for (const auto& [status, n] : o.statuses) statuses[status] = saturating_add(statuses[status], n);
+  for (const auto& [reason, n] : o.dead_letter_reasons)
+    dead_letter_reasons[reason] = saturating_add(dead_letter_reasons[reason], n);
   for (std::size_t i = 0; i < kSendLabels; ++i)
     response_ns_by_send[i].merge(o.response_ns_by_send[i]);
 }
@@ -283,26 +287,25 @@ Parsed<Results> results_from_json(const json& j) {
     }
     const auto& c = j.at("counts");
     auto& rec = r.recording;
-    rec.items = c.at("items").get<std::int64_t>();
-    rec.delivered = c.at("delivered").get<std::int64_t>();
-    rec.dead_lettered = c.at("dead_lettered").get<std::int64_t>();
-    rec.unfinished = c.at("unfinished").get<std::int64_t>();
-    rec.requests = c.at("requests").get<std::int64_t>();
-    rec.drain_ns = c.at("drain_ns").get<std::int64_t>();
-    rec.writes = c.value("writes", std::int64_t{0});
+    rec.items = json_int64(c.at("items"));
+    rec.delivered = json_int64(c.at("delivered"));
+    rec.dead_lettered = json_int64(c.at("dead_lettered"));
+    rec.unfinished = json_int64(c.at("unfinished"));
+    rec.requests = json_int64(c.at("requests"));
+    rec.drain_ns = json_int64(c.at("drain_ns"));
+    rec.writes = json_int64(c, "writes", 0);
     if (const auto it = c.find("statuses"); it != c.end()) {
       for (const auto& [status, n] : it->items()) {
         const auto code = parse_status(status);
         if (!code)
           return Parsed<Results>::fail("counts.statuses: '" + status + "' is not a status");
-        rec.statuses[*code] = n.get<std::int64_t>();
+        rec.statuses[*code] = json_int64(n);
       }
     }
     if (const auto it = c.find("dead_letter_reasons"); it != c.end()) {
-      for (const auto& [reason, n] : it->items())
-        rec.dead_letter_reasons[reason] = n.get<std::int64_t>();
+      for (const auto& [reason, n] : it->items()) rec.dead_letter_reasons[reason] = json_int64(n);
     }
-    r.trials = j.value("trials", std::int64_t{1});
+    r.trials = json_int64(j, "trials", 1);
     const auto& h = j.at("histograms");
     r.provider_side = h.at("provider_side").get<bool>();
     // By label name: a document from before an outcome was added lacks its column.
@@ -348,8 +351,13 @@ Parsed<Results> results_from_json(const json& j) {
     }
     if (j.contains("shard")) {
       const auto& s = j.at("shard");
-      r.shard = ShardInfo{s.at("index").get<std::int64_t>(), s.at("count").get<std::int64_t>(),
+      r.shard = ShardInfo{json_int64(s.at("index")), json_int64(s.at("count")),
                           s.at("start_late_s").get<double>()};
+      if (r.shard->count < 1 || r.shard->count > kMaxShards || r.shard->index < 0 ||
+          r.shard->index >= r.shard->count)
+        return Parsed<Results>::fail("shard: index " + std::to_string(r.shard->index) + " of " +
+                                     std::to_string(r.shard->count) +
+                                     ": needs 0 <= index < count <= " + std::to_string(kMaxShards));
     }
     return Parsed<Results>::ok(std::move(r));
   } catch (const std::exception& e) {

@@ -59,7 +59,9 @@ struct Recording {
   void merge(const Recording& other);
 };
 
-// One shard of a fleet run in several processes (loadgen --shard I/N).
+// One shard of a fleet run in several processes (loadgen --shard I/N). A merge lists the
+// shards it misses, so a document may not claim more than this many.
+inline constexpr std::int64_t kMaxShards = 100'000;
 struct ShardInfo {
   std::int64_t index = 0;
   std::int64_t count = 1;

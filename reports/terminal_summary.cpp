@@ -16,7 +16,9 @@ std::string fmt(const char* f, auto... args) {
 }
 
 std::string number(double v) {
-  if (v == static_cast<double>(static_cast<long long>(v)))
+  // Only a value a long long holds may be cast to one: a document's count can be anything.
+  constexpr double kLongLongEnd = 9'223'372'036'854'775'808.0;  // 2^63
+  if (v > -kLongLongEnd && v < kLongLongEnd && v == static_cast<double>(static_cast<long long>(v)))
     return fmt("%lld", static_cast<long long>(v));
   // A mean of trials: whole units are precision enough past a thousand.
   if (v >= 1000 || v <= -1000) return fmt("%.0f", v);

@@ -207,6 +207,10 @@ std::optional<std::string> AdminApi::start() {
   return std::nullopt;
 }
 
+void AdminApi::serve_connection(int fd) {
+  server_->serve_connection(fd);
+}
+
 void AdminApi::stop() {
   if (!thread_.joinable()) return;
   server_->stop();

@@ -39,6 +39,9 @@ class AdminApi {
   std::optional<std::string> start();
   int port() const { return port_; }
   void stop();
+  // One connection served with the same bounds and routes as an accepted one (the fuzzer
+  // feeds it arbitrary bytes through a socketpair); after start(), before stop().
+  void serve_connection(int fd);
 
  private:
   void add_routes();

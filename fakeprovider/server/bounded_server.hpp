@@ -36,6 +36,9 @@ class BoundedServer : public httplib::Server {
 
   // Binds and listens (port 0: any free one); the bound port, or why not.
   Parsed<int> bind(const ListenAddress& address);
+  // Serves a connection that did not come through the listener (fuzz/fuzz_admin_request's
+  // socketpair) as an accepted one is served, and closes it. Only while bound.
+  bool serve_connection(socket_t sock) { return process_and_close_socket(sock); }
 
  private:
   bool process_and_close_socket(socket_t sock) override;

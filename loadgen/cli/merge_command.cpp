@@ -9,6 +9,7 @@
 
 #include "cli/live_comparison.hpp"
 #include "gate.hpp"
+#include "json_int.hpp"
 #include "output_path.hpp"
 #include "policy/shard.hpp"
 #include "results.hpp"
@@ -49,6 +50,17 @@ std::string first_difference(const json& a, const json& b, const std::string& pr
   return prefix.empty() ? "?" : prefix;
 }
 
+bool same_shape(const BinnedCounts& a, const BinnedCounts& b) {
+  return a.bin_ns() == b.bin_ns() && a.labels() == b.labels();
+}
+
+bool same_histogram_shapes(const Recording& a, const Recording& b) {
+  return same_shape(a.provider_by_outcome, b.provider_by_outcome) &&
+         same_shape(a.provider_by_send, b.provider_by_send) &&
+         same_shape(a.client_by_outcome, b.client_by_outcome) &&
+         same_shape(a.client_by_send, b.client_by_send) && same_shape(a.backoff, b.backoff);
+}
+
 // Why these two cannot be shards of one fleet; empty if they can.
 std::string mismatch(const ShardDoc& a, const ShardDoc& b) {
   const auto& x = a.results;
@@ -67,6 +79,8 @@ std::string mismatch(const ShardDoc& a, const ShardDoc& b) {
            " differs): every shard must run the same scenario and flags";
   if (assertion_texts(x) != assertion_texts(y))
     return pair + " checked different assertions: give every shard the same --assert";
+  if (!same_histogram_shapes(x.recording, y.recording))
+    return pair + " have histograms of different bins or labels: merge the shards of one run";
   if (a.shard.count != b.shard.count)
     return pair + " have different shard counts (" + std::to_string(a.shard.count) + ", " +
            std::to_string(b.shard.count) + ")";
@@ -119,7 +133,7 @@ json merge_provider(const std::vector<ShardDoc>& shards, Results& merged,
     const auto& p = s.doc->at("provider");
     const std::string admin = p.value("admin", "");
     auto& best = fullest[admin];
-    if (!best || p.value("requests", 0LL) > best->value("requests", 0LL)) best = &p;
+    if (!best || json_int64(p, "requests", 0) > json_int64(*best, "requests", 0)) best = &p;
   }
   if (fullest.empty()) return nullptr;
   json replicas = json::array();
@@ -128,9 +142,9 @@ json merge_provider(const std::vector<ShardDoc>& shards, Results& merged,
   BinnedCounts by_send(kNsPerSec, kSendLabels);
   bool histograms = true;
   for (const auto& [admin, p] : fullest) {
-    replicas.push_back({{"admin", admin}, {"requests", p->value("requests", 0LL)}});
-    requests += p->value("requests", 0LL);
-    if (!p->contains("arrivals_by_outcome") || p->value("bin_ns", 0LL) != kNsPerSec) {
+    replicas.push_back({{"admin", admin}, {"requests", json_int64(*p, "requests", 0)}});
+    requests = saturating_add(requests, json_int64(*p, "requests", 0));
+    if (!p->contains("arrivals_by_outcome") || json_int64(*p, "bin_ns", 0) != kNsPerSec) {
       histograms = false;
       continue;
     }
@@ -191,10 +205,7 @@ std::optional<RunContext> merge_context(const std::vector<ShardDoc>& shards) {
   return out;
 }
 
-}  // namespace
-
-Parsed<json> merge_results(const std::vector<std::pair<std::string, json>>& docs, bool partial) {
-  if (docs.empty()) return Parsed<json>::fail("no results to merge");
+Parsed<json> merge_documents(const std::vector<std::pair<std::string, json>>& docs, bool partial) {
   std::vector<ShardDoc> shards;
   for (const auto& [name, doc] : docs) {
     auto r = results_from_json(doc);
@@ -279,6 +290,19 @@ Parsed<json> merge_results(const std::vector<std::pair<std::string, json>>& docs
                      {"notes", notes}};
   }
   return Parsed<json>::ok(std::move(out));
+}
+
+}  // namespace
+
+Parsed<json> merge_results(const std::vector<std::pair<std::string, json>>& docs, bool partial) {
+  if (docs.empty()) return Parsed<json>::fail("no results to merge");
+  // Past what results_from_json reads (the live and provider sections), a document's fields
+  // are taken as a live run writes them; one that holds something else is refused here.
+  try {
+    return merge_documents(docs, partial);
+  } catch (const std::exception& e) {
+    return Parsed<json>::fail(std::string("malformed results document: ") + e.what());
+  }
 }
 
 int run_merge_command(const MergeCommand& cmd) {

@@ -130,6 +130,7 @@ nlohmann::json to_json(const AdviceInput& in, const Advice& a) {
 std::string format_advice(const AdviceInput& in, const Advice& a) {
   std::string out;
   char line[256];
+  // Lines without figures are appended as they are: a format string must be a literal.
   auto add = [&](const char* fmt, auto... args) {
     std::snprintf(line, sizeof line, fmt, args...);
     out += line;
@@ -140,7 +141,7 @@ std::string format_advice(const AdviceInput& in, const Advice& a) {
       in.max_attempts ? (std::to_string(in.max_attempts) + " retries").c_str()
                       : "unbounded retries");
   add("allowance: %s = %.1f/s\n", format_rate(in.allowance).c_str(), a.allowance_per_s);
-  add("retry rounds (the whole fleet spread over each round's window):\n");
+  out += "retry rounds (the whole fleet spread over each round's window):\n";
   for (const auto& r : a.rounds) {
     char ratio[48];
     std::snprintf(ratio, sizeof ratio, "%.1fx the allowance", r.rate_per_s / a.allowance_per_s);
@@ -150,19 +151,19 @@ std::string format_advice(const AdviceInput& in, const Advice& a) {
   if (a.first_fitting_round) {
     add("first round that fits: %lld\n", static_cast<long long>(*a.first_fitting_round));
   } else {
-    add("no listed round fits the allowance\n");
+    out += "no listed round fits the allowance\n";
   }
   if (a.min_base_s) {
     add("smallest base whose first round fits: %.1fs (base >= clients / allowance per second)\n",
         *a.min_base_s);
   } else {
-    add("no base spreads a round: without jitter the fleet arrives together every round\n");
+    out += "no base spreads a round: without jitter the fleet arrives together every round\n";
   }
   if (a.worst_wait_s) {
     add("wait before an item is given up: worst case %.1fs, typical %.1fs\n", *a.worst_wait_s,
         *a.typical_wait_s);
   } else {
-    add("wait before an item is given up: unbounded (no attempt cap; set --max-attempts)\n");
+    out += "wait before an item is given up: unbounded (no attempt cap; set --max-attempts)\n";
   }
   if (a.deficit_per_min) {
     add("demand %s: deficit %.0f per minute; backlog after %s: %.0f items\n",

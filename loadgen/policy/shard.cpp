@@ -8,6 +8,7 @@
 #include <limits>
 
 #include "civil_date.hpp"
+#include "results.hpp"
 #include "saturating.hpp"
 
 namespace stampede {
@@ -106,6 +107,7 @@ Parsed<Shard> parse_shard(std::string_view text) {
   const auto count = whole_number(text.substr(slash + 1));
   if (!index || !count) return bad("is not I/N");
   if (*count < 1) return bad("has no shards");
+  if (*count > kMaxShards) return bad("has more than " + std::to_string(kMaxShards) + " shards");
   if (*index < 0 || *index >= *count) return bad("has an index outside 0..N-1");
   return Parsed<Shard>::ok(Shard{*index, *count});
 }

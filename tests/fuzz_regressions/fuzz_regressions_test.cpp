@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cli/merge_command.hpp"
 #include "html_report.hpp"
 #include "http/retry_after_header.hpp"
 #include "model/limiter.hpp"
@@ -17,6 +18,7 @@
 #include "report_format.hpp"
 #include "results.hpp"
 #include "scenario.hpp"
+#include "terminal_summary.hpp"
 
 using namespace stampede;
 using nlohmann::json;
@@ -158,4 +160,84 @@ TEST_CASE("fuzz_results: a histogram bin too long for nanoseconds is a malformed
   const auto r = results_from_json(doc);
   REQUIRE_FALSE(r);
   CHECK(r.error().find("bin_ms") != std::string::npos);
+}
+
+namespace {
+
+// The golden results as shard index of count: documents `loadgen merge` would take.
+json golden_shard(std::int64_t index, std::int64_t count) {
+  auto doc = golden_results();
+  doc["shard"] = {{"index", index}, {"count", count}, {"start_late_s", 0.0}};
+  return doc;
+}
+
+}  // namespace
+
+TEST_CASE("fuzz_merge: shards whose histograms have other bins are refused, not a crash") {
+  // BinnedCounts::merge threw past merge_results, and `loadgen merge` aborted.
+  auto b = golden_shard(1, 2);
+  b["histograms"]["backoff_transitions"]["bin_ms"] = 500;
+  const auto merged = merge_results({{"a.json", golden_shard(0, 2)}, {"b.json", b}}, false);
+  REQUIRE_FALSE(merged);
+  CHECK(merged.error() ==
+        "a.json and b.json have histograms of different bins or labels: merge the shards of one "
+        "run");
+  CHECK(merge_results({{"a.json", golden_shard(0, 2)}, {"b.json", golden_shard(1, 2)}}, false));
+}
+
+TEST_CASE("fuzz_merge: a live section that is not what a run writes is a malformed document") {
+  // merge_live read the section with at() and get(): its exceptions ended the command.
+  auto a = golden_shard(0, 2);
+  auto b = golden_shard(1, 2);
+  a["engine"] = b["engine"] = "run";
+  const auto missing = merge_results({{"a.json", a}, {"b.json", b}}, false);
+  REQUIRE_FALSE(missing);
+  CHECK(missing.error().find("malformed results document: ") == 0);
+  a["live"] = b["live"] = {{"loops", "two"}};
+  const auto wrong_type = merge_results({{"a.json", a}, {"b.json", b}}, false);
+  REQUIRE_FALSE(wrong_type);
+  CHECK(wrong_type.error().find("malformed results document: ") == 0);
+}
+
+TEST_CASE("fuzz_merge: counts that overflow when added saturate") {
+  constexpr auto kMax = std::numeric_limits<std::int64_t>::max();
+  auto a = golden_shard(0, 2);
+  auto b = golden_shard(1, 2);
+  a["counts"]["requests"] = b["counts"]["requests"] = kMax;
+  a["distributions"]["sends_per_item"]["count"] = b["distributions"]["sends_per_item"]["count"] =
+      kMax;
+  const auto merged = merge_results({{"a.json", a}, {"b.json", b}}, false);
+  REQUIRE(merged);
+  CHECK(merged->at("counts").at("requests") == kMax);
+  CHECK(merged->at("distributions").at("sends_per_item").at("count") == kMax);
+  // The summary `loadgen merge` prints: a count past what a long long holds is not cast to one.
+  CHECK_FALSE(format_terminal_summary(*results_from_json(*merged)).empty());
+}
+
+TEST_CASE("fuzz_merge: a shard count beyond any fleet is a malformed document") {
+  // A merge lists the shards it misses: 2^62 of them was a list it could never finish.
+  const auto huge = results_from_json(golden_shard(0, std::int64_t{1} << 62));
+  REQUIRE_FALSE(huge);
+  CHECK(huge.error() ==
+        "shard: index 0 of 4611686018427387904: needs 0 <= index < count <= 100000");
+  CHECK_FALSE(results_from_json(golden_shard(2, 2)));
+  CHECK_FALSE(results_from_json(golden_shard(-1, 2)));
+  CHECK(results_from_json(golden_shard(0, kMaxShards)));
+  const auto partial = merge_results({{"a.json", golden_shard(3, 5)}}, true);
+  REQUIRE(partial);
+  CHECK(partial->at("merged").at("missing") == json::array({0, 1, 2, 4}));
+}
+
+TEST_CASE("fuzz_merge: a count that is a float past int64 is a malformed document") {
+  // get<int64_t> cast 1.07e20 to an int64 (undefined); an unsigned past int64 wrapped.
+  auto doc = golden_results();
+  doc["histograms"]["backoff_transitions"]["counts"][0][0] = 1.07778e20;
+  const auto floated = results_from_json(doc);
+  REQUIRE_FALSE(floated);
+  CHECK(floated.error() == "malformed results document: not a whole number: 1.07778e+20");
+  doc = golden_results();
+  doc["counts"]["requests"] = std::numeric_limits<std::uint64_t>::max();
+  const auto unsigned_past = results_from_json(doc);
+  REQUIRE_FALSE(unsigned_past);
+  CHECK(unsigned_past.error() == "malformed results document: a number past int64");
 }
