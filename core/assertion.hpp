@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -28,6 +29,10 @@ struct Verdict {
 
 // The same metric, operator and right side: one check, however it is spelled.
 bool same_check(const Assertion& a, const Assertion& b);
+
+// A metric's unit of time in nanoseconds (*_s and *_second: seconds, *_ms: milliseconds), or 0
+// for a count or a ratio: what a duration on the right of an assertion is converted to.
+std::int64_t metric_unit_ns(std::string_view metric);
 
 Parsed<Assertion> parse_assertion(std::string_view text);
 Verdict evaluate(const Assertion& a, const Summary& s);

@@ -28,6 +28,8 @@ Parsed<std::int64_t> parse_duration_ns(std::string_view text) {
     return Parsed<std::int64_t>::fail("'" + std::string(text) + "' is not a duration (" + why +
                                       "); expected " + std::string(kAccepted));
   };
+  // "-1s" has a number: say what is wrong with it, not that it has none.
+  if (!text.empty() && text.front() == '-') return fail("negative");
   std::size_t i = 0;
   std::int64_t whole = 0;
   bool digits = false;

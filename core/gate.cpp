@@ -86,14 +86,25 @@ std::optional<std::string> meaning_error(const Assertion& a, const MetricContext
 
 Parsed<std::vector<Assertion>> gate_assertions(const std::vector<std::string>& expectations,
                                                const std::vector<std::string>& asserts,
-                                               bool expect_none, const MetricContext& planned) {
+                                               bool expect_none, const MetricContext& planned,
+                                               const std::string& expectations_from) {
+  const auto from_file = [&](const std::string& e) {
+    if (expectations_from.empty()) return e;
+    return "scenario file '" + expectations_from + "': expectations: " + e;
+  };
+  // The scenario's first, alone: a check given twice is kept with its first spelling, so an
+  // error in one the file and --assert both give is the file's.
+  auto from_scenario = parse_assertions(expectations);
+  if (!from_scenario) return Parsed<std::vector<Assertion>>::fail(from_file(from_scenario.error()));
   auto texts = expectations;
   texts.insert(texts.end(), asserts.begin(), asserts.end());
   if (!expect_none) texts.emplace_back(kDefaultExpectation);
   auto checks = parse_assertions(texts);
   if (!checks) return checks;
-  for (const auto& a : *checks) {
-    if (auto e = meaning_error(a, planned)) return Parsed<std::vector<Assertion>>::fail(*e);
+  for (std::size_t i = 0; i < checks->size(); ++i) {
+    auto e = meaning_error((*checks)[i], planned);
+    if (!e) continue;
+    return Parsed<std::vector<Assertion>>::fail(i < from_scenario->size() ? from_file(*e) : *e);
   }
   return checks;
 }

@@ -32,10 +32,12 @@ inline constexpr std::string_view kDefaultExpectation = "delivered > 0";
 
 // A run's checks: the scenario's expectations, then --assert, then the default expectation
 // (unless expect_none); a check given twice kept once; each meaningful in the planned
-// context. The first error otherwise, as a usage error says it.
+// context. The first error otherwise, as a usage error says it; an expectation's names the
+// scenario file it came from (expectations_from), which the user must edit, not a flag.
 Parsed<std::vector<Assertion>> gate_assertions(const std::vector<std::string>& expectations,
                                                const std::vector<std::string>& asserts,
-                                               bool expect_none, const MetricContext& planned);
+                                               bool expect_none, const MetricContext& planned,
+                                               const std::string& expectations_from = "");
 
 // The verdicts on a finished run. A check whose metric lost its meaning during the run (the
 // provider's stats could not be read) fails, saying why; a failed delivery check says what

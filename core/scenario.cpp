@@ -7,7 +7,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "assertion.hpp"
 #include "duration.hpp"
+#include "strict_json.hpp"
 
 namespace stampede {
 
@@ -71,12 +73,16 @@ Parsed<Scenario> load_scenario_file(const std::string& path) {
   if (!in) return Parsed<Scenario>::fail("cannot read scenario file '" + path + "'");
   std::stringstream text;
   text << in.rdbuf();
-  const json j = json::parse(text.str(), nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded()) {
-    return Parsed<Scenario>::fail("scenario file '" + path + "' is not valid JSON");
-  }
-  auto s = scenario_from_json(j);
+  const auto j = parse_strict_json(text.str());
+  if (!j) return Parsed<Scenario>::fail("scenario file '" + path + "' " + j.error());
+  auto s = scenario_from_json(*j);
   if (!s) return Parsed<Scenario>::fail("scenario file '" + path + "': " + s.error());
+  // Read with the file, so that a bad one is named by the file it is in.
+  for (const auto& e : s->expectations) {
+    auto a = parse_assertion(e);
+    if (!a)
+      return Parsed<Scenario>::fail("scenario file '" + path + "': expectations: " + a.error());
+  }
   return s;
 }
 

@@ -10,6 +10,7 @@
 #include "duration.hpp"
 #include "enum_table.hpp"
 #include "http_token.hpp"
+#include "nearest_name.hpp"
 #include "policy_presets.hpp"
 #include "scenario.hpp"
 
@@ -465,9 +466,12 @@ std::optional<std::string> set_field(Scenario& s, std::string_view field, const 
     if (auto error = f.set(s, value)) return std::string(field) + ": " + *error;
     return std::nullopt;
   }
-  std::string known;
-  for (const auto& name : field_names()) known += (known.empty() ? "" : ", ") + name;
-  return "unknown key '" + std::string(field) + "'; known keys: " + known;
+  // The nearest key is the likely fix; fifty names are not.
+  auto candidates = field_names();
+  candidates.insert(candidates.end(), {"provider", "fleet"});  // the sections, for "fleets"
+  const auto near = did_you_mean(field, candidates);
+  return "unknown key '" + std::string(field) + "'" +
+         (near.empty() ? "; the keys are listed in docs/SCENARIO.md" : near);
 }
 
 std::vector<std::string> field_names() {

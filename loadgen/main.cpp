@@ -165,7 +165,7 @@ int simulate_main(const SimulateArgs& a) {
   // The simulator's provider is the model itself: its view is always there. A simulation is
   // held to what it is asked only: the default expectation is a live run's.
   auto assertions = gate_assertions(scenario->expectations, a.asserts, true,
-                                    metric_context(scenario->provider, true));
+                                    metric_context(scenario->provider, true), a.scenario.path);
   if (!assertions) return usage_error(assertions.error());
   SimulateCommand cmd;
   cmd.scenario = *scenario;
@@ -363,8 +363,9 @@ int run_main(const RunArgs& a) {
   cmd.shard = *shard;
   // A shard's summary is its own clients' view; the provider's goes to `loadgen merge`.
   const bool provider_view = cmd.provider_admin && !cmd.shard.sharded();
-  auto assertions = gate_assertions(scenario->expectations, o.asserts, a.expect_none,
-                                    metric_context(scenario->provider, provider_view));
+  auto assertions =
+      gate_assertions(scenario->expectations, o.asserts, a.expect_none,
+                      metric_context(scenario->provider, provider_view), a.scenario.path);
   if (!assertions) return usage_error(assertions.error());
   cmd.assertions = *assertions;
   if (!a.shard.start_at.empty()) {
@@ -441,8 +442,9 @@ int exec_main(ExecArgs a) {
   if (!scenario) return usage_error(scenario.error());
   // The provider's view is the record of an exec fleet: its metrics always mean something,
   // its per-item record's too.
-  auto assertions = gate_assertions(scenario->expectations, o.asserts, false,
-                                    metric_context(scenario->provider, true, true));
+  auto assertions =
+      gate_assertions(scenario->expectations, o.asserts, false,
+                      metric_context(scenario->provider, true, true), a.scenario.path);
   if (!assertions) return usage_error(assertions.error());
   ExecCommand cmd;
   cmd.scenario = *scenario;

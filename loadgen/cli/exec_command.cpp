@@ -206,8 +206,11 @@ class FirstArrivalWatch {
 
 // Before anything starts: the provider answers, runs at scale 1 and bins by the second.
 std::optional<std::pair<int, std::string>> check_provider(const ProviderAdmin& admin) {
-  const auto stats = admin.stats();
-  if (!stats) return std::pair{kExecUnreachable, "provider admin unreachable: " + stats.error()};
+  const auto answer = admin.check_stats();
+  if (answer.foreign) return std::pair{kExecUsage, not_a_fakeprovider(admin, answer)};
+  if (!answer.stats)
+    return std::pair{kExecUnreachable, "provider admin unreachable: " + answer.error};
+  const auto& stats = answer.stats;
   if (stats->time_scale != 1) {
     char scale[32];
     std::snprintf(scale, sizeof scale, "%g", stats->time_scale);

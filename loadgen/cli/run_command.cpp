@@ -54,8 +54,11 @@ std::string number(double v) {
 // Before any load: a fakeprovider whose clock runs at another scale keeps windows the fleet
 // misreads, and every number after would be wrong.
 std::optional<int> check_provider_scale(const RunCommand& cmd, const ProviderAdmin& admin) {
-  const auto stats = admin.stats();
-  if (!stats) return harness_failure(cmd, "provider admin unreachable: " + stats.error());
+  const auto answer = admin.check_stats();
+  // The flag names the wrong server: a usage error, found before any load, as a wrong scale is.
+  if (answer.foreign) return refuse(cmd, kRunUsageError, not_a_fakeprovider(admin, answer));
+  if (!answer.stats) return harness_failure(cmd, "provider admin unreachable: " + answer.error);
+  const auto& stats = answer.stats;
   if (stats->time_scale == cmd.options.time_scale) return std::nullopt;
   return refuse(cmd, kRunUsageError,
                 "--time-scale " + number(cmd.options.time_scale) + ": the fakeprovider at " +
@@ -205,8 +208,13 @@ Judgment judge(const RunCommand& cmd, const LiveRun& run, const Results& r,
 }
 
 int run_checked(const RunCommand& cmd) {
+  // More clients than this machine lets one process hold connections for is the command's
+  // mistake, found before any load: a usage error that says how to raise the limit.
   if (auto error = raise_descriptor_limit(cmd.scenario.fleet.clients))
-    return harness_failure(cmd, *error);
+    return refuse(cmd, kRunUsageError,
+                  "--clients: " + *error +
+                      " (ulimit -n N in the shell that starts loadgen; beyond the hard limit "
+                      "as root, LimitNOFILE= in a systemd unit, or docker run --ulimit nofile=N)");
   // Before any load: an https target whose certificate or ours fails stops the run here.
   const auto probed = probe_target(cmd.request.url, cmd.request.tls, kProbeTimeoutMs);
   if (!probed) return harness_failure(cmd, probed.error());

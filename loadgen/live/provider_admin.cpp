@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "results.hpp"
+#include "url_redaction.hpp"
 
 namespace stampede {
 namespace {
@@ -46,7 +47,8 @@ Parsed<ProviderStats> parse_provider_stats(const nlohmann::json& j) {
   }
 }
 
-Parsed<std::string> ProviderAdmin::call(const char* method, const std::string& path) const {
+Parsed<std::string> ProviderAdmin::call(const char* method, const std::string& path,
+                                        long* status_out) const {
   std::unique_ptr<CURL, EasyDeleter> easy(curl_easy_init());
   if (!easy) return Parsed<std::string>::fail("curl_easy_init failed");
   std::string url = base_.text;
@@ -74,6 +76,7 @@ Parsed<std::string> ProviderAdmin::call(const char* method, const std::string& p
   }
   long status = 0;
   curl_easy_getinfo(e, CURLINFO_RESPONSE_CODE, &status);
+  if (status_out != nullptr) *status_out = status;
   if (status < 200 || status > 299)
     return Parsed<std::string>::fail(what + ": answered " + std::to_string(status));
   return Parsed<std::string>::ok(std::move(body));
@@ -93,8 +96,8 @@ std::optional<std::string> ProviderAdmin::reset(std::optional<std::int64_t> at_e
   return std::nullopt;
 }
 
-Parsed<nlohmann::json> ProviderAdmin::get_json(const std::string& path) const {
-  const auto body = call("GET", path);
+Parsed<nlohmann::json> ProviderAdmin::get_json(const std::string& path, long* status) const {
+  const auto body = call("GET", path, status);
   if (!body) return Parsed<nlohmann::json>::fail(body.error());
   auto j = nlohmann::json::parse(*body, nullptr, false);
   if (j.is_discarded()) return Parsed<nlohmann::json>::fail("GET " + path + ": not JSON");
@@ -109,10 +112,36 @@ Parsed<nlohmann::json> ProviderAdmin::results_json() const {
   return get_json("/admin/results");
 }
 
+StatsAnswer ProviderAdmin::check_stats() const {
+  long status = 0;
+  const auto j = get_json("/admin/stats", &status);
+  auto stats = j ? parse_provider_stats(*j) : Parsed<ProviderStats>::fail(j.error());
+  if (stats) return {*stats, {}, false};
+  StatsAnswer a{std::nullopt, stats.error(), false};
+  // 401 and 403 are a fakeprovider's own answers to a wrong --provider-admin-token.
+  if (status == 0 || status == 401 || status == 403) return a;
+  a.foreign = true;
+  if (status < 200 || status > 299) {
+    a.error = "GET /admin/stats answered " + std::to_string(status);
+  } else if (!j) {
+    a.error =
+        "GET /admin/stats answered " + std::to_string(status) + " with a body that is not JSON";
+  } else {
+    a.error = "GET /admin/stats answered " + std::to_string(status) +
+              " with JSON that is not its stats: " + stats.error();
+  }
+  return a;
+}
+
 Parsed<ProviderStats> ProviderAdmin::stats() const {
   const auto j = stats_json();
   if (!j) return Parsed<ProviderStats>::fail(j.error());
   return parse_provider_stats(*j);
+}
+
+std::string not_a_fakeprovider(const ProviderAdmin& admin, const StatsAnswer& answer) {
+  return "--provider-admin " + redact_url(admin.url().text) + " is not a fakeprovider admin API (" +
+         answer.error + ")";
 }
 
 }  // namespace stampede

@@ -27,6 +27,16 @@ struct ProviderStats {
 
 Parsed<ProviderStats> parse_provider_stats(const nlohmann::json& j);
 
+// GET /admin/stats as a check of what --provider-admin names, before any load: the stats, or
+// why not, and whether what answered is plainly not a fakeprovider's admin API (a 404, a page
+// that is not JSON, a JSON document without the stats' fields). Not foreign when nothing
+// answered or the token was refused: then it may be one, unreachable or locked.
+struct StatsAnswer {
+  std::optional<ProviderStats> stats;
+  std::string error;
+  bool foreign = false;
+};
+
 // A fakeprovider's admin API: reset before the run (both scenario clocks start together),
 // stats after it.
 class ProviderAdmin {
@@ -38,16 +48,23 @@ class ProviderAdmin {
   std::optional<std::string> reset(std::optional<std::int64_t> at_epoch_ns = std::nullopt) const;
   Parsed<ProviderStats> stats() const;        // GET /admin/stats
   Parsed<nlohmann::json> stats_json() const;  // the same, as the provider wrote it
+  StatsAnswer check_stats() const;
   // GET /admin/results: the provider's own results document (docs/RESULTS.md).
   Parsed<nlohmann::json> results_json() const;
   const TargetUrl& url() const { return base_; }
 
  private:
-  Parsed<std::string> call(const char* method, const std::string& path) const;
-  Parsed<nlohmann::json> get_json(const std::string& path) const;
+  // status: the HTTP status it answered, 0 when none came.
+  Parsed<std::string> call(const char* method, const std::string& path,
+                           long* status = nullptr) const;
+  Parsed<nlohmann::json> get_json(const std::string& path, long* status = nullptr) const;
 
   TargetUrl base_;
   std::string token_;
 };
+
+// The one line for a foreign answer: "--provider-admin URL is not a fakeprovider admin API
+// (GET /admin/stats answered 404)", the URL without its credentials.
+std::string not_a_fakeprovider(const ProviderAdmin& admin, const StatsAnswer& answer);
 
 }  // namespace stampede

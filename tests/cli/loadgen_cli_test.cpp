@@ -141,7 +141,7 @@ TEST_CASE("simulate: bad input is one line naming the field, the value and what 
            Row{{"--scenario", kStorm, "--base", "0s"},
                {"fleet.base", "'0s'", "must be longer than zero"}},
            Row{{"--scenario", kStorm, "--base", "-1s"},
-               {"fleet.base", "'-1s'", "expected a number and a unit"}},
+               {"fleet.base", "'-1s'", "(negative)", "expected a number and a unit"}},
            Row{{"--scenario", kStorm, "--cap", "1s", "--base", "2s"},
                {"fleet.cap", "1s", "fleet.base 2s", "must be at least the base"}},
            Row{{"--scenario", kStorm, "--allowance", "100/sec"},
@@ -153,7 +153,7 @@ TEST_CASE("simulate: bad input is one line naming the field, the value and what 
            Row{{"--scenario", missing}, {"--scenario", missing}},
            Row{{"--scenario", dir.path()}, {"--scenario", dir.path()}},
            Row{{"--scenario", malformed}, {malformed, "not valid JSON"}},
-           Row{{"--scenario", unknown}, {unknown, "unknown key 'fleet.strateg'", "known keys"}},
+           Row{{"--scenario", unknown}, {unknown, "unknown key 'fleet.strateg'", "did you mean 'fleet.strategy'?"}},
        }) {
     std::string joined;
     for (const auto& a : r.args) joined += a + " ";

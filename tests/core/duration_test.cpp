@@ -55,3 +55,13 @@ TEST_CASE("durations format in their largest whole unit") {
     CHECK(format_duration(r.ns) == r.text);
   }
 }
+
+TEST_CASE("a negative duration is called negative, not a value without a number") {
+  for (const char* text : {"-1s", "-0.5ms", "-30m"}) {
+    CAPTURE(text);
+    const auto d = parse_duration_ns(text);
+    REQUIRE_FALSE(d);
+    CHECK(d.error().find("(negative)") != std::string::npos);
+    CHECK(d.error().find("no number") == std::string::npos);
+  }
+}

@@ -205,6 +205,20 @@ TEST_CASE("a run's checks: expectations, --assert, the default; each once") {
   }
 }
 
+TEST_CASE("a check from the scenario that fails names its scenario file, an --assert does not") {
+  const auto from_file =
+      gate_assertions({"peak_ratio <= 2"}, {}, true, MetricContext{}, "ours.json");
+  REQUIRE_FALSE(from_file);
+  CHECK(from_file.error().find("scenario file 'ours.json': expectations:") != std::string::npos);
+  const auto bad = gate_assertions({"peak_ratio =< 2"}, {}, true, MetricContext{}, "ours.json");
+  REQUIRE_FALSE(bad);
+  CHECK(bad.error().find("ours.json") != std::string::npos);
+  CHECK(bad.error().find("'=<'") != std::string::npos);
+  const auto flag = gate_assertions({}, {"peak_ratio <= 2"}, true, MetricContext{}, "ours.json");
+  REQUIRE_FALSE(flag);
+  CHECK(flag.error().find("ours.json") == std::string::npos);
+}
+
 TEST_CASE("the default expectation says why nothing was delivered") {
   const auto checks = *gate_assertions({}, {}, false, MetricContext{});
   struct Row {

@@ -226,14 +226,22 @@ TEST_CASE("bad outages name the value and what is accepted") {
   }
 }
 
-TEST_CASE("an unknown key is refused by name") {
-  for (const char* text : {R"({"fleet": {"strateg": "full-jitter"}})", R"({"fleets": {}})",
-                           R"({"provider": {"allowanse": "1/s"}})"}) {
-    CAPTURE(text);
-    const auto s = scenario_from_json(json::parse(text));
+TEST_CASE("an unknown key is refused by name, with the nearest key instead of every key") {
+  struct Row {
+    const char* text;
+    const char* says;
+  };
+  for (const Row& r :
+       {Row{R"({"fleet": {"strateg": "full-jitter"}})", "did you mean 'fleet.strategy'?"},
+        Row{R"({"fleets": {}})", "did you mean 'fleet'?"},
+        Row{R"({"provider": {"allowanse": "1/s"}})", "did you mean 'provider.allowance'?"},
+        Row{R"({"colour": "blue"})", "the keys are listed in docs/SCENARIO.md"}}) {
+    CAPTURE(r.text);
+    const auto s = scenario_from_json(json::parse(r.text));
     REQUIRE_FALSE(s);
     CHECK(s.error().find("unknown key") != std::string::npos);
-    CHECK(s.error().find("known keys: name") != std::string::npos);
+    CHECK(s.error().find(r.says) != std::string::npos);
+    CHECK(s.error().find("provider.limiter") == std::string::npos);  // no list of fifty
   }
   const TempFile file(R"({"fleet": {"strateg": "full-jitter"}})");
   const auto s = load_scenario_file(file.path());
@@ -424,5 +432,42 @@ TEST_CASE("awkward durations survive the scenario round trip") {
     const auto back = scenario_from_json(to_json(s));
     REQUIRE(back);
     CHECK(back->fleet.base_ns == s.fleet.base_ns);
+  }
+}
+
+TEST_CASE("a key given twice anywhere in a scenario file is an error naming the key and file") {
+  struct Row {
+    const char* text;
+    const char* key;
+  };
+  for (const Row& r : {Row{R"({"fleet": {"clients": 10, "clients": 400}})", "'fleet.clients'"},
+                       Row{R"({"name": "a", "fleet": {}, "name": "b"})", "'name'"},
+                       Row{R"({"provider": {"outages": ["0s-1s"]}, "provider": {}})", "'provider'"},
+                       Row{R"({"provider": {"allowance": "1/s", "limiter": "token-bucket",
+                               "allowance": "2/s"}})",
+                           "'provider.allowance'"}}) {
+    CAPTURE(r.text);
+    const TempFile file(r.text);
+    const auto s = load_scenario_file(file.path());
+    REQUIRE_FALSE(s);
+    CHECK(s.error().find(r.key) != std::string::npos);
+    CHECK(s.error().find("twice") != std::string::npos);
+    CHECK(s.error().find(file.path()) != std::string::npos);
+  }
+  // The same key in two sections, or in two objects of a list, is no duplicate.
+  const TempFile fine(R"({"provider": {"seed": 1}, "fleet": {"seed": 2}})");
+  CHECK(load_scenario_file(fine.path()));
+}
+
+TEST_CASE("a bad expectation in a scenario file names the file") {
+  for (const char* text :
+       {R"({"expectations": ["peak_ratio =< 2"]})", R"({"expectations": ["p99 <= 30s"]})",
+        R"({"expectations": ["drain_s <= 2 minutes"]})"}) {
+    CAPTURE(text);
+    const TempFile file(text);
+    const auto s = load_scenario_file(file.path());
+    REQUIRE_FALSE(s);
+    CHECK(s.error().find(file.path()) != std::string::npos);
+    CHECK(s.error().find("expectations") != std::string::npos);
   }
 }

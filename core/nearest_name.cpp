@@ -1,0 +1,54 @@
+#include "nearest_name.hpp"
+
+#include <algorithm>
+#include <numeric>
+
+namespace stampede {
+
+std::size_t edit_distance(std::string_view a, std::string_view b) {
+  // Three rows of the dynamic-programming table: the swap looks two rows back.
+  std::vector<std::size_t> before(b.size() + 1), previous(b.size() + 1), row(b.size() + 1);
+  std::iota(previous.begin(), previous.end(), std::size_t{0});
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t substitution = previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1);
+      row[j] = std::min({previous[j] + 1, row[j - 1] + 1, substitution});
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
+        row[j] = std::min(row[j], before[j - 2] + 1);
+    }
+    before.swap(previous);
+    previous.swap(row);
+  }
+  return previous[b.size()];
+}
+
+std::optional<std::string> nearest_name(std::string_view given,
+                                        const std::vector<std::string>& candidates) {
+  if (given.empty()) return std::nullopt;
+  const std::size_t slack = std::max<std::size_t>(1, given.size() / 3);
+  std::optional<std::string> best;
+  std::size_t best_distance = slack + 1;
+  for (const auto& c : candidates) {
+    const std::size_t d = edit_distance(given, c);
+    if (d < best_distance) {
+      best = c;
+      best_distance = d;
+    }
+  }
+  if (best) return best;
+  std::optional<std::string> prefixed;
+  for (const auto& c : candidates) {
+    if (c.size() <= given.size() || c.compare(0, given.size(), given) != 0) continue;
+    if (prefixed) return std::nullopt;  // the start of two names means neither
+    prefixed = c;
+  }
+  return prefixed;
+}
+
+std::string did_you_mean(std::string_view given, const std::vector<std::string>& candidates) {
+  const auto name = nearest_name(given, candidates);
+  return name ? "; did you mean '" + *name + "'?" : "";
+}
+
+}  // namespace stampede

@@ -1,0 +1,55 @@
+#include <doctest/doctest.h>
+
+#include "nearest_name.hpp"
+
+using namespace stampede;
+
+TEST_CASE("edit distance counts insertions, deletions, substitutions and adjacent swaps") {
+  struct Row {
+    const char* a;
+    const char* b;
+    std::size_t edits;
+  };
+  for (const Row& r :
+       {Row{"", "", 0}, Row{"", "abc", 3}, Row{"abc", "", 3}, Row{"simulate", "simulate", 0},
+        Row{"simulat", "simulate", 1}, Row{"simulatee", "simulate", 1},
+        Row{"simulare", "simulate", 1}, Row{"clinets", "clients", 1}, Row{"kitten", "sitting", 3},
+        Row{"ab", "ba", 1}, Row{"p99", "p50", 2}}) {
+    CAPTURE(r.a);
+    CAPTURE(r.b);
+    CHECK(edit_distance(r.a, r.b) == r.edits);
+    CHECK(edit_distance(r.b, r.a) == r.edits);
+  }
+}
+
+TEST_CASE("nearest name suggests a slip and nothing for a name that is far from all") {
+  const std::vector<std::string> commands{"simulate", "run",  "exec",  "report",
+                                          "merge",    "gate", "advise"};
+  struct Row {
+    const char* given;
+    const char* expected;  // nullptr: no suggestion
+  };
+  for (const Row& r : {Row{"simulat", "simulate"}, Row{"smiulate", "simulate"}, Row{"rnu", "run"},
+                       Row{"reprot", "report"}, Row{"sim", "simulate"}, Row{"adv", "advise"},
+                       Row{"execute", nullptr}, Row{"deploy", nullptr}, Row{"", nullptr},
+                       Row{"x", nullptr}, Row{"r", nullptr}}) {
+    CAPTURE(r.given);
+    const auto got = nearest_name(r.given, commands);
+    if (r.expected == nullptr) {
+      CHECK_FALSE(got);
+    } else {
+      REQUIRE(got);
+      CHECK(*got == r.expected);
+    }
+  }
+}
+
+TEST_CASE("nearest name takes the first of equally near candidates") {
+  CHECK(nearest_name("p90_s", {"p99_s", "p95_s", "p50_s"}) == std::optional<std::string>("p99_s"));
+}
+
+TEST_CASE("did you mean says the name only when one is near") {
+  CHECK(did_you_mean("fleet.clinets", {"fleet.clients", "fleet.items"}) ==
+        "; did you mean 'fleet.clients'?");
+  CHECK(did_you_mean("zzz", {"fleet.clients"}).empty());
+}
