@@ -26,7 +26,8 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
 std::optional<std::string> nearest_name(std::string_view given,
                                         const std::vector<std::string>& candidates) {
   if (given.empty()) return std::nullopt;
-  const std::size_t slack = std::max<std::size_t>(1, given.size() / 3);
+  // A third of the name: a one-letter change to a two-letter flag ("-x" for "-q") is no slip.
+  const std::size_t slack = given.size() / 3;
   std::optional<std::string> best;
   std::size_t best_distance = slack + 1;
   for (const auto& c : candidates) {
@@ -49,6 +50,19 @@ std::optional<std::string> nearest_name(std::string_view given,
 std::string did_you_mean(std::string_view given, const std::vector<std::string>& candidates) {
   const auto name = nearest_name(given, candidates);
   return name ? "; did you mean '" + *name + "'?" : "";
+}
+
+std::optional<std::string> unknown_flag(const std::vector<std::string>& args,
+                                        const std::vector<std::string>& known) {
+  for (const auto& arg : args) {
+    if (arg == "--") break;
+    if (arg.size() < 2 || arg[0] != '-' || (arg[1] >= '0' && arg[1] <= '9') || arg[1] == '.')
+      continue;
+    const std::string name = arg.substr(0, arg.find('='));
+    if (std::find(known.begin(), known.end(), name) != known.end()) continue;
+    return "unknown flag '" + name + "'" + did_you_mean(name, known);
+  }
+  return std::nullopt;
 }
 
 }  // namespace stampede

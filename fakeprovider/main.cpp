@@ -16,10 +16,12 @@
 
 #include "binned_counts.hpp"
 #include "duration.hpp"
+#include "field_value_help.hpp"
 #include "generated/version.hpp"
 #include "http_token.hpp"
 #include "json_text.hpp"
 #include "model/send_attribution.hpp"
+#include "nearest_name.hpp"
 #include "one_line.hpp"
 #include "output_path.hpp"
 #include "results.hpp"
@@ -65,10 +67,19 @@ struct Args {
   std::string max_items = "1000000";
 };
 
+// A scenario flag's type and default in --help, as every other flag shows its own.
+void describe_value(CLI::Option& opt, std::string_view field) {
+  const auto help = field_value_help(field);
+  if (!help) return;
+  opt.type_name(std::string(help->type));
+  if (!help->default_text.empty()) opt.default_str(std::string(help->default_text));
+}
+
 // fakeprovider's own, the wire's: loadgen simulate has no wire (docs/ADMIN_API.md#dialects).
 void add_dialect_flags(CLI::App& app, Args& args) {
   const auto add = [&](const char* flag, const char* field, const std::string& help) {
-    app.add_option(flag, args.values[field], help)->group("Dialect")->expected(1);
+    describe_value(*app.add_option(flag, args.values[field], help)->group("Dialect")->expected(1),
+                   field);
   };
   add("--dialect", "provider.dialect",
       "the API real SDKs expect: openai (x-ratelimit-*-requests, its error body, a 200 shaped as "
@@ -88,11 +99,13 @@ void add_dialect_flags(CLI::App& app, Args& args) {
 void add_scenario_flags(CLI::App& app, Args& args) {
   app.add_option("--scenario", args.scenario,
                  "scenario file (JSON); only its provider section is used; flags override it")
-      ->check(CLI::ExistingFile);
+      ->type_name("FILE")
+      ->check(CLI::ExistingFile.description(""));
   for (const auto& f : kProviderFlags) {
     auto* opt =
         app.add_option(std::string(f.flag), args.values[std::string(f.field)], std::string(f.help));
     opt->group("Provider");
+    describe_value(*opt, f.field);
     if (!f.repeatable) opt->expected(1);
   }
   // fakeprovider's own: in loadgen, --hop-delay is the simulator's network (fleet.hop_delay).
@@ -102,7 +115,8 @@ void add_scenario_flags(CLI::App& app, Args& args) {
                  "simulate's --hop-delay), decide it then, and answer one more hop later; "
                  "scenario time, scaled by --time-scale (default: none, decide on arrival)")
       ->group("Provider")
-      ->expected(1);
+      ->expected(1)
+      ->type_name("MEAN,SD");
   add_dialect_flags(app, args);
 }
 
@@ -339,64 +353,81 @@ int main(int argc, char** argv) {
   Args args;
   add_scenario_flags(app, args);
   app.add_option("--listen", args.listen, "data plane HOST:PORT; port 0 picks a free one")
+      ->type_name("HOST:PORT")
       ->capture_default_str();
   app.add_option("--admin-listen", args.admin_listen,
                  "admin API HOST:PORT; beyond loopback it needs --admin-token")
+      ->type_name("HOST:PORT")
       ->capture_default_str();
   app.add_option("--time-scale", args.time_scale,
                  "wall seconds per scenario second, e.g. 0.1 replays ten times faster")
+      ->type_name("NUMBER")
       ->capture_default_str();
   app.add_option("--bin", args.bin, "histogram bin of the stats, in scenario time")
+      ->type_name("DURATION")
       ->capture_default_str();
   app.add_option("--arrivals-out", args.arrivals_out,
                  "on exit, write every arrival here (CSV: "
-                 "t_ns,tenant,status,attempt,client_id,send_rule)");
-  app.add_option("--stats-out", args.stats_out, "on exit, write the final stats JSON here");
+                 "t_ns,tenant,status,attempt,client_id,send_rule)")
+      ->type_name("FILE");
+  app.add_option("--stats-out", args.stats_out, "on exit, write the final stats JSON here")
+      ->type_name("FILE");
   app.add_option("--results-out", args.results_out,
                  "on exit (SIGINT, SIGTERM), write the provider's own results document here: "
                  "the results schema loadgen report draws and loadgen gate checks, with each "
                  "item's fate, its waits against the Retry-After, and the lockstep figure "
-                 "(docs/RESULTS.md; also GET /admin/results) (default: none)");
+                 "(docs/RESULTS.md; also GET /admin/results) (default: none)")
+      ->type_name("FILE");
   app.add_option("--admin-token", args.admin_token,
                  "require 'Authorization: Bearer TOKEN' on the admin API")
+      ->type_name("TOKEN")
       ->envname("FAKEPROVIDER_ADMIN_TOKEN");
   app.add_option("--max-connections", args.max_connections,
                  "open connections the data plane holds at once")
+      ->type_name("INT")
       ->capture_default_str();
   app.add_option("--threads", args.threads, "data plane threads, each with its own epoll loop")
+      ->type_name("INT")
       ->capture_default_str();
   app.add_option("--arrival-stamp", args.arrival_stamp,
                  "watch: stamp an arrival when its bytes come in (a watcher thread; exact in a "
                  "burst); read: when a server thread reads it (less CPU per request)")
+      ->type_name("watch|read")
       ->capture_default_str();
   app.add_option("--idle-timeout", args.idle_timeout,
                  "close a connection silent this long (wall time; longer than any backoff a "
                  "client sleeps on its open connection)")
+      ->type_name("DURATION")
       ->capture_default_str();
   app.add_option("--header-timeout", args.header_timeout,
                  "close a connection whose request headers, or then its body, are incomplete this "
                  "long after its first byte (wall time; slowloris); 0s turns it off; the headers' "
                  "limit needs --arrival-stamp watch")
+      ->type_name("DURATION")
       ->capture_default_str();
   app.add_option("--attempt-header", args.attempt_header,
                  "a header in which your clients send their send number (1 = the first send), "
                  "read when a request has none of X-Attempt, X-Stainless-Retry-Count (0 = the "
                  "first send) and amz-sdk-request (attempt=N) (default: none)")
+      ->type_name("HEADER")
       ->group("Send numbers");
   app.add_option("--item-header", args.item_header,
                  "otherwise, the headers (comma-separated, first present wins) that name a "
                  "request's item: its n-th arrival is its n-th send; none: off")
+      ->type_name("HEADER,...")
       ->group("Send numbers")
       ->capture_default_str();
   app.add_option("--client-header", args.client_header,
                  "otherwise, the header that names the client, for one item per client: its "
                  "n-th arrival is its n-th send (Authorization: the bearer token; the tenant "
                  "header will do too); also the arrival log's client_id; none: off")
+      ->type_name("HEADER")
       ->group("Send numbers")
       ->capture_default_str();
   app.add_option("--max-items", args.max_items,
                  "items and clients numbered by counting at once (at most 10000000); "
                  "arrivals of any further one are unattributed")
+      ->type_name("INT")
       ->group("Send numbers")
       ->capture_default_str();
   app.add_option("--store", args.store,
@@ -405,7 +436,8 @@ int main(int argc, char** argv) {
                  "replicas given the same store and scenario enforce one allowance and one "
                  "spend cap per tenant on one scenario clock; keys start with PREFIX "
                  "(default stampede). Without it they live in this process. Arrivals are still "
-                 "recorded per replica");
+                 "recorded per replica")
+      ->type_name("URL");
   app.footer(
       "Example:\n"
       "  fakeprovider --allowance 100/s --outage 0s-30s:503 --listen 127.0.0.1:8080 "
@@ -419,7 +451,15 @@ int main(int argc, char** argv) {
   } catch (const CLI::Success& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    return fail(kUsageError, std::string(e.what()) + "; run 'fakeprovider --help'");
+    // A mistyped flag: the nearest name is the likely fix, not CLI11's "not expected".
+    std::vector<std::string> known;
+    for (const auto* opt : app.get_options()) {
+      for (const auto& l : opt->get_lnames()) known.push_back("--" + l);
+      for (const auto& n : opt->get_snames()) known.push_back("-" + n);
+    }
+    const auto flag = unknown_flag({argv + 1, argv + argc}, known);
+    return fail(kUsageError,
+                (flag ? *flag : std::string(e.what())) + "; run 'fakeprovider --help'");
   }
   return serve(args);
 }

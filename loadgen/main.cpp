@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <array>
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
@@ -17,10 +18,12 @@
 #include "cli/run_command.hpp"
 #include "cli/simulate_command.hpp"
 #include "duration.hpp"
+#include "field_value_help.hpp"
 #include "gate.hpp"
 #include "generated/version.hpp"
 #include "html_report.hpp"
 #include "live/tls_settings.hpp"
+#include "nearest_name.hpp"
 #include "one_line.hpp"
 #include "output_path.hpp"
 #include "policy/advise.hpp"
@@ -34,6 +37,9 @@ using namespace stampede;
 namespace {
 
 constexpr int kUsageError = 2;
+// Where run takes its tenant key when no flag gives one: an argument is on every `ps` line of a
+// shared CI runner, the environment is not.
+constexpr const char* kApiKeyEnv = "STAMPEDE_API_KEY";
 
 // The scenario file and the flags that override its fields, as given.
 struct ScenarioArgs {
@@ -49,6 +55,69 @@ std::string flag_name_in_loadgen(const ScenarioFlag& f, bool provider) {
   return std::string(f.flag);
 }
 
+// A scenario flag's type and default in --help, as every other flag shows its own.
+void describe_value(CLI::Option& opt, std::string_view field) {
+  const auto help = field_value_help(field);
+  if (!help) return;
+  opt.type_name(std::string(help->type));
+  if (!help->default_text.empty()) opt.default_str(std::string(help->default_text));
+}
+
+// The type and default --help shows for each flag of loadgen's own (--max-duration
+// DURATION=1h), set after the flags are declared; a flag a command lacks is passed over, so
+// one table serves every command. A default that no value spells ("one per core") is left to
+// the flag's text.
+struct FlagValue {
+  const char* flag;
+  const char* type;
+  const char* default_text;
+};
+
+constexpr std::array<FlagValue, 33> kFlagValues{{
+    {"--scenario", "FILE", ""},
+    {"--out", "FILE", ""},
+    {"--report", "FILE", ""},
+    {"--dead-letter", "FILE", ""},
+    {"--junit", "FILE", ""},
+    {"--attempts-out", "FILE", ""},
+    {"--assert", "'METRIC OP VALUE'", ""},
+    {"--horizon", "DURATION", "7d"},
+    {"--trials", "INT", "1"},
+    {"--shard", "I/N", ""},
+    {"--start-at", "TIME", ""},
+    {"--url", "URL", ""},
+    {"--method", "METHOD", ""},
+    {"--header", "'NAME: VALUE'", ""},
+    {"--body", "TEXT|@FILE", ""},
+    {"--api-key", "KEY", ""},
+    {"--api-keys-file", "FILE", ""},
+    {"--time-scale", "NUMBER", "1"},
+    {"--loops", "INT", ""},
+    {"--http-client", "auto|native|libcurl", "auto"},
+    {"--max-duration", "DURATION", "1h"},
+    {"--grace", "DURATION", ""},
+    {"--progress-every", "DURATION", "10s"},
+    {"--provider-admin", "URL", ""},
+    {"--provider-admin-token", "TOKEN", ""},
+    {"--per-process", "INT", "1"},
+    {"--timeout", "DURATION", ""},
+    {"--logs", "DIR", ""},
+    {"--log-limit", "BYTES", "65536"},
+    {"--label", "NAME", ""},
+    {"--demand", "RATE", ""},
+    {"--over", "DURATION", "10m"},
+    {"results", "FILE", ""},
+}};
+
+void describe_flags(CLI::App& cmd) {
+  for (const auto& f : kFlagValues) {
+    auto* opt = cmd.get_option_no_throw(f.flag);
+    if (opt == nullptr) continue;
+    opt->type_name(f.type);
+    if (*f.default_text != '\0') opt->default_str(f.default_text);
+  }
+}
+
 // exec's CMD follows "--", which a list option would take as the end of its own values (and
 // then read CMD's flags as loadgen's): there a repeatable flag takes one value each time.
 void one_value_each_time(CLI::Option& opt) {
@@ -58,11 +127,12 @@ void one_value_each_time(CLI::Option& opt) {
 // exec takes the provider's flags only: the fleet's policy is the program's own.
 void add_scenario_flags(CLI::App& cmd, ScenarioArgs& args, bool fleet = true) {
   cmd.add_option("--scenario", args.path, "scenario file (JSON); flags override its fields")
-      ->check(CLI::ExistingFile);
+      ->check(CLI::ExistingFile.description(""));
   auto add = [&](const ScenarioFlag& f, bool provider, const char* group) {
     auto* opt = cmd.add_option(flag_name_in_loadgen(f, provider), args.values[std::string(f.field)],
                                std::string(f.help));
     opt->group(group);
+    describe_value(*opt, f.field);
     if (!fleet) {
       one_value_each_time(*opt);  // the last of a flag given twice still wins, as in run
     } else if (!f.repeatable) {
@@ -233,7 +303,7 @@ void add_fleet_output_flags(CLI::App& cmd, FleetOutputArgs& a, const FleetOutput
                  "write JUnit XML: a test case per check, and 'run completed' (failed when the "
                  "run was stopped, an error for exit 3)")
       ->group("Output");
-  cmd.add_flag("--no-report", a.no_report, "write no HTML report");
+  cmd.add_flag("--no-report", a.no_report, "write no HTML report")->group("Output");
   cmd.add_option("--report", a.report, "write the HTML report here (default: beside --out, .html)")
       ->group("Output");
   cmd.add_option("--assert", a.asserts,
@@ -330,12 +400,16 @@ int run_main(const RunArgs& a) {
   }
   req.headers = a.headers;
   req.tenant_header = scenario->provider.tenant_header;
-  if (!a.api_key.empty()) {
-    auto keys = parse_api_keys(a.api_key);
+  // The environment only when no flag names a key: a flag on the command line wins.
+  const char* env_key = std::getenv(kApiKeyEnv);
+  const bool key_from_env =
+      a.api_key.empty() && a.api_keys_file.empty() && env_key != nullptr && *env_key != '\0';
+  const std::string api_key = key_from_env ? env_key : a.api_key;
+  if (!api_key.empty()) {
+    auto keys = parse_api_keys(api_key);
     if (!keys || keys->size() != 1)
-      return usage_error(
-          "--api-key: the key is not one key on one line (not echoed: it is a "
-          "credential)");
+      return usage_error(std::string(key_from_env ? "--api-key ($STAMPEDE_API_KEY)" : "--api-key") +
+                         ": the key is not one key on one line (not echoed: it is a credential)");
     req.api_keys = *keys;
   }
   if (!a.api_keys_file.empty()) {
@@ -608,6 +682,47 @@ int advise_main(const AdviseArgs& a) {
   return 0;
 }
 
+// Every spelling of a command's flags, dashes included, for the nearest name of a typo.
+std::vector<std::string> flag_spellings(const CLI::App& cmd) {
+  std::vector<std::string> names;
+  for (const auto* opt : cmd.get_options()) {
+    for (const auto& l : opt->get_lnames()) names.push_back("--" + l);
+    for (const auto& s : opt->get_snames()) names.push_back("-" + s);
+  }
+  return names;
+}
+
+// One line, like every other usage error: a mistyped command or flag with the nearest name
+// (the likely fix) rather than CLI11's "not expected"; otherwise CLI11's words and where the
+// choices are.
+std::string parse_error_message(const CLI::App& app, const CLI::ParseError& e,
+                                const std::vector<std::string>& args) {
+  std::vector<std::string> commands;
+  for (const auto* sub : app.get_subcommands([](const CLI::App*) { return true; }))
+    commands.push_back(sub->get_name());
+  const std::string first = args.empty() ? "" : args.front();
+  const bool known_command = std::find(commands.begin(), commands.end(), first) != commands.end();
+  if (!first.empty() && first[0] != '-' && !known_command) {
+    const auto near = did_you_mean(first, commands);
+    std::string all;
+    for (const auto& c : commands) all += (all.empty() ? "" : ", ") + c;
+    return "unknown command '" + first + "'" + (near.empty() ? "; the commands are " + all : near) +
+           " (see 'loadgen --help')";
+  }
+  if (known_command) {
+    const auto& cmd = *app.get_subcommand(first);
+    if (auto flag = unknown_flag({args.begin() + 1, args.end()}, flag_spellings(cmd)))
+      return first + ": " + *flag + " (see 'loadgen " + first + " --help')";
+  } else if (auto flag = unknown_flag(args, flag_spellings(app))) {
+    return *flag + " (see 'loadgen --help')";
+  }
+  const bool exec_without_separator =
+      first == "exec" && std::find(args.begin(), args.end(), "--") == args.end();
+  return std::string(e.what()) +
+         (exec_without_separator ? "; loadgen exec takes CMD and its ARGS after --" : "") +
+         " (see 'loadgen --help')";
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -669,12 +784,22 @@ int main(int argc, char** argv) {
   run_cmd->add_option("--body", run.body, "request body, or @FILE")->group("Target");
   auto* key_opt = run_cmd->add_option("--api-key", run.api_key,
                                       "tenant key, sent in the scenario's tenant header "
-                                      "(X-Api-Key by default)");
+                                      "(X-Api-Key by default); without it or --api-keys-file, "
+                                      "$STAMPEDE_API_KEY, which keeps the key out of ps on a "
+                                      "shared runner");
   key_opt->group("Target");
+  // What a live run's peak is measured against: a user pointing at staging looks for it
+  // beside the URL, not among the simulated provider's knobs.
+  run_cmd->get_option("--allowance")
+      ->description(
+          "the target's per-tenant allowance, N/s, N/min or N/h: peak_ratio and "
+          "peak_retry_ratio measure the live peak against it (and the comparison's simulated "
+          "provider enforces it); without it they mean nothing")
+      ->group("Target");
   run_cmd
       ->add_option("--api-keys-file", run.api_keys_file,
                    "one key per line; clients take them round-robin (client c: key c mod N)")
-      ->check(CLI::ExistingFile)
+      ->check(CLI::ExistingFile.description(""))
       ->excludes(key_opt)
       ->group("Target");
   run_cmd
@@ -850,14 +975,19 @@ int main(int argc, char** argv) {
       "allowance, the smallest base that fits, the waits, and the deficit of a demand above the "
       "allowance.");
   advise_cmd->add_option("--scenario", adv.scenario, "take the fleet and allowance from this file")
-      ->check(CLI::ExistingFile);
-  advise_cmd->add_option("--clients", adv.clients, "concurrent clients");
-  advise_cmd->add_option("--allowance", adv.allowance, "N/s, N/min or N/h");
-  advise_cmd->add_option("--strategy", adv.strategy, "backoff strategy");
-  advise_cmd->add_option("--base", adv.base, "base delay");
-  advise_cmd->add_option("--cap", adv.cap, "delay cap");
-  advise_cmd->add_option("--max-attempts", adv.max_attempts,
-                         "retries after the first send; 0 = unbounded");
+      ->check(CLI::ExistingFile.description(""));
+  // The scenario's fields: their defaults are the scenario's, when no file gives them.
+  describe_value(*advise_cmd->add_option("--clients", adv.clients, "concurrent clients"),
+                 "fleet.clients");
+  describe_value(*advise_cmd->add_option("--allowance", adv.allowance, "N/s, N/min or N/h"),
+                 "provider.allowance");
+  describe_value(*advise_cmd->add_option("--strategy", adv.strategy, "backoff strategy"),
+                 "fleet.strategy");
+  describe_value(*advise_cmd->add_option("--base", adv.base, "base delay"), "fleet.base");
+  describe_value(*advise_cmd->add_option("--cap", adv.cap, "delay cap"), "fleet.cap");
+  describe_value(*advise_cmd->add_option("--max-attempts", adv.max_attempts,
+                                         "retries after the first send; 0 = unbounded"),
+                 "fleet.max_attempts");
   advise_cmd->add_option("--demand", adv.demand, "sustained demand, N/s, N/min or N/h");
   advise_cmd->add_option("--over", adv.over, "backlog horizon for --demand (default 10m)");
   advise_cmd->add_flag("--json", adv.json, "print JSON");
@@ -868,19 +998,18 @@ int main(int argc, char** argv) {
       "Example:\n  loadgen advise --clients 400 --allowance 4000/min --strategy full-jitter "
       "--base 1s --cap 8s --max-attempts 5");
 
+  for (auto* cmd : {simulate, run_cmd, exec_cmd, report_cmd, merge_cmd, gate_cmd, advise_cmd})
+    describe_flags(*cmd);
+  // run's is 2s or --timeout if that is shorter, as its text says: 2s is the usual one.
+  for (auto* cmd : {run_cmd, exec_cmd}) cmd->get_option("--grace")->default_str("2s");
+  exec_cmd->get_option("CMD")->type_name("ARGS");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    // One line, like every other usage error: the problem, then where the choices are.
-    const std::vector<std::string> args(argv + 1, argv + argc);
-    const bool exec_without_separator = !args.empty() && args.front() == "exec" &&
-                                        std::find(args.begin(), args.end(), "--") == args.end();
-    return usage_error(
-        std::string(e.what()) +
-        (exec_without_separator ? "; loadgen exec takes CMD and its ARGS after --" : "") +
-        " (see 'loadgen --help')");
+    return usage_error(parse_error_message(app, e, {argv + 1, argv + argc}));
   }
   if (simulate->parsed()) return simulate_main(sim);
   if (run_cmd->parsed()) return run_main(run);

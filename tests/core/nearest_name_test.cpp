@@ -53,3 +53,29 @@ TEST_CASE("did you mean says the name only when one is near") {
         "; did you mean 'fleet.clients'?");
   CHECK(did_you_mean("zzz", {"fleet.clients"}).empty());
 }
+
+TEST_CASE("unknown flag names the first flag no command knows, and the nearest one") {
+  const std::vector<std::string> known{"--clients", "--base", "--cap", "-q", "--quiet"};
+  struct Row {
+    std::vector<std::string> args;
+    const char* says;  // nullptr: every flag known
+  };
+  for (const Row& r : {
+           Row{{"--clinets", "3"}, "unknown flag '--clinets'; did you mean '--clients'?"},
+           Row{{"--clients=3", "--bse=2s"}, "unknown flag '--bse'; did you mean '--base'?"},
+           Row{{"--clients", "3", "--zzzzzz"}, "unknown flag '--zzzzzz'"},
+           Row{{"-x"}, "unknown flag '-x'"},
+           Row{{"--base", "-1s", "--cap", "-5", "-q"}, nullptr},
+           Row{{"--", "--clinets"}, nullptr},
+           Row{{"plain", "words"}, nullptr},
+       }) {
+    const auto got = unknown_flag(r.args, known);
+    CAPTURE(r.args.front());
+    if (r.says == nullptr) {
+      CHECK_FALSE(got);
+    } else {
+      REQUIRE(got);
+      CHECK(*got == r.says);
+    }
+  }
+}
