@@ -205,7 +205,8 @@ Parsed<Config> parse_windowed(const std::string& text, bool fraction, const char
 
 // "5ms" (fixed) or "5ms-20ms" (uniform in the range).
 Error set_latency(ProviderConfig& p, const std::string& text) {
-  const auto dash = text.find('-');
+  // From the second character: a leading '-' is a negative start, not an empty one.
+  const auto dash = text.find('-', 1);
   const auto lo = parse_duration_ns(text.substr(0, dash));
   // A part of the range is quoted alone: name the whole value too ("-5ms" is "" and "5ms").
   if (!lo) return "'" + text + "': " + lo.error();
