@@ -272,9 +272,13 @@ std::string assertion_section(const std::vector<Results>& runs,
       if (std::find(texts.begin(), texts.end(), v.text) == texts.end()) texts.push_back(v.text);
     }
   }
+  // The report travels alone (a CI artifact): the guide is named where a reader can find it.
+  const std::string guide =
+      " What each check means, and what to change in the retry configuration when one fails: "
+      "docs/READING.md in stampede's sources.";
   if (texts.empty())
-    return out + element("p", "No assertions were checked.", "note") + "</section>\n";
-  out += element("p", "Each cell is the verdict and the measured value.", "note") +
+    return out + element("p", "No assertions were checked." + guide, "note") + "</section>\n";
+  out += element("p", "Each cell is the verdict and the measured value." + guide, "note") +
          "<div class=\"wide\"><table><thead><tr><th>assertion</th>";
   for (const auto& label : labels) out += element("th", label);
   out += "</tr></thead><tbody>";
