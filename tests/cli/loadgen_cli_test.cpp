@@ -153,7 +153,8 @@ TEST_CASE("simulate: bad input is one line naming the field, the value and what 
            Row{{"--scenario", missing}, {"--scenario", missing}},
            Row{{"--scenario", dir.path()}, {"--scenario", dir.path()}},
            Row{{"--scenario", malformed}, {malformed, "not valid JSON"}},
-           Row{{"--scenario", unknown}, {unknown, "unknown key 'fleet.strateg'", "did you mean 'fleet.strategy'?"}},
+           Row{{"--scenario", unknown},
+               {unknown, "unknown key 'fleet.strateg'", "did you mean 'fleet.strategy'?"}},
        }) {
     std::string joined;
     for (const auto& a : r.args) joined += a + " ";
