@@ -709,15 +709,17 @@ std::string parse_error_message(const CLI::App& app, const CLI::ParseError& e,
     return "unknown command '" + first + "'" + (near.empty() ? "; the commands are " + all : near) +
            " (see 'loadgen --help')";
   }
-  if (known_command) {
+  // exec's CMD has flags of its own: before a "--" they are CMD's, not loadgen's typos.
+  const bool exec_without_separator =
+      first == "exec" && std::find(args.begin(), args.end(), "--") == args.end();
+  if (known_command && !exec_without_separator) {
     const auto& cmd = *app.get_subcommand(first);
     if (auto flag = unknown_flag({args.begin() + 1, args.end()}, flag_spellings(cmd)))
       return first + ": " + *flag + " (see 'loadgen " + first + " --help')";
-  } else if (auto flag = unknown_flag(args, flag_spellings(app))) {
-    return *flag + " (see 'loadgen --help')";
+  } else if (!known_command) {
+    if (auto flag = unknown_flag(args, flag_spellings(app)))
+      return *flag + " (see 'loadgen --help')";
   }
-  const bool exec_without_separator =
-      first == "exec" && std::find(args.begin(), args.end(), "--") == args.end();
   return std::string(e.what()) +
          (exec_without_separator ? "; loadgen exec takes CMD and its ARGS after --" : "") +
          " (see 'loadgen --help')";
