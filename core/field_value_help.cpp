@@ -6,7 +6,7 @@
 namespace stampede {
 namespace {
 
-constexpr std::array<std::pair<std::string_view, FieldValueHelp>, 46> kFieldValues{{
+constexpr std::array<std::pair<std::string_view, FieldValueHelp>, 47> kFieldValues{{
     {"provider.allowance", {"RATE", ""}},
     {"provider.limiter", {"LIMITER", "fixed-window"}},
     {"provider.burst", {"INT", ""}},
@@ -33,6 +33,7 @@ constexpr std::array<std::pair<std::string_view, FieldValueHelp>, 46> kFieldValu
     {"fleet.items", {"INT", ""}},
     {"fleet.rate", {"RATE", ""}},
     {"fleet.duration", {"DURATION", ""}},
+    {"fleet.stages", {"DURATION:RATE,...", ""}},
     {"fleet.policy", {"POLICY", ""}},
     {"fleet.strategy", {"STRATEGY", "full-jitter"}},
     {"fleet.base", {"DURATION", "1s"}},

@@ -48,6 +48,7 @@ void Recording::merge(const Recording& o) {
   delivered = saturating_add(delivered, o.delivered);
   dead_lettered = saturating_add(dead_lettered, o.dead_lettered);
   unfinished = saturating_add(unfinished, o.unfinished);
+  dropped = saturating_add(dropped, o.dropped);
   requests = saturating_add(requests, o.requests);
   writes = saturating_add(writes, o.writes);
   drain_ns = std::max(drain_ns, o.drain_ns);
@@ -121,6 +122,8 @@ Summary summarize(const Recording& r, const ProviderConfig& provider, bool provi
   s.delivered = static_cast<double>(r.delivered);
   s.dead_lettered = static_cast<double>(r.dead_lettered);
   s.unfinished = static_cast<double>(r.unfinished);
+  s.dropped = static_cast<double>(r.dropped);
+  s.dropped_ratio = r.items ? s.dropped / s.items : 0;
   s.requests = static_cast<double>(r.requests);
   s.writes = static_cast<double>(r.writes);
   s.amplification = r.items ? s.requests / s.items : 0;
@@ -241,6 +244,13 @@ json to_json(const Results& r) {
         {"lateness_ns", rec.lateness_ns.to_json()}}},
   };
   if (rec.writes > 0) doc["counts"]["writes"] = rec.writes;
+  // Only the open model drops, and only its documents say so: the others read as before.
+  if (r.scenario.fleet.open_model()) {
+    doc["counts"]["dropped"] = rec.dropped;
+  } else {
+    doc["summary"].erase("dropped");
+    doc["summary"].erase("dropped_ratio");
+  }
   for (const auto& [status, n] : rec.statuses)
     doc["counts"]["statuses"][std::to_string(status)] = n;
   for (const auto& [reason, n] : rec.dead_letter_reasons)
@@ -294,6 +304,7 @@ Parsed<Results> results_from_json(const json& j) {
     rec.requests = json_int64(c.at("requests"));
     rec.drain_ns = json_int64(c.at("drain_ns"));
     rec.writes = json_int64(c, "writes", 0);
+    rec.dropped = json_int64(c, "dropped", 0);
     if (const auto it = c.find("statuses"); it != c.end()) {
       for (const auto& [status, n] : it->items()) {
         const auto code = parse_status(status);

@@ -41,6 +41,7 @@ struct Recording {
   std::int64_t delivered = 0;
   std::int64_t dead_lettered = 0;
   std::int64_t unfinished = 0;
+  std::int64_t dropped = 0;  // the open model: arrivals that found no free client
   std::int64_t requests = 0;
   std::int64_t drain_ns = 0;  // last delivery
   std::int64_t writes = 0;    // occ mode: conditional writes sent

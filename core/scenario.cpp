@@ -44,13 +44,25 @@ std::string format_hop_delay(const HopDelay& h) {
 
 }  // namespace
 
+namespace {
+
+// Both rate and duration may be huge: saturate rather than convert a double no integer holds.
+std::int64_t whole_items(double n) {
+  n = std::floor(n);
+  return n <= static_cast<double>(kMaxItems) ? static_cast<std::int64_t>(n) : kMaxItems + 1;
+}
+
+}  // namespace
+
 std::int64_t FleetConfig::item_count() const {
-  if (items) return *items;
-  if (workload == WorkloadKind::kSteady && rate && duration_ns) {
-    // Both may be huge: saturate rather than convert a double no integer holds.
-    const double n = std::floor(rate->per_second() * ns_to_s(*duration_ns));
-    return n <= static_cast<double>(kMaxItems) ? static_cast<std::int64_t>(n) : kMaxItems + 1;
+  // Stages end: items may only cut the ramp's arrivals short.
+  if (workload == WorkloadKind::kSteady && !stages.empty()) {
+    const std::int64_t ramp = whole_items(stages_area(stages));
+    return items ? std::min(*items, ramp) : ramp;
   }
+  if (items) return *items;
+  if (workload == WorkloadKind::kSteady && rate && duration_ns)
+    return whole_items(rate->per_second() * ns_to_s(*duration_ns));
   return clients;
 }
 
@@ -137,6 +149,7 @@ json to_json(const Scenario& s) {
              {"timeout", format_duration(f.timeout_ns)},
              {"seed", f.seed}};
   if (f.rate) fleet["rate"] = format_rate(*f.rate);
+  if (!f.stages.empty()) fleet["stages"] = format_stages(f.stages);
   if (f.duration_ns) fleet["duration"] = format_duration(*f.duration_ns);
   if (f.deadline_ns) fleet["deadline"] = format_duration(*f.deadline_ns);
   if (f.retry_budget) {
@@ -210,16 +223,29 @@ std::vector<std::string> validate(const Scenario& s) {
            format_duration(f.base_ns) + "; the cap must be at least the base");
   need(f.multiplier >= 1, "fleet.multiplier: must be at least 1");
   need(f.jitter_ns >= 0, "fleet.jitter: must be a duration >= 0");
-  if (f.workload == WorkloadKind::kSteady) {
-    need(f.rate.has_value(), "fleet.rate: the steady workload needs an arrival rate, e.g. 50/s");
+  if (!f.stages.empty()) {
+    need(f.workload == WorkloadKind::kSteady,
+         "fleet.stages: stages are the steady workload's arrival rate, and imply it; leave "
+         "fleet.workload out (it is " +
+             std::string(to_string(f.workload)) + ")");
+    need(!f.rate, "fleet.stages: give stages or a rate, not both");
+    need(!f.duration_ns, "fleet.duration: stages set how long items arrive; leave it out");
+  } else if (f.workload == WorkloadKind::kSteady) {
+    need(f.rate.has_value(),
+         "fleet.rate: the steady workload needs an arrival rate, e.g. 50/s, or stages");
     need(f.items || f.duration_ns,
          "fleet.duration: the steady workload needs a duration or an item count, e.g. 60s");
-  } else {
-    need(!f.rate, "fleet.rate: only the steady workload takes a rate; use --workload steady");
   }
+  if (f.workload != WorkloadKind::kSteady)
+    need(!f.rate, "fleet.rate: only the steady workload takes a rate; use --workload steady");
+  // The occ cycle holds its client for a read and a write; the open model's free-client
+  // accounting is not built for it.
+  need(!(f.open_model() && p.mode == ProviderMode::kOcc),
+       "fleet.workload: occ mode runs the storm and queue workloads, not steady or stages");
   need(f.item_count() > 0, "fleet.items: the workload creates no items; give at least 1");
   need(f.item_count() <= kMaxItems, "fleet.items: at most " + std::to_string(kMaxItems) +
-                                        " (a steady workload makes rate x duration)");
+                                        " (a steady workload makes rate x duration, stages "
+                                        "the area under the ramp)");
   if (p.burst) need(*p.burst > 0, "provider.burst: must be at least 1");
   need(p.latency_min_ns >= 0 && p.latency_max_ns >= p.latency_min_ns,
        "provider.latency: must be a duration >= 0 or a range LOW-HIGH");

@@ -11,6 +11,7 @@
 #include "hop_delay.hpp"
 #include "parsed.hpp"
 #include "rate.hpp"
+#include "stages.hpp"
 
 namespace stampede {
 
@@ -124,6 +125,7 @@ struct FleetConfig {
   std::optional<std::int64_t> items;  // default: one per client (storm, queue) or rate x duration
   std::optional<Rate> rate;           // steady workload's open-loop arrival rate
   std::optional<std::int64_t> duration_ns;
+  Stages stages;  // a ramping arrival rate instead of the rate: the steady workload's too
   StrategyKind strategy = StrategyKind::kFullJitter;
   std::int64_t base_ns = 1'000'000'000;
   std::int64_t cap_ns = 60'000'000'000;
@@ -148,6 +150,9 @@ struct FleetConfig {
 
   // Items the workload will create in all.
   std::int64_t item_count() const;
+  // steady (a rate or stages): arrivals on their schedule, each taken by a free client or
+  // dropped (docs/SCENARIO.md#the-open-model).
+  bool open_model() const { return workload == WorkloadKind::kSteady; }
 };
 
 struct Scenario {

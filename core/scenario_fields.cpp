@@ -366,6 +366,13 @@ const std::vector<Field>& fields() {
        [](Scenario& s, const json& v) { return assign(parse_count(as_text(v)), s.fleet.items); }},
       {"fleet.rate",
        [](Scenario& s, const json& v) { return assign(parse_rate(as_text(v)), s.fleet.rate); }},
+      {"fleet.stages",
+       [](Scenario& s, const json& v) {
+         // Stages are the open model's arrival rate: they imply the steady workload.
+         auto e = assign(parse_stages(as_text(v)), s.fleet.stages);
+         if (!e) s.fleet.workload = WorkloadKind::kSteady;
+         return e;
+       }},
       {"fleet.duration",
        [](Scenario& s, const json& v) {
          return assign(parse_positive_duration(as_text(v)), s.fleet.duration_ns);

@@ -59,14 +59,23 @@ inline constexpr std::array<ScenarioFlag, 17> kProviderFlags{{
      "plain, or occ: one versioned row, GET /row then PUT /row with If-Match, 412 on a conflict"},
 }};
 
-inline constexpr std::array<ScenarioFlag, 25> kFleetFlags{{
-    {"--clients", "fleet.clients", "concurrent clients, each with its own stream and state"},
+inline constexpr std::array<ScenarioFlag, 26> kFleetFlags{{
+    {"--clients", "fleet.clients",
+     "concurrent clients, each with its own stream and state (default 100); steady: the pool "
+     "arrivals are taken from (k6's maxVUs)"},
     {"--workload", "fleet.workload",
-     "storm (each client sends at t=0), steady (open loop at --rate) or queue (items drained by "
-     "the clients)"},
-    {"--items", "fleet.items", "items in all (default: one per client)"},
+     "storm (default: each client sends at t=0), steady (open model: items arrive at --rate or "
+     "--stages whatever the clients' backoff, each taken by a free client or dropped) or queue "
+     "(items drained by the clients)"},
+    {"--items", "fleet.items",
+     "items in all (default: one per client; steady: rate x duration, or the stages' area)"},
     {"--rate", "fleet.rate", "steady workload's arrival rate: N/s, N/min or N/h"},
     {"--duration", "fleet.duration", "steady workload's duration, e.g. 60s"},
+    {"--stages", "fleet.stages",
+     "ramping arrival rate, DURATION:RATE,... e.g. 30s:10/s,2m:100/s,30s:0/s: each stage ramps "
+     "linearly from the previous target (the first from 0, or from a leading bare rate such as "
+     "10/s) to its own; implies --workload steady, instead of --rate and --duration; at most 100 "
+     "stages (default: none)"},
     {"--policy", "fleet.policy",
      "a client library's retry policy: aws-standard, aws-adaptive, grpc, grpc-go, polly, "
      "tenacity-exponential-jitter, resilience4j or sre (docs/POLICIES.md); the other policy "

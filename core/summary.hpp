@@ -50,6 +50,9 @@ struct Summary {
   // The provider's per-item record (its results document, GET /admin/results).
   double hint_share = 0;  // of the retries after a Retry-After, the share within 100 ms of it
   double lockstep = 0;    // the share of retries in the busiest tenth of 100 ms bins
+  // The open model (steady, stages): arrivals that found every client busy.
+  double dropped = 0;
+  double dropped_ratio = 0;  // dropped / items
 };
 
 // What a metric needs to mean anything; asserting on it without that is a usage error.
@@ -67,7 +70,7 @@ struct MetricField {
   MetricNeed needs = MetricNeed::kNothing;
 };
 
-inline constexpr std::array<MetricField, 36> kMetrics{{
+inline constexpr std::array<MetricField, 38> kMetrics{{
     {"items", &Summary::items, "items the workload created"},
     {"delivered", &Summary::delivered, "items that got a 2xx"},
     {"dead_lettered", &Summary::dead_lettered, "items given up on"},
@@ -119,6 +122,10 @@ inline constexpr std::array<MetricField, 36> kMetrics{{
      "the share of retries in the busiest tenth of 100 ms bins after the first rejection (about "
      "0.1: spread evenly; 1: in lockstep)",
      MetricNeed::kProviderResults},
+    {"dropped", &Summary::dropped,
+     "steady and stages: arrivals that found no free client and were not sent (k6's "
+     "dropped_iterations); 0 in the other workloads"},
+    {"dropped_ratio", &Summary::dropped_ratio, "dropped / items"},
 }};
 
 std::optional<double> metric_value(const Summary& s, std::string_view name);

@@ -48,23 +48,30 @@ ChartScale latency_extent(const Results& r, std::int64_t column_ns) {
   return {column_ns, ns_to_s(r.recording.item_latency_ns.max()), 100};
 }
 
+// A CDF's line: within a bucket drawn straight (buckets are 1/128 of their value wide).
+std::vector<SvgPoint> cdf_points(const Plot& p, const LogHistogram& h,
+                                 double (*to_x)(std::int64_t)) {
+  std::vector<SvgPoint> points;
+  std::int64_t seen = 0;
+  const double total = static_cast<double>(h.count());
+  for (const auto& b : buckets_of(h)) {
+    // Flat across the gap since the last bucket, then up through this one.
+    const auto lower = std::max(b.lower, h.min());
+    const auto upper = std::min(b.upper, h.max());
+    points.push_back({p.x(to_x(lower)), p.y(seen / total * 100)});
+    seen += b.count;
+    points.push_back({p.x(to_x(std::max(lower, upper))), p.y(seen / total * 100)});
+  }
+  return points;
+}
+
 std::string latency_chart(const Results& r, const ChartScale& scale) {
   const auto& h = r.recording.item_latency_ns;
   Plot p("item latency CDF", 0, scale.x_max, 100);
   p.axes(linear_ticks(scale.x_max, 8), "item latency from its intended start, backoff included (s)",
          "% of delivered items");
-  // Within a bucket the CDF is drawn straight: buckets are 1/128 of their value wide.
-  std::vector<SvgPoint> points;
-  std::int64_t seen = 0;
+  const std::vector<SvgPoint> points = cdf_points(p, h, ns_to_s);
   const double total = static_cast<double>(h.count());
-  for (const auto& b : buckets_of(h)) {
-    const auto lower = std::max(b.lower, h.min());
-    const auto upper = std::min(b.upper, h.max());
-    // Flat across the gap since the last bucket, then up through this one.
-    points.push_back({p.x(ns_to_s(lower)), p.y(seen / total * 100)});
-    seen += b.count;
-    points.push_back({p.x(ns_to_s(std::max(lower, upper))), p.y(seen / total * 100)});
-  }
   const std::string summary = "item latency: p50 " + format_seconds(r.summary.p50_s) + ", p99 " +
                               format_seconds(r.summary.p99_s) + ", max " +
                               format_seconds(ns_to_s(h.max())) + " (" + format_count(total) +
@@ -256,21 +263,6 @@ ChartScale response_extent(const Results& r, std::int64_t column_ns) {
   ChartScale s{column_ns, 0, 100};
   for (const auto& h : r.recording.response_ns_by_send) s.x_max = std::max(s.x_max, ms_of(h.max()));
   return s;
-}
-
-std::vector<SvgPoint> cdf_points(const Plot& p, const LogHistogram& h,
-                                 double (*to_x)(std::int64_t)) {
-  std::vector<SvgPoint> points;
-  std::int64_t seen = 0;
-  const double total = static_cast<double>(h.count());
-  for (const auto& b : buckets_of(h)) {
-    const auto lower = std::max(b.lower, h.min());
-    const auto upper = std::min(b.upper, h.max());
-    points.push_back({p.x(to_x(lower)), p.y(seen / total * 100)});
-    seen += b.count;
-    points.push_back({p.x(to_x(std::max(lower, upper))), p.y(seen / total * 100)});
-  }
-  return points;
 }
 
 std::string response_chart(const Results& r, const ChartScale& scale) {

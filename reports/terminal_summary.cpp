@@ -106,6 +106,11 @@ std::string format_terminal_summary(const Results& r) {
   out +=
       fmt("delivered %s of %s, dead-lettered %s, unfinished %s\n", number(s.delivered).c_str(),
           number(s.items).c_str(), number(s.dead_lettered).c_str(), number(s.unfinished).c_str());
+  // The open model only, so the other workloads' summaries read as before.
+  if (f.open_model()) {
+    out += fmt("dropped %s (%.1f%%): arrived with every one of the %lld clients busy, never sent\n",
+               number(s.dropped).c_str(), 100 * s.dropped_ratio, static_cast<long long>(f.clients));
+  }
   if (s.delivered > 0) {
     out += fmt("last item got through at t=%s s; item latency p50 %s, p99 %s\n",
                number(s.drain_s).c_str(), seconds_text(s.p50_s).c_str(),

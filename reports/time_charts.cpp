@@ -399,12 +399,15 @@ std::string waves_chart(const Results& r, const ChartScale& scale) {
                        "sends per second by send number", std::nullopt);
 }
 
-std::vector<LegendEntry> send_legend(const std::vector<Results>& runs, std::size_t first_layer) {
+// The layers from first_layer on that some run's histogram (of) has counts in, then the limits.
+std::vector<LegendEntry> used_layers_legend(const std::vector<Results>& runs,
+                                            const std::vector<Layer>& layers,
+                                            const BinnedCounts& (*of)(const Results&),
+                                            std::size_t first_layer) {
   std::vector<LegendEntry> out;
-  const auto& layers = send_layers();
   for (std::size_t l = first_layer; l < layers.size(); ++l) {
     const bool used = std::any_of(runs.begin(), runs.end(), [&](const Results& r) {
-      const auto& h = by_send_number(r);
+      const auto& h = of(r);
       for (std::size_t b = 0; b < h.bins(); ++b) {
         if (l < h.labels() && h.at(b, l) > 0) return true;
       }
@@ -414,6 +417,10 @@ std::vector<LegendEntry> send_legend(const std::vector<Results>& runs, std::size
   }
   for (auto& e : limit_legend(runs)) out.push_back(std::move(e));
   return out;
+}
+
+std::vector<LegendEntry> send_legend(const std::vector<Results>& runs, std::size_t first_layer) {
+  return used_layers_legend(runs, send_layers(), by_send_number, first_layer);
 }
 
 std::vector<LegendEntry> waves_legend(const std::vector<Results>& runs) {
@@ -512,21 +519,12 @@ std::string statuses_chart(const Results& r, const ChartScale& scale) {
                        "status codes per second, as the clients read them", std::nullopt);
 }
 
+const BinnedCounts& client_outcomes(const Results& r) {
+  return r.recording.client_by_outcome;
+}
+
 std::vector<LegendEntry> statuses_legend(const std::vector<Results>& runs) {
-  std::vector<LegendEntry> out;
-  const auto& layers = status_layers();
-  for (std::size_t l = 0; l < layers.size(); ++l) {
-    const bool used = std::any_of(runs.begin(), runs.end(), [&](const Results& r) {
-      const auto& h = r.recording.client_by_outcome;
-      for (std::size_t b = 0; b < h.bins(); ++b) {
-        if (l < h.labels() && h.at(b, l) > 0) return true;
-      }
-      return false;
-    });
-    if (used) out.push_back({layers[l].name, layers[l].color});
-  }
-  for (auto& e : limit_legend(runs)) out.push_back(std::move(e));
-  return out;
+  return used_layers_legend(runs, status_layers(), client_outcomes, 0);
 }
 
 // 3. Client sends against provider arrivals: the harness's fidelity.

@@ -9,6 +9,7 @@ LiveShared::LiveShared(const Scenario& s, const LiveRequest& r, const LiveOption
       request(r),
       options(o),
       policy(RetryPolicy::from(s.fleet)),
+      schedule(s.fleet),
       clock(o.time_scale),
       workload_(s.fleet, o.shard.count) {
   timeout_ms = std::max<std::int64_t>(1, clock.wall_ns(s.fleet.timeout_ns) / 1'000'000);

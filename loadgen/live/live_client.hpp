@@ -10,6 +10,7 @@
 
 #include "live/live_engine.hpp"
 #include "live/live_occ.hpp"
+#include "policy/arrival_schedule.hpp"
 #include "policy/retry_policy.hpp"
 #include "policy/workload.hpp"
 #include "scenario_clock.hpp"
@@ -29,6 +30,7 @@ struct LiveShared {
   const LiveRequest request;
   const LiveOptions options;
   const RetryPolicy policy;
+  const ArrivalSchedule schedule;  // the open model's arrivals
   ScenarioClock clock;
   std::int64_t timeout_ms = 0;              // per request, on the wall
   std::vector<std::string> fixed_headers;   // the user's, and the declared tokens

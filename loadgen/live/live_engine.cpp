@@ -200,7 +200,7 @@ LiveRun LiveEngine::finish() {
             });
   auto& rec = run.recording;
   rec.items = items_of(shared_->scenario.fleet, shared_->options.shard);
-  rec.unfinished = rec.items - rec.delivered - rec.dead_lettered;
+  rec.unfinished = rec.items - rec.delivered - rec.dead_lettered - rec.dropped;
   const auto [user, sys] = cpu_seconds();
   run.cpu_user_s = user - start_cpu_user_s_;
   run.cpu_sys_s = sys - start_cpu_sys_s_;

@@ -64,6 +64,13 @@ LiveLoop::LiveLoop(LiveShared& shared, unsigned index, unsigned loops) : shared_
     clients_[i].id = static_cast<std::uint32_t>(shared.options.shard.client(index + i * loops));
     setup_client(clients_[i]);
   }
+  if (shared.scenario.fleet.open_model()) {
+    // The shard's arrivals dealt round the loops as its clients are: the pool is split alike.
+    const auto& shard = shared.options.shard;
+    arrivals_.emplace(shared.schedule, shard.index + index * shard.count,
+                      static_cast<std::int64_t>(loops) * shard.count);
+    for (std::uint32_t i = 0; i < clients_.size(); ++i) pool_.release(i);
+  }
   if (uses_native_client(shared)) {
     transport_ = std::make_unique<NativeTransport>(shared, clients_, epoll_fd_, *this);
   } else {
@@ -120,7 +127,9 @@ void LiveLoop::run() {
   prctl(PR_SET_NAME, "live-loop", 0, 0, 0);
   max_deadline_ns_ = saturating_add(shared_.clock.to_steady_ns(0), shared_.options.max_duration_ns);
   horizon_ns_ = shared_.clock.to_scenario_ns(max_deadline_ns_);
-  for (auto& c : clients_) take_next_item(c, 0);
+  if (!arrivals_) {
+    for (auto& c : clients_) take_next_item(c, 0);
+  }
   std::array<epoll_event, kMaxEvents> events{};
   while (true) {
     std::int64_t now = ScenarioClock::steady_ns();
@@ -137,13 +146,16 @@ void LiveLoop::run() {
     const std::int64_t transport_next = transport_->run_timers();
     transport_->deliver_answers();
     // A parked item keeps the loop until --max-duration ends it, as a retry due then would.
-    if (in_flight_ == 0 && heap_.empty() && parked_ == 0) break;
+    if (in_flight_ == 0 && heap_.empty() && parked_ == 0 && (stopping_ || !arrivals_pending()))
+      break;
 
     std::int64_t next = transport_next >= 0 ? transport_next : kNever;
     if (stopping_) {
       next = std::min(next, abort_at_ns_);
     } else {
       if (!heap_.empty()) next = std::min(next, heap_.top().due_ns);
+      if (arrivals_pending())
+        next = std::min(next, shared_.clock.to_steady_ns(arrivals_->peek()->intended_ns));
       next = std::min(next, max_deadline_ns_);
     }
     int wait_ms = -1;
@@ -173,36 +185,59 @@ void LiveLoop::run() {
 }
 
 void LiveLoop::take_next_item(LiveClient& c, std::int64_t now_ns) {
-  const auto item = shared_.next_item(c.id, c.item_id);
+  const auto item = arrivals_ ? std::nullopt : shared_.next_item(c.id, c.item_id);
   if (!item) {
     c.state = LiveClient::State::kIdle;
     c.item_id = -1;
+    // The open model: free again for the next arrival.
+    if (arrivals_) pool_.release(static_cast<std::uint32_t>(&c - clients_.data()));
     return;
   }
-  c.item_id = item->id;
-  c.item_intended_ns = item->intended_ns;
+  start_item(c, *item, now_ns);
+}
+
+void LiveLoop::start_due_arrivals(std::int64_t now_wall_ns) {
+  while (arrivals_pending()) {
+    const WorkItem item = *arrivals_->peek();
+    if (shared_.clock.to_steady_ns(item.intended_ns) > now_wall_ns) return;
+    arrivals_->pop();
+    const auto free = pool_.take();
+    if (!free) {
+      ++recording.dropped;  // every client of the loop is busy with an item
+      continue;
+    }
+    start_item(clients_[*free], item, item.intended_ns);
+  }
+}
+
+void LiveLoop::start_item(LiveClient& c, const WorkItem& item, std::int64_t now_ns) {
+  c.item_id = item.id;
+  c.item_intended_ns = item.intended_ns;
   c.item = ItemState{};
   if (c.occ) c.occ->cycle = OccCycle{};
   c.sends = 0;
   c.last_outcome.reset();
   c.last_status = 0;
-  std::int64_t at = std::max(now_ns, item->intended_ns);
+  std::int64_t at = std::max(now_ns, item.intended_ns);
   at = RetryPolicy::send_at(at, c.guards);
-  schedule(c, at);
+  schedule(c, at, arrivals_.has_value());
 }
 
-void LiveLoop::schedule(LiveClient& c, std::int64_t at_ns) {
+void LiveLoop::schedule(LiveClient& c, std::int64_t at_ns, bool from_schedule) {
   c.send_at_ns = at_ns;
   c.state = LiveClient::State::kWaiting;
   // A compensated schedule can ask for a moment already past: the send is due now, and the
   // harness is late only from now on.
-  const std::int64_t due = std::max(shared_.clock.to_steady_ns(at_ns), ScenarioClock::steady_ns());
+  std::int64_t due = shared_.clock.to_steady_ns(at_ns);
+  if (!from_schedule) due = std::max(due, ScenarioClock::steady_ns());
   heap_.push(due, static_cast<std::uint32_t>(&c - clients_.data()));
 }
 
 bool LiveLoop::start_due_sends() {
-  if (stopping_ || heap_.empty()) return false;
+  if (stopping_) return false;
   const std::int64_t now = ScenarioClock::steady_ns();
+  start_due_arrivals(now);
+  if (heap_.empty()) return false;
   bool started = false;
   while (!heap_.empty() && heap_.top().due_ns <= now) {
     const auto entry = heap_.top();

@@ -50,7 +50,13 @@ class LiveLoop final : public AttemptSink {
  private:
   void setup_client(LiveClient& c);
   void take_next_item(LiveClient& c, std::int64_t now_ns);
-  void schedule(LiveClient& c, std::int64_t at_ns);
+  void start_item(LiveClient& c, const WorkItem& item, std::int64_t now_ns);
+  // The open model: every arrival due takes a free client of the loop's, or is dropped.
+  void start_due_arrivals(std::int64_t now_wall_ns);
+  bool arrivals_pending() const { return arrivals_ && arrivals_->peek(); }
+  // A send is due at_ns; from_schedule: the lateness counts from then even if it is past
+  // (an arrival's first send), where a compensated retry is due from now at the earliest.
+  void schedule(LiveClient& c, std::int64_t at_ns, bool from_schedule = false);
   void start_attempt(LiveClient& c, std::int64_t due_wall_ns, std::int64_t woke_wall_ns);
   // The scenario time of an answer that arrived at answered_wall_ns. Compensated: the send's
   // intended time plus the wall time since it was written, unscaled (see
@@ -80,6 +86,8 @@ class LiveLoop final : public AttemptSink {
   int wake_fd_ = -1;
   std::unique_ptr<LiveTransport> transport_;
   TimerHeap heap_;
+  std::optional<ArrivalStream> arrivals_;  // the open model: this loop's share of them
+  ClientPool pool_;                        // its free clients, by index into clients_
   std::int64_t armed_ns_ = -1;
   std::int64_t in_flight_ = 0;
   bool stopping_ = false;

@@ -81,7 +81,8 @@ std::optional<std::int64_t> rfc3339_ns(std::string_view t) {
 std::int64_t items_of(const FleetConfig& fleet, const Shard& shard) {
   const std::int64_t total = fleet.item_count();
   if (!shard.sharded()) return total;
-  if (fleet.workload == WorkloadKind::kQueue) return shard.clients_below(total);
+  // A queue and the open model's arrivals are split alike: item k to shard k mod count.
+  if (fleet.workload != WorkloadKind::kStorm) return shard.clients_below(total);
   // Client c takes items c, c + clients, ... below the total.
   std::int64_t items = 0;
   const std::int64_t senders = std::min(fleet.clients, total);
@@ -93,6 +94,8 @@ std::int64_t items_of(const FleetConfig& fleet, const Shard& shard) {
 std::int64_t first_senders_of(const FleetConfig& fleet, const Shard& shard) {
   const std::int64_t clients = shard.clients_below(fleet.clients);
   if (fleet.workload == WorkloadKind::kQueue) return std::min(clients, items_of(fleet, shard));
+  // The open model's arrivals may find any of them free.
+  if (fleet.open_model()) return clients;
   return shard.clients_below(std::min(fleet.clients, fleet.item_count()));
 }
 

@@ -26,8 +26,9 @@ struct Shard {
   std::int64_t client(std::int64_t k) const { return index + k * count; }
 };
 
-// The items the shard's clients take: storm and steady give item k to client k mod clients;
-// a queue is split into one queue per shard, item k in queue k mod count (see Workload).
+// The items the shard's clients take: storm gives item k to client k mod clients; a queue is
+// split into one queue per shard, item k in queue k mod count (see Workload), and the open
+// model's arrivals alike, item k to shard k mod count, taken from its own clients' pool.
 std::int64_t items_of(const FleetConfig& fleet, const Shard& shard);
 // How many of its clients get a first item (and so ever open a connection).
 std::int64_t first_senders_of(const FleetConfig& fleet, const Shard& shard);

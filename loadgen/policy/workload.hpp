@@ -13,9 +13,10 @@ struct WorkItem {
   std::int64_t intended_ns = 0;  // when the item arrived: its latency counts from here
 };
 
-// Which item a client takes next. storm: item k belongs to client k mod N, all at t=0;
-// steady: the same queues, item k arriving at k / rate; queue: one shared queue, all at
-// t=0, taken by whichever worker is free. Pure arithmetic on item ids, no clock.
+// Which item a client takes next in the closed workloads. storm: item k belongs to client
+// k mod N, all at t=0; queue: one shared queue, all at t=0, taken by whichever worker is
+// free. Pure arithmetic on item ids, no clock. steady is the open model: items arrive on
+// their own schedule and find a client (ArrivalSchedule, ClientPool), never asked for here.
 // A fleet sharded over processes cannot share one queue: with `queues` > 1 it is split
 // statically, item k in queue k mod queues, drained by clients c with c mod queues the same.
 class Workload {
@@ -27,13 +28,9 @@ class Workload {
   std::int64_t total() const { return total_; }
 
  private:
-  std::int64_t intended_ns(std::int64_t id) const;
-
   WorkloadKind kind_;
   std::int64_t clients_;
   std::int64_t total_;
-  std::int64_t rate_count_ = 0;
-  std::int64_t rate_window_ns_ = 0;
   std::vector<std::int64_t> next_queued_;  // per queue, the next item id
 };
 

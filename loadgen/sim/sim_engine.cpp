@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "model/provider_policy.hpp"
+#include "policy/arrival_schedule.hpp"
 #include "policy/retry_policy.hpp"
 #include "policy/workload.hpp"
 #include "saturating.hpp"
@@ -13,7 +14,8 @@
 namespace stampede {
 namespace {
 
-enum class EventKind : std::uint8_t { kSend, kAnswer };
+// An arrival's client field is its arrival stream, one per shard (the open model).
+enum class EventKind : std::uint8_t { kSend, kAnswer, kArrival };
 
 // An answer the provider is still taking its time over (service latency or a timeout).
 // Retry-After is read as whole seconds, so 8 bytes hold it: up to 68 years, past any horizon.
@@ -57,6 +59,7 @@ class Simulation {
         policy_(RetryPolicy::from(s.fleet)),
         provider_(s.provider),
         workload_(s.fleet, o.shard.count),
+        schedule_(s.fleet),
         shared_guards_(RetryPolicy::make_guards(s.fleet)),
         per_client_guards_(shared_guards_.any()) {}
 
@@ -67,7 +70,11 @@ class Simulation {
     if (per_client_guards_) guards_.assign(n, shared_guards_);
     if (scenario_.fleet.adaptive_throttle) dropped_.assign(n, 0);
     rec_.items = items_of(scenario_.fleet, options_.shard);
-    for (std::uint32_t c = 0; c < n; ++c) take_next_item(c, 0);
+    if (scenario_.fleet.open_model()) {
+      start_arrivals();
+    } else {
+      for (std::uint32_t c = 0; c < n; ++c) take_next_item(c, 0);
+    }
     loop();
     return simulation_results(scenario_, std::move(rec_));
   }
@@ -84,17 +91,25 @@ class Simulation {
       if (e.t_ns > options_.horizon_ns) break;
       queue_.pop();
       prefetch(kPrefetchAhead);
-      if (static_cast<EventKind>(e.kind) == EventKind::kSend) {
-        send(e.client, e.t_ns);
-      } else {
-        answer(e.client, e.t_ns, clients_[e.client].answer);
+      switch (static_cast<EventKind>(e.kind)) {
+        case EventKind::kSend:
+          send(e.client, e.t_ns);
+          break;
+        case EventKind::kAnswer:
+          answer(e.client, e.t_ns, clients_[e.client].answer);
+          break;
+        case EventKind::kArrival:
+          arrive(e.client, e.t_ns);
+          break;
       }
       progress.tick(e.t_ns, rec_);
     }
   }
 
   void prefetch(std::size_t ahead) {
-    if (const TimedEvent* e = queue_.peek_ahead(ahead)) __builtin_prefetch(&clients_[e->client]);
+    const TimedEvent* e = queue_.peek_ahead(ahead);
+    if (e && static_cast<EventKind>(e->kind) != EventKind::kArrival)
+      __builtin_prefetch(&clients_[e->client]);
   }
 
   void schedule(std::uint32_t client, std::int64_t t_ns, EventKind kind) {
@@ -113,13 +128,47 @@ class Simulation {
     return per_client_guards_ ? guards_[client] : shared_guards_;
   }
 
+  // The open model, split as a sharded fleet runs it: arrival k belongs to shard k mod N and
+  // takes a free client of that shard's (c mod N the same), so each shard simulates alike.
+  void start_arrivals() {
+    const auto groups = static_cast<std::uint32_t>(options_.shard.count);
+    for (std::uint32_t g = 0; g < groups; ++g) {
+      streams_.emplace_back(schedule_, g, groups);
+      pools_.emplace_back();
+    }
+    for (std::uint32_t c = 0; c < clients_.size(); ++c) pools_[c % groups].release(c);
+    for (std::uint32_t g = 0; g < groups; ++g) schedule_arrival(g);
+  }
+
+  void schedule_arrival(std::uint32_t group) {
+    if (const auto item = streams_[group].peek())
+      schedule(group, item->intended_ns, EventKind::kArrival);
+  }
+
+  void arrive(std::uint32_t group, std::int64_t t_ns) {
+    const WorkItem item = *streams_[group].peek();
+    streams_[group].pop();
+    schedule_arrival(group);
+    const auto c = pools_[group].take();
+    if (!c) {
+      rec_.dropped += group == options_.shard.index;  // every client of the group was busy
+      return;
+    }
+    start_item(*c, item, t_ns);
+  }
+
   void take_next_item(std::uint32_t c, std::int64_t now_ns) {
+    if (!pools_.empty()) return pools_[c % pools_.size()].release(c);
     const auto item = workload_.next(c, clients_[c].work.id);
     if (!item) return;
-    clients_[c].work = *item;
+    start_item(c, *item, now_ns);
+  }
+
+  void start_item(std::uint32_t c, const WorkItem& item, std::int64_t now_ns) {
+    clients_[c].work = item;
     clients_[c].item = ItemState{};
     if (!dropped_.empty()) dropped_[c] = 0;
-    std::int64_t at = std::max(now_ns, item->intended_ns);
+    std::int64_t at = std::max(now_ns, item.intended_ns);
     at = RetryPolicy::send_at(at, guards(c));
     schedule(c, at, EventKind::kSend);
   }
@@ -188,6 +237,9 @@ class Simulation {
   ProviderPolicy provider_;
   const DeclaredTokens tokens_{scenario_.fleet.tokens, false};  // what every request declares
   Workload workload_;
+  const ArrivalSchedule schedule_;
+  std::vector<ArrivalStream> streams_;  // the open model only: one per shard
+  std::vector<ClientPool> pools_;       // the free clients of each
   ClientGuards shared_guards_;
   bool per_client_guards_;
   ClientArray<ClientGuards> guards_;
@@ -201,7 +253,7 @@ class Simulation {
 }  // namespace
 
 Results simulation_results(const Scenario& scenario, Recording rec) {
-  rec.unfinished = rec.items - rec.delivered - rec.dead_lettered;
+  rec.unfinished = rec.items - rec.delivered - rec.dead_lettered - rec.dropped;
   Results r;
   r.engine = "simulate";
   r.scenario = scenario;

@@ -1,7 +1,7 @@
 # Run after a test executable is built (cmake -P, see tests/CMakeLists.txt): lists its doctest
 # cases and writes a ctest file that registers each case as its own test, labelled LABEL, or
 # `slow` / `bench` when its name starts so (those also get STAMPEDE_SLOW_TESTS=1, without which
-# they skip themselves). The listing is cut into lines by hand, not as a CMake list: case names
+# they skip themselves, and a timeout of 1500 s). The listing is cut into lines by hand, not as a CMake list: case names
 # hold ';' and unbalanced '[' that a list would split or glue.
 execute_process(COMMAND "${EXE}" --list-test-cases --no-skip=true OUTPUT_VARIABLE listing RESULT_VARIABLE rc)
 if(NOT rc EQUAL 0)
@@ -27,7 +27,8 @@ while(NOT rest STREQUAL "")
   set(env "")
   if(line MATCHES "^(slow|bench): ")
     set(label ${CMAKE_MATCH_1})
-    set(env ENVIRONMENT STAMPEDE_SLOW_TESTS=1)
+    # The soak runs ten minutes: past make's default --timeout of 600 s, inside 1500.
+    set(env ENVIRONMENT STAMPEDE_SLOW_TESTS=1 TIMEOUT 1500)
   endif()
   # doctest splits a --test-case filter at commas; a backslash keeps one in the name.
   string(REPLACE "," "\\," filter "${line}")

@@ -7,7 +7,9 @@
 #include <nlohmann/json.hpp>
 
 #include "duration.hpp"
+#include "policy/arrival_schedule.hpp"
 #include "sim/sim_engine.hpp"
+#include "stages.hpp"
 
 using namespace stampede;
 
@@ -42,10 +44,11 @@ std::int64_t at(const Results& r, std::int64_t second, Outcome o) {
 void check_every_item_accounted_for(const Results& r, std::int64_t items) {
   CHECK(r.recording.items == items);
   CHECK(r.recording.unfinished == 0);
-  CHECK(r.recording.delivered + r.recording.dead_lettered == items);
+  // The open model drops what finds no free client: it is never sent.
+  CHECK(r.recording.delivered + r.recording.dead_lettered + r.recording.dropped == items);
   CHECK(r.recording.provider_by_outcome.total() == r.recording.requests);
   CHECK(r.recording.client_by_outcome.total() == r.recording.requests);
-  CHECK(r.recording.sends_per_item.count() == items);
+  CHECK(r.recording.sends_per_item.count() == items - r.recording.dropped);
 }
 
 }  // namespace
@@ -104,7 +107,7 @@ TEST_CASE("the same seed gives byte-identical results, another seed does not") {
   }
 }
 
-TEST_CASE("steady and queue workloads finish every item, delivered or dead-lettered") {
+TEST_CASE("steady and queue workloads finish every item: delivered, dead-lettered or dropped") {
   struct Row {
     std::string what;
     WorkloadKind workload;
@@ -265,4 +268,77 @@ TEST_CASE("the LLM quotas example meets its expectations: the capped items are g
   check_every_item_accounted_for(r, 200);
   CHECK(r.recording.delivered == 150);
   CHECK(r.recording.dead_lettered == 50);
+}
+
+namespace {
+
+Scenario open_model(std::int64_t clients) {
+  Scenario s;
+  s.provider.allowance = Rate{80, kNsPerSec};
+  s.provider.outages = {{10 * kNsPerSec, 15 * kNsPerSec, OutageAction::kStatus503}};
+  s.fleet.workload = WorkloadKind::kSteady;
+  s.fleet.clients = clients;
+  s.fleet.rate = Rate{100, kNsPerSec};
+  s.fleet.duration_ns = 60 * kNsPerSec;
+  s.fleet.strategy = StrategyKind::kFullJitter;
+  s.fleet.base_ns = kNsPerSec;
+  s.fleet.cap_ns = 8 * kNsPerSec;
+  REQUIRE(validate(s).empty());
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("steady is an open model: arrivals that find every client in its backoff are dropped") {
+  const Results small = simulate(open_model(50));
+  const auto& rec = small.recording;
+  CHECK(rec.items == 6000);
+  CHECK(rec.dropped > 0);
+  CHECK(rec.delivered + rec.dead_lettered + rec.unfinished + rec.dropped == rec.items);
+  CHECK(small.summary.dropped == static_cast<double>(rec.dropped));
+  CHECK(small.summary.dropped_ratio == doctest::Approx(static_cast<double>(rec.dropped) / 6000));
+  // What did arrive is timed from its arrival, not from behind another item's backoff: before
+  // the open model the median item waited 8 s here.
+  CHECK(small.summary.p50_s < 0.5);
+  const auto doc = to_json(small);
+  CHECK(doc.at("counts").at("dropped") == rec.dropped);
+  // A pool the outage cannot exhaust drops nothing and delivers everything.
+  const Results big = simulate(open_model(2000));
+  CHECK(big.recording.dropped == 0);
+  CHECK(big.recording.delivered == 6000);
+}
+
+TEST_CASE("the open model is deterministic: the same seed, the same bytes") {
+  for (const bool stages : {false, true}) {
+    CAPTURE(stages);
+    auto s = open_model(50);
+    if (stages) {
+      s.fleet.rate.reset();
+      s.fleet.duration_ns.reset();
+      s.fleet.stages = *parse_stages("10s:50/s,20s:150/s,10s:0/s");
+      REQUIRE(validate(s).empty());
+    }
+    const auto a = to_json(simulate(s)).dump();
+    CHECK(a == to_json(simulate(s)).dump());
+    s.fleet.seed = 2;
+    CHECK(a != to_json(simulate(s)).dump());
+  }
+}
+
+TEST_CASE("stages: with clients to spare, the first sends per second are the ramp's arrivals") {
+  Scenario s;
+  s.fleet.clients = 1000;
+  REQUIRE_FALSE(set_field(s, "fleet.stages", "5s:20/s,5s:20/s,5s:0/s"));
+  REQUIRE(validate(s).empty());
+  const Results r = simulate(s);
+  CHECK(r.recording.dropped == 0);
+  CHECK(r.recording.delivered == 50 + 100 + 50);
+  const ArrivalSchedule schedule(s.fleet);
+  std::vector<std::int64_t> expected(15, 0);
+  for (std::int64_t k = 0; k < schedule.total(); ++k)
+    ++expected[static_cast<std::size_t>(schedule.at_ns(k) / kNsPerSec)];
+  for (std::size_t second = 0; second < expected.size(); ++second) {
+    CAPTURE(second);
+    CHECK(r.recording.client_by_send.at(second, 0) == expected[second]);
+  }
 }

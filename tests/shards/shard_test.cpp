@@ -3,6 +3,7 @@
 
 #include <limits>
 
+#include "policy/arrival_schedule.hpp"
 #include "policy/shard.hpp"
 #include "policy/workload.hpp"
 
@@ -19,8 +20,16 @@ FleetConfig fleet(WorkloadKind kind, std::int64_t clients, std::int64_t items) {
   return f;
 }
 
-// Every item the shard's clients take from a workload split in `count` queues.
+// Every item the shard's clients take from a workload split in `count` queues, or the open
+// model's arrivals dealt to it.
 std::int64_t items_taken(const FleetConfig& f, const Shard& s) {
+  if (f.open_model()) {
+    const ArrivalSchedule schedule(f);
+    ArrivalStream stream(schedule, s.index, s.count);
+    std::int64_t n = 0;
+    for (; stream.peek(); stream.pop()) ++n;
+    return n;
+  }
   Workload w(f, s.count);
   std::int64_t n = 0;
   for (std::int64_t k = 0; k < s.clients_below(f.clients); ++k) {
