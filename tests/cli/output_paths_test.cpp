@@ -2,7 +2,7 @@
 // flag of loadgen run, simulate, merge and report and of fakeprovider is checked before any
 // load or any server, a bad one is exit 2 with one line naming the flag; a device given as an
 // output stays a device; --out FOLDER never writes FOLDER.html. Outputs point at a private
-// /dev/null twin (null_twin_harness.hpp), never at a real device.
+// /dev/null twin (support/null_twin.hpp), never at a real device.
 #include <doctest/doctest.h>
 
 #include <netinet/in.h>
@@ -20,9 +20,7 @@
 
 #include "support/fake_provider.hpp"
 #include "support/files.hpp"
-#include "support/loadgen_run.hpp"
 #include "support/null_twin.hpp"
-#include "support/ports.hpp"
 #include "support/process.hpp"
 #include "support/temp_dir.hpp"
 

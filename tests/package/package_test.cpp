@@ -9,7 +9,6 @@
 
 #include "generated/version.hpp"
 #include "support/files.hpp"
-#include "support/process.hpp"
 #include "support/temp_dir.hpp"
 #include "support/tools.hpp"
 

@@ -3,6 +3,10 @@
 #include "support/files.hpp"
 
 namespace support {
+
+const EnvChanges kNoProxyForLoopback{{"no_proxy", "127.0.0.1,localhost"},
+                                     {"NO_PROXY", "127.0.0.1,localhost"}};
+
 namespace {
 
 // The results document and the JSON-lines files, as far as loadgen wrote them.
@@ -47,9 +51,7 @@ Run run_exec(const TempDir& dir, std::vector<std::string> args,
   args.insert(args.end(), {"--out", out, "--dead-letter", dead, "--no-report", "--quiet", "--"});
   args.insert(args.end(), command.begin(), command.end());
   args.insert(args.begin(), "exec");
-  const EnvChanges no_proxy{{"no_proxy", "127.0.0.1,localhost"},
-                            {"NO_PROXY", "127.0.0.1,localhost"}};
-  Process p(bin_path("loadgen"), args, dir, "loadgen", no_proxy);
+  Process p(bin_path("loadgen"), args, dir, "loadgen", kNoProxyForLoopback);
   Run r = finish(p);
   read_outputs(r, out, dead);
   return r;

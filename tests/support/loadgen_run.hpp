@@ -22,9 +22,12 @@ struct Run {
 // loadgen run with args plus --out, --dead-letter, --attempts-out and --quiet, to its exit.
 Run run_loadgen(const std::vector<std::string>& args, const EnvChanges& env = {});
 
+// no_proxy and NO_PROXY for 127.0.0.1 and localhost: a proxy in the environment must not take
+// a fleet's loopback requests.
+extern const EnvChanges kNoProxyForLoopback;
+
 // loadgen exec ARGS -- COMMAND with --out and --dead-letter in dir, --no-report and --quiet,
-// to its exit. Loopback needs no proxy: no_proxy is set for the fleet, so a proxy in the
-// environment cannot take its requests.
+// to its exit, with kNoProxyForLoopback.
 Run run_exec(const TempDir& dir, std::vector<std::string> args,
              const std::vector<std::string>& command);
 
