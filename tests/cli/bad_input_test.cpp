@@ -10,9 +10,11 @@
 
 #include <nlohmann/json.hpp>
 
-#include "run_process.hpp"
+#include "support/files.hpp"
+#include "support/process.hpp"
+#include "support/temp_dir.hpp"
 
-using namespace stampede::testing;
+using namespace support;
 
 namespace {
 
@@ -30,7 +32,7 @@ const std::vector<std::string> kRun{"run",
                                     "2s",
                                     "--no-report"};
 // A server that wrongly started is killed after this, and the row fails.
-constexpr int kBoundS = 30;
+constexpr int kBoundMs = 30'000;
 
 struct Row {
   std::string binary;
@@ -47,9 +49,9 @@ void check_usage_error(const Row& row) {
   std::string joined = row.binary;
   for (const auto& a : row.args) joined += " '" + a + "'";
   CAPTURE(joined);
-  const auto r = run_binary(row.binary, row.args, kBoundS);
+  const auto r = run_binary(row.binary, row.args, kBoundMs);
   CAPTURE(r.err);
-  CHECK(r.exit_code == 2);
+  CHECK(r.code == 2);
   CHECK(r.out.empty());
   // One line: a single newline, at the end.
   CHECK(r.err.find('\n') == r.err.size() - 1);
@@ -243,9 +245,9 @@ TEST_CASE("report: results files it cannot read are one line naming the file") {
     std::string joined;
     for (const auto& a : row.args) joined += " '" + a + "'";
     CAPTURE(joined);
-    const auto r = run_binary("loadgen", row.args, kBoundS);
+    const auto r = run_binary("loadgen", row.args, kBoundMs);
     CAPTURE(r.err);
-    CHECK(r.exit_code == 2);
+    CHECK(r.code == 2);
     CHECK(r.out.empty());
     CHECK(r.err.find('\n') == r.err.size() - 1);
     CHECK(r.err.rfind("loadgen", 0) == 0);

@@ -10,21 +10,19 @@
 #include <nlohmann/json.hpp>
 
 #include "results.hpp"
-#include "run_process.hpp"
+#include "support/files.hpp"
+#include "support/process.hpp"
+#include "support/temp_dir.hpp"
 
-using namespace stampede::testing;
+using namespace support;
 using nlohmann::json;
 
 namespace {
 
 const std::string kStorm = STAMPEDE_SOURCE_DIR "/examples/storm.json";
 
-ProcessResult loadgen(const std::vector<std::string>& args) {
+Exited loadgen(const std::vector<std::string>& args) {
   return run_binary("loadgen", args);
-}
-
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
 }
 
 std::vector<std::string> lines_starting(const std::string& text, const std::string& prefix) {
@@ -41,7 +39,7 @@ std::vector<std::string> lines_starting(const std::string& text, const std::stri
 
 TEST_CASE("simulate: the storm without jitter fails exactly the three expectations") {
   const auto r = loadgen({"simulate", "--scenario", kStorm, "--strategy", "exponential"});
-  CHECK(r.exit_code == 1);
+  CHECK(r.code == 1);
   CHECK(r.err.empty());
   const auto failed = lines_starting(r.out, "FAIL");
   CHECK(failed == std::vector<std::string>{"FAIL  peak_ratio <= 2 (10)",
@@ -61,7 +59,7 @@ TEST_CASE("simulate: the storm with full jitter passes for seeds 1, 2, 3") {
     CAPTURE(std::string(seed));
     const auto r =
         loadgen({"simulate", "--scenario", kStorm, "--strategy", "full-jitter", "--seed", seed});
-    CHECK(r.exit_code == 0);
+    CHECK(r.code == 0);
     CHECK(lines_starting(r.out, "FAIL").empty());
     CHECK(lines_starting(r.out, "PASS").size() == 4);
     CHECK(contains(r.out, "delivered 1000 of 1000"));
@@ -73,7 +71,7 @@ TEST_CASE("simulate: --out twice with the same seed writes byte-identical result
   const auto run = [&](const std::string& name, const char* seed) {
     const auto r = loadgen({"simulate", "--scenario", kStorm, "--strategy", "full-jitter", "--seed",
                             seed, "--quiet", "--out", dir.file(name)});
-    CHECK(r.exit_code == 0);
+    CHECK(r.code == 0);
     CHECK(r.out.empty());  // --quiet
     return read_file(dir.file(name));
   };
@@ -104,11 +102,11 @@ TEST_CASE("simulate: --out twice with the same seed writes byte-identical result
 TEST_CASE("simulate: --assert adds to the expectations, a failing one exits 1 naming it") {
   const auto pass = loadgen({"simulate", "--scenario", kStorm, "--strategy", "full-jitter",
                              "--assert", "dead_lettered == 0", "--assert", "amplification < 10"});
-  CHECK(pass.exit_code == 0);
+  CHECK(pass.code == 0);
   CHECK(lines_starting(pass.out, "PASS").size() == 6);
   const auto fail = loadgen({"simulate", "--scenario", kStorm, "--strategy", "full-jitter",
                              "--assert", "requests < 100"});
-  CHECK(fail.exit_code == 1);
+  CHECK(fail.code == 1);
   const auto failed = lines_starting(fail.out, "FAIL");
   REQUIRE(failed.size() == 1);
   CHECK(contains(failed[0], "requests < 100"));
@@ -117,7 +115,7 @@ TEST_CASE("simulate: --assert adds to the expectations, a failing one exits 1 na
 TEST_CASE("simulate: an unknown metric in --assert is a usage error") {
   const auto r = loadgen({"simulate", "--scenario", kStorm, "--strategy", "full-jitter", "--assert",
                           "bogus_metric < 1"});
-  CHECK(r.exit_code == 2);
+  CHECK(r.code == 2);
   CHECK(r.out.empty());
   const auto err = lines(r.err);
   REQUIRE(err.size() == 1);
@@ -162,7 +160,7 @@ TEST_CASE("simulate: bad input is one line naming the field, the value and what 
     std::vector<std::string> args{"simulate"};
     args.insert(args.end(), r.args.begin(), r.args.end());
     const auto res = loadgen(args);
-    CHECK(res.exit_code == 2);
+    CHECK(res.code == 2);
     CHECK(res.out.empty());
     const auto err = lines(res.err);
     CAPTURE(res.err);
@@ -180,7 +178,7 @@ TEST_CASE("simulate: a scenario file it may not read is one line naming it") {
   const auto locked = dir.write("locked.json", "{}");
   REQUIRE(chmod(locked.c_str(), 0) == 0);
   const auto r = loadgen({"simulate", "--scenario", locked});
-  CHECK(r.exit_code == 2);
+  CHECK(r.code == 2);
   const auto err = lines(r.err);
   REQUIRE(err.size() == 1);
   CHECK(contains(err[0], "cannot read scenario file '" + locked + "'"));
@@ -193,7 +191,7 @@ TEST_CASE("advise: the seed's fleet arithmetic") {
   auto with_json = fleet;
   with_json.push_back("--json");
   const auto r = loadgen(with_json);
-  REQUIRE(r.exit_code == 0);
+  REQUIRE(r.code == 0);
   const auto j = json::parse(r.out);
   CHECK(j.at("allowance_per_s").get<double>() == doctest::Approx(66.67).epsilon(1e-3));
   const double rates[] = {400, 200, 100, 50};
@@ -208,7 +206,7 @@ TEST_CASE("advise: the seed's fleet arithmetic") {
   CHECK(j.at("worst_wait_s").get<double>() == doctest::Approx(23.0));
 
   const auto text = loadgen(fleet);
-  CHECK(text.exit_code == 0);
+  CHECK(text.code == 0);
   for (const char* want : {"66.7/s", "first round that fits: 4", "6.0s", "worst case 23.0s"}) {
     CAPTURE(std::string(want));
     CHECK(contains(text.out, want));
@@ -218,7 +216,7 @@ TEST_CASE("advise: the seed's fleet arithmetic") {
 TEST_CASE("advise: a demand above the allowance reports the deficit and backlog") {
   const auto r = loadgen({"advise", "--clients", "400", "--allowance", "4000/min", "--demand",
                           "8000/min", "--over", "10m", "--json"});
-  REQUIRE(r.exit_code == 0);
+  REQUIRE(r.code == 0);
   const auto j = json::parse(r.out);
   CHECK(j.at("deficit_per_min").get<double>() == doctest::Approx(4000));
   CHECK(j.at("backlog").get<double>() == doctest::Approx(40'000));
@@ -233,13 +231,13 @@ TEST_CASE("advise --check gates a configuration: exit 1 when no retry round fits
     return loadgen(args);
   };
   // Full jitter's fourth round spreads 400 clients over 8 s: 50/s, within 66.7/s.
-  CHECK(with({"--strategy", "full-jitter", "--max-attempts", "5"}).exit_code == 0);
+  CHECK(with({"--strategy", "full-jitter", "--max-attempts", "5"}).code == 0);
   for (const auto& extra : std::vector<std::vector<std::string>>{
            {"--strategy", "full-jitter", "--max-attempts", "3"},     // gives up before round 4
            {"--strategy", "exponential", "--max-attempts", "5"}}) {  // no jitter spreads none
     CAPTURE(extra[1]);
     const auto r = with(extra);
-    CHECK(r.exit_code == 1);
+    CHECK(r.code == 1);
     REQUIRE(lines(r.err).size() == 1);
     CHECK(contains(r.err, "--check: no retry round of 400 clients fits the allowance"));
     CHECK(contains(r.out, "no listed round fits the allowance"));  // the advice is printed
@@ -254,7 +252,7 @@ TEST_CASE("advise: bad input is a usage error") {
            {"advise", "--clients", "400", "--allowance", "4000/min", "--demand", "lots"}}) {
     CAPTURE(args.back());
     const auto r = loadgen(args);
-    CHECK(r.exit_code == 2);
+    CHECK(r.code == 2);
     CHECK(lines(r.err).size() == 1);
   }
 }
@@ -264,18 +262,18 @@ TEST_CASE("--help ends with a copy-pasteable example, --version names the versio
            {"--help"}, {"simulate", "--help"}, {"advise", "--help"}}) {
     CAPTURE(args.front());
     const auto r = loadgen(args);
-    CHECK(r.exit_code == 0);
+    CHECK(r.code == 0);
     const auto out = lines(r.out);
     REQUIRE_FALSE(out.empty());
     CHECK(out.back().rfind("  loadgen ", 0) == 0);
   }
   const auto v = loadgen({"--version"});
-  CHECK(v.exit_code == 0);
+  CHECK(v.code == 0);
   CHECK(v.out.rfind("loadgen ", 0) == 0);
   CHECK(contains(v.out, "."));
 }
 
 TEST_CASE("no subcommand or an unknown flag is a usage error") {
-  CHECK(loadgen({}).exit_code == 2);
-  CHECK(loadgen({"simulate", "--no-such-flag"}).exit_code == 2);
+  CHECK(loadgen({}).code == 2);
+  CHECK(loadgen({"simulate", "--no-such-flag"}).code == 2);
 }

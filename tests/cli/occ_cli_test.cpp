@@ -5,19 +5,17 @@
 
 #include <nlohmann/json.hpp>
 
-#include "run_process.hpp"
+#include "support/files.hpp"
+#include "support/process.hpp"
+#include "support/temp_dir.hpp"
 
-using namespace stampede::testing;
+using namespace support;
 using nlohmann::json;
 
 namespace {
 
-ProcessResult loadgen(const std::vector<std::string>& args) {
+Exited loadgen(const std::vector<std::string>& args) {
   return run_binary("loadgen", args);
-}
-
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
 }
 
 }  // namespace
@@ -29,7 +27,7 @@ TEST_CASE("simulate --mode occ: writes and drain_s in the summary, --trials repo
                           "full-jitter", "--base", "10ms", "--cap", "2s", "--trials", "5",
                           "--assert", "writes >= 20", "--out", out, "--no-report"});
   INFO(r.err);
-  CHECK(r.exit_code == 0);
+  CHECK(r.code == 0);
   CHECK(contains(r.out, "the means of 5 trials, trial t with seed 1 + t"));
   CHECK(contains(r.out, "conditional writes: "));
   const auto j = json::parse(read_file(out));
@@ -49,7 +47,7 @@ TEST_CASE("simulate --mode occ: the same seed prints the same, byte for byte") {
       "--trials", "3"};
   const auto a = loadgen(args);
   const auto b = loadgen(args);
-  CHECK(a.exit_code == 0);
+  CHECK(a.code == 0);
   CHECK(a.out == b.out);
   auto other = args;
   other[6] = "10";
@@ -72,7 +70,7 @@ TEST_CASE("occ flags: bad values are one line naming the flag and what is accept
     args.insert(args.end(), c.args.begin(), c.args.end());
     const auto r = loadgen(args);
     CAPTURE(r.err);
-    CHECK(r.exit_code == 2);
+    CHECK(r.code == 2);
     CHECK(contains(r.err, c.says));
     CHECK(lines(r.err).size() == 1);
   }
@@ -85,7 +83,7 @@ TEST_CASE("run --mode occ refuses a method or a body: it sends GET and PUT itsel
     args.insert(args.end(), flag.begin(), flag.end());
     const auto r = loadgen(args);
     CAPTURE(r.err);
-    CHECK(r.exit_code == 2);
+    CHECK(r.code == 2);
     CHECK(contains(r.err, flag[0] + ": occ mode sends GET, then PUT"));
   }
 }

@@ -2,7 +2,7 @@
 // flag of loadgen run, simulate, merge and report and of fakeprovider is checked before any
 // load or any server, a bad one is exit 2 with one line naming the flag; a device given as an
 // output stays a device; --out FOLDER never writes FOLDER.html. Outputs point at a private
-// /dev/null twin (null_twin_harness.hpp), never at a real device.
+// /dev/null twin (support/null_twin.hpp), never at a real device.
 #include <doctest/doctest.h>
 
 #include <netinet/in.h>
@@ -18,22 +18,20 @@
 
 #include <nlohmann/json.hpp>
 
-#include "live_harness.hpp"
-#include "null_twin_harness.hpp"
-#include "run_process.hpp"
+#include "support/fake_provider.hpp"
+#include "support/files.hpp"
+#include "support/null_twin.hpp"
+#include "support/process.hpp"
+#include "support/temp_dir.hpp"
 
-using namespace stampede::testing;
+using namespace support;
 
 namespace {
 
 const std::string kResults =
     STAMPEDE_SOURCE_DIR "/tests/report/golden/storm_full_jitter.results.json";
 // A process that wrongly went on to run or serve is killed after this, and the case fails.
-constexpr int kBoundS = 10;
-
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
+constexpr int kBoundMs = 10'000;
 
 bool exists(const std::string& path) {
   std::error_code ignored;
@@ -88,9 +86,9 @@ void check_refused(const Command& c, const std::vector<std::string>& output,
   std::string joined = c.binary;
   for (const auto& a : args) joined += " '" + a + "'";
   CAPTURE(joined);
-  const auto r = run_binary(c.binary, args, kBoundS);
+  const auto r = run_binary(c.binary, args, kBoundMs);
   CAPTURE(r.err);
-  CHECK(r.exit_code == 2);
+  CHECK(r.code == 2);
   CHECK(r.out.empty());  // fakeprovider says "listening on" only once it serves
   CHECK(r.err.find('\n') == r.err.size() - 1);
   CHECK(contains(r.err, flag + ": '" + path + "'"));
@@ -174,8 +172,8 @@ TEST_CASE("simulate --out through a symlink writes its target; the link stays a 
   std::filesystem::create_directory(dir.file("data"));
   const auto link = dir.file("r.json");
   REQUIRE(symlink("data/target.json", link.c_str()) == 0);
-  const auto r = run_binary("loadgen", with(simulate().args, {"--out", link}), kBoundS);
-  CHECK_MESSAGE(r.exit_code == 0, r.err);
+  const auto r = run_binary("loadgen", with(simulate().args, {"--out", link}), kBoundMs);
+  CHECK_MESSAGE(r.code == 0, r.err);
   CHECK(std::filesystem::is_symlink(std::filesystem::symlink_status(link)));
   CHECK(nlohmann::json::parse(read_file(dir.file("data/target.json"))).contains("summary"));
   CHECK(exists(dir.file("r.html")));  // the report beside the name given
@@ -185,8 +183,8 @@ TEST_CASE("simulate --out to a device writes it in place, with no report beside 
   TempDir dir;
   NullTwin twin(dir.file("null"));
   REQUIRE(twin.made());
-  const auto r = run_binary("loadgen", with(simulate().args, {"--out", twin.path()}), kBoundS);
-  CHECK_MESSAGE(r.exit_code == 0, r.err);
+  const auto r = run_binary("loadgen", with(simulate().args, {"--out", twin.path()}), kBoundMs);
+  CHECK_MESSAGE(r.code == 0, r.err);
   CHECK(twin.intact());
   CHECK_FALSE(exists(dir.file("null.html")));
   if (!twin.is_device()) CHECK(contains(twin.received(1), "\"summary\""));
@@ -200,16 +198,16 @@ TEST_CASE("run and fakeprovider with every output on a device: each stays a devi
     REQUIRE(twins.back()->made());
     return twins.back()->path();
   };
-  live_test::FakeProvider provider({"--allowance", "100/s", "--time-scale", "0.05", "--stats-out",
-                                    twin("stats"), "--arrivals-out", twin("arrivals")});
+  support::FakeProvider provider({"--allowance", "100/s", "--time-scale", "0.05", "--stats-out",
+                                  twin("stats"), "--arrivals-out", twin("arrivals")});
   REQUIRE(provider.started());
   std::vector<std::string> args{"run",          "--url", provider.url(),       "--clients", "5",
                                 "--time-scale", "0.05",  "--allow-time-scale", "-q"};
   for (const auto& flag : kRunFlags) args = with(args, {flag, twin(flag.substr(2))});
-  const auto r = run_binary("loadgen", args, kBoundS);
-  CHECK_MESSAGE(r.exit_code == 0, r.err);
+  const auto r = run_binary("loadgen", args, kBoundMs);
+  CHECK_MESSAGE(r.code == 0, r.err);
   provider.process().signal(SIGTERM);
-  CHECK(provider.process().wait(kBoundS * 1000) == 0);
+  CHECK(provider.process().wait(kBoundMs) == 0);
   for (const auto& t : twins) {
     CAPTURE(t->path());
     CHECK(t->intact());

@@ -5,9 +5,11 @@
 
 #include <nlohmann/json.hpp>
 
-#include "run_process.hpp"
+#include "support/files.hpp"
+#include "support/process.hpp"
+#include "support/temp_dir.hpp"
 
-using namespace stampede::testing;
+using namespace support;
 using nlohmann::json;
 
 namespace {
@@ -33,7 +35,7 @@ TEST_CASE("simulate --policy runs every preset against the storm") {
     const auto r = run_binary("loadgen", {"simulate", "--scenario", kStorm, "--policy", row.name,
                                           "--quiet", "--no-report", "--out", out});
     // The storm's expectations are for its own policy: pass or fail, but no usage error.
-    CHECK((r.exit_code == 0 || r.exit_code == 1));
+    CHECK((r.code == 0 || r.code == 1));
     CHECK(r.err.empty());
     const auto doc = json::parse(read_file(out));
     CHECK(doc.at("scenario").at("fleet").at("policy") == row.name);
@@ -55,7 +57,7 @@ TEST_CASE("simulate --policy with a field after it: the field wins") {
   const auto r =
       run_binary("loadgen", {"simulate", "--scenario", kStorm, "--max-attempts", "0", "--policy",
                              "aws-standard", "--quiet", "--no-report", "--out", out});
-  CHECK((r.exit_code == 0 || r.exit_code == 1));
+  CHECK((r.code == 0 || r.code == 1));
   const auto doc = json::parse(read_file(out));
   CHECK(doc.at("scenario").at("fleet").at("max_attempts") == 0);
   CHECK(doc.at("scenario").at("fleet").at("cap") == "20s");
@@ -67,7 +69,7 @@ TEST_CASE("an unknown --policy exits 2 and lists the presets") {
     std::vector<std::string> args{command, "--scenario", kStorm, "--policy", "aws-legacy"};
     if (std::string(command) == "run") args.insert(args.end(), {"--url", "http://127.0.0.1:9/"});
     const auto r = run_binary("loadgen", args);
-    CHECK(r.exit_code == 2);
+    CHECK(r.code == 2);
     CHECK(r.out.empty());
     CHECK(lines(r.err).size() == 1);
     CHECK(r.err.find("'aws-legacy' is not a policy preset") != std::string::npos);

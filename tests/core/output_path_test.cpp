@@ -14,20 +14,18 @@
 #include <filesystem>
 #include <string>
 
-#include "null_twin_harness.hpp"
 #include "output_path.hpp"
-#include "run_process.hpp"
+#include "support/files.hpp"
+#include "support/null_twin.hpp"
+#include "support/temp_dir.hpp"
 
 using namespace stampede;
-using stampede::testing::NullTwin;
-using stampede::testing::read_file;
-using stampede::testing::TempDir;
+using support::contains;
+using support::NullTwin;
+using support::read_file;
+using support::TempDir;
 
 namespace {
-
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
 
 bool is_symlink(const std::string& path) {
   return std::filesystem::is_symlink(std::filesystem::symlink_status(path));

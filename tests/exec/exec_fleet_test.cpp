@@ -11,10 +11,16 @@
 #include <sstream>
 
 #include "exec_support.hpp"
+#include "support/fake_provider.hpp"
+#include "support/files.hpp"
+#include "support/loadgen_run.hpp"
+#include "support/process.hpp"
+#include "support/temp_dir.hpp"
 
 using namespace exec_test;
-using live_test::FakeProvider;
-using live_test::TempDir;
+using support::FakeProvider;
+using support::run_exec;
+using support::TempDir;
 
 namespace {
 
@@ -26,7 +32,7 @@ std::string replace_all(std::string text, const std::string& from, const std::st
 
 // The shell block docs/OWN_FLEET.md marks as run by this file.
 std::string documented_curl_block() {
-  const std::string doc = live_test::read_file(kSource + "/docs/OWN_FLEET.md");
+  const std::string doc = support::read_file(support::source_path("docs/OWN_FLEET.md"));
   const auto mark = doc.find("<!-- tests/exec/exec_fleet_test.cpp runs this block");
   REQUIRE(mark != std::string::npos);
   const auto start = doc.find("```sh\n", mark);
@@ -61,16 +67,16 @@ std::string runnable(const std::string& block, const FakeProvider& p) {
   const std::string data = p.url().substr(0, p.url().find("/v1/messages"));
   script = replace_all(script, "http://127.0.0.1:8080", data);
   script = replace_all(script, "http://127.0.0.1:8081", p.admin());
-  return replace_all(script, "build/bin/", kBin + "/");
+  return replace_all(script, "build/bin/", support::bin_path(""));
 }
 
 nlohmann::json run_script(const TempDir& dir, const std::string& script, int& code) {
-  no_proxy_for_loopback();
-  live_test::Process sh("/bin/sh", {"-c", "cd '" + dir.file("") + "' && " + script}, dir, "sh");
+  support::Process sh("/bin/sh", {"-c", "cd '" + dir.file("") + "' && " + script}, dir, "sh",
+                      support::kNoProxyForLoopback);
   code = sh.wait(kWaitMs);
   INFO("stdout: " << sh.out());
   INFO("stderr: " << sh.err());
-  const auto text = live_test::read_file(dir.file("out/curl-fleet.json"));
+  const auto text = support::read_file(dir.file("out/curl-fleet.json"));
   REQUIRE_FALSE(text.empty());
   return nlohmann::json::parse(text);
 }
@@ -110,7 +116,7 @@ TEST_CASE(
   CHECK(r["summary"]["hint_share"].get<double>() > 0.9);
   CHECK(r["summary"]["lockstep"].get<double>() > 0.8);
   // The report beside --out, as run writes it.
-  CHECK_FALSE(live_test::read_file(dir.file("out/curl-fleet.html")).empty());
+  CHECK_FALSE(support::read_file(dir.file("out/curl-fleet.html")).empty());
 }
 
 TEST_CASE(

@@ -11,10 +11,17 @@
 #include <sstream>
 
 #include "exec_support.hpp"
+#include "support/fake_provider.hpp"
+#include "support/files.hpp"
+#include "support/loadgen_run.hpp"
+#include "support/ports.hpp"
+#include "support/process.hpp"
+#include "support/temp_dir.hpp"
 
 using namespace exec_test;
-using live_test::FakeProvider;
-using live_test::TempDir;
+using support::FakeProvider;
+using support::run_exec;
+using support::TempDir;
 
 namespace {
 
@@ -38,7 +45,7 @@ long user_tasks() {
   for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
     const auto name = entry.path().filename().string();
     if (name.empty() || name[0] < '0' || name[0] > '9') continue;
-    std::istringstream status(live_test::read_file(entry.path().string() + "/status"));
+    std::istringstream status(support::read_file(entry.path().string() + "/status"));
     bool mine = false;
     for (std::string line; std::getline(status, line);) {
       if (line.rfind("Uid:", 0) == 0) mine = std::stoul(line.substr(4)) == getuid();
@@ -70,12 +77,12 @@ TEST_CASE(
   check_accounted(r.results, 7);
   CHECK(r.results["exec"]["processes"] == 3);
   const std::string url = provider.url();
-  CHECK(live_test::read_file(dir.file("given.0")) ==
+  CHECK(support::read_file(dir.file("given.0")) ==
         url + "\nX-Client-Id: 0\n{x}\n" + url + "\n0\n7\n3\n");
-  CHECK(live_test::read_file(dir.file("given.3")) ==
+  CHECK(support::read_file(dir.file("given.3")) ==
         url + "\nX-Client-Id: 3\n{x}\n" + url + "\n3\n7\n3\n");
   // The last process runs what is left.
-  CHECK(live_test::read_file(dir.file("given.6")) ==
+  CHECK(support::read_file(dir.file("given.6")) ==
         url + "\nX-Client-Id: 6\n{x}\n" + url + "\n6\n7\n1\n");
   CHECK_FALSE(exists(dir.file("given.1")));
   CHECK(r.results["exec"]["command"][4] == "{url}");  // as given, before the replacement
@@ -133,16 +140,16 @@ TEST_CASE("SIGTERM stops the fleet, kills every process and writes results for a
   FakeProvider provider({});
   REQUIRE(provider.started());
   TempDir dir;
-  no_proxy_for_loopback();
   auto args = fleet_args(provider, "5");
   args.insert(args.begin(), "exec");
   args.insert(args.end(), {"--out", dir.file("results.json"), "--quiet", "--", "sh", "-c",
                            "echo $$ > " + dir.file("pid.{client}") + "; exec sleep 30"});
-  live_test::Process loadgen(kBin + "/loadgen", args, dir, "loadgen");
-  REQUIRE(live_test::wait_until(
+  support::Process loadgen(support::bin_path("loadgen"), args, dir, "loadgen",
+                           support::kNoProxyForLoopback);
+  REQUIRE(support::wait_until(
       [&] {
         for (int c = 0; c < 5; ++c) {
-          if (live_test::read_file(dir.file("pid." + std::to_string(c))).empty()) return false;
+          if (support::read_file(dir.file("pid." + std::to_string(c))).empty()) return false;
         }
         return true;
       },
@@ -150,12 +157,12 @@ TEST_CASE("SIGTERM stops the fleet, kills every process and writes results for a
   loadgen.signal(SIGTERM);
   CHECK(loadgen.wait(kWaitMs) == 1);
   CHECK(loadgen.err().find("Terminated: stopping the fleet") != std::string::npos);
-  const auto r = nlohmann::json::parse(live_test::read_file(dir.file("results.json")));
+  const auto r = nlohmann::json::parse(support::read_file(dir.file("results.json")));
   check_accounted(r, 5);
   CHECK(count(r, "unfinished") == 5);
   CHECK(r["exec"]["stopped"] == "signal");
   for (int c = 0; c < 5; ++c) {
-    const int pid = std::stoi(live_test::read_file(dir.file("pid." + std::to_string(c))));
+    const int pid = std::stoi(support::read_file(dir.file("pid." + std::to_string(c))));
     CHECK(kill(pid, 0) != 0);  // reaped by loadgen: gone
   }
 }
@@ -178,8 +185,8 @@ TEST_CASE("--wait-ready releases the fleet only once every process said ready") 
   check_accounted(r.results, 4);
   std::vector<long long> ready, released;
   for (int c = 0; c < 4; ++c) {
-    ready.push_back(std::stoll(live_test::read_file(dir.file("ready." + std::to_string(c)))));
-    released.push_back(std::stoll(live_test::read_file(dir.file("released." + std::to_string(c)))));
+    ready.push_back(std::stoll(support::read_file(dir.file("ready." + std::to_string(c)))));
+    released.push_back(std::stoll(support::read_file(dir.file("released." + std::to_string(c)))));
   }
   CHECK(*std::min_element(released.begin(), released.end()) >=
         *std::max_element(ready.begin(), ready.end()));
@@ -230,7 +237,7 @@ TEST_CASE(
   CHECK(r.results["exec"]["output_bytes"] == 4 * (3'000'000 + 11 + 10));
   CHECK(r.results["exec"]["logs_truncated"] == 4);
   for (int c = 0; c < 4; ++c) {
-    const auto log = live_test::read_file(dir.file("logs/client-" + std::to_string(c) + ".log"));
+    const auto log = support::read_file(dir.file("logs/client-" + std::to_string(c) + ".log"));
     CHECK(log.rfind("first line\nto stderr\n", 0) == 0);  // stdout and stderr, in order
     CHECK(log.find("[loadgen exec: log cut at 65536 bytes (--log-limit); 2934485 more bytes "
                    "dropped]\n") == 65536 + 1);
@@ -283,7 +290,7 @@ TEST_CASE("a CMD that cannot be run counts its clients dead-lettered and exits 3
   REQUIRE(provider.started());
   TempDir dir;
   // Executable, but no program: execve answers ENOEXEC (a shell would guess; exec does not).
-  live_test::write_file(dir.file("not-a-program"), "just text\n");
+  support::write_file(dir.file("not-a-program"), "just text\n");
   chmod(dir.file("not-a-program").c_str(), 0755);
   const auto r = run_exec(dir, fleet_args(provider, "3"), {dir.file("not-a-program")});
   CHECK(r.code == 3);
@@ -302,10 +309,11 @@ TEST_CASE("more processes than ulimit -u allows is one line, exit 2, nothing sta
   // Room for what runs now and a little more (a sanitizer's threads), not for 200 processes.
   // prlimit (util-linux) sets RLIMIT_NPROC and execs loadgen in its place.
   const long limit = user_tasks() + 60;
-  std::vector<std::string> args{"--nproc=" + std::to_string(limit), kBin + "/loadgen", "exec"};
+  std::vector<std::string> args{"--nproc=" + std::to_string(limit), support::bin_path("loadgen"),
+                                "exec"};
   for (const auto& a : fleet_args(provider, "200")) args.push_back(a);
   args.insert(args.end(), {"--", "touch", dir.file("started.{client}")});
-  live_test::Process sh("/usr/bin/prlimit", args, dir, "prlimit");
+  support::Process sh("/usr/bin/prlimit", args, dir, "prlimit", support::kNoProxyForLoopback);
   CHECK(sh.wait(kWaitMs) == 2);
   const auto err = sh.err();
   INFO(err);
@@ -323,7 +331,7 @@ TEST_CASE("an unreachable provider admin is one line, exit 3, and no process sta
   TempDir dir;
   const auto r = run_exec(dir,
                           {"--clients", "3", "--url", provider.url(), "--provider-admin",
-                           "http://127.0.0.1:" + std::to_string(live_test::unused_port())},
+                           "http://127.0.0.1:" + std::to_string(support::unused_port())},
                           {"touch", dir.file("started.{client}")});
   CHECK(r.code == 3);
   CHECK(one_line(r.err));
@@ -336,24 +344,24 @@ TEST_CASE("the provider going away mid-run leaves results with every client, exi
   FakeProvider provider({});
   REQUIRE(provider.started());
   TempDir dir;
-  no_proxy_for_loopback();
   auto args = fleet_args(provider, "3");
   args.insert(args.begin(), "exec");
   args.insert(args.end(), {"--out", dir.file("results.json"), "--quiet", "--", "sh", "-c",
                            "touch " + dir.file("up.{client}") + "; while [ ! -e " + dir.file("go") +
                                " ]; do sleep 0.05; done"});
-  live_test::Process loadgen(kBin + "/loadgen", args, dir, "loadgen");
-  REQUIRE(live_test::wait_until(
+  support::Process loadgen(support::bin_path("loadgen"), args, dir, "loadgen",
+                           support::kNoProxyForLoopback);
+  REQUIRE(support::wait_until(
       [&] {
         return exists(dir.file("up.0")) && exists(dir.file("up.1")) && exists(dir.file("up.2"));
       },
       30'000));
   provider.process().signal(SIGKILL);
   provider.process().wait(10'000);
-  live_test::write_file(dir.file("go"), "");
+  support::write_file(dir.file("go"), "");
   CHECK(loadgen.wait(kWaitMs) == 3);
   CHECK(loadgen.err().find("provider stats unavailable") != std::string::npos);
-  const auto r = nlohmann::json::parse(live_test::read_file(dir.file("results.json")));
+  const auto r = nlohmann::json::parse(support::read_file(dir.file("results.json")));
   check_accounted(r, 3);
   CHECK(count(r, "delivered") == 3);
   CHECK(r["provider"]["error"].is_string());
@@ -411,7 +419,7 @@ TEST_CASE("usage errors are one line naming the flag") {
        }) {
     std::vector<std::string> args{"exec"};
     args.insert(args.end(), row.args.begin(), row.args.end());
-    live_test::Process p(kBin + "/loadgen", args, dir, "loadgen");
+    support::Process p(support::bin_path("loadgen"), args, dir, "loadgen");
     CAPTURE(row.says);
     CHECK(p.wait(kWaitMs) == 2);
     CHECK(one_line(p.err()));

@@ -1,60 +1,25 @@
 #pragma once
 
 #include <doctest/doctest.h>
-#include <unistd.h>
 
-#include <cstdlib>
+#include <cstdint>
 #include <map>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
-#include "live_harness.hpp"
+#include "support/process.hpp"
 
-// loadgen exec against a real fakeprovider, with real programs as the fleet.
+// loadgen exec against a real fakeprovider, with real programs as the fleet
+// (support::run_exec): what the exec tests check in its results.
 namespace exec_test {
 
-inline const std::string kBin = STAMPEDE_BIN_DIR;
-inline const std::string kSource = STAMPEDE_SOURCE_DIR;
 // The Debian packages' interpreter, which has python3-requests and python3-tenacity; the
 // first python3 in PATH may be another one.
 inline const std::string kPython = "/usr/bin/python3";
 // A safety net only: every fleet here bounds itself with --max-duration far sooner.
 constexpr int kWaitMs = 120'000;
-
-struct ExecRun {
-  int code = -1;
-  std::string out, err;
-  nlohmann::json results;  // --out, parsed; null if none
-  std::vector<nlohmann::json> dead_letters;
-};
-
-// Loopback needs no proxy: a proxy in the environment must not take the fleet's requests.
-inline void no_proxy_for_loopback() {
-  setenv("no_proxy", "127.0.0.1,localhost", 1);
-  setenv("NO_PROXY", "127.0.0.1,localhost", 1);
-}
-
-// loadgen exec ARGS -- COMMAND with --out and --dead-letter in dir, to its exit.
-inline ExecRun run_exec(const live_test::TempDir& dir, std::vector<std::string> args,
-                        const std::vector<std::string>& command) {
-  no_proxy_for_loopback();
-  const std::string out = dir.file("results.json");
-  const std::string dead = dir.file("dead.jsonl");
-  args.insert(args.end(), {"--out", out, "--dead-letter", dead, "--no-report", "--quiet", "--"});
-  args.insert(args.end(), command.begin(), command.end());
-  args.insert(args.begin(), "exec");
-  live_test::Process p(kBin + "/loadgen", args, dir, "loadgen");
-  ExecRun r;
-  r.code = p.wait(kWaitMs);
-  r.out = p.out();
-  r.err = p.err();
-  const std::string text = live_test::read_file(out);
-  if (!text.empty()) r.results = nlohmann::json::parse(text, nullptr, false);
-  if (!live_test::read_file(dead).empty()) r.dead_letters = live_test::read_json_lines(dead);
-  return r;
-}
 
 // The provider's arrivals in each second.
 inline std::vector<std::int64_t> arrivals_per_second(const nlohmann::json& results) {
@@ -96,15 +61,14 @@ inline void check_accounted(const nlohmann::json& results, std::int64_t clients)
 
 // The fleet's Python is there with its libraries: a missing package fails, not skips.
 inline void require_python_packages() {
-  live_test::TempDir dir;
-  live_test::Process p(kPython, {"-c", "import requests, urllib3, tenacity"}, dir, "python");
-  const int code = p.wait(30'000);
+  const int code =
+      support::run_program(kPython, {"-c", "import requests, urllib3, tenacity"}, 30'000).code;
   INFO("python3-requests, python3-urllib3 and python3-tenacity are needed: make deps");
   REQUIRE(code == 0);
 }
 
 inline std::string example(const std::string& name) {
-  return kSource + "/examples/exec/" + name;
+  return support::source_path("examples/exec/" + name);
 }
 
 }  // namespace exec_test

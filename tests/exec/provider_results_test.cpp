@@ -10,10 +10,14 @@
 
 #include "exec_support.hpp"
 #include "live/provider_admin.hpp"
-#include "live_harness.hpp"
+#include "support/fake_provider.hpp"
+#include "support/files.hpp"
+#include "support/loadgen_run.hpp"
+#include "support/process.hpp"
+#include "support/temp_dir.hpp"
 
-using live_test::FakeProvider;
-using live_test::TempDir;
+using support::FakeProvider;
+using support::TempDir;
 
 namespace {
 
@@ -54,7 +58,7 @@ ProviderReport storm(const TempDir& dir, const std::string& name,
                                 "--provider-admin-token",
                                 kToken};
   args.insert(args.end(), fleet.begin(), fleet.end());
-  const auto run = live_test::run_loadgen(args);
+  const auto run = support::run_loadgen(args);
   INFO(run.err);
   out.run_code = run.code;
   const auto admin = stampede::parse_target_url(provider.admin());
@@ -66,7 +70,7 @@ ProviderReport storm(const TempDir& dir, const std::string& name,
   out.fetched = *fetched;
   provider.process().signal(SIGTERM);
   out.provider_code = provider.process().wait(10'000);
-  const auto text = live_test::read_file(out.path);
+  const auto text = support::read_file(out.path);
   REQUIRE_FALSE(text.empty());
   out.written = nlohmann::json::parse(text);
   return out;
@@ -78,7 +82,7 @@ double summary(const nlohmann::json& doc, const char* key) {
 
 // loadgen ARGS to its exit: its code.
 int loadgen(const TempDir& dir, const std::vector<std::string>& args) {
-  live_test::Process p(exec_test::kBin + "/loadgen", args, dir, "loadgen");
+  support::Process p(support::bin_path("loadgen"), args, dir, "loadgen");
   const int code = p.wait(exec_test::kWaitMs);
   INFO(p.err());
   return code;
@@ -126,7 +130,7 @@ TEST_CASE(
   args[1] = spread.path;
   CHECK(loadgen(dir, args) == 0);
   CHECK(loadgen(dir, {"report", herd.path, "-o", dir.file("herd.html"), "--quiet"}) == 0);
-  CHECK(live_test::read_file(dir.file("herd.html")).find("<svg") != std::string::npos);
+  CHECK(support::read_file(dir.file("herd.html")).find("<svg") != std::string::npos);
 }
 
 TEST_CASE(

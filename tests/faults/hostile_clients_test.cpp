@@ -18,18 +18,15 @@
 #include <thread>
 #include <vector>
 
-#include "provider_harness.hpp"
+#include "support/fake_provider.hpp"
+#include "support/http_client.hpp"
+#include "support/process.hpp"
 
-using namespace provider_test;
+using namespace support;
 
 namespace {
 
 constexpr int kSafetyMs = 20'000;
-
-bool slow_tests() {
-  const char* v = std::getenv("STAMPEDE_SLOW_TESTS");
-  return v && std::string(v) == "1";
-}
 
 std::vector<std::unique_ptr<Connection>> open_idle(int port, int n) {
   std::vector<std::unique_ptr<Connection>> conns;
@@ -94,7 +91,7 @@ bool answered_soon(int port, int* unanswered = nullptr) {
 
 void idle_hoarders_do_not_starve(int hoarders) {
   raise_own_descriptor_limit();
-  Provider p({"--idle-timeout", "2s"});
+  RecordingProvider p({"--idle-timeout", "2s"});
   REQUIRE(p.started());
   auto idle = open_idle(p.data_port(), hoarders);
   for (const auto& c : idle) REQUIRE(c->ok());
@@ -124,7 +121,7 @@ TEST_CASE("slow: 5,000 idle connections are held and a newcomer is still answere
 }
 
 TEST_CASE("slowloris is cut after --header-timeout, a connection idle between requests is not") {
-  Provider p({"--header-timeout", "500ms"});
+  RecordingProvider p({"--header-timeout", "500ms"});
   REQUIRE(p.started());
   // A client that sleeps on its open connection between retries, far past the header timeout.
   Connection sleeper(p.data_port());
@@ -144,7 +141,7 @@ TEST_CASE("slowloris is cut after --header-timeout, a connection idle between re
 }
 
 TEST_CASE("--header-timeout 0s keeps a trickling client, which finishes its request") {
-  Provider p({"--header-timeout", "0s"});
+  RecordingProvider p({"--header-timeout", "0s"});
   REQUIRE(p.started());
   Connection slow(p.data_port());
   CHECK_FALSE(trickle_until_closed(slow, 8, 150));
@@ -154,7 +151,7 @@ TEST_CASE("--header-timeout 0s keeps a trickling client, which finishes its requ
 }
 
 TEST_CASE("oversized bodies and pipelined garbage: answered or closed, and the server serves on") {
-  Provider p({});
+  RecordingProvider p({});
   REQUIRE(p.started());
   SUBCASE("a 4 MiB body is read, dropped and answered") {
     Connection c(p.data_port());
@@ -196,7 +193,7 @@ TEST_CASE("oversized bodies and pipelined garbage: answered or closed, and the s
 }
 
 TEST_CASE("connections beyond --max-connections are closed at once and logged in few lines") {
-  Provider p({"--max-connections", "20", "--threads", "1"});
+  RecordingProvider p({"--max-connections", "20", "--threads", "1"});
   REQUIRE(p.started());
   auto held = open_idle(p.data_port(), 20);
   for (const auto& c : held) REQUIRE(c->ok());
@@ -223,7 +220,8 @@ TEST_CASE("--max-connections is what the process holds at once, whatever its thr
   for (const auto& [limit, threads] : std::vector<std::pair<int, int>>{{1, 2}, {3, 2}, {4, 3}}) {
     CAPTURE(limit);
     CAPTURE(threads);
-    Provider p({"--max-connections", std::to_string(limit), "--threads", std::to_string(threads)});
+    RecordingProvider p(
+        {"--max-connections", std::to_string(limit), "--threads", std::to_string(threads)});
     REQUIRE(p.started());
     auto held = open_idle(p.data_port(), limit);
     for (const auto& c : held) CHECK(c->request("GET", "/").status == 200);
@@ -245,8 +243,8 @@ TEST_CASE("bad --idle-timeout and --header-timeout values exit 2 with one line n
                                                         {"--header-timeout", "-1s"}}) {
     CAPTURE(flag);
     CAPTURE(value);
-    const auto e =
-        run_to_exit({"--listen", "127.0.0.1:0", "--admin-listen", "127.0.0.1:0", flag, value});
+    const auto e = run_provider_to_exit(
+        {"--listen", "127.0.0.1:0", "--admin-listen", "127.0.0.1:0", flag, value});
     CHECK(e.code == 2);
     CHECK(e.err.rfind("fakeprovider: " + flag + ": ", 0) == 0);
     CHECK(std::count(e.err.begin(), e.err.end(), '\n') == 1);

@@ -16,10 +16,13 @@
 #include <thread>
 #include <vector>
 
-#include "live_harness.hpp"
 #include "results.hpp"
+#include "support/fake_provider.hpp"
+#include "support/files.hpp"
+#include "support/process.hpp"
+#include "support/temp_dir.hpp"
 
-using namespace live_test;
+using namespace support;
 using nlohmann::json;
 
 namespace {

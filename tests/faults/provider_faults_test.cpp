@@ -13,10 +13,15 @@
 #include <thread>
 #include <vector>
 
-#include "live_harness.hpp"
 #include "results.hpp"
+#include "support/fake_provider.hpp"
+#include "support/files.hpp"
+#include "support/loadgen_run.hpp"
+#include "support/ports.hpp"
+#include "support/process.hpp"
+#include "support/temp_dir.hpp"
 
-using namespace live_test;
+using namespace support;
 using nlohmann::json;
 
 namespace {
@@ -83,7 +88,7 @@ TEST_CASE(
     "provider killed mid-storm: connection errors, retries per policy, dead letters, exit 1") {
   const int port = unused_port();
   FakeProvider p({"--outage", "0s-1000s:503", "--retry-after", "off", "--time-scale", kScale},
-                 port);
+                 ProviderOptions{.port = port});
   REQUIRE(p.started());
   // Ten scenario seconds between sends: the kill lands long before any item's second send.
   BackgroundRun run({"--url", url_at(port), "--time-scale", kScale, "--allow-time-scale",
@@ -113,7 +118,7 @@ TEST_CASE(
   std::optional<FakeProvider> p;
   p.emplace(std::vector<std::string>{"--outage", "0s-1000s:503", "--retry-after", "off",
                                      "--time-scale", kScale},
-            port);
+            ProviderOptions{.port = port});
   REQUIRE(p->started());
   // Retries every 2-4 scenario seconds (100-200 ms of wall time), with no attempt cap.
   BackgroundRun run({"--url", url_at(port), "--time-scale", kScale, "--allow-time-scale",
@@ -125,7 +130,7 @@ TEST_CASE(
   // Down for several retry intervals, so every client meets the refusal at least once (a
   // margin, not a measurement: the check below is on the run's own counts).
   std::this_thread::sleep_for(std::chrono::milliseconds(1500));
-  p.emplace(std::vector<std::string>{"--time-scale", kScale}, port);
+  p.emplace(std::vector<std::string>{"--time-scale", kScale}, ProviderOptions{.port = port});
   REQUIRE(p->started());
   const Run r = run.finish();
   INFO(r.err);

@@ -10,10 +10,11 @@
 #include <string>
 #include <vector>
 
-#include "live_harness.hpp"
-#include "scripted_server_harness.hpp"
+#include "support/fake_provider.hpp"
+#include "support/loadgen_run.hpp"
+#include "support/scripted_server.hpp"
 
-using namespace live_test;
+using namespace support;
 
 namespace {
 

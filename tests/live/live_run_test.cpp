@@ -10,11 +10,16 @@
 #include <map>
 #include <set>
 
-#include "live_harness.hpp"
-#include "nginx_harness.hpp"
 #include "results.hpp"
+#include "support/fake_provider.hpp"
+#include "support/files.hpp"
+#include "support/loadgen_run.hpp"
+#include "support/nginx.hpp"
+#include "support/ports.hpp"
+#include "support/process.hpp"
+#include "support/temp_dir.hpp"
 
-using namespace live_test;
+using namespace support;
 using nlohmann::json;
 
 namespace {
@@ -348,8 +353,8 @@ TEST_CASE("an unreachable target exits 3, bad flags exit 2") {
 }
 
 TEST_CASE("a storm against nginx limit_req: delivered matches nginx's access log") {
-  using staging_test::NginxStaging;
-  using staging_test::start_nginx;
+  using support::NginxStaging;
+  using support::start_nginx;
   // One zone for every client, no burst, and its plain 429: no Retry-After.
   const auto started = start_nginx({.limit_rate = "100r/s", .retry_after = false});
   if (!started) return;
@@ -362,8 +367,8 @@ TEST_CASE("a storm against nginx limit_req: delivered matches nginx's access log
   CHECK(r.code == 0);
   REQUIRE(r.results.is_object());
   const auto log = nginx.stop_and_read_log();
-  const auto ok = staging_test::count_status(log, 200);
-  const auto limited = staging_test::count_status(log, 429);
+  const auto ok = support::count_status(log, 200);
+  const auto limited = support::count_status(log, 429);
   CHECK(ok == count(r.results, "delivered"));
   CHECK(ok == 100);
   CHECK(static_cast<std::int64_t>(log.size()) == count(r.results, "requests"));

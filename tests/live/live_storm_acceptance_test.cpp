@@ -6,9 +6,11 @@
 // apart (bench/live/run.sh storm runs the same two and prints their figures).
 #include <doctest/doctest.h>
 
-#include "live_harness.hpp"
+#include "support/fake_provider.hpp"
+#include "support/loadgen_run.hpp"
+#include "support/process.hpp"
 
-using namespace live_test;
+using namespace support;
 
 namespace {
 

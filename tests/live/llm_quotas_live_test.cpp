@@ -7,9 +7,10 @@
 #include <string>
 #include <vector>
 
-#include "live_harness.hpp"
+#include "support/fake_provider.hpp"
+#include "support/loadgen_run.hpp"
 
-using namespace live_test;
+using namespace support;
 using nlohmann::json;
 
 namespace {

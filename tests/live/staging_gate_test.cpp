@@ -15,9 +15,13 @@
 #include <thread>
 #include <vector>
 
-#include "live_harness.hpp"
+#include "support/fake_provider.hpp"
+#include "support/files.hpp"
+#include "support/loadgen_run.hpp"
+#include "support/ports.hpp"
+#include "support/temp_dir.hpp"
 
-using namespace live_test;
+using namespace support;
 using json = nlohmann::json;
 
 namespace {

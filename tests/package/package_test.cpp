@@ -8,15 +8,16 @@
 #include <string>
 
 #include "generated/version.hpp"
-#include "run_process.hpp"
+#include "support/files.hpp"
+#include "support/temp_dir.hpp"
+#include "support/tools.hpp"
 
-using namespace stampede::testing;
+using namespace support;
 
 namespace {
 
 bool may_not_run() {
-  return (geteuid() != 0 || access("/usr/sbin/debootstrap", X_OK) != 0) &&
-         std::getenv("CI") == nullptr;
+  return skip_unless_ci(geteuid() != 0 || !have_executable("/usr/sbin/debootstrap"));
 }
 
 }  // namespace

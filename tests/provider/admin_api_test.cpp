@@ -7,11 +7,13 @@
 #include <vector>
 
 #include "duration.hpp"
-#include "provider_harness.hpp"
 #include "results.hpp"
+#include "support/fake_provider.hpp"
+#include "support/files.hpp"
+#include "support/http_client.hpp"
 
 using namespace stampede;
-using namespace provider_test;
+using namespace support;
 
 namespace {
 
@@ -36,7 +38,7 @@ std::int64_t sum_label(const nlohmann::json& histogram, std::size_t label) {
 }  // namespace
 
 TEST_CASE("stats and metrics count exactly what was sent") {
-  Provider p({"--allowance", "3/min", "--bin", "100ms"});
+  RecordingProvider p({"--allowance", "3/min", "--bin", "100ms"});
   REQUIRE(p.started());
   Connection c(p.data_port());
   // k1: sends numbered 1..20 (3 ok, 17 rate limited); "odd,\"key": 2 sends, one numbered by
@@ -47,7 +49,7 @@ TEST_CASE("stats and metrics count exactly what was sent") {
   c.request("GET", "/", {{"X-Api-Key", "odd,\"key"}});
   c.request("GET", "/", {{"X-Api-Key", "odd,\"key"}, {"X-Attempt", "two"}});
 
-  const auto stats = admin_stats(p);
+  const auto stats = p.stats();
   CHECK(stats.at("requests") == 22);
   CHECK(stats.at("bin_ns") == 100 * kNsPerMs);
   CHECK(stats.at("time_scale") == 1.0);
@@ -103,19 +105,19 @@ TEST_CASE("stats and metrics count exactly what was sent") {
 }
 
 TEST_CASE("reset zeroes the counters, refreshes the allowance and restarts the clock") {
-  Provider p({"--allowance", "2/min"});
+  RecordingProvider p({"--allowance", "2/min"});
   REQUIRE(p.started());
   for (int i = 0; i < 3; ++i) http(p.data_port(), "GET", "/");
   CHECK(http(p.data_port(), "GET", "/").status == 429);
   const auto outage = http(p.admin_port(), "POST", "/admin/outage?for=10m&status=529");
   CHECK(outage.status == 200);
   CHECK(http(p.data_port(), "GET", "/").status == 529);
-  const auto before = admin_stats(p);
+  const auto before = p.stats();
   CHECK(before.at("requests") == 5);
 
   const auto reset = http(p.admin_port(), "POST", "/admin/reset");
   CHECK(reset.status == 200);
-  const auto after = admin_stats(p);
+  const auto after = p.stats();
   CHECK(after.at("requests") == 0);
   CHECK(after.at("totals").at("429") == 0);
   CHECK(after.at("arrivals_by_outcome").at("counts").empty());
@@ -129,7 +131,7 @@ TEST_CASE("reset zeroes the counters, refreshes the allowance and restarts the c
 }
 
 TEST_CASE("reset ?at= puts t = 0 at a Unix time (a sharded run's --start-at), a bad one is 400") {
-  Provider p({});
+  RecordingProvider p({});
   REQUIRE(p.started());
   const auto now_s = std::chrono::duration_cast<std::chrono::seconds>(
                          std::chrono::system_clock::now().time_since_epoch())
@@ -152,7 +154,7 @@ TEST_CASE("reset ?at= puts t = 0 at a Unix time (a sharded run's --start-at), a 
 }
 
 TEST_CASE("POST /admin/outage starts an outage now, with Retry-After to its end") {
-  Provider p({});
+  RecordingProvider p({});
   REQUIRE(p.started());
   const auto r = http(p.admin_port(), "POST", "/admin/outage?for=600s&status=529");
   REQUIRE(r.status == 200);
@@ -180,7 +182,7 @@ TEST_CASE("POST /admin/outage starts an outage now, with Retry-After to its end"
 }
 
 TEST_CASE("with --admin-token every admin call but /healthz needs the bearer token") {
-  Provider p({"--admin-token", "s3cret"});
+  RecordingProvider p({"--admin-token", "s3cret"});
   REQUIRE(p.started());
   CHECK(http(p.admin_port(), "GET", "/admin/stats").status == 401);
   CHECK(http(p.admin_port(), "GET", "/metrics").status == 401);
@@ -201,7 +203,7 @@ TEST_CASE("with --admin-token every admin call but /healthz needs the bearer tok
 TEST_CASE("an admin port beyond loopback refuses to start without a token") {
   for (const char* address : {"0.0.0.0:0", "[::]:0"}) {
     CAPTURE(std::string(address));
-    const auto e = run_to_exit({"--listen", "127.0.0.1:0", "--admin-listen", address});
+    const auto e = run_provider_to_exit({"--listen", "127.0.0.1:0", "--admin-listen", address});
     CHECK(e.code == 2);
     CHECK(e.out.empty());
     CHECK(e.err.find("--admin-token") != std::string::npos);

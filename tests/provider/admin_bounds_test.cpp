@@ -20,19 +20,17 @@
 #include <vector>
 
 #include "live/provider_admin.hpp"
-#include "provider_harness.hpp"
+#include "support/fake_provider.hpp"
+#include "support/files.hpp"
+#include "support/http_client.hpp"
+#include "support/process.hpp"
 
-using namespace provider_test;
+using namespace support;
 
 namespace {
 
 constexpr int kSafetyMs = 20'000;
 constexpr std::size_t kMiB = 1 << 20;
-
-bool slow_tests() {
-  const char* v = std::getenv("STAMPEDE_SLOW_TESTS");
-  return v && std::string(v) == "1";
-}
 
 // The provider's resident memory, from /proc.
 std::int64_t rss_bytes(pid_t pid) {
@@ -108,7 +106,7 @@ int burst_of_tenants(int port, int tenants) {
   return ok.load();
 }
 
-stampede::ProviderAdmin loadgens_view(const Provider& p) {
+stampede::ProviderAdmin loadgens_view(const RecordingProvider& p) {
   const auto url = stampede::parse_target_url("http://127.0.0.1:" + std::to_string(p.admin_port()));
   REQUIRE(url);
   return stampede::ProviderAdmin(*url, "");
@@ -161,7 +159,7 @@ bool trickled_until_closed(int port, const std::string& head, int pause_ms) {
 }  // namespace
 
 TEST_CASE("admin: a request body beyond 64 KiB is cut unread, chunked or not, and it serves on") {
-  Provider p({});
+  RecordingProvider p({});
   REQUIRE(p.started());
   const std::string mib(kMiB, 'b');
   // 64 MiB offered: a server that reads it all (and keeps it, for a route with no body
@@ -182,7 +180,7 @@ TEST_CASE("admin: a request body beyond 64 KiB is cut unread, chunked or not, an
     CHECK(send_body(p.admin_port(),
                     "POST /admin/reset HTTP/1.1\r\nHost: x\r\nContent-Length: 4294967296\r\n\r\n",
                     mib, kPieces) < kPieces * kMiB / 4);
-    CHECK(admin_stats(p).at("requests") == 1);
+    CHECK(p.stats().at("requests") == 1);
   }
   SUBCASE("a small body is read and ignored, as before") {
     const auto r = http(p.admin_port(), "POST", "/admin/reset", {}, std::string(1000, '{'));
@@ -194,7 +192,7 @@ TEST_CASE("admin: a request body beyond 64 KiB is cut unread, chunked or not, an
 
 TEST_CASE(
     "admin: a dozen connections trickling requests leave /healthz and loadgen's calls answered") {
-  Provider p({});
+  RecordingProvider p({});
   REQUIRE(p.started());
   {
     // A byte every 200 ms: each read comes well within any per-read timeout.
@@ -213,7 +211,7 @@ TEST_CASE(
 
 TEST_CASE("slow: admin: a request trickled past the request deadline is cut, head or body" *
           doctest::skip(!slow_tests())) {
-  Provider p({});
+  RecordingProvider p({});
   REQUIRE(p.started());
   // A byte every 500 ms: every read is far within the per-read timeout, the whole far beyond
   // the deadline for a request.
@@ -226,7 +224,7 @@ TEST_CASE("slow: admin: a request trickled past the request deadline is cut, hea
 }
 
 TEST_CASE("admin: repeated stats and metrics over 50,000 tenants cost about their text") {
-  Provider p({});
+  RecordingProvider p({});
   REQUIRE(p.started());
   constexpr int kTenants = 50'000;
   REQUIRE(burst_of_tenants(p.data_port(), kTenants) == kTenants);
@@ -278,7 +276,7 @@ TEST_CASE("admin: repeated stats and metrics over 50,000 tenants cost about thei
 }
 
 TEST_CASE("admin: a Range request gets the whole stats document") {
-  Provider p({});
+  RecordingProvider p({});
   REQUIRE(p.started());
   REQUIRE(http(p.data_port(), "GET", "/", {{"X-Api-Key", "k"}}).status == 200);
   // Many ranges would each make the document again from the start.
@@ -293,21 +291,22 @@ TEST_CASE("admin: a Range request gets the whole stats document") {
 }
 
 TEST_CASE("admin: a second fakeprovider on an admin port in use exits 1, the first serves on") {
-  Provider first({});
+  RecordingProvider first({});
   REQUIRE(first.started());
   const std::string in_use = "127.0.0.1:" + std::to_string(first.admin_port());
-  const auto second = run_to_exit({"--listen", "127.0.0.1:0", "--admin-listen", in_use});
+  const auto second = run_provider_to_exit({"--listen", "127.0.0.1:0", "--admin-listen", in_use});
   CHECK(second.code == 1);
   CHECK(second.out.find("admin on") == std::string::npos);
   CHECK(second.err.rfind("fakeprovider: --admin-listen: cannot listen on " + in_use + ": ", 0) ==
         0);
   CHECK(std::count(second.err.begin(), second.err.end(), '\n') == 1);
   // The data port, likewise (as it always did).
-  const auto third = run_to_exit({"--listen", "127.0.0.1:" + std::to_string(first.data_port()),
-                                  "--admin-listen", "127.0.0.1:0"});
+  const auto third =
+      run_provider_to_exit({"--listen", "127.0.0.1:" + std::to_string(first.data_port()),
+                            "--admin-listen", "127.0.0.1:0"});
   CHECK(third.code == 1);
   // Every stats call reaches the first: its own count, each time.
   REQUIRE(http(first.data_port(), "GET", "/").status == 200);
-  for (int i = 0; i < 4; ++i) CHECK(admin_stats(first).at("requests") == 1);
+  for (int i = 0; i < 4; ++i) CHECK(first.stats().at("requests") == 1);
   CHECK(first.stop() == 0);
 }

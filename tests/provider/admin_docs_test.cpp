@@ -6,9 +6,11 @@
 #include <set>
 #include <string>
 
-#include "provider_harness.hpp"
+#include "support/fake_provider.hpp"
+#include "support/files.hpp"
+#include "support/http_client.hpp"
 
-using namespace provider_test;
+using namespace support;
 
 namespace {
 
@@ -51,10 +53,10 @@ std::set<std::string> member_names(const nlohmann::json& object) {
 }  // namespace
 
 TEST_CASE("docs: ADMIN_API.md lists and counts the totals and reasons keys the provider sends") {
-  Provider p({});
+  RecordingProvider p({});
   REQUIRE(p.started());
   REQUIRE(http(p.data_port(), "GET", "/", {{"X-Api-Key", "k"}}).status == 200);
-  const auto stats = admin_stats(p);
+  const auto stats = p.stats();
   CHECK(p.stop() == 0);
   const std::string doc = read_file(STAMPEDE_SOURCE_DIR "/docs/ADMIN_API.md");
   for (const std::string name : {"totals", "reasons"}) {

@@ -4,9 +4,9 @@
 #include <string>
 #include <vector>
 
-#include "provider_harness.hpp"
+#include "support/fake_provider.hpp"
 
-using namespace provider_test;
+using namespace support;
 
 TEST_CASE("bad flags and values exit 2 with one line naming the problem") {
   struct Row {
@@ -50,7 +50,7 @@ TEST_CASE("bad flags and values exit 2 with one line naming the problem") {
     auto args = row.args;
     args.insert(args.end(), {"--listen", "127.0.0.1:0", "--admin-listen", "127.0.0.1:0"});
     if (row.args[0] == "--listen" || row.args[0] == "--admin-listen") args = row.args;
-    const auto e = run_to_exit(args);
+    const auto e = run_provider_to_exit(args);
     CHECK(e.code == 2);
     CHECK(e.out.empty());
     CHECK(e.err.rfind("fakeprovider: ", 0) == 0);
@@ -60,19 +60,19 @@ TEST_CASE("bad flags and values exit 2 with one line naming the problem") {
 }
 
 TEST_CASE("--help ends with an example and --version names the binary") {
-  const auto help = run_to_exit({"--help"});
+  const auto help = run_provider_to_exit({"--help"});
   CHECK(help.code == 0);
   CHECK(help.out.find("Example:\n  fakeprovider ") != std::string::npos);
-  const auto version = run_to_exit({"--version"});
+  const auto version = run_provider_to_exit({"--version"});
   CHECK(version.code == 0);
   CHECK(version.out.rfind("fakeprovider ", 0) == 0);
 }
 
 TEST_CASE("a port already taken is a clear runtime error") {
-  Provider first({});
+  RecordingProvider first({});
   REQUIRE(first.started());
-  const auto e = run_to_exit({"--listen", "127.0.0.1:" + std::to_string(first.data_port()),
-                              "--admin-listen", "127.0.0.1:0"});
+  const auto e = run_provider_to_exit({"--listen", "127.0.0.1:" + std::to_string(first.data_port()),
+                                       "--admin-listen", "127.0.0.1:0"});
   CHECK(e.code == 1);
   CHECK(e.err.find("--listen") != std::string::npos);
   CHECK(first.stop() == 0);

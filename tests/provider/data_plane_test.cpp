@@ -10,10 +10,12 @@
 
 #include "duration.hpp"
 #include "model/provider_policy.hpp"
-#include "provider_harness.hpp"
+#include "support/fake_provider.hpp"
+#include "support/files.hpp"
+#include "support/http_client.hpp"
 
 using namespace stampede;
-using namespace provider_test;
+using namespace support;
 
 namespace {
 
@@ -24,7 +26,7 @@ std::int64_t ceil_seconds(std::int64_t ns) {
 // Replays the arrival log through the model, in the order the server decided, and checks that
 // every answer a client saw is the model's answer at its recorded arrival time: status,
 // Retry-After and the RateLimit headers. answers: by X-Client-Id.
-void check_answers_match_model(const Fields& fields, const Provider& p,
+void check_answers_match_model(const Fields& fields, const RecordingProvider& p,
                                const std::map<std::string, Response>& answers) {
   const auto rows = parse_csv(read_file(p.arrivals_path()));
   REQUIRE(rows.size() == answers.size() + 1);
@@ -58,7 +60,7 @@ void check_answers_match_model(const Fields& fields, const Provider& p,
 }  // namespace
 
 TEST_CASE("the first two lines name the ports, and both answer") {
-  Provider p({});
+  RecordingProvider p({});
   REQUIRE(p.started());
   CHECK(p.first_lines()[0] == "listening on http://127.0.0.1:" + std::to_string(p.data_port()));
   CHECK(p.first_lines()[1] == "admin on http://127.0.0.1:" + std::to_string(p.admin_port()));
@@ -78,7 +80,7 @@ TEST_CASE("exactly N are admitted per window, the next gets 429 and the right Re
     // A token bucket's default burst is one second of allowance; here it is the window's.
     if (std::string(limiter) == "token-bucket") fields.push_back({"provider.burst", "5"});
     const auto args = provider_args(fields);
-    Provider p(args);
+    RecordingProvider p(args);
     REQUIRE(p.started());
     Connection c(p.data_port());
     std::map<std::string, Response> answers;
@@ -114,7 +116,7 @@ TEST_CASE("outage windows are honoured in scenario time under --time-scale") {
                       {"provider.allowance", "100000/s"}};
   auto args = provider_args(fields);
   args.insert(args.end(), {"--time-scale", "0.005"});
-  Provider p(args);
+  RecordingProvider p(args);
   REQUIRE(p.started());
   Connection c(p.data_port());
   std::map<std::string, Response> answers;
@@ -141,11 +143,11 @@ TEST_CASE("outage windows are honoured in scenario time under --time-scale") {
 }
 
 TEST_CASE("an outage with action reset drops the connection and counts a connect error") {
-  Provider p({"--outage", "0s-1h:reset"});
+  RecordingProvider p({"--outage", "0s-1h:reset"});
   REQUIRE(p.started());
   const auto r = http(p.data_port(), "GET", "/", {{"X-Client-Id", "r1"}});
   CHECK(r.status == 0);
-  const auto stats = admin_stats(p);
+  const auto stats = p.stats();
   CHECK(stats.at("totals").at("connect_error") == 1);
   REQUIRE(p.stop() == 0);
   const auto rows = parse_csv(read_file(p.arrivals_path()));
@@ -156,7 +158,7 @@ TEST_CASE("an outage with action reset drops the connection and counts a connect
 
 TEST_CASE("each tenant has its own allowance") {
   const Fields fields{{"provider.allowance", "2/min"}, {"provider.tenant_header", "X-Tenant"}};
-  Provider p(provider_args(fields));
+  RecordingProvider p(provider_args(fields));
   REQUIRE(p.started());
   std::map<std::string, Response> answers;
   int n = 0;
@@ -174,7 +176,7 @@ TEST_CASE("each tenant has its own allowance") {
   // X-Api-Key names no tenant here: this is the headerless tenant's fourth request.
   answers["g"] = http(p.data_port(), "GET", "/", {{"X-Api-Key", "alpha"}, {"X-Client-Id", "g"}});
   CHECK(answers["g"].status == 429);
-  const auto stats = admin_stats(p);
+  const auto stats = p.stats();
   CHECK(stats.at("tenants").size() == 3);
   for (const char* tenant : {"alpha", "beta", ""}) {
     CAPTURE(std::string(tenant));
@@ -192,11 +194,11 @@ TEST_CASE("an arrival is never stamped before it was sent, whatever came before 
   // headers, or bytes the server read long before, must not lend their time to the next one.
   for (const char* mode : {"watch", "read"}) {
     CAPTURE(std::string(mode));
-    Provider p({"--arrival-stamp", mode});
+    RecordingProvider p({"--arrival-stamp", mode});
     REQUIRE(p.started());
     Connection c(p.data_port());
     c.send_raw("POST /v1 HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nX-Client-Id: body\r\n\r\n");
-    for (int i = 0; i < 10000 && admin_stats(p).at("requests") != 1; ++i) {
+    for (int i = 0; i < 10000 && p.stats().at("requests") != 1; ++i) {
       std::this_thread::sleep_for(std::chrono::milliseconds(1));
     }
     c.send_raw("hello");
@@ -204,7 +206,7 @@ TEST_CASE("an arrival is never stamped before it was sent, whatever came before 
     std::map<std::string, std::int64_t> sent_after;
     for (int i = 0; i < 5; ++i) {
       const auto id = "next" + std::to_string(i);
-      sent_after[id] = admin_stats(p).at("clock_ns").get<std::int64_t>();
+      sent_after[id] = p.stats().at("clock_ns").get<std::int64_t>();
       CHECK(c.request("GET", "/", {{"X-Client-Id", id}}).status == 200);
     }
     REQUIRE(p.stop() == 0);
@@ -218,7 +220,7 @@ TEST_CASE("an arrival is never stamped before it was sent, whatever came before 
 }
 
 TEST_CASE("requests with bodies keep their connection alive") {
-  Provider p({});
+  RecordingProvider p({});
   REQUIRE(p.started());
   Connection c(p.data_port());
   const std::string body(4096, 'x');
@@ -231,14 +233,14 @@ TEST_CASE("requests with bodies keep their connection alive") {
   c.send_raw(
       "POST /v1 HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n");
   CHECK(c.read_response().status == 200);
-  CHECK(admin_stats(p).at("requests") == 4);
+  CHECK(p.stats().at("requests") == 4);
   CHECK(p.stop() == 0);
 }
 
 TEST_CASE("a service time delays its answer, and the answer goes without further traffic") {
   // 2 scenario seconds at time scale 0.01: 20 ms of wall time. The timer alone must wake the
   // server; nothing else arrives to do it. The wait can only be longer, never shorter.
-  Provider p({"--latency", "2s", "--time-scale", "0.01"});
+  RecordingProvider p({"--latency", "2s", "--time-scale", "0.01"});
   REQUIRE(p.started());
   Connection c(p.data_port());
   for (int i = 0; i < 3; ++i) {
@@ -253,7 +255,7 @@ TEST_CASE("service time holds no server thread, and SIGTERM lets requests in fli
   // Each request takes 40 scenario seconds (2 wall seconds at this scale). With two server
   // threads, a service time that held a thread would stamp the third arrival only after the
   // first answer: 40 s after the first arrival.
-  Provider p({"--latency", "40s", "--time-scale", "0.05"});
+  RecordingProvider p({"--latency", "40s", "--time-scale", "0.05"});
   REQUIRE(p.started());
   std::vector<std::unique_ptr<Connection>> conns;
   for (int i = 0; i < 4; ++i) {
@@ -261,10 +263,10 @@ TEST_CASE("service time holds no server thread, and SIGTERM lets requests in fli
     conns.back()->send_raw("GET / HTTP/1.1\r\nHost: x\r\nX-Client-Id: " + std::to_string(i) +
                            "\r\n\r\n");
   }
-  for (int i = 0; i < 10000 && admin_stats(p).at("requests") != 4; ++i) {
+  for (int i = 0; i < 10000 && p.stats().at("requests") != 4; ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(2));
   }
-  REQUIRE(admin_stats(p).at("requests") == 4);
+  REQUIRE(p.stats().at("requests") == 4);
   p.signal(SIGTERM);
   for (auto& c : conns) CHECK(c->read_response().status == 200);
   CHECK(p.stop() == 0);
@@ -286,18 +288,18 @@ TEST_CASE("--hop-delay decides a request one hop after it was sent and answers o
   // scale 0.01: 10 ms of wall time each. Slack: the clock's double rounding, far below a hop.
   constexpr std::int64_t kHop = kNsPerSec;
   constexpr std::int64_t kRounding = kNsPerMs;
-  Provider p({"--mode", "occ", "--hop-delay", "1s,0s", "--time-scale", "0.01"});
+  RecordingProvider p({"--mode", "occ", "--hop-delay", "1s,0s", "--time-scale", "0.01"});
   REQUIRE(p.started());
   Connection c(p.data_port());
   std::map<std::string, std::pair<std::int64_t, std::int64_t>>
       window;  // client -> (sent, answered)
   for (int i = 0; i < 3; ++i) {
     const auto id = "c" + std::to_string(i);
-    const auto sent = admin_stats(p).at("clock_ns").get<std::int64_t>();
+    const auto sent = p.stats().at("clock_ns").get<std::int64_t>();
     const auto r = c.request("GET", "/row", {{"X-Client-Id", id}});
     CHECK(r.status == 200);
     CHECK(r.header("etag") == "\"0\"");
-    window[id] = {sent, admin_stats(p).at("clock_ns").get<std::int64_t>()};
+    window[id] = {sent, p.stats().at("clock_ns").get<std::int64_t>()};
   }
   REQUIRE(p.stop() == 0);
   const auto rows = parse_csv(read_file(p.arrivals_path()));
@@ -314,17 +316,17 @@ TEST_CASE("--hop-delay decides a request one hop after it was sent and answers o
 TEST_CASE("--hop-delay: SIGTERM lets the answers still on their way back finish") {
   // Hops of 10 scenario seconds, 1 s of wall time each: the requests are decided (counted in
   // the stats) a hop after they were sent, and SIGTERM comes while their answers are held.
-  Provider p({"--mode", "occ", "--hop-delay", "10s,0s", "--time-scale", "0.1"});
+  RecordingProvider p({"--mode", "occ", "--hop-delay", "10s,0s", "--time-scale", "0.1"});
   REQUIRE(p.started());
   std::vector<std::unique_ptr<Connection>> conns;
   for (int i = 0; i < 3; ++i) {
     conns.push_back(std::make_unique<Connection>(p.data_port()));
     conns.back()->send_raw("GET /row HTTP/1.1\r\nHost: x\r\n\r\n");
   }
-  for (int i = 0; i < 10000 && admin_stats(p).at("requests") != 3; ++i) {
+  for (int i = 0; i < 10000 && p.stats().at("requests") != 3; ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(2));
   }
-  REQUIRE(admin_stats(p).at("requests") == 3);
+  REQUIRE(p.stats().at("requests") == 3);
   p.signal(SIGTERM);
   for (auto& c : conns) CHECK(c->read_response().status == 200);
   CHECK(p.stop() == 0);
@@ -334,7 +336,7 @@ TEST_CASE("a burst of exactly one epoll batch (128) is answered at once") {
   // libmicrohttpd 0.9.75's own loop, handed exactly 128 events, blocks again before serving
   // them; fakeprovider drives the loop itself. Stop the server, queue 128 requests on warm
   // connections, let it go: all 128 must be answered without any further traffic.
-  Provider p({"--threads", "1"});
+  RecordingProvider p({"--threads", "1"});
   REQUIRE(p.started());
   std::vector<std::unique_ptr<Connection>> conns;
   for (int i = 0; i < 128; ++i) {
@@ -350,7 +352,7 @@ TEST_CASE("a burst of exactly one epoll batch (128) is answered at once") {
 }
 
 TEST_CASE("malformed requests are answered 4xx or closed, and the server keeps serving") {
-  Provider p({});
+  RecordingProvider p({});
   REQUIRE(p.started());
   std::string garbage;
   std::uint64_t x = 0x9E3779B97F4A7C15ULL;
@@ -389,7 +391,7 @@ TEST_CASE("curl --retry 3 against an outage: the arrival log shows its four send
   REQUIRE_MESSAGE(std::system("curl --version >/dev/null 2>&1") == 0,
                   "this test needs the curl CLI (Debian package curl)");
   // No Retry-After, so curl keeps its own schedule: 1 s, 2 s, 4 s.
-  Provider p({"--outage", "0s-1h:503", "--retry-after", "off"});
+  RecordingProvider p({"--outage", "0s-1h:503", "--retry-after", "off"});
   REQUIRE(p.started());
   // Not -o /dev/null: curl truncates its output file before a retry, which /dev/null refuses.
   const std::string cmd =
@@ -416,7 +418,7 @@ TEST_CASE("curl --retry 3 against an outage: the arrival log shows its four send
 }
 
 TEST_CASE("occ mode: GET /row gives the version, PUT /row with If-Match bumps it or gets 412") {
-  Provider p({"--mode", "occ"});
+  RecordingProvider p({"--mode", "occ"});
   REQUIRE(p.started());
   Connection c(p.data_port());
   const auto read = c.request("GET", "/row", {{"X-Client-Id", "a"}});
@@ -439,7 +441,7 @@ TEST_CASE("occ mode: GET /row gives the version, PUT /row with If-Match bumps it
   const auto other = c.request("GET", "/v1/messages");
   CHECK(other.status == 200);
   CHECK_FALSE(other.has("etag"));
-  const auto stats = admin_stats(p);
+  const auto stats = p.stats();
   CHECK(stats.at("totals").at("ok") == 3);
   CHECK(stats.at("totals").at("4xx") == 2);
   // A reset starts the row over.
@@ -449,7 +451,7 @@ TEST_CASE("occ mode: GET /row gives the version, PUT /row with If-Match bumps it
 }
 
 TEST_CASE("occ mode: the layers come first, so a rate-limited write gets the 429, not the row") {
-  Provider p({"--mode", "occ", "--allowance", "2/min"});
+  RecordingProvider p({"--mode", "occ", "--allowance", "2/min"});
   REQUIRE(p.started());
   Connection c(p.data_port());
   CHECK(c.request("GET", "/row").status == 200);
@@ -461,7 +463,7 @@ TEST_CASE("occ mode: the layers come first, so a rate-limited write gets the 429
 }
 
 TEST_CASE("plain mode has no row: /row is any other path") {
-  Provider p({});
+  RecordingProvider p({});
   REQUIRE(p.started());
   const auto r = http(p.data_port(), "PUT", "/row", {{"If-Match", "\"9\""}});
   CHECK(r.status == 200);

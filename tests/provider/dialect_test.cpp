@@ -15,10 +15,12 @@
 #include "model/provider_policy.hpp"
 #include "model/retry_hint.hpp"
 #include "model/send_attribution.hpp"
-#include "provider_harness.hpp"
+#include "support/fake_provider.hpp"
+#include "support/files.hpp"
+#include "support/http_client.hpp"
 
 using namespace stampede;
-using namespace provider_test;
+using namespace support;
 using json = nlohmann::json;
 
 namespace {
@@ -34,8 +36,8 @@ struct Answers {
 
 Answers answers_of(const std::string& dialect) {
   // One request an hour, so no window turns mid-test; requests without X-Tokens cost nothing.
-  Provider p({"--dialect", dialect, "--allowance", "1/h", "--spend-cap", "1", "--default-tokens",
-              "0", "--retry-after-ms", "on"});
+  RecordingProvider p({"--dialect", dialect, "--allowance", "1/h", "--spend-cap", "1",
+                       "--default-tokens", "0", "--retry-after-ms", "on"});
   REQUIRE(p.started());
   Answers a;
   a.ok = http(p.data_port(), "POST", "/v1/x", {{"X-Api-Key", "a"}}, "{}");
@@ -43,7 +45,7 @@ Answers answers_of(const std::string& dialect) {
   a.capped = http(p.data_port(), "POST", "/v1/x", {{"X-Api-Key", "b"}, {"X-Tokens", "5"}}, "{}");
   REQUIRE(http(p.admin_port(), "POST", "/admin/outage?for=1h&status=503").status == 200);
   a.outage = http(p.data_port(), "POST", "/v1/x", {{"X-Api-Key", "c"}}, "{}");
-  const auto stats = admin_stats(p);
+  const auto stats = p.stats();
   CHECK(p.stop() == 0);
   // The stats count what the model decided, whatever status the dialect wrote.
   CHECK(stats.at("totals").at("ok") == 1);
@@ -120,7 +122,8 @@ TEST_CASE("--dialect generic is the default, and --ratelimit-headers still picks
   CHECK(a.ok.header("ratelimit-limit") == "1");
   CHECK(a.ok.body == R"({"type":"message","status":"ok"})");
   CHECK(a.limited.status == 429);
-  Provider p({"--dialect", "openai", "--ratelimit-headers", "anthropic", "--allowance", "1/h"});
+  RecordingProvider p(
+      {"--dialect", "openai", "--ratelimit-headers", "anthropic", "--allowance", "1/h"});
   REQUIRE(p.started());
   const Response r = http(p.data_port(), "GET", "/");
   CHECK(p.stop() == 0);
@@ -134,7 +137,7 @@ TEST_CASE("curl reads each dialect's answer") {
                   "this test needs the curl CLI (Debian package curl)");
   for (const std::string dialect : {"openai", "anthropic", "aws", "generic"}) {
     CAPTURE(dialect);
-    Provider p({"--dialect", dialect, "--allowance", "1/h", "--retry-after-ms", "on"});
+    RecordingProvider p({"--dialect", dialect, "--allowance", "1/h", "--retry-after-ms", "on"});
     REQUIRE(p.started());
     const std::string out = p.dir().file("curl.out");
     const std::string url = "http://127.0.0.1:" + std::to_string(p.data_port()) + "/v1/x";
@@ -161,7 +164,7 @@ std::map<std::string, std::int64_t> jittered_hints(const std::string& seed, int 
   auto args = provider_args(fields);
   args.insert(args.end(),
               {"--retry-after-ms", "on", "--retry-after-jitter", "0.5", "--seed", seed});
-  Provider p(args);
+  RecordingProvider p(args);
   REQUIRE(p.started());
   std::map<std::string, std::int64_t> hints;
   for (int send = 1; send <= 2; ++send) {
@@ -203,7 +206,7 @@ TEST_CASE("--retry-after-jitter gives each rejected client its own hint, the sam
   // The hour's hint times [1, 1.5): spread over half an hour, not one second for everyone.
   CHECK(distinct.size() >= static_cast<std::size_t>(n));
   // Without the jitter every client is told the same, to within the time between requests.
-  Provider plain({"--allowance", "1/h", "--retry-after-ms", "on"});
+  RecordingProvider plain({"--allowance", "1/h", "--retry-after-ms", "on"});
   REQUIRE(plain.started());
   std::set<std::int64_t> plain_hints;
   for (int c = 0; c < 3; ++c) {
@@ -241,14 +244,14 @@ TEST_CASE("bad dialect flags exit 2 with one line naming the flag's field") {
     CAPTURE(row.args[1]);
     auto args = row.args;
     args.insert(args.end(), {"--listen", "127.0.0.1:0", "--admin-listen", "127.0.0.1:0"});
-    const auto e = run_to_exit(args);
+    const auto e = run_provider_to_exit(args);
     CHECK(e.code == 2);
     CHECK(e.out.empty());
     CHECK(e.err.rfind("fakeprovider: ", 0) == 0);
     CHECK(std::count(e.err.begin(), e.err.end(), '\n') == 1);
     CHECK(e.err.find(row.names) != std::string::npos);
   }
-  const auto help = run_to_exit({"--help"});
+  const auto help = run_provider_to_exit({"--help"});
   for (const char* flag : {"--dialect", "--retry-after-ms", "--retry-after-jitter"}) {
     CAPTURE(flag);
     CHECK(help.out.find(flag) != std::string::npos);

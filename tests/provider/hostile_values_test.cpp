@@ -7,15 +7,17 @@
 #include <string>
 #include <vector>
 
-#include "provider_harness.hpp"
+#include "support/fake_provider.hpp"
+#include "support/files.hpp"
+#include "support/http_client.hpp"
 #include "utf8.hpp"
 
-using namespace provider_test;
+using namespace support;
 
 TEST_CASE("an admin outage as long as a duration can be ends at the end of time") {
   // fuzz_provider_request: start_outage added the duration to now and overflowed, so the
   // window ended before it began and the outage never applied.
-  Provider p({"--allowance", "100/s"});
+  RecordingProvider p({"--allowance", "100/s"});
   REQUIRE(p.started());
   const auto r = http(p.admin_port(), "POST", "/admin/outage?for=9223372036854775799ns&status=503");
   REQUIRE(r.status == 200);
@@ -24,13 +26,13 @@ TEST_CASE("an admin outage as long as a duration can be ends at the end of time"
   const auto answer = http(p.data_port(), "GET", "/");
   CHECK(answer.status == 503);
   CHECK(answer.header_int("retry-after") > 0);
-  CHECK(admin_stats(p).at("totals").at("503") == 1);
+  CHECK(p.stats().at("totals").at("503") == 1);
   CHECK(p.stop() == 0);
 }
 
 TEST_CASE(
     "tenant values that are not UTF-8 or hold quotes come back escaped in stats and metrics") {
-  Provider p({"--allowance", "100/s"});
+  RecordingProvider p({"--allowance", "100/s"});
   REQUIRE(p.started());
   const std::string not_utf8 = "key-\xff\xfe";
   const std::string quoted = "a\"b\\c";
@@ -58,7 +60,7 @@ TEST_CASE(
 TEST_CASE("provider: spaces and tabs after a header value are not part of it (RFC 9110 OWS)") {
   // libmicrohttpd drops the OWS before a value and keeps the OWS after it: "k " was another
   // tenant than "k", "X-Tokens: 5 " a 400, "X-Client-Id: c " another client.
-  Provider p({"--allowance", "100/s", "--token-allowance", "1000/min"});
+  RecordingProvider p({"--allowance", "100/s", "--token-allowance", "1000/min"});
   REQUIRE(p.started());
   Connection c(p.data_port());
   const std::vector<Headers> sends{
@@ -72,7 +74,7 @@ TEST_CASE("provider: spaces and tabs after a header value are not part of it (RF
     CAPTURE(r.body);
     CHECK(r.status == 200);
   }
-  const auto tenants = admin_stats(p).at("tenants");
+  const auto tenants = p.stats().at("tenants");
   CHECK(tenants.size() == 1);
   CHECK(tenants.at("k").at("requests") == 4);
   REQUIRE(p.stop() == 0);
@@ -90,12 +92,12 @@ TEST_CASE("provider: spaces and tabs after a header value are not part of it (RF
 }
 
 TEST_CASE("provider: a bearer token's trailing OWS is not part of the tenant") {
-  Provider p({"--allowance", "1/min", "--tenant-header", "Authorization"});
+  RecordingProvider p({"--allowance", "1/min", "--tenant-header", "Authorization"});
   REQUIRE(p.started());
   CHECK(http(p.data_port(), "GET", "/", {{"Authorization", "Bearer sk-a"}}).status == 200);
   // The same key: its allowance is used up.
   CHECK(http(p.data_port(), "GET", "/", {{"Authorization", "Bearer sk-a \t"}}).status == 429);
-  const auto tenants = admin_stats(p).at("tenants");
+  const auto tenants = p.stats().at("tenants");
   CHECK(tenants.size() == 1);
   CHECK(tenants.contains("sk-a"));
   CHECK(p.stop() == 0);

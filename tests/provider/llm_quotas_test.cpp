@@ -6,9 +6,10 @@
 #include <string>
 
 #include "civil_date.hpp"
-#include "provider_harness.hpp"
+#include "support/fake_provider.hpp"
+#include "support/http_client.hpp"
 
-using namespace provider_test;
+using namespace support;
 
 namespace {
 
@@ -42,7 +43,7 @@ Headers tokens(const std::string& n) {
 }  // namespace
 
 TEST_CASE("a token allowance answers 429 token_rate_exceeded with a Retry-After") {
-  Provider p({"--token-allowance", "1000/min", "--ratelimit-headers", "none"});
+  RecordingProvider p({"--token-allowance", "1000/min", "--ratelimit-headers", "none"});
   REQUIRE(p.started());
   Connection c(p.data_port());
   CHECK(c.request("POST", "/v1/messages", tokens("600")).status == 200);
@@ -59,7 +60,7 @@ TEST_CASE("a token allowance answers 429 token_rate_exceeded with a Retry-After"
   CHECK(error_reason(too_large) == "request_too_large");
   CHECK(too_large.header("x-should-retry") == "false");
   CHECK_FALSE(too_large.has("retry-after"));
-  const auto stats = admin_stats(p);
+  const auto stats = p.stats();
   CHECK(stats.at("reasons").at("served") == 2);
   CHECK(stats.at("reasons").at("token_rate_exceeded") == 1);
   CHECK(stats.at("reasons").at("request_too_large") == 1);
@@ -68,7 +69,7 @@ TEST_CASE("a token allowance answers 429 token_rate_exceeded with a Retry-After"
 }
 
 TEST_CASE("a spend cap answers 429 spend_cap_exceeded, x-should-retry: false, no Retry-After") {
-  Provider p({"--spend-cap", "1000", "--allowance", "100/min"});
+  RecordingProvider p({"--spend-cap", "1000", "--allowance", "100/min"});
   REQUIRE(p.started());
   Connection c(p.data_port());
   CHECK(c.request("POST", "/", tokens("600")).status == 200);
@@ -82,7 +83,7 @@ TEST_CASE("a spend cap answers 429 spend_cap_exceeded, x-should-retry: false, no
     CHECK_FALSE(r.has("ratelimit-remaining"));
   }
   CHECK(c.request("POST", "/", tokens("400")).status == 200);
-  const auto stats = admin_stats(p);
+  const auto stats = p.stats();
   CHECK(stats.at("reasons").at("spend_cap_exceeded") == 2);
   CHECK(stats.at("tenants").at("").at("reasons").at("spend_cap_exceeded") == 2);
   CHECK(stats.at("reasons").at("request_rate_exceeded") == 0);
@@ -94,7 +95,7 @@ TEST_CASE("a spend cap answers 429 spend_cap_exceeded, x-should-retry: false, no
 }
 
 TEST_CASE("a token count that is not a whole number >= 0 is a 400 naming the header") {
-  Provider p({"--token-allowance", "1000/min", "--token-header", "X-Request-Tokens"});
+  RecordingProvider p({"--token-allowance", "1000/min", "--token-header", "X-Request-Tokens"});
   REQUIRE(p.started());
   for (const char* bad : {"abc", "-5", "1.5", "12k", "99999999999999999999"}) {
     CAPTURE(bad);
@@ -110,12 +111,12 @@ TEST_CASE("a token count that is not a whole number >= 0 is a 400 naming the hea
   const auto none = http(p.data_port(), "POST", "/");
   CHECK(none.status == 200);
   CHECK(none.header_int("ratelimit-remaining") == 998);
-  CHECK(admin_stats(p).at("reasons").at("invalid_tokens") == 5);
+  CHECK(p.stats().at("reasons").at("invalid_tokens") == 5);
   CHECK(p.stop() == 0);
 }
 
 TEST_CASE("without a token quota the token header is not read") {
-  Provider p({"--allowance", "10/min"});
+  RecordingProvider p({"--allowance", "10/min"});
   REQUIRE(p.started());
   CHECK(http(p.data_port(), "POST", "/", tokens("abc")).status == 200);
   CHECK(p.stop() == 0);
@@ -123,8 +124,8 @@ TEST_CASE("without a token quota the token header is not read") {
 
 TEST_CASE("each header dialect carries the request and token quotas") {
   SUBCASE("anthropic: anthropic-ratelimit-{requests,tokens}-*, resets as RFC 3339 times") {
-    Provider p({"--allowance", "3/min", "--token-allowance", "1000/min", "--ratelimit-headers",
-                "anthropic"});
+    RecordingProvider p({"--allowance", "3/min", "--token-allowance", "1000/min",
+                         "--ratelimit-headers", "anthropic"});
     REQUIRE(p.started());
     Connection c(p.data_port());
     const std::int64_t before = epoch_s_now();
@@ -156,8 +157,8 @@ TEST_CASE("each header dialect carries the request and token quotas") {
     CHECK(p.stop() == 0);
   }
   SUBCASE("x-ratelimit: the requests as before, the tokens with a -Tokens suffix") {
-    Provider p({"--allowance", "3/min", "--token-allowance", "1000/min", "--ratelimit-headers",
-                "x-ratelimit"});
+    RecordingProvider p({"--allowance", "3/min", "--token-allowance", "1000/min",
+                         "--ratelimit-headers", "x-ratelimit"});
     REQUIRE(p.started());
     const auto ok = http(p.data_port(), "POST", "/", tokens("600"));
     CHECK(ok.header_int("x-ratelimit-limit") == 3);
@@ -170,7 +171,7 @@ TEST_CASE("each header dialect carries the request and token quotas") {
     CHECK(p.stop() == 0);
   }
   SUBCASE("ietf: one quota, the one closest to running out or the one a 429 is for") {
-    Provider p({"--allowance", "4/min", "--token-allowance", "1000/min"});
+    RecordingProvider p({"--allowance", "4/min", "--token-allowance", "1000/min"});
     REQUIRE(p.started());
     Connection c(p.data_port());
     // 3 of 4 requests left against 900 of 1000 tokens: the requests are closer.
@@ -191,7 +192,7 @@ TEST_CASE("each header dialect carries the request and token quotas") {
 }
 
 TEST_CASE("with --token-field the tokens come from the JSON body when the header is absent") {
-  Provider p({"--token-allowance", "1000/min", "--token-field", "max_tokens"});
+  RecordingProvider p({"--token-allowance", "1000/min", "--token-field", "max_tokens"});
   REQUIRE(p.started());
   Connection c(p.data_port());
   const auto a = c.request("POST", "/v1/messages", {{"Content-Type", "application/json"}},

@@ -7,9 +7,10 @@
 #include <string>
 #include <vector>
 
-#include "provider_harness.hpp"
+#include "support/fake_provider.hpp"
+#include "support/http_client.hpp"
 
-using namespace provider_test;
+using namespace support;
 
 namespace {
 
@@ -46,7 +47,7 @@ std::string error_reason(const Response& r) {
 TEST_CASE(
     "provider: a Transfer-Encoding or Content-Length with no findable body end is "
     "answered 400/501 and closed, not held") {
-  Provider p({"--allowance", "1000/s"});
+  RecordingProvider p({"--allowance", "1000/s"});
   REQUIRE(p.started());
   // A client already on the server, served between each hostile request.
   Connection steady(p.data_port());
@@ -87,13 +88,13 @@ TEST_CASE(
     CHECK(steady.request("GET", "/").status == 200);
   }
   // Refused before the provider model: only the steady client's requests were counted.
-  CHECK(admin_stats(p).at("totals").at("ok") == 1 + cases.size());
+  CHECK(p.stats().at("totals").at("ok") == 1 + cases.size());
   CHECK(p.stop() == 0);
   CHECK(p.err().find("answered 400/501 and closed for a Transfer-Encoding") != std::string::npos);
 }
 
 TEST_CASE("provider: a chunked body that is well framed is still read, and its connection kept") {
-  Provider p({"--allowance", "1000/s"});
+  RecordingProvider p({"--allowance", "1000/s"});
   REQUIRE(p.started());
   Connection c(p.data_port());
   for (const char* te : {"chunked", "Chunked", "CHUNKED"}) {
@@ -110,7 +111,7 @@ TEST_CASE(
     "--idle-timeout, while others are served") {
   // A 20 KB chunk extension never fits libmicrohttpd's 4 KiB buffer: it stops reading, the
   // connection is silent, and nothing but a deadline ends it. The others stall by themselves.
-  Provider p({"--allowance", "1000/s", "--header-timeout", "1s"});
+  RecordingProvider p({"--allowance", "1000/s", "--header-timeout", "1s"});
   REQUIRE(p.started());
   const std::vector<Hostile> cases{
       {"a 20 KB chunk extension",
@@ -142,7 +143,7 @@ TEST_CASE(
 TEST_CASE(
     "provider: the request deadline stops at the body's end: a service time past it is "
     "not cut") {
-  Provider p({"--allowance", "1000/s", "--header-timeout", "500ms", "--latency", "800ms"});
+  RecordingProvider p({"--allowance", "1000/s", "--header-timeout", "500ms", "--latency", "800ms"});
   REQUIRE(p.started());
   Connection c(p.data_port());
   c.send_raw(kHead + "Content-Length: 5\r\n\r\nhello");

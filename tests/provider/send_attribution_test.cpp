@@ -7,11 +7,13 @@
 #include <vector>
 
 #include "duration.hpp"
-#include "provider_harness.hpp"
 #include "results.hpp"
+#include "support/fake_provider.hpp"
+#include "support/files.hpp"
+#include "support/http_client.hpp"
 
 using namespace stampede;
-using namespace provider_test;
+using namespace support;
 
 namespace {
 
@@ -25,7 +27,7 @@ void require_curl() {
 }
 
 // One request by the curl CLI; curl_args are its flags, shell-quoted by the caller.
-void curl(const Provider& p, const std::string& curl_args) {
+void curl(const RecordingProvider& p, const std::string& curl_args) {
   // Not -o /dev/null: curl truncates its output file before a retry, which /dev/null refuses.
   const std::string cmd = "curl -s -o " + p.dir().file("body") + " " + curl_args +
                           " http://127.0.0.1:" + std::to_string(p.data_port()) + "/v1/messages";
@@ -34,7 +36,7 @@ void curl(const Provider& p, const std::string& curl_args) {
 }
 
 // The arrival log's rows after the stop, less the header row.
-std::vector<std::vector<std::string>> stop_and_read_arrivals(Provider& p) {
+std::vector<std::vector<std::string>> stop_and_read_arrivals(RecordingProvider& p) {
   REQUIRE(p.stop() == 0);
   auto rows = parse_csv(read_file(p.arrivals_path()));
   REQUIRE(!rows.empty());
@@ -71,7 +73,7 @@ std::int64_t send_label_total(const nlohmann::json& stats, std::size_t label) {
 TEST_CASE(
     "attribution: X-Stainless-Retry-Count, amz-sdk-request and --attempt-header number sends") {
   require_curl();
-  Provider p({"--attempt-header", "X-Try"});
+  RecordingProvider p({"--attempt-header", "X-Try"});
   REQUIRE(p.started());
   curl(p, "-H 'X-Stainless-Retry-Count: 2'");
   curl(p, "-H 'amz-sdk-request: attempt=3; max=5'");
@@ -80,7 +82,7 @@ TEST_CASE(
   // The order of the rules, not of the headers: ours first, then Stainless's, then AWS's.
   curl(p, "-H 'x-stainless-retry-count: 0' -H 'X-Attempt: 2'");
   curl(p, "-H 'X-Try: 9' -H 'amz-sdk-request: attempt=2; max=3'");
-  const auto stats = admin_stats(p);
+  const auto stats = p.stats();
   const auto& sends = stats.at("send_attribution");
   CHECK(sends.at("attributed") == 6);
   CHECK(sends.at("unattributed") == 0);
@@ -109,7 +111,7 @@ TEST_CASE("attribution: the n-th arrival of one item, or of one client, is its n
     CAPTURE(hop);
     std::vector<std::string> args;
     if (hop) args = {"--hop-delay", "1ms,0ms"};
-    Provider p(args);
+    RecordingProvider p(args);
     REQUIRE(p.started());
     for (int i = 0; i < 3; ++i) curl(p, "-H 'X-Request-Id: r1'");
     curl(p, "-H 'X-Request-Id: r2' -H 'X-Client-Id: c1'");  // the item header first
@@ -117,7 +119,7 @@ TEST_CASE("attribution: the n-th arrival of one item, or of one client, is its n
     curl(p, "-H 'Idempotency-Key: inv-1'");                 // another header, the same item
     curl(p, "-H 'X-Client-Id: c1'");                        // one item per client
     curl(p, "-H 'X-Client-Id: c1'");
-    const auto stats = admin_stats(p);
+    const auto stats = p.stats();
     CHECK(stats.at("send_attribution").at("items") == 4);  // r1, r2, inv-1 and the client c1
     CHECK(stats.at("send_attribution").at("by_rule").at("item-header") == 6);
     CHECK(stats.at("send_attribution").at("by_rule").at("client-header") == 2);
@@ -136,7 +138,7 @@ TEST_CASE("attribution: the n-th arrival of one item, or of one client, is its n
 
 TEST_CASE("attribution: malformed values are unattributed, never a crash or a send number") {
   require_curl();
-  Provider p({"--attempt-header", "X-Try"});
+  RecordingProvider p({"--attempt-header", "X-Try"});
   REQUIRE(p.started());
   const std::vector<std::pair<std::string, std::string>> bad{
       {"-H 'X-Attempt: abc'", "malformed:x-attempt"},
@@ -159,7 +161,7 @@ TEST_CASE("attribution: malformed values are unattributed, never a crash or a se
   };
   for (const auto& [flags, rule] : bad) curl(p, flags);
   curl(p, "-H 'X-Attempt: 2'");  // and the next good one is numbered as ever
-  const auto stats = admin_stats(p);
+  const auto stats = p.stats();
   const auto& sends = stats.at("send_attribution");
   CHECK(stats.at("requests") == bad.size() + 1);
   CHECK(stats.at("totals").at("ok") == bad.size() + 1);
@@ -180,11 +182,11 @@ TEST_CASE("attribution: malformed values are unattributed, never a crash or a se
 
 TEST_CASE("attribution: --max-items bounds the counting; beyond it an item is unattributed") {
   require_curl();
-  Provider p({"--max-items", "2"});
+  RecordingProvider p({"--max-items", "2"});
   REQUIRE(p.started());
   for (const char* item : {"a", "b", "c", "a", "c"})
     curl(p, std::string("-H 'X-Request-Id: ") + item + "'");
-  const auto sends = admin_stats(p).at("send_attribution");
+  const auto sends = p.stats().at("send_attribution");
   CHECK(sends.at("items") == 2);
   CHECK(sends.at("max_items") == 2);
   CHECK(sends.at("unattributed_by_cause").at("item_limit") == 2);
@@ -197,7 +199,7 @@ TEST_CASE("attribution: --max-items bounds the counting; beyond it an item is un
 
 TEST_CASE("--tenant-header Authorization: the bearer token (or SigV4 key id) is the tenant") {
   require_curl();
-  Provider p({"--allowance", "1/min", "--tenant-header", "Authorization"});
+  RecordingProvider p({"--allowance", "1/min", "--tenant-header", "Authorization"});
   REQUIRE(p.started());
   curl(p, "-H 'Authorization: Bearer sk-a'");
   curl(p, "-H 'Authorization: bearer  sk-a'");  // the same key: its allowance is used up
@@ -207,7 +209,7 @@ TEST_CASE("--tenant-header Authorization: the bearer token (or SigV4 key id) is 
        "Credential=AKIDEXAMPLE/20250102/us-east-1/dynamodb/aws4_request, "
        "SignedHeaders=host;x-amz-date, Signature=0123'");
   curl(p, "-H 'Authorization: Basic dXNlcjpwYXNz'");
-  const auto stats = admin_stats(p);
+  const auto stats = p.stats();
   const auto& tenants = stats.at("tenants");
   CHECK(tenants.size() == 4);
   CHECK(tenants.at("sk-a").at("requests") == 2);
@@ -223,11 +225,11 @@ TEST_CASE("--tenant-header Authorization: the bearer token (or SigV4 key id) is 
 TEST_CASE("curl --retry 2 against an outage: --client-header Authorization numbers its sends") {
   require_curl();
   // No Retry-After, so curl keeps its own schedule: 1 s, 2 s.
-  Provider p({"--outage", "0s-1h:503", "--retry-after", "off", "--client-header", "Authorization",
-              "--tenant-header", "Authorization"});
+  RecordingProvider p({"--outage", "0s-1h:503", "--retry-after", "off", "--client-header",
+                       "Authorization", "--tenant-header", "Authorization"});
   REQUIRE(p.started());
   curl(p, "--retry 2 -H 'Authorization: Bearer sk-1'");
-  const auto stats = admin_stats(p);
+  const auto stats = p.stats();
   CHECK(stats.at("send_attribution").at("by_rule").at("client-header") == 3);
   CHECK(stats.at("tenants").at("sk-1").at("totals").at("503") == 3);
   const auto rows = stop_and_read_arrivals(p);
@@ -240,13 +242,13 @@ TEST_CASE("curl --retry 2 against an outage: --client-header Authorization numbe
 
 TEST_CASE("attribution: POST /admin/reset starts every item's count again") {
   require_curl();
-  Provider p({"--max-items", "1"});
+  RecordingProvider p({"--max-items", "1"});
   REQUIRE(p.started());
   curl(p, "-H 'X-Request-Id: a'");
   curl(p, "-H 'X-Request-Id: a'");
-  CHECK(admin_stats(p).at("send_attribution").at("items") == 1);
+  CHECK(p.stats().at("send_attribution").at("items") == 1);
   REQUIRE(http(p.admin_port(), "POST", "/admin/reset").status == 200);
-  CHECK(admin_stats(p).at("send_attribution").at("items") == 0);
+  CHECK(p.stats().at("send_attribution").at("items") == 0);
   curl(p, "-H 'X-Request-Id: b'");  // room again, since the table was emptied
   curl(p, "-H 'X-Request-Id: a'");  // and a is new again, beyond the one item: not counted
   check_numbers(stop_and_read_arrivals(p), {{"1", "item-header"}, {"", "item_limit:item-header"}});

@@ -5,9 +5,14 @@
 
 #include "html_report.hpp"
 #include "report_test_support.hpp"
+#include "support/files.hpp"
+#include "support/process.hpp"
+#include "support/temp_dir.hpp"
+#include "support/tools.hpp"
 
 using namespace stampede;
 using namespace report_test;
+using namespace support;
 
 namespace {
 
@@ -110,7 +115,7 @@ void check_picture(const nlohmann::json& s) {
 
 TEST_CASE("a real browser renders the comparison report, with and without JavaScript" *
           doctest::description("needs the Debian package chromium, and python3") *
-          doctest::skip(skip_when(browser_missing()))) {
+          doctest::skip(skip_unless_ci(browser_missing()))) {
   TempDir dir;
   const auto html = dir.file("storm.html");
   write_file(html, render_report({fixture("storm_exponential.results.json"),
@@ -131,7 +136,7 @@ TEST_CASE("a real browser renders the comparison report, with and without JavaSc
 // the browser may run scripts, and the hostile names still never become one.
 TEST_CASE("in a real browser, a hostile name is text, not a script or an element" *
           doctest::description("needs the Debian package chromium") *
-          doctest::skip(skip_when(browser_missing()))) {
+          doctest::skip(skip_unless_ci(browser_missing()))) {
   TempDir dir;
   auto r = fixture("storm_full_jitter.results.json");
   r.scenario.name = "<script>alert(1)</script>";
@@ -151,7 +156,7 @@ TEST_CASE("in a real browser, a hostile name is text, not a script or an element
 // banner at the top, and the retry waves in their own panel below the first wave's.
 TEST_CASE("a real browser shows a staging run's context, its stop and its retry waves" *
           doctest::description("needs the Debian package chromium, and python3") *
-          doctest::skip(skip_when(browser_missing()))) {
+          doctest::skip(skip_unless_ci(browser_missing()))) {
   TempDir dir;
   auto r = fixture("staging_run.results.json");
   REQUIRE(r.context);

@@ -12,9 +12,14 @@
 #include "scenario.hpp"
 #include "scenario_clock.hpp"
 #include "scenario_flags.hpp"
+#include "support/files.hpp"
+#include "support/process.hpp"
+#include "support/temp_dir.hpp"
+#include "support/tools.hpp"
 
 using namespace stampede;
 using namespace report_test;
+using namespace support;
 
 namespace {
 
@@ -134,7 +139,7 @@ void check_loadgen_run(const nlohmann::json& c) {
 }  // namespace
 
 TEST_CASE("the CI examples parse and run loadgen with real flags and kept outputs" *
-          doctest::skip(skip_when(!have_python_yaml()))) {
+          doctest::skip(skip_unless_ci(!have_python_yaml()))) {
   const auto commands = ci_commands();
   std::set<std::string> files_with_run;
   for (const auto& c : commands) {
@@ -150,7 +155,7 @@ TEST_CASE("the CI examples parse and run loadgen with real flags and kept output
 }
 
 TEST_CASE("the CI examples' flags are in the binaries' own --help" *
-          doctest::skip(skip_when(!have_python_yaml()))) {
+          doctest::skip(skip_unless_ci(!have_python_yaml()))) {
   const auto provider_help = run("timeout 10 " + quote(bin_path("fakeprovider")) + " --help");
   REQUIRE_MESSAGE(provider_help.exit_code == 0, provider_help.output);
   const auto provider_flags = flags_in_help(provider_help.output);
@@ -182,7 +187,7 @@ TEST_CASE("the CI examples' flags are in the binaries' own --help" *
 }
 
 TEST_CASE("the CI checker fails on YAML that is broken or the wrong shape" *
-          doctest::skip(skip_when(!have_python_yaml()))) {
+          doctest::skip(skip_unless_ci(!have_python_yaml()))) {
   TempDir dir;
   const auto checker = "timeout 60 python3 " + quote(source_path("tests/report/check_ci_yaml.py"));
   write_file(dir.file("broken.yml"), "jobs: [\n");

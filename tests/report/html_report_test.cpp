@@ -10,10 +10,15 @@
 #include "html_report.hpp"
 #include "report_format.hpp"
 #include "report_test_support.hpp"
+#include "support/files.hpp"
+#include "support/process.hpp"
+#include "support/temp_dir.hpp"
+#include "support/tools.hpp"
 #include "terminal_summary.hpp"
 
 using namespace stampede;
 using namespace report_test;
+using namespace support;
 
 namespace {
 
@@ -103,7 +108,7 @@ TEST_CASE("rendering is deterministic") {
 }
 
 TEST_CASE("the report is well-formed XHTML with its charts, sections and tooltips" *
-          doctest::skip(skip_when(!has_python()))) {
+          doctest::skip(skip_unless_ci(!has_python()))) {
   TempDir dir;
   const auto exp = fixture("storm_exponential.results.json");
   const auto fj = fixture("storm_full_jitter.results.json");
@@ -123,7 +128,7 @@ TEST_CASE("the report is well-formed XHTML with its charts, sections and tooltip
 }
 
 TEST_CASE("the report shows the numbers of its results file" *
-          doctest::skip(skip_when(!has_python()))) {
+          doctest::skip(skip_unless_ci(!has_python()))) {
   TempDir dir;
   const auto j = nlohmann::json::parse(
       read_file(source_path("tests/report/golden/storm_full_jitter.results.json")));
@@ -167,7 +172,7 @@ TEST_CASE("the report shows the numbers of its results file" *
 }
 
 TEST_CASE("a fixed-seed simulation from the real binary gives a report with its numbers" *
-          doctest::skip(skip_when(!has_python()))) {
+          doctest::skip(skip_unless_ci(!has_python()))) {
   TempDir dir;
   const auto results_path = dir.file("storm.json");
   const auto sim = run("timeout 60 " + quote(bin_path("loadgen")) + " simulate --scenario " +
@@ -190,7 +195,7 @@ TEST_CASE("a fixed-seed simulation from the real binary gives a report with its 
 }
 
 TEST_CASE("a hostile label, scenario name or assertion shows as text" *
-          doctest::skip(skip_when(!has_python()))) {
+          doctest::skip(skip_unless_ci(!has_python()))) {
   TempDir dir;
   auto r = fixture("storm_full_jitter.results.json");
   r.scenario.name = kHostile;
@@ -206,7 +211,7 @@ TEST_CASE("a hostile label, scenario name or assertion shows as text" *
 }
 
 TEST_CASE("control characters and broken UTF-8 in a name still give a well-formed page" *
-          doctest::skip(skip_when(!has_python()))) {
+          doctest::skip(skip_unless_ci(!has_python()))) {
   TempDir dir;
   auto r = fixture("storm_full_jitter.results.json");
   r.scenario.name = std::string("nul\0bell\x07 bad\xFF utf8\xC3", 20);
@@ -215,7 +220,7 @@ TEST_CASE("control characters and broken UTF-8 in a name still give a well-forme
 }
 
 TEST_CASE("a live run adds client sends against provider arrivals, and wake lateness" *
-          doctest::skip(skip_when(!has_python()))) {
+          doctest::skip(skip_unless_ci(!has_python()))) {
   TempDir dir;
   auto r = fixture("storm_full_jitter.results.json");
   const auto simulated = render_report({r}, {});
@@ -240,7 +245,7 @@ TEST_CASE("a live run adds client sends against provider arrivals, and wake late
   }
 }
 
-TEST_CASE("empty input still gives a valid page" * doctest::skip(skip_when(!has_python()))) {
+TEST_CASE("empty input still gives a valid page" * doctest::skip(skip_unless_ci(!has_python()))) {
   TempDir dir;
   const auto none = checked(render_report({}, {}), dir, "none.html");
   CHECK(none["h1"] == "No runs");
@@ -360,7 +365,7 @@ std::string section_of(const std::string& html, const std::string& id) {
 }
 
 TEST_CASE("a staging run's report says where and when it ran, and draws what the gate is about" *
-          doctest::skip(skip_when(!has_python()))) {
+          doctest::skip(skip_unless_ci(!has_python()))) {
   TempDir dir;
   const auto r = fixture("staging_run.results.json");
   REQUIRE(r.context);
@@ -402,7 +407,7 @@ TEST_CASE("a staging run's report says where and when it ran, and draws what the
 }
 
 TEST_CASE("a run stopped early says so at the top, and why" *
-          doctest::skip(skip_when(!has_python()))) {
+          doctest::skip(skip_unless_ci(!has_python()))) {
   TempDir dir;
   auto r = fixture("staging_run.results.json");
   r.context->stopped_by = "--max-duration 5s";

@@ -6,9 +6,13 @@
 
 #include "report_command.hpp"
 #include "report_test_support.hpp"
+#include "support/files.hpp"
+#include "support/process.hpp"
+#include "support/temp_dir.hpp"
 
 using namespace stampede;
 using namespace report_test;
+using namespace support;
 
 namespace {
 

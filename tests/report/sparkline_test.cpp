@@ -8,6 +8,7 @@
 
 using namespace stampede;
 using namespace report_test;
+using namespace support;
 
 namespace {
 

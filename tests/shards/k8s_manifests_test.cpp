@@ -9,9 +9,11 @@
 #include <filesystem>
 #include <string>
 
-#include "live_harness.hpp"
+#include "support/files.hpp"
+#include "support/temp_dir.hpp"
+#include "support/tools.hpp"
 
-using namespace live_test;
+using namespace support;
 
 namespace {
 
@@ -19,7 +21,7 @@ const std::string kBin = STAMPEDE_BIN_DIR;
 const std::string kSource = STAMPEDE_SOURCE_DIR;
 
 bool have_python_yaml() {
-  return std::system("python3 -c 'import yaml' >/dev/null 2>&1") == 0;
+  return python_imports(find_program("python3"), "yaml");
 }
 
 // The binaries' --help, as check_k8s.py reads them.
@@ -56,7 +58,7 @@ std::string replaced(std::string text, const std::string& from, const std::strin
 }  // namespace
 
 TEST_CASE("the Kubernetes manifests pass the schema check" *
-          doctest::skip(!have_python_yaml() && !std::getenv("CI"))) {
+          doctest::skip(skip_unless_ci(!have_python_yaml()))) {
   TempDir dir;
   write_helps(dir);
   const auto c = check(kSource + "/deploy/k8s", dir);
@@ -66,7 +68,7 @@ TEST_CASE("the Kubernetes manifests pass the schema check" *
 }
 
 TEST_CASE("the schema check catches a broken manifest" *
-          doctest::skip(!have_python_yaml() && !std::getenv("CI"))) {
+          doctest::skip(skip_unless_ci(!have_python_yaml()))) {
   TempDir dir;
   write_helps(dir);
   const std::string job = read_file(kSource + "/deploy/k8s/loadgen-job.yaml");

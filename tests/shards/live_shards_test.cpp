@@ -10,10 +10,14 @@
 #include <string>
 #include <vector>
 
-#include "live_harness.hpp"
-#include "redis_harness.hpp"
+#include "support/fake_provider.hpp"
+#include "support/files.hpp"
+#include "support/loadgen_run.hpp"
+#include "support/process.hpp"
+#include "support/redis.hpp"
+#include "support/temp_dir.hpp"
 
-using namespace live_test;
+using namespace support;
 using nlohmann::json;
 
 namespace {

@@ -7,9 +7,11 @@
 #include <string>
 #include <vector>
 
-#include "live_harness.hpp"
+#include "support/files.hpp"
+#include "support/process.hpp"
+#include "support/temp_dir.hpp"
 
-using namespace live_test;
+using namespace support;
 
 namespace {
 

@@ -19,8 +19,11 @@
 
 #include <nlohmann/json.hpp>
 
-#include "live_harness.hpp"
-#include "provider_harness.hpp"
+#include "support/fake_provider.hpp"
+#include "support/files.hpp"
+#include "support/http_client.hpp"
+#include "support/process.hpp"
+#include "support/temp_dir.hpp"
 
 namespace {
 
@@ -104,7 +107,7 @@ std::string timeline(const char* who, const std::vector<std::int64_t>& kib) {
 }
 
 int admin_status(int port, const std::string& method, const std::string& path) {
-  return provider_test::http(port, method, path).status;
+  return support::http(port, method, path).status;
 }
 
 }  // namespace
@@ -127,56 +130,56 @@ TEST_CASE("the soak test's RSS judgement fails a process that keeps growing") {
 }
 
 TEST_CASE("slow: soak: steady load with resets, outages and stats reads every second; RSS flat") {
-  if (!live_test::slow_tests()) return;
+  if (!support::slow_tests()) return;
   const int seconds = soak_seconds();
   // The scenario's outages, replayed after every reset: 503s, then connections reset.
-  provider_test::Provider provider({"--allowance", "20/min", "--limiter", "fixed-window",
-                                    "--outage", "2s-3s:503", "--outage", "6s-6.5s:reset",
-                                    "--latency", "1ms-5ms"});
+  support::RecordingProvider provider({"--allowance", "20/min", "--limiter", "fixed-window",
+                                       "--outage", "2s-3s:503", "--outage", "6s-6.5s:reset",
+                                       "--latency", "1ms-5ms"});
   REQUIRE(provider.started());
 
-  live_test::TempDir dir;
+  support::TempDir dir;
   std::string keys;
   for (int c = 0; c < kClients; ++c) keys += "soak-tenant-" + std::to_string(c) + "\n";
-  live_test::write_file(dir.file("keys.txt"), keys);
+  support::write_file(dir.file("keys.txt"), keys);
   const std::string url = "http://127.0.0.1:" + std::to_string(provider.data_port()) + "/v1";
   // Retries without end or deadline, so every item is delivered in the end and nothing piles
   // up as dead letters; the Retry-After of a 429 (up to a minute) is taken as given.
-  live_test::Process loadgen(STAMPEDE_BIN_DIR "/loadgen",
-                             {"run",
-                              "--url",
-                              url,
-                              "--api-keys-file",
-                              dir.file("keys.txt"),
-                              "--clients",
-                              std::to_string(kClients),
-                              "--workload",
-                              "steady",
-                              "--rate",
-                              std::to_string(kRatePerS) + "/s",
-                              "--duration",
-                              std::to_string(seconds) + "s",
-                              "--strategy",
-                              "full-jitter",
-                              "--base",
-                              "100ms",
-                              "--cap",
-                              "5s",
-                              "--max-attempts",
-                              "0",
-                              "--retry-after",
-                              "jittered",
-                              "--timeout",
-                              "10s",
-                              "--loops",
-                              "1",
-                              "--max-duration",
-                              std::to_string(seconds + 180) + "s",
-                              "--out",
-                              dir.file("results.json"),
-                              "--no-report",
-                              "--quiet"},
-                             dir, "loadgen");
+  support::Process loadgen(STAMPEDE_BIN_DIR "/loadgen",
+                           {"run",
+                            "--url",
+                            url,
+                            "--api-keys-file",
+                            dir.file("keys.txt"),
+                            "--clients",
+                            std::to_string(kClients),
+                            "--workload",
+                            "steady",
+                            "--rate",
+                            std::to_string(kRatePerS) + "/s",
+                            "--duration",
+                            std::to_string(seconds) + "s",
+                            "--strategy",
+                            "full-jitter",
+                            "--base",
+                            "100ms",
+                            "--cap",
+                            "5s",
+                            "--max-attempts",
+                            "0",
+                            "--retry-after",
+                            "jittered",
+                            "--timeout",
+                            "10s",
+                            "--loops",
+                            "1",
+                            "--max-duration",
+                            std::to_string(seconds + 180) + "s",
+                            "--out",
+                            dir.file("results.json"),
+                            "--no-report",
+                            "--quiet"},
+                           dir, "loadgen");
   REQUIRE(loadgen.started());
 
   std::vector<std::int64_t> provider_kib, loadgen_kib;
@@ -185,7 +188,7 @@ TEST_CASE("slow: soak: steady load with resets, outages and stats reads every se
   const auto start = std::chrono::steady_clock::now();
   for (int s = 0; s < seconds && loadgen.running(); ++s) {
     std::this_thread::sleep_until(start + std::chrono::seconds(s + 1));
-    const auto stats = provider_test::http(provider.admin_port(), "GET", "/admin/stats");
+    const auto stats = support::http(provider.admin_port(), "GET", "/admin/stats");
     if (stats.status == 200) {
       const auto doc = nlohmann::json::parse(stats.body, nullptr, false);
       if (!doc.is_discarded() && doc.contains("tenants"))
@@ -204,7 +207,7 @@ TEST_CASE("slow: soak: steady load with resets, outages and stats reads every se
   }
   const int code = loadgen.wait((180 + 30) * 1000);
   const auto results =
-      nlohmann::json::parse(live_test::read_file(dir.file("results.json")), nullptr, false);
+      nlohmann::json::parse(support::read_file(dir.file("results.json")), nullptr, false);
 
   const auto p = judge(provider_kib);
   const auto l = judge(loadgen_kib);

@@ -13,19 +13,21 @@
 #include <string>
 #include <vector>
 
-#include "live_harness.hpp"
-#include "nginx_harness.hpp"
+#include "support/files.hpp"
+#include "support/nginx.hpp"
+#include "support/process.hpp"
+#include "support/temp_dir.hpp"
 
-using live_test::EnvChanges;
-using live_test::Process;
-using live_test::read_file;
-using live_test::TempDir;
-using live_test::write_file;
 using nlohmann::json;
-using staging_test::contains;
-using staging_test::count_status;
-using staging_test::NginxStaging;
-using staging_test::start_nginx;
+using support::contains;
+using support::count_status;
+using support::EnvChanges;
+using support::NginxStaging;
+using support::Process;
+using support::read_file;
+using support::start_nginx;
+using support::TempDir;
+using support::write_file;
 
 namespace {
 
@@ -155,7 +157,7 @@ Shell run_in(const TempDir& repo, const std::string& command, EnvChanges env) {
 
 // The rate of examples/ci/staging.json's allowance, 4000/min, with a burst for the jitter of
 // the fleet's own loops: a staging API that admits the fleet the scenario expects to pass.
-staging_test::NginxOptions staging_limit() {
+support::NginxOptions staging_limit() {
   return {.limit_rate = "4000r/m", .burst = 40};
 }
 
@@ -231,7 +233,7 @@ TEST_CASE("docs/CI.md: the staging command against nginx, then the comparison of
 }
 
 TEST_CASE("slow: docs/CI.md: the staging command with examples/ci/staging.json as it is") {
-  if (!live_test::slow_tests()) return;
+  if (!support::slow_tests()) return;
   run_staging_and_report("");
 }
 

@@ -12,15 +12,18 @@
 #include <string>
 #include <vector>
 
-#include "live_harness.hpp"
-#include "nginx_harness.hpp"
+#include "support/fake_provider.hpp"
+#include "support/files.hpp"
+#include "support/nginx.hpp"
+#include "support/process.hpp"
+#include "support/temp_dir.hpp"
 
-using live_test::FakeProvider;
-using live_test::Process;
-using live_test::TempDir;
-using staging_test::contains;
-using staging_test::lines_of;
-using staging_test::start_nginx;
+using support::contains;
+using support::FakeProvider;
+using support::lines;
+using support::Process;
+using support::start_nginx;
+using support::TempDir;
 
 namespace {
 
@@ -46,7 +49,7 @@ Output loadgen(const TempDir& dir, const std::vector<std::string>& args) {
 // The stderr lines that are progress lines, and the t= each gives (scenario seconds).
 std::vector<double> progress_times(const std::string& err) {
   std::vector<double> times;
-  for (const auto& line : lines_of(err)) {
+  for (const auto& line : lines(err)) {
     if (line.rfind("loadgen: t=", 0) != 0) continue;
     CHECK(contains(line, " s  items: "));
     CHECK(contains(line, " in backoff, "));
@@ -146,7 +149,7 @@ TEST_CASE("exec without a terminal: plain progress lines of the processes") {
   INFO("stderr: " << r.err);
   CHECK(r.code == 0);
   bool seen = false;
-  for (const auto& line : lines_of(r.err)) {
+  for (const auto& line : lines(r.err)) {
     if (line.rfind("loadgen: t=", 0) != 0) continue;
     seen = true;
     CHECK(contains(line, " s  processes: "));
@@ -198,7 +201,7 @@ TEST_CASE("every file written is named on stderr; a run without --out says it ke
                                  dir.file("a.jsonl"), "--junit", dir.file("j.xml")});
     INFO("stderr: " << r.err);
     CHECK(r.code == 0);
-    CHECK(lines_of(r.err) ==
+    CHECK(lines(r.err) ==
           std::vector<std::string>{"loadgen: wrote the dead letters to " + dir.file("d.jsonl"),
                                    "loadgen: wrote the attempts to " + dir.file("a.jsonl"),
                                    "loadgen: wrote the results to " + dir.file("r.json"),
@@ -210,14 +213,14 @@ TEST_CASE("every file written is named on stderr; a run without --out says it ke
   SUBCASE("nothing kept") {
     const auto r = loadgen(dir, {"run", "--url", url, "--clients", "3"});
     CHECK(r.code == 0);
-    CHECK(lines_of(r.err) ==
+    CHECK(lines(r.err) ==
           std::vector<std::string>{"loadgen: kept nothing: give --out FILE to keep the results "
                                    "(and the report beside it)"});
   }
   SUBCASE("a JUnit file but no results") {
     const auto r = loadgen(dir, {"run", "--url", url, "--clients", "3", "--junit", dir.file("j")});
     CHECK(r.code == 0);
-    CHECK(lines_of(r.err) ==
+    CHECK(lines(r.err) ==
           std::vector<std::string>{
               "loadgen: wrote the JUnit XML to " + dir.file("j"),
               "loadgen: the results document was not kept: give --out FILE to keep it"});

@@ -9,18 +9,23 @@
 #include <string>
 #include <vector>
 
-#include "live_harness.hpp"
-#include "nginx_harness.hpp"
+#include "support/fake_provider.hpp"
+#include "support/files.hpp"
+#include "support/loadgen_run.hpp"
+#include "support/nginx.hpp"
+#include "support/ports.hpp"
+#include "support/process.hpp"
+#include "support/temp_dir.hpp"
 
-using live_test::run_loadgen;
-using live_test::TempDir;
 using nlohmann::json;
-using staging_test::contains;
-using staging_test::count_status;
-using staging_test::lines_of;
-using staging_test::NginxStaging;
-using staging_test::SilentListener;
-using staging_test::start_nginx;
+using support::contains;
+using support::count_status;
+using support::lines;
+using support::NginxStaging;
+using support::run_loadgen;
+using support::SilentListener;
+using support::start_nginx;
+using support::TempDir;
 
 namespace {
 
@@ -30,14 +35,14 @@ std::vector<std::string> with(std::vector<std::string> base, const std::vector<s
 }
 
 struct JunitRun {
-  live_test::Run run;
+  support::Run run;
   std::string junit;
 };
 
 JunitRun run_with_junit(const std::vector<std::string>& args) {
   TempDir dir;
   JunitRun r{run_loadgen(with(args, {"--junit", dir.file("junit.xml")})), {}};
-  r.junit = live_test::read_file(dir.file("junit.xml"));
+  r.junit = support::read_file(dir.file("junit.xml"));
   return r;
 }
 
@@ -66,7 +71,7 @@ TEST_CASE("nginx: a target that accepts and never answers exits 1, saying it nev
                                  "fixed", "--base", "100ms", "--max-duration", "20s"});
   INFO("stderr: " << r.run.err);
   CHECK(r.run.code == 1);
-  const auto lines = lines_of(r.run.err);
+  const auto lines = support::lines(r.run.err);
   REQUIRE(lines.size() == 1);
   CHECK(contains(lines[0],
                  "no item was delivered: the target never answered: of 10 requests, 10 timed out "
@@ -87,7 +92,7 @@ TEST_CASE("nginx: peak_ratio with no allowance declared is exit 2 before any loa
     const auto r = run_with_junit({"--url", nginx.http_url(), "--assert", check});
     INFO("stderr: " << r.run.err);
     CHECK(r.run.code == 2);
-    const auto lines = lines_of(r.run.err);
+    const auto lines = support::lines(r.run.err);
     REQUIRE(lines.size() == 1);
     const std::string metric = std::string(check).substr(0, std::string(check).find(' '));
     CHECK(contains(lines[0], "loadgen: assertion '" + std::string(check) + "': " + metric +
@@ -134,7 +139,7 @@ TEST_CASE(
   const auto r = run_with_junit({"--url", url, "--clients", "3", "--assert", "requests < 10"});
   INFO("stderr: " << r.run.err);
   CHECK(r.run.code == 3);
-  const auto lines = lines_of(r.run.err);
+  const auto lines = support::lines(r.run.err);
   REQUIRE(lines.size() == 1);
   CHECK(contains(lines[0], "loadgen: target unreachable: cannot connect to"));
   CHECK(r.run.results.is_null());
@@ -143,21 +148,20 @@ TEST_CASE(
                  "<error message=\"target unreachable: cannot connect to"));
 
   // loadgen exec says the same of a fleet it cannot point anywhere.
-  live_test::FakeProvider provider({});
+  support::FakeProvider provider({});
   REQUIRE(provider.started());
   TempDir dir;
-  live_test::Process exec(std::string(STAMPEDE_BIN_DIR) + "/loadgen",
-                          {"exec", "--clients", "2", "--url", url, "--provider-admin",
-                           provider.admin(), "--junit", dir.file("junit.xml"), "--", "/bin/true"},
-                          dir, "exec");
+  support::Process exec(std::string(STAMPEDE_BIN_DIR) + "/loadgen",
+                        {"exec", "--clients", "2", "--url", url, "--provider-admin",
+                         provider.admin(), "--junit", dir.file("junit.xml"), "--", "/bin/true"},
+                        dir, "exec");
   CHECK(exec.wait(60'000) == 3);
   INFO("exec stderr: " << exec.err());
-  CHECK(lines_of(exec.err()) ==
-        std::vector<std::string>{
-            "loadgen: target unreachable: cannot connect to " + url + ": " +
-                lines_of(r.run.err)[0].substr(lines_of(r.run.err)[0].find(url) + url.size() + 2),
-            "loadgen: wrote the JUnit XML to " + dir.file("junit.xml")});
-  const auto junit = live_test::read_file(dir.file("junit.xml"));
+  CHECK(support::lines(exec.err()) ==
+        std::vector<std::string>{"loadgen: target unreachable: cannot connect to " + url + ": " +
+                                     lines[0].substr(lines[0].find(url) + url.size() + 2),
+                                 "loadgen: wrote the JUnit XML to " + dir.file("junit.xml")});
+  const auto junit = support::read_file(dir.file("junit.xml"));
   CHECK(contains(junit, "tests=\"1\" failures=\"0\" errors=\"1\""));
   CHECK(contains(junit_case(junit, "run completed"), "<error message=\"target unreachable: "));
 }

@@ -9,13 +9,18 @@
 #include <string>
 #include <vector>
 
-#include "live_harness.hpp"
-#include "nginx_harness.hpp"
+#include "support/files.hpp"
+#include "support/http_client.hpp"
+#include "support/loadgen_run.hpp"
+#include "support/nginx.hpp"
+#include "support/ports.hpp"
+#include "support/process.hpp"
+#include "support/temp_dir.hpp"
 
-using live_test::EnvChanges;
-using live_test::run_loadgen;
-using staging_test::contains;
-using staging_test::lines_of;
+using support::contains;
+using support::EnvChanges;
+using support::lines;
+using support::run_loadgen;
 
 namespace {
 
@@ -48,16 +53,16 @@ TEST_CASE(
     MESSAGE("skipped: openssl is not installed");
     return;
   }
-  live_test::TempDir dir;
-  const staging_test::TestPki pki(dir.file(""));
+  support::TempDir dir;
+  const support::TestPki pki(dir.file(""));
   INFO(pki.error());
   REQUIRE(pki.ok());
-  live_test::write_file(dir.file("not-pem.txt"), "no certificate here\n");
-  live_test::write_file(dir.file("encrypted.key"),
-                        "-----BEGIN ENCRYPTED PRIVATE KEY-----\nMIIB\n"
-                        "-----END ENCRYPTED PRIVATE KEY-----\n");
-  const std::string https = "https://127.0.0.1:" + std::to_string(live_test::unused_port()) + "/v1";
-  const std::string http = "http://127.0.0.1:" + std::to_string(live_test::unused_port()) + "/v1";
+  support::write_file(dir.file("not-pem.txt"), "no certificate here\n");
+  support::write_file(dir.file("encrypted.key"),
+                      "-----BEGIN ENCRYPTED PRIVATE KEY-----\nMIIB\n"
+                      "-----END ENCRYPTED PRIVATE KEY-----\n");
+  const std::string https = "https://127.0.0.1:" + std::to_string(support::unused_port()) + "/v1";
+  const std::string http = "http://127.0.0.1:" + std::to_string(support::unused_port()) + "/v1";
   const std::string missing = dir.file("missing.pem");
   const std::vector<Refusal> refusals{
       {"a CA file that is not there", {"--url", https, "--cacert", missing}, {}, "--cacert"},
@@ -113,7 +118,7 @@ TEST_CASE(
     const auto r = run_loadgen(args, refusal.env.empty() ? kNoCaVariables : refusal.env);
     INFO("stderr: " << r.err);
     CHECK(r.code == 2);
-    const auto lines = lines_of(r.err);
+    const auto lines = support::lines(r.err);
     REQUIRE(lines.size() == 1);
     CHECK(lines[0].rfind("loadgen: " + refusal.names + ":", 0) == 0);
     // Paths, never what is in the files (PEM bodies start "MII").
@@ -123,7 +128,7 @@ TEST_CASE(
 }
 
 TEST_CASE("the CA variables are read for https only, as curl reads them") {
-  const std::string http = "http://127.0.0.1:" + std::to_string(live_test::unused_port()) + "/v1";
+  const std::string http = "http://127.0.0.1:" + std::to_string(support::unused_port()) + "/v1";
   // Not read over http: the run goes on to find nothing listening.
   const auto r = run_loadgen({"--url", http, "--clients", "2", "--max-duration", "10s"},
                              with_variable("SSL_CERT_FILE", "/nonexistent.pem"));

@@ -10,18 +10,21 @@
 #include <string>
 #include <vector>
 
-#include "live_harness.hpp"
-#include "nginx_harness.hpp"
+#include "support/files.hpp"
+#include "support/loadgen_run.hpp"
+#include "support/nginx.hpp"
+#include "support/process.hpp"
+#include "support/temp_dir.hpp"
 
-using live_test::EnvChanges;
-using live_test::run_loadgen;
 using nlohmann::json;
-using staging_test::contains;
-using staging_test::count_status;
-using staging_test::lines_of;
-using staging_test::NginxOptions;
-using staging_test::NginxStaging;
-using staging_test::start_nginx;
+using support::contains;
+using support::count_status;
+using support::EnvChanges;
+using support::lines;
+using support::NginxOptions;
+using support::NginxStaging;
+using support::run_loadgen;
+using support::start_nginx;
 
 namespace {
 
@@ -65,11 +68,11 @@ NginxOptions https_options(bool verify_client = false) {
 
 // A run that was stopped before any load: exit 3, one line naming the host (and port) and
 // the reason, no results, and nothing in nginx's access log.
-void check_stopped_before_load(const live_test::Run& r, NginxStaging& nginx, const std::string& url,
+void check_stopped_before_load(const support::Run& r, NginxStaging& nginx, const std::string& url,
                                const std::string& reason) {
   INFO("stderr: " << r.err);
   CHECK(r.code == 3);
-  const auto lines = lines_of(r.err);
+  const auto lines = support::lines(r.err);
   REQUIRE(lines.size() == 1);
   CHECK(contains(lines[0], "127.0.0.1:" + port_of(url)));
   CHECK(contains(lines[0], reason));
@@ -168,10 +171,10 @@ TEST_CASE("the environment names the CA as curl 7.88 reads it, and curl agrees o
     CHECK(r.code == (c.through ? 0 : 3));
     if (!have_curl) continue;
     // The reference: curl itself, with the same environment and flags.
-    live_test::TempDir dir;
+    support::TempDir dir;
     auto args = c.flags;
     args.insert(args.end(), {"-sS", "-o", dir.file("body"), url});
-    live_test::Process curl(kCurl, args, dir, "curl", env);
+    support::Process curl(kCurl, args, dir, "curl", env);
     const int curl_code = curl.wait(20'000);
     INFO("curl stderr: " << curl.err());
     CHECK((curl_code == 0) == c.through);
@@ -217,7 +220,7 @@ TEST_CASE("mTLS: nginx with ssl_verify_client on sees the client certificate of 
     CAPTURE(line.client_dn);
     CHECK(line.status == 200);
     CHECK(line.client_verify == "SUCCESS");
-    CHECK(contains(line.client_dn, std::string("CN=") + staging_test::TestPki::kClientName));
+    CHECK(contains(line.client_dn, std::string("CN=") + support::TestPki::kClientName));
   }
 }
 
@@ -281,7 +284,7 @@ TEST_CASE("nginx's 404 location: not retried, every item dead-lettered, exit 1 s
   // The default expectation of every staging run, delivered > 0, failed, and says what came
   // back.
   CHECK(r.code == 1);
-  const auto lines = lines_of(r.err);
+  const auto lines = support::lines(r.err);
   REQUIRE(lines.size() == 1);
   CHECK(contains(lines[0],
                  "no item was delivered: the target answered only statuses that are not "

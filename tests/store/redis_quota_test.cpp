@@ -10,12 +10,12 @@
 #include <vector>
 
 #include "model/provider_policy.hpp"
-#include "redis_harness.hpp"
 #include "rng.hpp"
 #include "store/redis_quota.hpp"
+#include "support/redis.hpp"
 
 using namespace stampede;
-using namespace live_test;
+using namespace support;
 
 namespace {
 

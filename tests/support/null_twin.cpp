@@ -1,4 +1,4 @@
-#include "null_twin_harness.hpp"
+#include "support/null_twin.hpp"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -8,7 +8,7 @@
 
 #include <chrono>
 
-namespace stampede::testing {
+namespace support {
 
 NullTwin::NullTwin(std::string path, Kind kind) : path_(std::move(path)) {
   if (kind == Kind::kDeviceIfRoot && geteuid() == 0) {
@@ -62,4 +62,4 @@ std::string NullTwin::received(std::size_t at_least) const {
   }
 }
 
-}  // namespace stampede::testing
+}  // namespace support

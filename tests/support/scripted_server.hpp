@@ -9,7 +9,7 @@
 
 // A loopback HTTP server that answers from a script, for the tests that need an answer no
 // fakeprovider gives: malformed framing, interim answers, hostile headers.
-namespace live_test {
+namespace support {
 
 // One scripted answer: its bytes, then whether the server closes the connection. An empty
 // answer with close drops the request unanswered.
@@ -51,4 +51,4 @@ class ScriptedServer {
   std::vector<Request> requests_;
 };
 
-}  // namespace live_test
+}  // namespace support

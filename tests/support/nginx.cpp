@@ -1,9 +1,6 @@
-#include "nginx_harness.hpp"
+#include "support/nginx.hpp"
 
-#include <netinet/in.h>
 #include <signal.h>
-#include <sys/socket.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -11,25 +8,11 @@
 #include <sstream>
 #include <utility>
 
-namespace staging_test {
+#include "support/files.hpp"
+#include "support/ports.hpp"
+#include "support/tools.hpp"
 
-std::vector<std::string> lines_of(const std::string& text) {
-  std::vector<std::string> lines;
-  std::string line;
-  for (const char c : text) {
-    if (c != '\n') {
-      line += c;
-    } else if (!line.empty()) {
-      lines.push_back(std::exchange(line, ""));
-    }
-  }
-  if (!line.empty()) lines.push_back(line);
-  return lines;
-}
-
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
+namespace support {
 
 namespace {
 
@@ -60,17 +43,6 @@ keyUsage = critical,digitalSignature
 extendedKeyUsage = clientAuth
 authorityKeyIdentifier = keyid
 )";
-
-bool accepts_connections(int port) {
-  const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_port = htons(static_cast<std::uint16_t>(port));
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  const bool ok = connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0;
-  close(fd);
-  return ok;
-}
 
 std::vector<std::string> split(const std::string& line, char sep) {
   std::vector<std::string> fields;
@@ -110,25 +82,9 @@ std::string locations(const NginxOptions& o, const std::string& root) {
 
 }  // namespace
 
-SilentListener::SilentListener() {
-  fd_ = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof a;
-  if (fd_ < 0 || bind(fd_, reinterpret_cast<sockaddr*>(&a), len) != 0 || listen(fd_, 1024) != 0 ||
-      getsockname(fd_, reinterpret_cast<sockaddr*>(&a), &len) != 0)
-    return;
-  port_ = ntohs(a.sin_port);
-}
-
-SilentListener::~SilentListener() {
-  if (fd_ >= 0) close(fd_);
-}
-
 TestPki::TestPki(std::string dir) : dir_(std::move(dir)) {
   while (dir_.size() > 1 && dir_.back() == '/') dir_.pop_back();
-  live_test::write_file(dir_ + "/openssl.cnf", kOpensslConfig);
+  write_file(dir_ + "/openssl.cnf", kOpensslConfig);
   const std::string cnf = dir_ + "/openssl.cnf";
   const std::vector<std::string> ec_key{"-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256",
                                         "-nodes"};
@@ -153,17 +109,16 @@ TestPki::TestPki(std::string dir) : dir_(std::move(dir)) {
                dir_ + "/ca.key", "-set_serial", "3", "-days", "2", "-extfile", cnf, "-extensions",
                "client", "-out", client_cert()});
   if (!made) return;
-  live_test::write_file(client_cert_and_key(),
-                        live_test::read_file(client_cert()) + live_test::read_file(client_key()));
+  write_file(client_cert_and_key(), read_file(client_cert()) + read_file(client_key()));
   std::filesystem::create_directory(ca_dir());
   std::filesystem::copy_file(ca_cert(), ca_dir() + "/ca.pem");
   openssl({"rehash", ca_dir()});
 }
 
 bool TestPki::openssl(const std::vector<std::string>& args) {
-  live_test::TempDir logs;
+  TempDir logs;
   const std::string name = "openssl-" + std::to_string(++steps_);
-  live_test::Process p(kOpenssl, args, logs, name);
+  Process p(kOpenssl, args, logs, name);
   const int code = p.wait(kStepTimeoutMs);
   if (code == 0) return true;
   std::string command = "openssl";
@@ -178,11 +133,22 @@ std::int64_t count_status(const std::vector<LogLine>& log, int status) {
 }
 
 bool NginxStaging::installed() {
-  return access(kNginx, X_OK) == 0 && access(kOpenssl, X_OK) == 0;
+  return have_executable(kNginx) && have_executable(kOpenssl);
+}
+
+std::unique_ptr<NginxStaging> start_nginx(NginxOptions options) {
+  if (!require_tool(NginxStaging::installed(), "nginx or openssl", "make deps-test"))
+    return nullptr;
+  auto nginx = std::make_unique<NginxStaging>(std::move(options));
+  if (!nginx->started()) {
+    FAIL_CHECK("nginx did not start: " << nginx->error());
+    return nullptr;
+  }
+  return nginx;
 }
 
 NginxStaging::NginxStaging(NginxOptions options) : options_(std::move(options)) {
-  live_test::write_file(dir_.file("ok.txt"), "ok\n");
+  write_file(dir_.file("ok.txt"), "ok\n");
   if (options_.https) {
     pki_.emplace(dir_.file(""));
     if (!pki_->ok()) {
@@ -192,8 +158,8 @@ NginxStaging::NginxStaging(NginxOptions options) : options_(std::move(options)) 
   }
   for (int tries = 0; tries < kPortTries && !started_; ++tries) {
     // Ports found free may be taken before nginx binds them: then it exits, and another pair.
-    const int http_port = options_.http ? live_test::unused_port() : 0;
-    const int https_port = options_.https ? live_test::unused_port() : 0;
+    const int http_port = options_.http ? unused_port() : 0;
+    const int https_port = options_.https ? unused_port() : 0;
     started_ = start_on(http_port, https_port);
   }
 }
@@ -201,7 +167,7 @@ NginxStaging::NginxStaging(NginxOptions options) : options_(std::move(options)) 
 NginxStaging::~NginxStaging() = default;
 
 bool NginxStaging::start_on(int http_port, int https_port) {
-  live_test::write_file(dir_.file("nginx.conf"), config(http_port, https_port));
+  write_file(dir_.file("nginx.conf"), config(http_port, https_port));
   std::filesystem::remove(dir_.file("nginx.pid"));
   process_.emplace(kNginx,
                    std::vector<std::string>{"-p", dir_.file(""), "-e", dir_.file("error.log"), "-c",
@@ -211,10 +177,10 @@ bool NginxStaging::start_on(int http_port, int https_port) {
   bool exited = false;
   // nginx writes its pid file after binding every listener: a port that answers before that
   // is someone else's.
-  const bool ready = live_test::wait_until(
+  const bool ready = wait_until(
       [&] {
         if (!process_->running()) return exited = true;
-        if (live_test::read_file(dir_.file("nginx.pid")) != pid + "\n") return false;
+        if (read_file(dir_.file("nginx.pid")) != pid + "\n") return false;
         return (!http_port || accepts_connections(http_port)) &&
                (!https_port || accepts_connections(https_port));
       },
@@ -225,7 +191,7 @@ bool NginxStaging::start_on(int http_port, int https_port) {
     error_.clear();
     return true;
   }
-  error_ = "nginx did not start: " + live_test::read_file(dir_.file("error.log")) + process_->err();
+  error_ = "nginx did not start: " + read_file(dir_.file("error.log")) + process_->err();
   process_.reset();
   return false;
 }
@@ -276,7 +242,7 @@ std::vector<LogLine> NginxStaging::stop_and_read_log() {
     process_.reset();
   }
   std::vector<LogLine> log;
-  std::istringstream in(live_test::read_file(dir_.file("access.log")));
+  std::istringstream in(read_file(dir_.file("access.log")));
   for (std::string line; std::getline(in, line);) {
     const auto f = split(line, '\t');
     if (f.size() != 5) continue;
@@ -285,4 +251,4 @@ std::vector<LogLine> NginxStaging::stop_and_read_log() {
   return log;
 }
 
-}  // namespace staging_test
+}  // namespace support

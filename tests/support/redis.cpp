@@ -1,21 +1,20 @@
-#include "redis_harness.hpp"
+#include "support/redis.hpp"
 
 #include <signal.h>
-#include <unistd.h>
 
-#include <cstdlib>
+#include "support/ports.hpp"
+#include "support/tools.hpp"
 
-namespace live_test {
+namespace support {
 namespace {
+
 const std::string kRedisServer = "/usr/bin/redis-server";
-}
+constexpr int kReadyTimeoutMs = 10'000;
+
+}  // namespace
 
 bool RedisServer::installed() {
-  return access(kRedisServer.c_str(), X_OK) == 0;
-}
-
-bool RedisServer::may_skip() {
-  return std::getenv("CI") == nullptr;
+  return have_executable(kRedisServer);
 }
 
 RedisServer::RedisServer() {
@@ -27,20 +26,28 @@ RedisServer::RedisServer() {
     process_ = std::make_unique<Process>(
         kRedisServer,
         std::vector<std::string>{"--port", std::to_string(port_), "--bind", "127.0.0.1", "--save",
-                                 "", "--appendonly", "no", "--dir", dir_.file("")},
+                                 "", "--appendonly", "no", "--dir", dir_.path()},
         dir_, "redis-" + std::to_string(attempt));
     ready_ = wait_until(
         [&] { return process_->out().find("Ready to accept connections") != std::string::npos; },
-        10'000);
+        kReadyTimeoutMs);
   }
 }
 
 void RedisServer::stop() {
   if (process_) {
     process_->signal(SIGKILL);
-    process_->wait(10'000);
+    process_->wait(kReadyTimeoutMs);
   }
   ready_ = false;
 }
 
-}  // namespace live_test
+bool redis_or_skip(const RedisServer& redis) {
+  if (!require_tool(RedisServer::installed(), "redis-server", "apt-get install redis-server"))
+    return false;
+  if (redis.started()) return true;
+  FAIL_CHECK("redis-server did not start");
+  return false;
+}
+
+}  // namespace support

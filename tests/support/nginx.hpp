@@ -1,24 +1,18 @@
 #pragma once
 
-#include <doctest/doctest.h>
-
 #include <cstdint>
-#include <cstdlib>
 #include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
-#include "live_harness.hpp"
+#include "support/process.hpp"
+#include "support/temp_dir.hpp"
 
 // nginx on loopback as a stand-in staging API, over http and https, with certificates the test
 // makes itself with the openssl command: what `loadgen run --url https://staging...` meets in
 // a pipeline, without a staging.
-namespace staging_test {
-
-// The non-empty lines of a text (stderr, a log).
-std::vector<std::string> lines_of(const std::string& text);
-bool contains(const std::string& text, const std::string& part);
+namespace support {
 
 // A CA, a server certificate signed by it for 127.0.0.1 and localhost (subjectAltName), and a
 // client certificate signed by it, made with the openssl command in a directory; and that
@@ -55,24 +49,10 @@ struct NginxOptions {
   bool http = true;            // a plain http listener
   bool https = false;          // an https listener with the PKI's server certificate
   bool verify_client = false;  // on the https listener: ssl_verify_client on, the PKI's CA
-  // kSilentPath proxies here, to a listener that never answers (SilentListener); 0: no such
+  // kSilentPath proxies here, to a listener that never answers (support/ports.hpp's
+  // SilentListener); 0: no such
   // location.
   int silent_upstream_port = 0;
-};
-
-// A loopback port that takes connections (the kernel completes the handshake into its
-// backlog) and never reads or answers them: a staging API that hangs.
-class SilentListener {
- public:
-  SilentListener();
-  ~SilentListener();
-  SilentListener(const SilentListener&) = delete;
-  SilentListener& operator=(const SilentListener&) = delete;
-  int port() const { return port_; }  // 0 if it could not listen
-
- private:
-  int fd_ = -1;
-  int port_ = 0;
 };
 
 // One access-log line.
@@ -120,31 +100,16 @@ class NginxStaging {
   bool start_on(int http_port, int https_port);
 
   NginxOptions options_;
-  live_test::TempDir dir_;
+  TempDir dir_;
   std::optional<TestPki> pki_;
-  std::optional<live_test::Process> process_;
+  std::optional<Process> process_;
   int http_port_ = 0, https_port_ = 0;
   bool started_ = false;
   std::string error_;
 };
 
 // nginx started with these options; or null, after skipping (nginx or openssl missing, outside
-// CI) or failing the test (missing in CI, or it did not start).
-inline std::unique_ptr<NginxStaging> start_nginx(NginxOptions options = {}) {
-  if (!NginxStaging::installed()) {
-    if (std::getenv("CI") == nullptr) {
-      MESSAGE("skipped: nginx or openssl is not installed");
-    } else {
-      FAIL_CHECK("nginx or openssl is not installed (CI has them: make deps-test)");
-    }
-    return nullptr;
-  }
-  auto nginx = std::make_unique<NginxStaging>(std::move(options));
-  if (!nginx->started()) {
-    FAIL_CHECK("nginx did not start: " << nginx->error());
-    return nullptr;
-  }
-  return nginx;
-}
+// CI: support/tools.hpp) or failing the test (it did not start).
+std::unique_ptr<NginxStaging> start_nginx(NginxOptions options = {});
 
-}  // namespace staging_test
+}  // namespace support

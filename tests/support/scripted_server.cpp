@@ -1,4 +1,4 @@
-#include "scripted_server_harness.hpp"
+#include "support/scripted_server.hpp"
 
 #include <netinet/in.h>
 #include <poll.h>
@@ -7,7 +7,7 @@
 
 #include <algorithm>
 
-namespace live_test {
+namespace support {
 
 ScriptedServer::ScriptedServer(std::vector<Answer> script) : script_(std::move(script)) {
   listen_fd_ = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
@@ -84,4 +84,4 @@ void ScriptedServer::read_from(int fd) {
   }
 }
 
-}  // namespace live_test
+}  // namespace support

@@ -5,7 +5,7 @@
 #include <string>
 #include <thread>
 
-namespace stampede::testing {
+namespace support {
 
 // A stand-in for /dev/null that a test may point outputs at: never the real one, whose
 // replacement by a file would break every later '> /dev/null' on the machine. As root it is a
@@ -42,4 +42,4 @@ class NullTwin {
   std::thread reader_;
 };
 
-}  // namespace stampede::testing
+}  // namespace support
