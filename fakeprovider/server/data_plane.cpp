@@ -32,7 +32,7 @@ namespace stampede {
 namespace {
 
 // occ mode's row answers carry its version, so their bodies are built per answer.
-std::string row_body(int status, std::int64_t version) {
+std::string row_body(int status, std::uint64_t version) {
   const std::string v = std::to_string(version);
   switch (status) {
     case 200:
@@ -123,8 +123,8 @@ std::int64_t sweep_period_ns(std::int64_t header_timeout_ns) {
 
 // What an answer's bytes depend on, besides the Date header libmicrohttpd adds when sending.
 struct DataPlane::AnswerKey {
-  AnswerFacts facts;              // what the dialect writes
-  std::int64_t row_version = -1;  // occ mode's row answers: the ETag and the body's version
+  AnswerFacts facts;                         // what the dialect writes
+  std::optional<std::uint64_t> row_version;  // occ mode's row answers: the ETag, the body's version
   bool operator==(const AnswerKey&) const = default;
 };
 
@@ -196,7 +196,7 @@ struct DataPlane::Held {
 
 struct DataPlane::Request {
   Decision decision;
-  std::int64_t row_version = -1;
+  std::optional<std::uint64_t> row_version;
   std::int64_t due_steady_ns = 0;  // when the service time is over
   bool served = false;             // the service time has passed
   // With provider.token_field the decision waits for the body, which holds the tokens; the
@@ -617,13 +617,12 @@ void DataPlane::decide_held(MHD_Connection* c, Request& r, Loop* loop) {
 
 MHD_Response* DataPlane::build_response(const AnswerKey& key, int& status) const {
   RenderedAnswer a = render_answer(format_, key.facts);
-  if (key.row_version >= 0) a.body = row_body(key.facts.status, key.row_version);
+  if (key.row_version) a.body = row_body(key.facts.status, *key.row_version);
   status = a.status;
   MHD_Response* response =
       MHD_create_response_from_buffer(a.body.size(), a.body.data(), MHD_RESPMEM_MUST_COPY);
-  if (key.row_version >= 0) {
-    MHD_add_response_header(response, MHD_HTTP_HEADER_ETAG,
-                            format_etag(static_cast<std::uint64_t>(key.row_version)).c_str());
+  if (key.row_version) {
+    MHD_add_response_header(response, MHD_HTTP_HEADER_ETAG, format_etag(*key.row_version).c_str());
   }
   for (const auto& [name, value] : a.headers)
     MHD_add_response_header(response, name.c_str(), value.c_str());

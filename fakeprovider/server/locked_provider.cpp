@@ -35,7 +35,7 @@ LockedProvider::Admission LockedProvider::admit(std::size_t thread, std::int64_t
                                                 const DeclaredTokens& tokens) {
   std::int64_t t_ns;
   Decision d;
-  std::int64_t row_version = -1;
+  std::optional<std::uint64_t> row_version;
   std::uint64_t seq;
   std::uint64_t epoch;
   SendAttribution attribution;
@@ -53,21 +53,21 @@ LockedProvider::Admission LockedProvider::admit(std::size_t thread, std::int64_t
         follow_store_epoch();
       }
       // The store decides every replica's arrivals in one order, on one clock.
-      if (d.quota_t_ns >= 0) t_ns = d.quota_t_ns;
+      t_ns = d.quota_t_ns.value_or(t_ns);
       last_t_ns_ = std::max(last_t_ns_, t_ns);
     }
     // The row decides in arrival order too: a write that arrives first wins.
     if (row.op != RowOp::kNone && d.status == 200) {
       const RowAnswer a = answer_row(row_, row);
       d.status = a.status;
-      row_version = static_cast<std::int64_t>(a.version);
+      row_version = a.version;
     }
     // Counted in the order of decisions, after a store epoch's reset emptied the counts.
     attribution = attribute_send(send, items_);
     seq = next_seq_++;
     epoch = epoch_;
     // Before the record: the hint a client waits against is the one it was sent.
-    if (options_.config.retry_after_jitter > 0 && d.retry_after_ns > 0)
+    if (options_.config.retry_after_jitter > 0 && d.retry_after_ns.value_or(0) > 0)
       jitter_hint(d, tenant, send, client_id, attribution, seq);
     retries_.record(t_ns, send.item, attribution, d);
   }
@@ -89,7 +89,7 @@ void LockedProvider::jitter_hint(Decision& d, std::string_view tenant, const Sen
       hint_identity(send.kind == SendClaim::Kind::kCounted ? send.key : 0, client_id, tenant);
   const std::int64_t n =
       attribution.attributed() ? attribution.send : static_cast<std::int64_t>(seq);
-  d.retry_after_ns = jittered_retry_after_ns(d.retry_after_ns, options_.config.retry_after_jitter,
+  d.retry_after_ns = jittered_retry_after_ns(*d.retry_after_ns, options_.config.retry_after_jitter,
                                              options_.config.seed, who, n);
 }
 

@@ -44,7 +44,7 @@ class LockedProvider {
   struct Admission {
     std::int64_t t_ns;  // the arrival, in scenario time
     Decision decision;
-    std::int64_t row_version = -1;  // a row request's: the version to send as the ETag
+    std::optional<std::uint64_t> row_version;  // a row request's: the version to send as the ETag
   };
 
   explicit LockedProvider(const Options& options);
