@@ -39,21 +39,26 @@ LockedProvider::Admission LockedProvider::admit(std::size_t thread, std::int64_t
   // in order, and the log records the time they used.
   const std::int64_t t_ns = std::max(clock_.to_scenario_ns(seen_steady_ns), last_t_ns_);
   last_t_ns_ = t_ns;
-  const Decided out = options_.store ? decide_with_store(lock, t_ns, a)
+  const Decided out = options_.store ? decide_with_store(lock, seen_steady_ns, t_ns, a)
                                      : settle(t_ns, policy_.admit(t_ns, tenant, tokens), a);
   lock.unlock();
   record(thread, out, a);
   return {out.t_ns, out.decision, out.row_version};
 }
 
-LockedProvider::Decided LockedProvider::decide_with_store(Lock& lock, std::int64_t t_ns,
-                                                          const Arrival& a) {
+LockedProvider::Decided LockedProvider::decide_with_store(Lock& lock, std::int64_t seen_steady_ns,
+                                                          std::int64_t t_ns, const Arrival& a) {
   if (auto d = policy_.before_quotas(t_ns, a.tokens)) return settle(t_ns, *d, a);
   const std::int64_t cost = policy_.cost_of(a.tokens);
+  const std::int64_t timed_in_epoch = store_epoch_wall_ns_;
   lock.unlock();
   // One round trip at a time (the store is one connection), each settled before the next is
   // made: the arrivals are settled in the order the store decided them.
   const std::lock_guard store_lock(store_mu_);
+  // An arrival that asked first moved this replica to another replica's epoch after this one
+  // was timed: the store would take the old epoch's time as the new one's, seconds off, so it
+  // is timed again on the new clock (which moves only with store_mu_ held).
+  if (store_epoch_wall_ns_ != timed_in_epoch) t_ns = clock_.to_scenario_ns(seen_steady_ns);
   const QuotaVerdicts verdicts = options_.store->decide(t_ns, a.tenant, cost);
   const std::int64_t epoch_wall_ns = options_.store->epoch_wall_ns();
   lock.lock();

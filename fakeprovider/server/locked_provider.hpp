@@ -119,7 +119,8 @@ class LockedProvider {
   };
   using Lock = std::unique_lock<AdaptiveMutex>;
   // The store's answer: lock is let go for the round trip and held again on return.
-  Decided decide_with_store(Lock& lock, std::int64_t t_ns, const Arrival& a);
+  Decided decide_with_store(Lock& lock, std::int64_t seen_steady_ns, std::int64_t t_ns,
+                            const Arrival& a);
   // The steps after the quota layers, in the order of decisions: the row, the send's number,
   // the hint's jitter, the retry record.
   Decided settle(std::int64_t t_ns, Decision d, const Arrival& a);
@@ -146,7 +147,8 @@ class LockedProvider {
   std::uint64_t next_seq_ = 0;
   std::uint64_t epoch_ = 0;
   std::int64_t store_epoch_wall_ns_ = 0;  // the store's epoch the clock started at
-  // Taken before mu_, never after: the store's round trip and its arrival's settling.
+  // Taken before mu_, never after: the store's round trip and its arrival's settling. With a
+  // store, the clock and store_epoch_wall_ns_ change only with both held.
   std::mutex store_mu_;
   std::vector<std::unique_ptr<Recorder>> recorders_;
 };
