@@ -282,11 +282,12 @@ RenderedAnswer render_answer(const AnswerFormat& format, const AnswerFacts& fact
     out.body = format.dialect == Dialect::kOpenAi ? openai_body(format, facts)
                                                   : anthropic_body(format, facts);
   }
-  if (facts.retry_after_ms >= 0) {
-    out.headers.emplace_back("Retry-After", std::to_string(ceil_units(facts.retry_after_ms, 1000)));
+  if (facts.retry_after_ms) {
+    out.headers.emplace_back("Retry-After",
+                             std::to_string(ceil_units(*facts.retry_after_ms, 1000)));
     // Read before Retry-After by the Stainless SDKs (OpenAI, Anthropic): the hint to the ms.
     if (format.retry_after_ms)
-      out.headers.emplace_back("retry-after-ms", std::to_string(facts.retry_after_ms));
+      out.headers.emplace_back("retry-after-ms", std::to_string(*facts.retry_after_ms));
   }
   // What the Anthropic and OpenAI SDKs read before their own rules: this one is not retried.
   if (!facts.should_retry) out.headers.emplace_back("x-should-retry", "false");
@@ -319,11 +320,11 @@ AnswerFacts answer_facts(const Decision& d, const AnswerFormat& format, const Qu
   a.status = d.status;
   a.reason = d.reason;
   a.should_retry = d.should_retry;
-  if (d.retry_after_ns >= 0) {
+  if (d.retry_after_ns) {
     // Without retry-after-ms only whole seconds reach the wire: equal answers stay equal.
     a.retry_after_ms = format.retry_after_ms
-                           ? retry_after_ms_up(d.retry_after_ns)
-                           : saturating_mul(retry_after_seconds(d.retry_after_ns), 1000);
+                           ? retry_after_ms_up(*d.retry_after_ns)
+                           : saturating_mul(retry_after_seconds(*d.retry_after_ns), 1000);
   }
   // The rate-limit headers describe the tenant's allowances; a capacity rejection is not
   // about them.

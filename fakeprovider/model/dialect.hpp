@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -30,7 +31,8 @@ struct QuotaFacts {
 struct AnswerFacts {
   int status = 200;  // the model's: 429 for a rate limit whatever the dialect writes
   DecisionReason reason = DecisionReason::kServed;
-  std::int64_t retry_after_ms = -1;  // -1: no hint; else rounded up (whole seconds without ms)
+  // None: no hint; else rounded up (whole seconds without retry-after-ms).
+  std::optional<std::int64_t> retry_after_ms;
   bool should_retry = true;
   QuotaFacts requests;
   QuotaFacts tokens;

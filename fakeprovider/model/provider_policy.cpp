@@ -189,35 +189,17 @@ std::optional<Decision> ProviderPolicy::verdicts_rejection(const QuotaVerdicts& 
   return std::nullopt;
 }
 
-// The quota layers as the shared store decides them, on its clock.
-std::optional<Decision> ProviderPolicy::shared_rejection(std::int64_t now_ns,
-                                                         std::string_view tenant, std::int64_t cost,
-                                                         Decision& served) {
-  const QuotaVerdicts q = shared_->decide(now_ns, tenant, cost);
-  if (q.unavailable) {
-    Decision d;
-    d.status = 503;
-    d.reason = DecisionReason::kStoreUnavailable;
-    if (config_.retry_after) d.retry_after_ns = kNsPerSec;
-    return d;
-  }
-  auto r = verdicts_rejection(q, served);
-  served.quota_t_ns = q.t_ns;
-  if (r) r->quota_t_ns = q.t_ns;
-  return r;
-}
-
 // Capacity, then the tenant's quotas, all in this process.
-std::optional<Decision> ProviderPolicy::local_rejection(std::int64_t now_ns,
-                                                        std::string_view tenant, std::int64_t cost,
-                                                        Decision& served) {
+QuotaVerdicts ProviderPolicy::local_verdicts(std::int64_t now_ns, std::string_view tenant,
+                                             std::int64_t cost) {
   QuotaVerdicts q;
+  q.t_ns = now_ns;
   if (capacity_) q.capacity = capacity_->try_acquire(now_ns);
   if ((!q.capacity || q.capacity->admitted) &&
       (config_.allowance || config_.token_allowance || config_.spend_cap)) {
     tenant_verdicts(now_ns, tenant_quota(tenant), cost, q);
   }
-  return verdicts_rejection(q, served);
+  return q;
 }
 
 // The tenant's quotas in order, each asked only when the ones before admitted (the store's
@@ -241,9 +223,9 @@ void ProviderPolicy::tenant_verdicts(std::int64_t now_ns, TenantQuota& t, std::i
   if (config_.spend_cap) t.spent += cost;
 }
 
-Decision ProviderPolicy::admit(std::int64_t now_ns, std::string_view tenant,
-                               const DeclaredTokens& tokens) {
-  if (auto d = outage(now_ns)) return *d;
+std::optional<Decision> ProviderPolicy::before_quotas(std::int64_t now_ns,
+                                                      const DeclaredTokens& tokens) {
+  if (auto d = outage(now_ns)) return d;
   if (tokens.malformed) {
     Decision d;
     d.status = 400;
@@ -256,16 +238,39 @@ Decision ProviderPolicy::admit(std::int64_t now_ns, std::string_view tenant,
     d.reason = DecisionReason::kInjectedError;
     return d;
   }
+  return std::nullopt;
+}
+
+std::int64_t ProviderPolicy::cost_of(const DeclaredTokens& tokens) const {
+  return tokens.count.value_or(config_.default_tokens);
+}
+
+Decision ProviderPolicy::after_quotas(const QuotaVerdicts& q) {
+  if (q.unavailable) {
+    Decision d;
+    d.status = 503;
+    d.reason = DecisionReason::kStoreUnavailable;
+    if (config_.retry_after) d.retry_after_ns = kNsPerSec;
+    return d;
+  }
   Decision d;
-  const std::int64_t cost = tokens.count.value_or(config_.default_tokens);
-  auto rejection = shared_ ? shared_rejection(now_ns, tenant, cost, d)
-                           : local_rejection(now_ns, tenant, cost, d);
-  if (rejection) return *rejection;
+  auto rejection = verdicts_rejection(q, d);
+  if (rejection) d = *rejection;
+  d.quota_t_ns = q.t_ns;
+  if (rejection) return d;
   d.service_ns = config_.latency_min_ns;
   if (config_.latency_max_ns > config_.latency_min_ns) {
     d.service_ns = rng_.uniform(config_.latency_min_ns, config_.latency_max_ns);
   }
   return d;
+}
+
+Decision ProviderPolicy::admit(std::int64_t now_ns, std::string_view tenant,
+                               const DeclaredTokens& tokens) {
+  if (auto d = before_quotas(now_ns, tokens)) return *d;
+  const std::int64_t cost = cost_of(tokens);
+  return after_quotas(shared_ ? shared_->decide(now_ns, tenant, cost)
+                              : local_verdicts(now_ns, tenant, cost));
 }
 
 }  // namespace stampede

@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -57,8 +58,8 @@ struct Decision {
   int status = 200;
   bool reset_connection = false;  // an outage that drops the connection instead of answering
   DecisionReason reason = DecisionReason::kServed;
-  std::int64_t retry_after_ns = -1;  // -1: send no Retry-After
-  bool has_quota = false;            // the RateLimit headers below apply
+  std::optional<std::int64_t> retry_after_ns;  // none: send no Retry-After
+  bool has_quota = false;                      // the RateLimit headers below apply
   std::int64_t limit = 0;
   std::int64_t remaining = 0;
   std::int64_t reset_ns = 0;
@@ -66,9 +67,9 @@ struct Decision {
   std::optional<QuotaNumbers> tokens;  // the tenant's token allowance, when it has one
   bool should_retry = true;            // false: sent as x-should-retry: false
   std::int64_t service_ns = 0;         // how long to take before answering
-  // When the quota layers decided: the arrival's time, or a shared store's later one; -1 when
+  // When the quota layers decided: the arrival's time, or a shared store's later one; none when
   // they were not asked.
-  std::int64_t quota_t_ns = -1;
+  std::optional<std::int64_t> quota_t_ns;
 
   Outcome outcome() const {
     return reset_connection ? Outcome::kConnectError : classify_status(status);
@@ -92,6 +93,19 @@ class ProviderPolicy {
   explicit ProviderPolicy(const ProviderConfig& config, SharedQuota* shared = nullptr);
 
   Decision admit(std::int64_t now_ns, std::string_view tenant, const DeclaredTokens& tokens = {});
+
+  // admit in three steps, for a caller that asks the shared store itself, outside its lock
+  // (LockedProvider): before_quotas, then, when it has no answer, the store's decide with
+  // cost_of(tokens), then after_quotas with the store's verdicts. Called in that order, one
+  // arrival after another, they answer as admit does.
+  //
+  // The layers before the quotas (outage, a malformed token count, an injected error): their
+  // answer, or none when the quota layers decide.
+  std::optional<Decision> before_quotas(std::int64_t now_ns, const DeclaredTokens& tokens);
+  std::int64_t cost_of(const DeclaredTokens& tokens) const;
+  // The quota layers' verdicts as the answer; a service time drawn when they admit.
+  Decision after_quotas(const QuotaVerdicts& q);
+
   // Starts an outage now (the admin API's POST /admin/outage).
   void add_outage(const OutageWindow& window);
   const ProviderConfig& config() const { return config_; }
@@ -109,10 +123,7 @@ class ProviderPolicy {
   void tenant_verdicts(std::int64_t now_ns, TenantQuota& t, std::int64_t cost, QuotaVerdicts& q);
   std::optional<Decision> request_rejection(const LimitVerdict& v, Decision& served) const;
   std::optional<Decision> verdicts_rejection(const QuotaVerdicts& q, Decision& served) const;
-  std::optional<Decision> shared_rejection(std::int64_t now_ns, std::string_view tenant,
-                                           std::int64_t cost, Decision& served);
-  std::optional<Decision> local_rejection(std::int64_t now_ns, std::string_view tenant,
-                                          std::int64_t cost, Decision& served);
+  QuotaVerdicts local_verdicts(std::int64_t now_ns, std::string_view tenant, std::int64_t cost);
 
   ProviderConfig config_;
   SharedQuota* shared_;

@@ -11,10 +11,10 @@ namespace stampede {
 
 using json = nlohmann::json;
 
-std::int64_t retry_after_sent_ns(const Decision& d, bool retry_after_ms) {
-  if (d.reset_connection || d.retry_after_ns < 0) return -1;
-  if (retry_after_ms) return saturating_mul(retry_after_ms_up(d.retry_after_ns), kNsPerMs);
-  return saturating_mul(retry_after_seconds(d.retry_after_ns), kNsPerSec);
+std::optional<std::int64_t> retry_after_sent_ns(const Decision& d, bool retry_after_ms) {
+  if (d.reset_connection || !d.retry_after_ns) return std::nullopt;
+  if (retry_after_ms) return saturating_mul(retry_after_ms_up(*d.retry_after_ns), kNsPerMs);
+  return saturating_mul(retry_after_seconds(*d.retry_after_ns), kNsPerSec);
 }
 
 Lockstep lockstep_of(const BinnedCounts& retries, std::int64_t first_rejection_ns) {
@@ -85,12 +85,12 @@ void RetryRecord::follow(ItemState& item, bool is_new, std::int64_t t_ns, const 
 
 void RetryRecord::compare_wait(const ItemState& item, std::int64_t t_ns) {
   ++waits_.retries;
-  if (item.hint_ns < 0) {
+  if (!item.hint_ns) {
     ++waits_.without_hint;
     return;
   }
   const std::int64_t wait_ns = std::max<std::int64_t>(0, t_ns - item.answered_ns);
-  const std::int64_t off_ns = wait_ns - item.hint_ns;
+  const std::int64_t off_ns = wait_ns - *item.hint_ns;
   if (off_ns < -kHintToleranceNs) {
     ++waits_.early;
   } else if (off_ns > kHintToleranceNs) {

@@ -3,6 +3,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 
 #include <nlohmann/json.hpp>
 
@@ -25,9 +26,9 @@ inline constexpr std::int64_t kLockstepBinNs = 100 * kNsPerMs;
 
 // The Retry-After an answer carries, as its client reads it, in scenario ns: retry-after-ms when
 // the provider sends it (--retry-after-ms on; the Stainless SDKs read it first), else the
-// header's whole seconds (retry_after_seconds); -1 when it carries none. The one place that
+// header's whole seconds (retry_after_seconds); none when it carries none. The one place that
 // says what was sent.
-std::int64_t retry_after_sent_ns(const Decision& d, bool retry_after_ms);
+std::optional<std::int64_t> retry_after_sent_ns(const Decision& d, bool retry_after_ms);
 
 // How concentrated the retries are in time (docs/RESULTS.md, "lockstep"): of the retries in
 // the 100 ms bins from the one holding the first rejection to the one holding the last retry,
@@ -100,7 +101,7 @@ class RetryRecord {
     std::int64_t first_ns;
     std::int64_t last_ns;
     std::int64_t answered_ns;  // when the last answer left: its arrival plus its service time
-    std::int64_t hint_ns;      // the Retry-After of the last answer, -1: none
+    std::optional<std::int64_t> hint_ns;  // the Retry-After of the last answer
     std::int32_t sends;
     Outcome last;
   };

@@ -12,7 +12,7 @@
 #include <thread>
 #include <vector>
 
-#include "model/dialect.hpp"
+#include "server/answer_writer.hpp"
 #include "server/arrival_stamper.hpp"
 #include "server/connection_refusals.hpp"
 #include "server/deadline_timer.hpp"
@@ -21,7 +21,6 @@
 
 struct MHD_Daemon;
 struct MHD_Connection;
-struct MHD_Response;
 
 namespace stampede {
 
@@ -69,6 +68,11 @@ struct DataPlaneConfig {
 // connection closed. Connections beyond max_connections, or
 // beyond the descriptors the process may open, are accepted and closed at once, and counted
 // on stderr at most one line every 10 s.
+//
+// Its parts: data_plane.cpp starts and stops it; data_plane_loops.cpp holds the event loops,
+// the accepting and the connection limits; data_plane_requests.cpp a request's life (headers,
+// admission, hops and service times, answer); request_headers.* what is read from the
+// headers; answer_writer.* the answers' bytes.
 class DataPlane {
  public:
   DataPlane(const DataPlaneConfig& config, LockedProvider& provider);
@@ -78,7 +82,6 @@ class DataPlane {
 
   // Binds and serves; the error says what could not be done.
   std::optional<std::string> start();
-  struct AnswerKey;  // what an answer's bytes depend on
   int port() const { return port_; }
 
   // Stops accepting, lets requests in flight finish (at most max_wait_ns of wall time, then
@@ -86,11 +89,15 @@ class DataPlane {
   void stop(std::int64_t max_wait_ns);
 
  private:
-  friend struct MhdCallbacks;  // libmicrohttpd's C callbacks, in data_plane.cpp
+  friend struct MhdCallbacks;  // libmicrohttpd's C callbacks
   struct Request;
   struct Held;  // a request on its way in, not decided yet
   struct Loop;  // one daemon and the thread that drives it
+
+  std::unique_ptr<Loop> make_loop();  // null when libmicrohttpd cannot start its daemon
+  // The loops (data_plane_loops.cpp).
   void run(Loop& loop);
+  int poll_wait_ms(const Loop& loop) const;  // until libmicrohttpd's or the sweep's next due
   void accept_connections(Loop& self);
   void add_handed_connections(Loop& loop);
   void add_connection(Loop& loop, int fd, const sockaddr_storage& addr, socklen_t addr_len);
@@ -99,24 +106,23 @@ class DataPlane {
   void cut_slow_requests(Loop& loop, std::int64_t now_ns);
   Loop* loop_of(MHD_Connection* c) const;
   void signal_loops(std::atomic<bool> Loop::*flag);
+
+  // A request's life (data_plane_requests.cpp).
   Request* arrive(MHD_Connection* c, const char* url, const char* method);
-  RowRequest row_request(MHD_Connection* c, std::string_view url, std::string_view method) const;
   // Decides the request: when it arrives, or with a token field once its body is in.
   void decide(MHD_Connection* c, const char* url, const char* method, Request& r);
-  DeclaredTokens declared_tokens(MHD_Connection* c, std::string_view body) const;
   bool answer(MHD_Connection* c, Request& r);
-  QuotaFacts quota_key(const QuotaNumbers& q) const;
+  // Suspends the connection for the hop in, on the timer's thread.
+  void hold_for_hop(MHD_Connection* c, Request& r);
   // Resumes the suspended connection at the deadline, on the timer's thread.
   void resume_at(std::int64_t due_steady_ns, MHD_Connection* c, Loop* loop);
   // A held request's hop is over: the provider decides it, and answers a hop later.
   void decide_held(MHD_Connection* c, Request& r, Loop* loop);
-  // status: the dialect's, to send it with.
-  MHD_Response* build_response(const AnswerKey& key, int& status) const;
   void complete(Request* r);
 
   DataPlaneConfig config_;
   LockedProvider& provider_;
-  const AnswerFormat format_;  // the dialect, from the provider's config
+  const AnswerWriter answers_;  // in the provider's dialect
   DeadlineTimer timer_;
   std::unique_ptr<ArrivalStamper> stamper_;  // null when arrivals are stamped on reading
   std::vector<std::unique_ptr<Loop>> loops_;

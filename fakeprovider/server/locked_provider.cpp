@@ -23,7 +23,7 @@ LockedProvider::LockedProvider(const Options& options)
       items_(options.send_rules.max_items),
       retries_(options.send_rules.max_items, options.config.retry_after_ms),
       hop_rng_(make_stream(options.config.seed, kHopStream)) {
-  if (options_.store) follow_store_epoch();
+  if (options_.store) follow_store_epoch(options_.store->epoch_wall_ns());
   for (std::size_t i = 0; i < std::max<std::size_t>(1, options.threads); ++i) {
     recorders_.push_back(std::make_unique<Recorder>(options.bin_ns));
   }
@@ -33,51 +33,73 @@ LockedProvider::Admission LockedProvider::admit(std::size_t thread, std::int64_t
                                                 std::string_view tenant, const SendClaim& send,
                                                 std::string_view client_id, const RowRequest& row,
                                                 const DeclaredTokens& tokens) {
-  std::int64_t t_ns;
-  Decision d;
-  std::int64_t row_version = -1;
-  std::uint64_t seq;
-  std::uint64_t epoch;
-  SendAttribution attribution;
-  {
-    std::lock_guard lock(mu_);
-    // Another thread may have decided a request it saw a moment later: the limiters need time
-    // in order, and the log records the time they used.
-    t_ns = std::max(clock_.to_scenario_ns(seen_steady_ns), last_t_ns_);
-    last_t_ns_ = t_ns;
-    d = policy_.admit(t_ns, tenant, tokens);
-    if (options_.store) {
-      // Another replica's reset moved the scenario's t = 0: this replica follows, as reset.
-      if (options_.store->epoch_wall_ns() != store_epoch_wall_ns_) {
-        reset_locked();
-        follow_store_epoch();
-      }
-      // The store decides every replica's arrivals in one order, on one clock.
-      if (d.quota_t_ns >= 0) t_ns = d.quota_t_ns;
-      last_t_ns_ = std::max(last_t_ns_, t_ns);
-    }
-    // The row decides in arrival order too: a write that arrives first wins.
-    if (row.op != RowOp::kNone && d.status == 200) {
-      const RowAnswer a = answer_row(row_, row);
-      d.status = a.status;
-      row_version = static_cast<std::int64_t>(a.version);
-    }
-    // Counted in the order of decisions, after a store epoch's reset emptied the counts.
-    attribution = attribute_send(send, items_);
-    seq = next_seq_++;
-    epoch = epoch_;
-    // Before the record: the hint a client waits against is the one it was sent.
-    if (options_.config.retry_after_jitter > 0 && d.retry_after_ns > 0)
-      jitter_hint(d, tenant, send, client_id, attribution, seq);
-    retries_.record(t_ns, send.item, attribution, d);
+  const Arrival a{tenant, send, client_id, row, tokens};
+  Lock lock(mu_);
+  // Another thread may have decided a request it saw a moment later: the limiters need time
+  // in order, and the log records the time they used.
+  const std::int64_t t_ns = std::max(clock_.to_scenario_ns(seen_steady_ns), last_t_ns_);
+  last_t_ns_ = t_ns;
+  const Decided out = options_.store ? decide_with_store(lock, seen_steady_ns, t_ns, a)
+                                     : settle(t_ns, policy_.admit(t_ns, tenant, tokens), a);
+  lock.unlock();
+  record(thread, out, a);
+  return {out.t_ns, out.decision, out.row_version};
+}
+
+LockedProvider::Decided LockedProvider::decide_with_store(Lock& lock, std::int64_t seen_steady_ns,
+                                                          std::int64_t t_ns, const Arrival& a) {
+  if (auto d = policy_.before_quotas(t_ns, a.tokens)) return settle(t_ns, *d, a);
+  const std::int64_t cost = policy_.cost_of(a.tokens);
+  const std::int64_t timed_in_epoch = store_epoch_wall_ns_;
+  lock.unlock();
+  // One round trip at a time (the store is one connection), each settled before the next is
+  // made: the arrivals are settled in the order the store decided them.
+  const std::lock_guard store_lock(store_mu_);
+  // An arrival that asked first moved this replica to another replica's epoch after this one
+  // was timed: the store would take the old epoch's time as the new one's, seconds off, so it
+  // is timed again on the new clock (which moves only with store_mu_ held).
+  if (store_epoch_wall_ns_ != timed_in_epoch) t_ns = clock_.to_scenario_ns(seen_steady_ns);
+  const QuotaVerdicts verdicts = options_.store->decide(t_ns, a.tenant, cost);
+  const std::int64_t epoch_wall_ns = options_.store->epoch_wall_ns();
+  lock.lock();
+  const Decision d = policy_.after_quotas(verdicts);
+  // Another replica's reset moved the scenario's t = 0: this replica follows, as reset.
+  if (epoch_wall_ns != store_epoch_wall_ns_) {
+    reset_locked();
+    follow_store_epoch(epoch_wall_ns);
   }
+  // The store decides every replica's arrivals in one order, on one clock.
+  const std::int64_t store_t_ns = d.quota_t_ns.value_or(t_ns);
+  last_t_ns_ = std::max(last_t_ns_, store_t_ns);
+  return settle(store_t_ns, d, a);
+}
+
+LockedProvider::Decided LockedProvider::settle(std::int64_t t_ns, Decision d, const Arrival& a) {
+  std::optional<std::uint64_t> row_version;
+  // The row decides in arrival order too: a write that arrives first wins.
+  if (a.row.op != RowOp::kNone && d.status == 200) {
+    const RowAnswer answer = answer_row(row_, a.row);
+    d.status = answer.status;
+    row_version = answer.version;
+  }
+  // Counted in the order of decisions, after a store epoch's reset emptied the counts.
+  const SendAttribution attribution = attribute_send(a.send, items_);
+  const std::uint64_t seq = next_seq_++;
+  // Before the record: the hint a client waits against is the one it was sent.
+  if (options_.config.retry_after_jitter > 0 && d.retry_after_ns.value_or(0) > 0)
+    jitter_hint(d, a.tenant, a.send, a.client_id, attribution, seq);
+  retries_.record(t_ns, a.send.item, attribution, d);
+  return {t_ns, d, row_version, attribution, seq, epoch_};
+}
+
+void LockedProvider::record(std::size_t thread, const Decided& out, const Arrival& a) {
   Recorder& r = *recorders_[thread % recorders_.size()];
   std::lock_guard lock(r.mu);
-  if (r.epoch == epoch) {
-    r.stats.record(t_ns, tenant, d.outcome(), attribution, d.reason);
-    if (options_.keep_log) r.log.record(seq, t_ns, tenant, d.status, attribution, client_id);
-  }
-  return {t_ns, d, row_version};
+  if (r.epoch != out.epoch) return;
+  const Decision& d = out.decision;
+  r.stats.record(out.t_ns, a.tenant, d.outcome(), out.attribution, d.reason);
+  if (options_.keep_log)
+    r.log.record(out.seq, out.t_ns, a.tenant, d.status, out.attribution, a.client_id);
 }
 
 // Keyed by who the request is and which send: a client's hints do not depend on the others'.
@@ -89,7 +111,7 @@ void LockedProvider::jitter_hint(Decision& d, std::string_view tenant, const Sen
       hint_identity(send.kind == SendClaim::Kind::kCounted ? send.key : 0, client_id, tenant);
   const std::int64_t n =
       attribution.attributed() ? attribution.send : static_cast<std::int64_t>(seq);
-  d.retry_after_ns = jittered_retry_after_ns(d.retry_after_ns, options_.config.retry_after_jitter,
+  d.retry_after_ns = jittered_retry_after_ns(*d.retry_after_ns, options_.config.retry_after_jitter,
                                              options_.config.seed, who, n);
 }
 
@@ -99,22 +121,27 @@ std::int64_t LockedProvider::draw_hop_ns() {
 }
 
 void LockedProvider::reset(std::optional<std::int64_t> at_wall_ns) {
-  std::lock_guard lock(mu_);
-  reset_locked();
   if (!options_.store) {
+    const std::lock_guard lock(mu_);
+    reset_locked();
     clock_.restart_at(at_wall_ns ? ScenarioClock::steady_at_unix(*at_wall_ns)
                                  : ScenarioClock::steady_ns());
     return;
   }
+  // Between two of the store's decisions, its round trips made without the lock, as they are.
+  const std::lock_guard store_lock(store_mu_);
   if (!options_.store->reset(at_wall_ns.value_or(ScenarioClock::unix_ns()))) {
     std::cerr << "fakeprovider: reset: the Redis store is unreachable; only this replica "
                  "was reset\n";
   }
-  follow_store_epoch();
+  const std::int64_t epoch_wall_ns = options_.store->epoch_wall_ns();
+  const std::lock_guard lock(mu_);
+  reset_locked();
+  follow_store_epoch(epoch_wall_ns);
 }
 
-void LockedProvider::follow_store_epoch() {
-  store_epoch_wall_ns_ = options_.store->epoch_wall_ns();
+void LockedProvider::follow_store_epoch(std::int64_t epoch_wall_ns) {
+  store_epoch_wall_ns_ = epoch_wall_ns;
   clock_.restart_at(ScenarioClock::steady_at_unix(store_epoch_wall_ns_));
 }
 

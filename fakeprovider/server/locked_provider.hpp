@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -19,7 +20,7 @@
 #include "rng.hpp"
 #include "scenario_clock.hpp"
 #include "server/adaptive_mutex.hpp"
-#include "store/redis_quota.hpp"
+#include "store/shared_store.hpp"
 
 namespace stampede {
 
@@ -28,6 +29,13 @@ namespace stampede {
 // nanoseconds), so the limiters see time in order whichever thread saw the request first.
 // Recording happens after, in one recorder per server thread (its lock only ever contended by
 // a reader of the stats), and the readers add the recorders up.
+//
+// With a shared store the quota layers are decided by one round trip to it, which is not made
+// under the lock: the lock is let go for it, so the other threads decide the arrivals the
+// store is not asked about (an outage, an injected error), and the admin API reads, meanwhile.
+// The round trips are made one at a time under a lock of the store's, which is held until the
+// arrival is settled under the provider's lock again (its row, its send number, the retry
+// record): arrivals are settled in the store's order, the one every replica's are decided in.
 class LockedProvider {
  public:
   struct Options {
@@ -38,13 +46,13 @@ class LockedProvider {
     std::size_t threads = 1;  // the server threads that call admit, numbered from 0
     // Capacity and allowances shared with other replicas (not owned), joined already: the
     // clock starts at its epoch, and a reset resets it for every replica.
-    RedisQuota* store = nullptr;
+    SharedStore* store = nullptr;
     SendRules send_rules;  // which headers number a send; max_items bounds the counting
   };
   struct Admission {
     std::int64_t t_ns;  // the arrival, in scenario time
     Decision decision;
-    std::int64_t row_version = -1;  // a row request's: the version to send as the ETag
+    std::optional<std::uint64_t> row_version;  // a row request's: the version to send as the ETag
   };
 
   explicit LockedProvider(const Options& options);
@@ -92,6 +100,31 @@ class LockedProvider {
     ArrivalStats stats;
     ArrivalLog log;
   };
+  // One arrival's request, as admit was given it.
+  struct Arrival {
+    std::string_view tenant;
+    const SendClaim& send;
+    std::string_view client_id;
+    const RowRequest& row;
+    const DeclaredTokens& tokens;
+  };
+  // An arrival decided, under the lock, for its recorder.
+  struct Decided {
+    std::int64_t t_ns;
+    Decision decision;
+    std::optional<std::uint64_t> row_version;
+    SendAttribution attribution;
+    std::uint64_t seq;
+    std::uint64_t epoch;
+  };
+  using Lock = std::unique_lock<AdaptiveMutex>;
+  // The store's answer: lock is let go for the round trip and held again on return.
+  Decided decide_with_store(Lock& lock, std::int64_t seen_steady_ns, std::int64_t t_ns,
+                            const Arrival& a);
+  // The steps after the quota layers, in the order of decisions: the row, the send's number,
+  // the hint's jitter, the retry record.
+  Decided settle(std::int64_t t_ns, Decision d, const Arrival& a);
+  void record(std::size_t thread, const Decided& out, const Arrival& a);
   ArrivalStats merged_stats() const;
   // --retry-after-jitter: the decision's hint drawn for this client and send.
   void jitter_hint(Decision& d, std::string_view tenant, const SendClaim& send,
@@ -100,7 +133,7 @@ class LockedProvider {
   // The counting rules' table: how many items and clients it holds, of how many.
   void add_item_counts(nlohmann::json& doc) const;
   void reset_locked();
-  void follow_store_epoch();
+  void follow_store_epoch(std::int64_t epoch_wall_ns);
 
   const Options options_;
   mutable AdaptiveMutex mu_;  // the clock's restart, the policy and the three below
@@ -114,6 +147,9 @@ class LockedProvider {
   std::uint64_t next_seq_ = 0;
   std::uint64_t epoch_ = 0;
   std::int64_t store_epoch_wall_ns_ = 0;  // the store's epoch the clock started at
+  // Taken before mu_, never after: the store's round trip and its arrival's settling. With a
+  // store, the clock and store_epoch_wall_ns_ change only with both held.
+  std::mutex store_mu_;
   std::vector<std::unique_ptr<Recorder>> recorders_;
 };
 

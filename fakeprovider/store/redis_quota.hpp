@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-#include "model/shared_quota.hpp"
+#include "store/shared_store.hpp"
 
 struct redisContext;
 struct redisReply;
@@ -24,7 +24,7 @@ namespace stampede {
 // its own clock started at that epoch; the script refuses a decision made on another epoch
 // (another replica was reset), and the replica moves its time to the new epoch and asks again.
 // Every key is under the target's prefix; the limits' state keys also carry the epoch.
-class RedisQuota final : public SharedQuota {
+class RedisQuota final : public SharedStore {
  public:
   RedisQuota(RedisTarget target, ScriptLimits limits, double time_scale);
   ~RedisQuota() override;
@@ -36,10 +36,8 @@ class RedisQuota final : public SharedQuota {
   // Joins the scenario the store already runs, or starts one at wall_ns (a
   // system_clock reading). False when Redis is unreachable.
   bool join(std::int64_t wall_ns);
-  // A new scenario from wall_ns for every replica: the limits start empty.
-  bool reset(std::int64_t wall_ns);
-  // t = 0 of the scenario this replica decides in, as system_clock nanoseconds.
-  std::int64_t epoch_wall_ns() const { return epoch_; }
+  bool reset(std::int64_t wall_ns) override;
+  std::int64_t epoch_wall_ns() const override { return epoch_; }
 
   QuotaVerdicts decide(std::int64_t now_ns, std::string_view tenant, std::int64_t cost) override;
 

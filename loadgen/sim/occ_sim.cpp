@@ -113,9 +113,8 @@ class OccSimulation {
     cl.outcome = d.reset_connection ? Outcome::kConnectError : classify_status(cl.status);
     rec_.record_arrival(t_ns, cl.sends, cl.outcome);
     // The client reads a delta-seconds header: whole seconds, rounded up.
-    cl.retry_after_ns = d.retry_after_ns >= 0
-                            ? saturating_mul(retry_after_seconds(d.retry_after_ns), kNsPerSec)
-                            : -1;
+    cl.retry_after_ns =
+        d.retry_after_ns ? saturating_mul(retry_after_seconds(*d.retry_after_ns), kNsPerSec) : -1;
     queue_.push(
         saturating_add(
             t_ns, saturating_add(d.service_ns, draw_hop_ns(scenario_.fleet.hop_delay, cl.rng))),

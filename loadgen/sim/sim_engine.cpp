@@ -189,7 +189,7 @@ class Simulation {
     }
     // The client reads a delta-seconds header: whole seconds, rounded up.
     const PendingAnswer a{seen, d.should_retry || seen == Outcome::kTimeout,
-                          d.retry_after_ns >= 0 ? hint_seconds(d.retry_after_ns) : -1};
+                          d.retry_after_ns ? hint_seconds(*d.retry_after_ns) : -1};
     const std::int64_t wait = seen == Outcome::kTimeout ? scenario_.fleet.timeout_ns : d.service_ns;
     if (wait == 0) {
       answer(c, t_ns, a);

@@ -7,9 +7,11 @@
 #include <string>
 #include <vector>
 
-#include "run_process.hpp"
+#include "support/files.hpp"
+#include "support/process.hpp"
+#include "support/temp_dir.hpp"
 
-using namespace stampede::testing;
+using namespace support;
 
 namespace {
 
@@ -116,7 +118,7 @@ std::vector<HelpPage> every_help_page() {
 
 std::vector<HelpOption> help_of(const HelpPage& page) {
   const auto r = run_binary(page.binary, page.args);
-  REQUIRE(r.exit_code == 0);
+  REQUIRE(r.code == 0);
   return help_options(r.out);
 }
 

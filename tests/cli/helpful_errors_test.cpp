@@ -8,17 +8,15 @@
 #include <string>
 #include <vector>
 
-#include "run_process.hpp"
+#include "support/files.hpp"
+#include "support/process.hpp"
+#include "support/temp_dir.hpp"
 
-using namespace stampede::testing;
+using namespace support;
 
 namespace {
 
 const std::string kStorm = STAMPEDE_SOURCE_DIR "/examples/storm.json";
-
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
 
 // The one line a usage error prints, with every wanted part on it.
 void check_usage_error(const std::string& binary, const std::vector<std::string>& args,
@@ -29,7 +27,7 @@ void check_usage_error(const std::string& binary, const std::vector<std::string>
   CAPTURE(joined);
   const auto r = run_binary(binary, args, 60);
   CAPTURE(r.err);
-  CHECK(r.exit_code == 2);
+  CHECK(r.code == 2);
   REQUIRE(lines(r.err).size() == 1);
   for (const auto& w : wanted) {
     CAPTURE(w);
@@ -82,7 +80,7 @@ TEST_CASE("errors: an assertion names its bad operator or metric, and takes dura
     CAPTURE(check);
     const auto r = run_binary("loadgen", {"simulate", "--scenario", kStorm, "--strategy",
                                           "full-jitter", "--assert", check, "--no-report"});
-    CHECK(r.exit_code == 0);
+    CHECK(r.code == 0);
     CHECK(contains(r.out, check));
   }
 }

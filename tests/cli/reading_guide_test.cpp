@@ -7,9 +7,11 @@
 #include <string>
 #include <vector>
 
-#include "run_process.hpp"
+#include "support/files.hpp"
+#include "support/process.hpp"
+#include "support/temp_dir.hpp"
 
-using namespace stampede::testing;
+using namespace support;
 
 namespace {
 
@@ -60,7 +62,7 @@ TEST_CASE("reading guide: every run it quotes is what the quoted command prints"
     for (const auto& a : q.args) joined += a + " ";
     CAPTURE(joined);
     const auto r = run_binary("loadgen", q.args, 60);
-    CHECK((r.exit_code == 0 || r.exit_code == 1));
+    CHECK((r.code == 0 || r.code == 1));
     CHECK(q.lines.size() >= 3);
     for (const auto& line : q.lines) {
       CAPTURE(line);

@@ -7,9 +7,14 @@
 #include <string>
 #include <vector>
 
-#include "live_harness.hpp"
+#include "support/fake_provider.hpp"
+#include "support/files.hpp"
+#include "support/loadgen_run.hpp"
+#include "support/ports.hpp"
+#include "support/process.hpp"
+#include "support/temp_dir.hpp"
 
-using namespace live_test;
+using namespace support;
 using nlohmann::json;
 
 namespace {

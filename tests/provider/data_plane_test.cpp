@@ -44,8 +44,8 @@ void check_answers_match_model(const Fields& fields, const RecordingProvider& p,
     REQUIRE(it != answers.end());
     const Response& r = it->second;
     CHECK(r.status == d.status);
-    if (d.retry_after_ns >= 0) {
-      CHECK(r.header_int("retry-after") == retry_after_seconds(d.retry_after_ns));
+    if (d.retry_after_ns) {
+      CHECK(r.header_int("retry-after") == retry_after_seconds(*d.retry_after_ns));
     } else {
       CHECK_FALSE(r.has("retry-after"));
     }

@@ -185,12 +185,14 @@ std::map<std::string, std::int64_t> jittered_hints(const std::string& seed, int 
     if (d.status != 429) continue;
     CHECK(row[5] == "client-header");
     const std::uint64_t who = item_key(SendRule::kClientHeader, row[4]);
+    REQUIRE(d.retry_after_ns);
+    const std::int64_t plain = *d.retry_after_ns;
     const std::int64_t hint =
-        jittered_retry_after_ns(d.retry_after_ns, 0.5, std::stoull(seed), who, std::stoll(row[3]));
+        jittered_retry_after_ns(plain, 0.5, std::stoull(seed), who, std::stoll(row[3]));
     CHECK(hints.at(row[4] + "/" + row[3]) == retry_after_ms_up(hint));
     // Never earlier than the limiter's own hint, at most half as long again.
-    CHECK(retry_after_ms_up(hint) >= retry_after_ms_up(d.retry_after_ns));
-    CHECK(hint <= d.retry_after_ns + d.retry_after_ns / 2);
+    CHECK(retry_after_ms_up(hint) >= retry_after_ms_up(plain));
+    CHECK(hint <= plain + plain / 2);
   }
   return hints;
 }

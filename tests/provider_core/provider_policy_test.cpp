@@ -44,17 +44,17 @@ TEST_CASE("an outage answers with its status and the time left as Retry-After") 
     int status;
     bool reset;
     Outcome outcome;
-    std::int64_t retry_after_ns;
+    std::optional<std::int64_t> retry_after_ns;  // none: no Retry-After
   };
   for (const Row& r : {
            Row{"0s-30s", 0, 503, false, Outcome::kUnavailable, 30 * kNsPerSec},
            Row{"0s-30s:503", 12 * kNsPerSec, 503, false, Outcome::kUnavailable, 18 * kNsPerSec},
            Row{"0s-30s:529", 30 * kNsPerSec - 1, 529, false, Outcome::kOverloaded, 1},
            Row{"10s-20s:500", 10 * kNsPerSec, 500, false, Outcome::kServerError, 10 * kNsPerSec},
-           Row{"10s-20s:reset", 15 * kNsPerSec, 0, true, Outcome::kConnectError, -1},
+           Row{"10s-20s:reset", 15 * kNsPerSec, 0, true, Outcome::kConnectError, std::nullopt},
            // Outside the window the provider serves.
-           Row{"10s-20s:529", 20 * kNsPerSec, 200, false, Outcome::kOk, -1},
-           Row{"10s-20s:529", 10 * kNsPerSec - 1, 200, false, Outcome::kOk, -1},
+           Row{"10s-20s:529", 20 * kNsPerSec, 200, false, Outcome::kOk, std::nullopt},
+           Row{"10s-20s:529", 10 * kNsPerSec - 1, 200, false, Outcome::kOk, std::nullopt},
        }) {
     CAPTURE(r.outage);
     CAPTURE(r.now_ns);
@@ -92,11 +92,11 @@ TEST_CASE("Retry-After can be switched off") {
   c.retry_after = false;
   c.outages = {*parse_outage("0s-10s")};
   ProviderPolicy policy(c);
-  CHECK(policy.admit(0, "t").retry_after_ns == -1);
+  CHECK_FALSE(policy.admit(0, "t").retry_after_ns);
   CHECK(policy.admit(10 * kNsPerSec, "t").status == 200);
   const auto d = policy.admit(10 * kNsPerSec, "t");
   CHECK(d.status == 429);
-  CHECK(d.retry_after_ns == -1);
+  CHECK_FALSE(d.retry_after_ns);
   CHECK(d.has_quota);  // the RateLimit numbers are still there
 }
 
@@ -218,7 +218,7 @@ TEST_CASE("a 429 carries the Retry-After and RateLimit numbers, a 200 its quota"
   CHECK(rejected.reason == DecisionReason::kAllowance);
   CHECK(rejected.outcome() == Outcome::kRateLimited);
   CHECK(rejected.retry_after_ns == 600 * kNsPerMs);
-  CHECK(retry_after_seconds(rejected.retry_after_ns) == 1);
+  CHECK(retry_after_seconds(*rejected.retry_after_ns) == 1);
   CHECK(rejected.remaining == 0);
   CHECK(rejected.window_ns == kNsPerSec);
 }
@@ -312,7 +312,7 @@ TEST_CASE("more tokens than the whole allowance is a 429 not to retry, without R
     CHECK(d.status == 429);
     CHECK(d.reason == DecisionReason::kTooLarge);
     CHECK_FALSE(d.should_retry);
-    CHECK(d.retry_after_ns == -1);
+    CHECK_FALSE(d.retry_after_ns);
     // The token bucket holds the whole window, so the largest request that fits still does.
     CHECK(policy.admit(0, "t", tokens(1000)).status == 200);
   }
@@ -328,7 +328,7 @@ TEST_CASE("a spend cap serves tokens up to it, then 429 with no Retry-After, nev
     CHECK(d.reason == DecisionReason::kSpendCap);
     CHECK(d.outcome() == Outcome::kRateLimited);
     CHECK_FALSE(d.should_retry);
-    CHECK(d.retry_after_ns == -1);
+    CHECK_FALSE(d.retry_after_ns);
     CHECK_FALSE(d.has_quota);
   }
   // A request of no tokens still goes through: it spends nothing.
@@ -354,7 +354,7 @@ TEST_CASE("quota order: spend cap, then requests, then tokens, each names its re
     CHECK(policy.admit(0, "t", tokens(10)).status == 200);
     const auto d = policy.admit(0, "t", tokens(10));
     CHECK(d.reason == DecisionReason::kSpendCap);
-    CHECK(d.retry_after_ns == -1);
+    CHECK_FALSE(d.retry_after_ns);
   }
   SUBCASE("the request rate before the tokens: a 429 for requests takes no tokens") {
     ProviderPolicy policy(llm_quotas("1/min", "100/min", std::nullopt));

@@ -1,6 +1,7 @@
 #include <doctest/doctest.h>
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "duration.hpp"
@@ -17,7 +18,8 @@ SendAttribution send(std::int64_t n) {
   return {SendStatus::kAttributed, SendRule::kXAttempt, n};
 }
 
-Decision answer(int status, std::int64_t retry_after_ns = -1, std::int64_t service_ns = 0) {
+Decision answer(int status, std::optional<std::int64_t> retry_after_ns = std::nullopt,
+                std::int64_t service_ns = 0) {
   Decision d;
   d.status = status;
   d.retry_after_ns = retry_after_ns;
@@ -39,7 +41,7 @@ BinnedCounts retries_at(const std::vector<std::int64_t>& times_ms) {
 TEST_CASE("provider results: the Retry-After as sent is the header's whole seconds") {
   struct Row {
     Decision d;
-    std::int64_t sent_ns;
+    std::optional<std::int64_t> sent_ns;
   };
   Decision reset = answer(503, 2 * kNsPerSec);
   reset.reset_connection = true;
@@ -47,14 +49,14 @@ TEST_CASE("provider results: the Retry-After as sent is the header's whole secon
       {answer(429, 1300 * kMs), 2 * kNsPerSec},  // rounded up
       {answer(429, 0), kNsPerSec},               // at least 1
       {answer(429, 3 * kNsPerSec), 3 * kNsPerSec},
-      {answer(503), -1},  // none sent
-      {reset, -1},        // no answer at all
+      {answer(503), std::nullopt},  // none sent
+      {reset, std::nullopt},        // no answer at all
   };
   for (const auto& row : rows) CHECK(retry_after_sent_ns(row.d, false) == row.sent_ns);
   // With retry-after-ms the client reads the milliseconds, rounded up, at least 1.
   CHECK(retry_after_sent_ns(answer(429, 1300 * kMs + 1), true) == 1301 * kMs);
   CHECK(retry_after_sent_ns(answer(429, 0), true) == kMs);
-  CHECK(retry_after_sent_ns(answer(503), true) == -1);
+  CHECK_FALSE(retry_after_sent_ns(answer(503), true));
 }
 
 TEST_CASE("provider results: lockstep is the share of retries in the busiest tenth of bins") {

@@ -254,7 +254,7 @@ TEST_CASE("replicas share one token allowance and one spend cap, a reset restore
   CHECK(capped.status == 429);
   CHECK(capped.reason == DecisionReason::kSpendCap);
   CHECK(!capped.should_retry);
-  CHECK(capped.retry_after_ns == -1);
+  CHECK_FALSE(capped.retry_after_ns);
   CHECK(b.admit(2 * kSec + 1, "t", tokens(1)).reason == DecisionReason::kSpendCap);
   CHECK(b.admit(2 * kSec + 2, "u", tokens(1)).status == 200);  // per tenant
   CHECK(b.admit(2 * kSec + 3, "t", tokens(0)).status == 200);  // nothing left, nothing asked

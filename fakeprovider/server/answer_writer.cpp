@@ -1,0 +1,107 @@
+#include "server/answer_writer.hpp"
+
+#include <microhttpd.h>
+
+#include <chrono>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "model/versioned_row.hpp"
+
+namespace stampede {
+namespace {
+
+// occ mode's row answers carry its version, so their bodies are built per answer.
+std::string row_body(int status, std::uint64_t version) {
+  const std::string v = std::to_string(version);
+  switch (status) {
+    case 200:
+      return R"({"version":)" + v + "}";
+    case 412:
+      return R"({"type":"error","error":{"type":"precondition_failed","message":"The row changed since it was read; read it again"},"version":)" +
+             v + "}";
+    default:
+      return R"({"type":"error","error":{"type":"precondition_required","message":"PUT /row needs If-Match with the version read"},"version":)" +
+             v + "}";
+  }
+}
+
+std::int64_t epoch_s_now() {
+  return std::chrono::duration_cast<std::chrono::seconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+// The last answer built on this server thread, and by which writer.
+struct AnswerCache {
+  const AnswerWriter* owner = nullptr;
+  AnswerWriter::Key key;
+  MHD_Response* response = nullptr;
+  int status = 0;  // on the wire: the dialect's
+  ~AnswerCache() {
+    if (response) MHD_destroy_response(response);
+  }
+};
+thread_local AnswerCache answer_cache;
+
+}  // namespace
+
+AnswerWriter::AnswerWriter(const AnswerFormat& format, const ScenarioClock& clock)
+    : format_(format), clock_(clock) {}
+
+bool AnswerWriter::queue(MHD_Connection* c, const Decision& d,
+                         std::optional<std::uint64_t> row_version) const {
+  Key key;
+  key.facts = answer_facts(
+      d, format_, d.has_quota ? quota_key({d.limit, d.remaining, d.reset_ns}) : QuotaFacts{},
+      d.tokens ? quota_key(*d.tokens) : QuotaFacts{});
+  key.row_version = row_version;
+  AnswerCache& cache = answer_cache;
+  if (cache.owner != this || !cache.response || !(cache.key == key)) {
+    if (cache.response) MHD_destroy_response(cache.response);
+    cache.owner = this;
+    cache.key = key;
+    cache.response = build(key, cache.status);
+  }
+  return MHD_queue_response(c, static_cast<unsigned>(cache.status), cache.response) == MHD_YES;
+}
+
+QuotaFacts AnswerWriter::quota_key(const QuotaNumbers& q) const {
+  const RateLimitHeaders set = format_.ratelimit_headers;
+  // The wall clock only for the header set that sends a time of day.
+  if (!needs_wall_clock(set)) return quota_facts(q, set, 0, 0);
+  return quota_facts(q, set, clock_.wall_ns(q.reset_ns), epoch_s_now());
+}
+
+MHD_Response* AnswerWriter::build(const Key& key, int& status) const {
+  RenderedAnswer a = render_answer(format_, key.facts);
+  if (key.row_version) a.body = row_body(key.facts.status, *key.row_version);
+  status = a.status;
+  MHD_Response* response =
+      MHD_create_response_from_buffer(a.body.size(), a.body.data(), MHD_RESPMEM_MUST_COPY);
+  if (key.row_version) {
+    MHD_add_response_header(response, MHD_HTTP_HEADER_ETAG, format_etag(*key.row_version).c_str());
+  }
+  for (const auto& [name, value] : a.headers)
+    MHD_add_response_header(response, name.c_str(), value.c_str());
+  return response;
+}
+
+bool queue_framing_refusal(MHD_Connection* c, const FramingVerdict& verdict) {
+  const nlohmann::ordered_json body{{"type", "error"},
+                                    {"error",
+                                     {{"type", "invalid_request_error"},
+                                      {"reason", "request_framing"},
+                                      {"message", std::string(verdict.reason)}}}};
+  std::string text = body.dump();
+  MHD_Response* r =
+      MHD_create_response_from_buffer(text.size(), text.data(), MHD_RESPMEM_MUST_COPY);
+  MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "application/json");
+  MHD_add_response_header(r, MHD_HTTP_HEADER_CONNECTION, "close");
+  const bool queued = MHD_queue_response(c, static_cast<unsigned>(verdict.status), r) == MHD_YES;
+  MHD_destroy_response(r);
+  return queued;
+}
+
+}  // namespace stampede

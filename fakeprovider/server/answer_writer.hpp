@@ -1,0 +1,49 @@
+#pragma once
+
+#include <cstdint>
+#include <optional>
+
+#include "model/dialect.hpp"
+#include "model/provider_policy.hpp"
+#include "model/request_framing.hpp"
+#include "scenario_clock.hpp"
+
+struct MHD_Connection;
+struct MHD_Response;
+
+namespace stampede {
+
+// Writes the provider's answers onto libmicrohttpd connections: the dialect renders the facts
+// (model/dialect), this turns them into a response and queues it. A storm's answers repeat
+// (the same 429 until the window turns) and one libmicrohttpd response can be queued on any
+// number of connections, so each server thread keeps the last one it built: most answers cost
+// no allocation at all.
+class AnswerWriter {
+ public:
+  // clock: the provider's, for anthropic's reset times of day.
+  AnswerWriter(const AnswerFormat& format, const ScenarioClock& clock);
+
+  // row_version: occ mode's row answers, which carry it as their ETag and in their body.
+  bool queue(MHD_Connection* c, const Decision& d, std::optional<std::uint64_t> row_version) const;
+
+  // What an answer's bytes depend on, besides the Date header libmicrohttpd adds when sending.
+  struct Key {
+    AnswerFacts facts;                         // what the dialect writes
+    std::optional<std::uint64_t> row_version;  // occ mode's row answers
+    bool operator==(const Key&) const = default;
+  };
+
+ private:
+  QuotaFacts quota_key(const QuotaNumbers& q) const;
+  // status: the dialect's, to send it with.
+  MHD_Response* build(const Key& key, int& status) const;
+
+  const AnswerFormat format_;
+  const ScenarioClock& clock_;
+};
+
+// The 400 or 501 for a request whose body's end cannot be found, queued before any body is
+// read: libmicrohttpd then reads no more of the connection and closes it once this is out.
+bool queue_framing_refusal(MHD_Connection* c, const FramingVerdict& verdict);
+
+}  // namespace stampede

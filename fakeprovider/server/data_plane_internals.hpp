@@ -1,0 +1,106 @@
+#pragma once
+
+// The data plane's own parts, shared by its files and by nothing else: data_plane.cpp (start
+// and stop), data_plane_loops.cpp (the event loops and the connections they hold) and
+// data_plane_requests.cpp (a request's life: headers, admission, answer).
+
+#include <microhttpd.h>
+#include <sys/socket.h>
+
+#include <unistd.h>
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <unordered_set>
+#include <vector>
+
+#include "server/data_plane.hpp"
+
+namespace stampede {
+
+struct DataPlane::Loop {
+  struct Handed {
+    int fd;
+    sockaddr_storage addr;
+    socklen_t addr_len;
+  };
+  // One per open connection, from libmicrohttpd's start to its close of it; touched only on the
+  // loop's thread (and at the daemon's stop, after that thread is gone).
+  struct Conn {
+    int fd = -1;
+    bool in_request = false;         // its headers are complete; not yet answered
+    bool cut = false;                // closed for a slow request; libmicrohttpd has yet to notice
+    std::int64_t body_since_ns = 0;  // in_request, body still coming in: its first byte's time
+  };
+  MHD_Daemon* daemon = nullptr;
+  std::unordered_set<Conn*> conns;
+  std::int64_t next_sweep_ns = 0;
+  int epoll_fd = -1;
+  int wake_fd = -1;  // an eventfd: the loop rereads its flags and hand-offs when it is written
+  std::atomic<bool> quiesce{false};
+  std::atomic<bool> quiesced{false};  // the loop has seen quiesce: it no longer accepts
+  std::atomic<bool> stop{false};
+  std::mutex handed_mu;
+  std::vector<Handed> handed;  // accepted by another loop for this one's daemon
+  std::thread thread;
+  ~Loop() {
+    for (const auto& h : handed) close(h.fd);
+    for (Conn* c : conns) delete c;
+    if (wake_fd >= 0) close(wake_fd);
+  }
+};
+
+// A request held a network hop before it is decided (provider.hop_delay): what the decision
+// needs, copied, since it is made on the timer's thread, when the hop is over.
+struct DataPlane::Held {
+  std::size_t loop = 0;  // the recorder of the thread that read it
+  std::int64_t arrives_steady_ns = 0;
+  std::string tenant;
+  std::string client_id;
+  SendClaim send;
+  RowOp row_op = RowOp::kNone;
+  std::optional<std::string> if_match;
+  DeclaredTokens tokens;
+};
+
+struct DataPlane::Request {
+  Decision decision;
+  std::optional<std::uint64_t> row_version;
+  std::int64_t due_steady_ns = 0;  // when the service time is over
+  bool served = false;             // the service time has passed
+  // With provider.token_field the decision waits for the body, which holds the tokens; the
+  // arrival is still when the headers came in.
+  bool decided = true;
+  std::int64_t seen_steady_ns = 0;
+  std::string body;
+  std::unique_ptr<Held> held;  // not decided yet: still on its way in
+};
+
+// libmicrohttpd's C callbacks. The request ones are in data_plane_requests.cpp, the
+// connection ones in data_plane_loops.cpp.
+struct MhdCallbacks {
+  static MHD_Result on_request(void* cls, MHD_Connection* c, const char* url, const char* method,
+                               const char* version, const char* upload_data,
+                               std::size_t* upload_size, void** con_cls);
+  static MHD_Result on_headers(DataPlane& self, MHD_Connection* c, const char* url,
+                               const char* method, const char* version, void** con_cls);
+  static void on_completed(void* cls, MHD_Connection* c, void** con_cls,
+                           MHD_RequestTerminationCode toe);
+  static void on_connection(void* cls, MHD_Connection* c, void** socket_context,
+                            MHD_ConnectionNotificationCode code);
+  static DataPlane::Loop::Conn* conn_of(MHD_Connection* c);
+};
+
+inline int connection_fd(MHD_Connection* c) {
+  const auto* info = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+  return info ? info->connect_fd : -1;
+}
+
+// This thread's number among the data plane's loops: its recorder in the provider.
+inline thread_local std::size_t loop_index = 0;
+
+}  // namespace stampede

@@ -1,0 +1,35 @@
+#pragma once
+
+#include <string_view>
+
+#include "model/provider_policy.hpp"
+#include "model/request_framing.hpp"
+#include "model/send_attribution.hpp"
+#include "model/versioned_row.hpp"
+#include "scenario.hpp"
+
+struct MHD_Connection;
+
+namespace stampede {
+
+// What the data plane reads from a request's headers, as libmicrohttpd holds them: views into
+// the connection's memory, valid until the request is answered.
+
+// Its Transfer-Encoding and Content-Length fields; version: the request line's.
+RequestFraming framing_of(MHD_Connection* c, const char* version);
+// The tenant: provider.tenant_header's credential key, or empty without one.
+std::string_view tenant_of(MHD_Connection* c, const ProviderConfig& p);
+// Every send rule's headers, in one pass: repeats included, which a lookup by name would miss.
+SendHeaders send_headers_of(MHD_Connection* c, const SendRules& rules);
+// occ mode's row request (GET or PUT /row, and its If-Match); none otherwise.
+RowRequest row_request_of(MHD_Connection* c, const ProviderConfig& p, std::string_view url,
+                          std::string_view method);
+// The tokens it declares: provider.token_header, else provider.token_field of the body (kept
+// up to kMaxTokenBody); nothing without a token quota.
+DeclaredTokens declared_tokens_of(MHD_Connection* c, const ProviderConfig& p,
+                                  std::string_view body);
+
+// The most of a body kept to read provider.token_field from.
+inline constexpr std::size_t kMaxTokenBody = 1 << 20;
+
+}  // namespace stampede
