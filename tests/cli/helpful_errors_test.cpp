@@ -25,7 +25,7 @@ void check_usage_error(const std::string& binary, const std::vector<std::string>
   std::string joined;
   for (const auto& a : args) joined += a + " ";
   CAPTURE(joined);
-  const auto r = run_binary(binary, args, 60);
+  const auto r = run_binary(binary, args);
   CAPTURE(r.err);
   CHECK(r.code == 2);
   REQUIRE(lines(r.err).size() == 1);
