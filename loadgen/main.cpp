@@ -273,9 +273,19 @@ struct FleetOutputArgs {
   std::string max_duration = "1h", grace;  // grace: empty for the command's default
 };
 
-// --progress-every, on the wall.
-Parsed<std::int64_t> progress_every_ns(const FleetOutputArgs& o) {
-  return positive_duration("--progress-every", o.progress_every);
+// The outputs run and exec share: the files, the report beside --out, the quiet flag and
+// --progress-every (on the wall). The error of a bad period, if any.
+template <class Command>
+std::optional<std::string> take_fleet_outputs(const FleetOutputArgs& o, Command& cmd) {
+  cmd.out_path = o.out;
+  cmd.dead_letter_path = o.dead_letter;
+  cmd.junit_path = o.junit;
+  cmd.report_path = report_path_for(o.report, o.out, o.no_report);
+  cmd.quiet = o.quiet;
+  auto every = positive_duration("--progress-every", o.progress_every);
+  if (!every) return every.error();
+  cmd.progress_every_ns = *every;
+  return std::nullopt;
 }
 
 // The help texts that differ: what a dead letter, the bound and the grace are to each command.
@@ -476,15 +486,8 @@ int run_main(const RunArgs& a) {
     return usage_error("--http-client: '" + a.http_client + "' is not auto, native or libcurl");
   }
   cmd.options.compensate_latency = !a.no_latency_compensation;
-  cmd.out_path = o.out;
-  cmd.dead_letter_path = o.dead_letter;
-  cmd.junit_path = o.junit;
-  cmd.report_path = report_path_for(o.report, o.out, o.no_report);
   cmd.attempts_path = a.attempts_out;
-  cmd.quiet = o.quiet;
-  auto every = progress_every_ns(o);
-  if (!every) return usage_error(every.error());
-  cmd.progress_every_ns = *every;
+  if (auto e = take_fleet_outputs(o, cmd)) return usage_error(*e);
   // Before the probe: a path found bad after the run would lose it.
   if (auto e = check_output_flags({{"--out", cmd.out_path, true},
                                    {"--dead-letter", cmd.dead_letter_path},
@@ -559,14 +562,7 @@ int exec_main(ExecArgs a) {
   cmd.wait_ready = a.wait_ready;
   cmd.logs_dir = a.logs;
   cmd.log_limit_bytes = a.log_limit;
-  cmd.out_path = o.out;
-  cmd.dead_letter_path = o.dead_letter;
-  cmd.junit_path = o.junit;
-  cmd.report_path = report_path_for(o.report, o.out, o.no_report);
-  cmd.quiet = o.quiet;
-  auto every = progress_every_ns(o);
-  if (!every) return usage_error(every.error());
-  cmd.progress_every_ns = *every;
+  if (auto e = take_fleet_outputs(o, cmd)) return usage_error(*e);
   if (auto e = check_output_flags({{"--out", cmd.out_path, true},
                                    {"--dead-letter", cmd.dead_letter_path},
                                    {"--junit", cmd.junit_path},
