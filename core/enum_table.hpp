@@ -1,6 +1,7 @@
 #pragma once
 
 #include <array>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -20,6 +21,31 @@ std::string_view enum_name(const EnumTable<E, N>& table, E value) {
     if (v == value) return name;
   }
   return "?";
+}
+
+// Whether entry i names the enum's value i: such a table is read by index, and can give a
+// plain array of the names in the enum's order.
+template <class E, std::size_t N>
+constexpr bool is_dense(const EnumTable<E, N>& table) {
+  for (std::size_t i = 0; i < N; ++i) {
+    if (static_cast<std::size_t>(table[i].first) != i) return false;
+  }
+  return true;
+}
+
+template <class E, std::size_t N>
+constexpr std::array<std::string_view, N> enum_names(const EnumTable<E, N>& table) {
+  std::array<std::string_view, N> names{};
+  for (std::size_t i = 0; i < N; ++i) names[i] = table[i].second;
+  return names;
+}
+
+template <class E, std::size_t N>
+std::optional<E> find_enum(const EnumTable<E, N>& table, std::string_view text) {
+  for (const auto& [v, name] : table) {
+    if (name == text) return v;
+  }
+  return std::nullopt;
 }
 
 template <class E, std::size_t N>

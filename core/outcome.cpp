@@ -3,10 +3,7 @@
 namespace stampede {
 
 std::optional<Outcome> parse_outcome_name(std::string_view name) {
-  for (std::size_t i = 0; i < kOutcomeCount; ++i) {
-    if (kOutcomeNames[i] == name) return static_cast<Outcome>(i);
-  }
-  return std::nullopt;
+  return find_enum(kOutcomes, name);
 }
 
 Outcome classify_status(int status) {

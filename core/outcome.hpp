@@ -6,6 +6,8 @@
 #include <optional>
 #include <string_view>
 
+#include "enum_table.hpp"
+
 namespace stampede {
 
 // What one attempt came to, from either side of the wire.
@@ -27,11 +29,22 @@ enum class Outcome : std::uint8_t {
 
 inline constexpr std::size_t kOutcomeCount = 9;
 
-inline constexpr std::array<std::string_view, kOutcomeCount> kOutcomeNames{
-    "ok", "429", "503", "529", "5xx", "4xx", "connect_error", "timeout", "bad_response"};
+inline constexpr EnumTable<Outcome, kOutcomeCount> kOutcomes{
+    {{Outcome::kOk, "ok"},
+     {Outcome::kRateLimited, "429"},
+     {Outcome::kUnavailable, "503"},
+     {Outcome::kOverloaded, "529"},
+     {Outcome::kServerError, "5xx"},
+     {Outcome::kClientError, "4xx"},
+     {Outcome::kConnectError, "connect_error"},
+     {Outcome::kTimeout, "timeout"},
+     {Outcome::kBadResponse, "bad_response"}}};
+static_assert(is_dense(kOutcomes));
+// The labels in the enum's order: documents index their per-outcome columns by it.
+inline constexpr auto kOutcomeNames = enum_names(kOutcomes);
 
 inline std::string_view outcome_name(Outcome o) {
-  return kOutcomeNames[static_cast<int>(o)];
+  return kOutcomeNames[static_cast<std::size_t>(o)];
 }
 std::optional<Outcome> parse_outcome_name(std::string_view name);
 

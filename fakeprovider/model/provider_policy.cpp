@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "duration.hpp"
+#include "enum_table.hpp"
 #include "http_token.hpp"
 #include "saturating.hpp"
 
@@ -15,29 +16,19 @@ constexpr std::uint64_t kProviderStream = 0xFFFF'FFFF'FFFF'FFFFULL;
 }
 
 std::string_view to_string(DecisionReason r) {
-  switch (r) {
-    case DecisionReason::kServed:
-      return "served";
-    case DecisionReason::kOutage:
-      return "outage";
-    case DecisionReason::kInjectedError:
-      return "injected_error";
-    case DecisionReason::kCapacity:
-      return "capacity";
-    case DecisionReason::kAllowance:
-      return "request_rate_exceeded";
-    case DecisionReason::kTokens:
-      return "token_rate_exceeded";
-    case DecisionReason::kSpendCap:
-      return "spend_cap_exceeded";
-    case DecisionReason::kTooLarge:
-      return "request_too_large";
-    case DecisionReason::kBadTokens:
-      return "invalid_tokens";
-    case DecisionReason::kStoreUnavailable:
-      return "store_unavailable";
-  }
-  return "?";
+  constexpr EnumTable<DecisionReason, kDecisionReasonCount> kNames{
+      {{DecisionReason::kServed, "served"},
+       {DecisionReason::kOutage, "outage"},
+       {DecisionReason::kInjectedError, "injected_error"},
+       {DecisionReason::kCapacity, "capacity"},
+       {DecisionReason::kAllowance, "request_rate_exceeded"},
+       {DecisionReason::kTokens, "token_rate_exceeded"},
+       {DecisionReason::kSpendCap, "spend_cap_exceeded"},
+       {DecisionReason::kTooLarge, "request_too_large"},
+       {DecisionReason::kBadTokens, "invalid_tokens"},
+       {DecisionReason::kStoreUnavailable, "store_unavailable"}}};
+  static_assert(is_dense(kNames));
+  return kNames[static_cast<std::size_t>(r)].second;
 }
 
 DeclaredTokens parse_declared_tokens(const char* header_value) {

@@ -1,5 +1,6 @@
 #include "model/send_attribution.hpp"
 
+#include "enum_table.hpp"
 #include "http_token.hpp"
 #include "model/attempt_header.hpp"
 #include "model/credential_key.hpp"
@@ -39,16 +40,25 @@ std::uint64_t mix(std::uint64_t z) {  // splitmix64's finaliser: FNV-1a's low bi
 }  // namespace
 
 std::string_view to_string(SendRule rule) {
-  constexpr std::array<std::string_view, kSendRuleCount> kNames{
-      "x-attempt",    "x-stainless-retry-count", "amz-sdk-request", "attempt-header", "item-header",
-      "client-header"};
-  return kNames[static_cast<std::size_t>(rule)];
+  constexpr EnumTable<SendRule, kSendRuleCount> kNames{
+      {{SendRule::kXAttempt, "x-attempt"},
+       {SendRule::kStainlessRetryCount, "x-stainless-retry-count"},
+       {SendRule::kAmzSdkRequest, "amz-sdk-request"},
+       {SendRule::kAttemptHeader, "attempt-header"},
+       {SendRule::kItemHeader, "item-header"},
+       {SendRule::kClientHeader, "client-header"}}};
+  static_assert(is_dense(kNames));
+  return kNames[static_cast<std::size_t>(rule)].second;
 }
 
 std::string_view to_string(SendStatus status) {
-  constexpr std::array<std::string_view, kSendStatusCount> kNames{"attributed", "none", "malformed",
-                                                                  "item_limit"};
-  return kNames[static_cast<std::size_t>(status)];
+  constexpr EnumTable<SendStatus, kSendStatusCount> kNames{
+      {{SendStatus::kAttributed, "attributed"},
+       {SendStatus::kNone, "none"},
+       {SendStatus::kMalformed, "malformed"},
+       {SendStatus::kItemLimit, "item_limit"}}};
+  static_assert(is_dense(kNames));
+  return kNames[static_cast<std::size_t>(status)].second;
 }
 
 std::string send_rule_label(const SendAttribution& a) {

@@ -12,6 +12,7 @@
 #include <tuple>
 #include <utility>
 
+#include "enum_table.hpp"
 #include "live/connections.hpp"
 #include "live/live_loop.hpp"
 
@@ -35,15 +36,10 @@ std::pair<double, double> cpu_seconds() {
 }  // namespace
 
 std::string_view to_string(StopReason r) {
-  switch (r) {
-    case StopReason::kNone:
-      return "";
-    case StopReason::kSignal:
-      return "signal";
-    case StopReason::kMaxDuration:
-      return "max_duration";
-  }
-  return "?";
+  constexpr EnumTable<StopReason, 3> kNames{{{StopReason::kNone, ""},
+                                             {StopReason::kSignal, "signal"},
+                                             {StopReason::kMaxDuration, "max_duration"}}};
+  return enum_name(kNames, r);
 }
 
 std::optional<std::string> raise_descriptor_limit(std::int64_t clients, std::int64_t per_each,
