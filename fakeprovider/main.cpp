@@ -430,13 +430,14 @@ int main(int argc, char** argv) {
       ->type_name("INT")
       ->group("Send numbers")
       ->capture_default_str();
-  app.add_option("--store", args.store,
-                 "redis://HOST[:PORT][/PREFIX]: keep capacity, the request and token "
-                 "allowances and the spend cap in Redis (one atomic script per decision), so "
-                 "replicas given the same store and scenario enforce one allowance and one "
-                 "spend cap per tenant on one scenario clock; keys start with PREFIX "
-                 "(default stampede). Without it they live in this process. Arrivals are still "
-                 "recorded per replica")
+  app.add_option(
+         "--store", args.store,
+         "redis://HOST[:PORT][/PREFIX]: keep capacity, the request and token "
+         "allowances and the spend cap in Redis (one atomic script per batch of decisions), so "
+         "replicas given the same store and scenario enforce one allowance and one "
+         "spend cap per tenant on one scenario clock; keys start with PREFIX "
+         "(default stampede). Without it they live in this process. Arrivals are still "
+         "recorded per replica")
       ->type_name("URL");
   app.footer(
       "Example:\n"

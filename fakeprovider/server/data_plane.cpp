@@ -26,7 +26,9 @@ DataPlane::DataPlane(const DataPlaneConfig& config, LockedProvider& provider)
     : config_(config),
       provider_(provider),
       answers_(make_answer_format(provider.config()), provider.clock()),
-      refusals_(std::cerr, kRefusalLogPeriodNs) {}
+      refusals_(std::cerr, kRefusalLogPeriodNs) {
+  start_store_batches();
+}
 
 DataPlane::~DataPlane() {
   stop(0);

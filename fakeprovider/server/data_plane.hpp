@@ -14,6 +14,7 @@
 
 #include "server/answer_writer.hpp"
 #include "server/arrival_stamper.hpp"
+#include "server/batch_thread.hpp"
 #include "server/connection_refusals.hpp"
 #include "server/deadline_timer.hpp"
 #include "server/listen_address.hpp"
@@ -56,6 +57,9 @@ struct DataPlaneConfig {
 // arrival. The loops accept for each other, round robin: left to race for the listen socket,
 // one thread took twice the connections of the other and became the bottleneck.
 //
+// With a shared store (LockedProvider's), a request's connection is suspended while its
+// decision is asked for in one round trip with the others waiting then.
+//
 // With provider.hop_delay (--hop-delay) a request is held one network hop, its connection
 // suspended, before the layers and the row decide it on the timer's thread, and answered one
 // more hop later: the simulator's network on a loopback.
@@ -71,8 +75,8 @@ struct DataPlaneConfig {
 //
 // Its parts: data_plane.cpp starts and stops it; data_plane_loops.cpp holds the event loops,
 // the accepting and the connection limits; data_plane_requests.cpp a request's life (headers,
-// admission, hops and service times, answer); request_headers.* what is read from the
-// headers; answer_writer.* the answers' bytes.
+// admission, hops and service times, answer); data_plane_store.cpp the store's batches;
+// request_headers.* what is read from the headers; answer_writer.* the answers' bytes.
 class DataPlane {
  public:
   DataPlane(const DataPlaneConfig& config, LockedProvider& provider);
@@ -120,6 +124,13 @@ class DataPlane {
   void decide_held(MHD_Connection* c, Request& r, Loop* loop);
   void complete(Request* r);
 
+  // With a shared store and no hop delay, requests wait for the store together
+  // (data_plane_store.cpp): each is suspended while one thread asks about the batch it is in.
+  struct StoreWait;
+  void start_store_batches();
+  void hold_for_store(MHD_Connection* c, Request& r);
+  void decide_stored(std::vector<StoreWait>& batch);
+
   DataPlaneConfig config_;
   LockedProvider& provider_;
   const AnswerWriter answers_;  // in the provider's dialect
@@ -135,6 +146,8 @@ class DataPlane {
   std::atomic<unsigned> open_connections_{0};  // accepted and not yet closed, every loop's
   std::atomic<std::int64_t> in_flight_{0};
   std::atomic<std::int64_t> suspended_{0};
+  // Last: its thread, which uses the rest, is stopped first.
+  std::unique_ptr<BatchThread<StoreWait>> store_batches_;
 };
 
 }  // namespace stampede

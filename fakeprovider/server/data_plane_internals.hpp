@@ -54,8 +54,9 @@ struct DataPlane::Loop {
   }
 };
 
-// A request held a network hop before it is decided (provider.hop_delay): what the decision
-// needs, copied, since it is made on the timer's thread, when the hop is over.
+// A request held a network hop before it is decided (provider.hop_delay), or until the store
+// decides it with the others waiting (data_plane_store.cpp): what the decision needs, copied,
+// since it is made on another thread (the timer's, the store batches').
 struct DataPlane::Held {
   std::size_t loop = 0;  // the recorder of the thread that read it
   std::int64_t arrives_steady_ns = 0;
@@ -65,6 +66,13 @@ struct DataPlane::Held {
   RowOp row_op = RowOp::kNone;
   std::optional<std::string> if_match;
   DeclaredTokens tokens;
+};
+
+// A request suspended until the store decides it, with its connection and the loop to wake.
+struct DataPlane::StoreWait {
+  MHD_Connection* connection;
+  Request* request;
+  Loop* loop;
 };
 
 struct DataPlane::Request {

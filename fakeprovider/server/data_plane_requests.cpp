@@ -84,11 +84,14 @@ void DataPlane::decide(MHD_Connection* c, const char* url, const char* method, R
   const DeclaredTokens tokens = declared_tokens_of(c, p, r.body);
   r.decided = true;
   r.body = std::string();
-  if (p.hop_delay) {
+  if (p.hop_delay || store_batches_) {
+    // Decided on another thread: a hop later, or with the others waiting for the store.
+    const std::int64_t arrives_ns =
+        p.hop_delay
+            ? saturating_add(r.seen_steady_ns, provider_.clock().wall_ns(provider_.draw_hop_ns()))
+            : r.seen_steady_ns;
     r.held = std::make_unique<Held>(
-        Held{loop_index,
-             saturating_add(r.seen_steady_ns, provider_.clock().wall_ns(provider_.draw_hop_ns())),
-             std::string(tenant), std::string(client_id), send, row.op,
+        Held{loop_index, arrives_ns, std::string(tenant), std::string(client_id), send, row.op,
              row.if_match ? std::optional<std::string>(*row.if_match) : std::nullopt, tokens});
     return;
   }
@@ -104,7 +107,7 @@ void DataPlane::decide(MHD_Connection* c, const char* url, const char* method, R
 
 bool DataPlane::answer(MHD_Connection* c, Request& r) {
   if (r.held) {
-    hold_for_hop(c, r);
+    store_batches_ ? hold_for_store(c, r) : hold_for_hop(c, r);
     return true;
   }
   const Decision& d = r.decision;

@@ -33,45 +33,83 @@ LockedProvider::Admission LockedProvider::admit(std::size_t thread, std::int64_t
                                                 std::string_view tenant, const SendClaim& send,
                                                 std::string_view client_id, const RowRequest& row,
                                                 const DeclaredTokens& tokens) {
-  const Arrival a{tenant, send, client_id, row, tokens};
+  const Arrival a{thread, seen_steady_ns, tenant, send, client_id, row, tokens};
+  if (options_.store) return admit_all({&a, 1}).front();
   Lock lock(mu_);
-  // Another thread may have decided a request it saw a moment later: the limiters need time
-  // in order, and the log records the time they used.
-  const std::int64_t t_ns = std::max(clock_.to_scenario_ns(seen_steady_ns), last_t_ns_);
-  last_t_ns_ = t_ns;
-  const Decided out = options_.store ? decide_with_store(lock, seen_steady_ns, t_ns, a)
-                                     : settle(t_ns, policy_.admit(t_ns, tenant, tokens), a);
+  const std::int64_t t_ns = arrival_t_ns(seen_steady_ns);
+  const Decided out = settle(t_ns, policy_.admit(t_ns, tenant, tokens), a);
   lock.unlock();
   record(thread, out, a);
   return {out.t_ns, out.decision, out.row_version};
 }
 
-LockedProvider::Decided LockedProvider::decide_with_store(Lock& lock, std::int64_t seen_steady_ns,
-                                                          std::int64_t t_ns, const Arrival& a) {
-  if (auto d = policy_.before_quotas(t_ns, a.tokens)) return settle(t_ns, *d, a);
-  const std::int64_t cost = policy_.cost_of(a.tokens);
+std::vector<LockedProvider::Admission> LockedProvider::admit_all(
+    std::span<const Arrival> arrivals) {
+  std::vector<Decided> out(arrivals.size());
+  std::vector<std::size_t> asking;  // the arrivals the store is asked about
+  std::vector<QuotaAsk> asks;
+  Lock lock(mu_);
+  for (std::size_t i = 0; i < arrivals.size(); ++i) {
+    const Arrival& a = arrivals[i];
+    const std::int64_t t_ns = arrival_t_ns(a.seen_steady_ns);
+    if (!options_.store) {
+      out[i] = settle(t_ns, policy_.admit(t_ns, a.tenant, a.tokens), a);
+    } else if (auto d = policy_.before_quotas(t_ns, a.tokens)) {
+      out[i] = settle(t_ns, *d, a);
+    } else {
+      asking.push_back(i);
+      asks.push_back({t_ns, a.tenant, policy_.cost_of(a.tokens)});
+    }
+  }
+  if (!asks.empty()) decide_with_store(lock, arrivals, asking, asks, out);
+  lock.unlock();
+  std::vector<Admission> admitted;
+  admitted.reserve(arrivals.size());
+  for (std::size_t i = 0; i < arrivals.size(); ++i) {
+    record(arrivals[i].thread, out[i], arrivals[i]);
+    admitted.push_back({out[i].t_ns, out[i].decision, out[i].row_version});
+  }
+  return admitted;
+}
+
+std::int64_t LockedProvider::arrival_t_ns(std::int64_t seen_steady_ns) {
+  // Another thread may have decided a request it saw a moment later: the limiters need time
+  // in order, and the log records the time they used.
+  last_t_ns_ = std::max(clock_.to_scenario_ns(seen_steady_ns), last_t_ns_);
+  return last_t_ns_;
+}
+
+void LockedProvider::decide_with_store(Lock& lock, std::span<const Arrival> arrivals,
+                                       const std::vector<std::size_t>& asking,
+                                       std::vector<QuotaAsk>& asks, std::vector<Decided>& out) {
   const std::int64_t timed_in_epoch = store_epoch_wall_ns_;
   lock.unlock();
-  // One round trip at a time (the store is one connection), each settled before the next is
-  // made: the arrivals are settled in the order the store decided them.
+  // One round trip at a time (the store is one connection), its arrivals settled before the
+  // next is made: the arrivals are settled in the order the store decided them.
   const std::lock_guard store_lock(store_mu_);
-  // An arrival that asked first moved this replica to another replica's epoch after this one
-  // was timed: the store would take the old epoch's time as the new one's, seconds off, so it
-  // is timed again on the new clock (which moves only with store_mu_ held).
-  if (store_epoch_wall_ns_ != timed_in_epoch) t_ns = clock_.to_scenario_ns(seen_steady_ns);
-  const QuotaVerdicts verdicts = options_.store->decide(t_ns, a.tenant, cost);
+  // An arrival that asked first moved this replica to another replica's epoch after these
+  // were timed: the store would take the old epoch's time as the new one's, seconds off, so
+  // they are timed again on the new clock (which moves only with store_mu_ held).
+  if (store_epoch_wall_ns_ != timed_in_epoch) {
+    for (std::size_t j = 0; j < asks.size(); ++j)
+      asks[j].now_ns = clock_.to_scenario_ns(arrivals[asking[j]].seen_steady_ns);
+  }
+  const std::vector<QuotaVerdicts> verdicts = options_.store->decide_all(asks);
   const std::int64_t epoch_wall_ns = options_.store->epoch_wall_ns();
   lock.lock();
-  const Decision d = policy_.after_quotas(verdicts);
-  // Another replica's reset moved the scenario's t = 0: this replica follows, as reset.
-  if (epoch_wall_ns != store_epoch_wall_ns_) {
-    reset_locked();
-    follow_store_epoch(epoch_wall_ns);
+  for (std::size_t j = 0; j < asks.size(); ++j) {
+    const Decision d = policy_.after_quotas(verdicts[j]);
+    // Another replica's reset moved the scenario's t = 0, as the first of these arrivals
+    // found: this replica follows, as reset, from that arrival on.
+    if (j == 0 && epoch_wall_ns != store_epoch_wall_ns_) {
+      reset_locked();
+      follow_store_epoch(epoch_wall_ns);
+    }
+    // The store decides every replica's arrivals in one order, on one clock.
+    const std::int64_t store_t_ns = d.quota_t_ns.value_or(asks[j].now_ns);
+    last_t_ns_ = std::max(last_t_ns_, store_t_ns);
+    out[asking[j]] = settle(store_t_ns, d, arrivals[asking[j]]);
   }
-  // The store decides every replica's arrivals in one order, on one clock.
-  const std::int64_t store_t_ns = d.quota_t_ns.value_or(t_ns);
-  last_t_ns_ = std::max(last_t_ns_, store_t_ns);
-  return settle(store_t_ns, d, a);
 }
 
 LockedProvider::Decided LockedProvider::settle(std::int64_t t_ns, Decision d, const Arrival& a) {

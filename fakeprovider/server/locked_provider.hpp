@@ -4,6 +4,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -34,8 +35,9 @@ namespace stampede {
 // under the lock: the lock is let go for it, so the other threads decide the arrivals the
 // store is not asked about (an outage, an injected error), and the admin API reads, meanwhile.
 // The round trips are made one at a time under a lock of the store's, which is held until the
-// arrival is settled under the provider's lock again (its row, its send number, the retry
-// record): arrivals are settled in the store's order, the one every replica's are decided in.
+// arrivals are settled under the provider's lock again (their rows, their send numbers, the
+// retry record): arrivals are settled in the store's order, the one every replica's are
+// decided in. admit_all asks the store about many arrivals in one round trip.
 class LockedProvider {
  public:
   struct Options {
@@ -55,6 +57,17 @@ class LockedProvider {
     std::optional<std::uint64_t> row_version;  // a row request's: the version to send as the ETag
   };
 
+  // One arrival, as admit is given it: admit_all's. The views are the caller's.
+  struct Arrival {
+    std::size_t thread = 0;
+    std::int64_t seen_steady_ns = 0;
+    std::string_view tenant;
+    SendClaim send;
+    std::string_view client_id;
+    RowRequest row;
+    DeclaredTokens tokens;
+  };
+
   explicit LockedProvider(const Options& options);
 
   // thread: the calling server thread's number. seen_steady_ns: when the request's bytes came
@@ -65,6 +78,13 @@ class LockedProvider {
   Admission admit(std::size_t thread, std::int64_t seen_steady_ns, std::string_view tenant,
                   const SendClaim& send, std::string_view client_id, const RowRequest& row = {},
                   const DeclaredTokens& tokens = {});
+
+  // The arrivals admitted as admit would admit them one after another, in their order; those
+  // the shared store is asked about are asked in one round trip (SharedStore::decide_all).
+  // One admission per arrival. What the data plane calls with a store: while one batch is out,
+  // the next gathers.
+  std::vector<Admission> admit_all(std::span<const Arrival> arrivals);
+  bool has_store() const { return options_.store != nullptr; }
 
   // One network hop of provider.hop_delay, in scenario time, from the provider's own stream of
   // hops. Only with a hop delay configured.
@@ -100,14 +120,6 @@ class LockedProvider {
     ArrivalStats stats;
     ArrivalLog log;
   };
-  // One arrival's request, as admit was given it.
-  struct Arrival {
-    std::string_view tenant;
-    const SendClaim& send;
-    std::string_view client_id;
-    const RowRequest& row;
-    const DeclaredTokens& tokens;
-  };
   // An arrival decided, under the lock, for its recorder.
   struct Decided {
     std::int64_t t_ns;
@@ -118,9 +130,13 @@ class LockedProvider {
     std::uint64_t epoch;
   };
   using Lock = std::unique_lock<AdaptiveMutex>;
-  // The store's answer: lock is let go for the round trip and held again on return.
-  Decided decide_with_store(Lock& lock, std::int64_t seen_steady_ns, std::int64_t t_ns,
-                            const Arrival& a);
+  // The arrival's time: monotonic across the threads, under the lock.
+  std::int64_t arrival_t_ns(std::int64_t seen_steady_ns);
+  // The store's answers to the arrivals at asking[i] (of arrivals, timed at t_ns[i]): lock is
+  // let go for the round trip and held again on return.
+  void decide_with_store(Lock& lock, std::span<const Arrival> arrivals,
+                         const std::vector<std::size_t>& asking, std::vector<QuotaAsk>& asks,
+                         std::vector<Decided>& out);
   // The steps after the quota layers, in the order of decisions: the row, the send's number,
   // the hint's jitter, the retry record.
   Decided settle(std::int64_t t_ns, Decision d, const Arrival& a);

@@ -19,6 +19,8 @@ namespace {
 
 // present, admitted, retry_after, limit, remaining, reset, too_large
 constexpr std::size_t kReplyFields = 7;
+// t_ns, spend_capped, then the three limits'
+constexpr std::size_t kArrivalFields = 2 + 3 * kReplyFields;
 constexpr std::int64_t kRetryNs = 1'000'000'000;  // reconnect at most once a second
 const timeval kTimeout{1, 0};
 
@@ -71,7 +73,12 @@ void RedisQuota::ReplyDeleter::operator()(redisReply* r) const {
 }
 
 RedisQuota::RedisQuota(RedisTarget target, ScriptLimits limits, double time_scale)
-    : target_(std::move(target)), limits_(std::move(limits)), time_scale_(time_scale) {}
+    : target_(std::move(target)), limits_(std::move(limits)), time_scale_(time_scale) {
+  add_limit(limit_args_, limits_.capacity);
+  add_limit(limit_args_, limits_.allowance);
+  add_limit(limit_args_, limits_.tokens);
+  limit_args_.push_back(limits_.spend_cap ? std::to_string(*limits_.spend_cap) : "");
+}
 
 RedisQuota::~RedisQuota() {
   if (context_) redisFree(context_);
@@ -97,7 +104,7 @@ std::optional<std::string> RedisQuota::connect() {
     return "Redis at " + target_.where() + " did not load the decision script: " + why;
   }
   sha_.assign(r->str, r->len);
-  args_ = {"EVALSHA", sha_, "9"};
+  args_ = {"EVALSHA", sha_, ""};
   return std::nullopt;
 }
 
@@ -171,69 +178,107 @@ bool RedisQuota::reset(std::int64_t wall_ns) {
   return true;
 }
 
-std::optional<QuotaVerdicts> RedisQuota::evaluate(std::int64_t now_ns, std::string_view tenant,
-                                                  std::int64_t cost, std::int64_t* other_epoch) {
+void RedisQuota::evaluate(std::span<const QuotaAsk> asks, const std::vector<std::int64_t>& now_ns,
+                          std::vector<QuotaVerdicts>& out, std::int64_t* other_epoch) {
   // The state keys carry the epoch, so a reset (a new epoch) starts every limit and the
   // tokens spent from nothing.
   const std::string state = key("q:" + std::to_string(epoch_) + ":");
-  const std::string t(tenant);
+  const std::size_t first = out.size();
+  const std::size_t n = asks.size() - first;
   std::vector<std::string>& a = args_;
   a.resize(3);
-  a.insert(a.end(),
-           {key("epoch"), state + "last", state + "cap", state + "caplog", state + "s:" + t,
-            state + "l:" + t, state + "t:" + t, state + "u:" + t, state + "p:" + t,
-            std::to_string(epoch_), std::to_string(now_ns), std::to_string(cost)});
-  add_limit(a, limits_.capacity);
-  add_limit(a, limits_.allowance);
-  add_limit(a, limits_.tokens);
-  a.push_back(limits_.spend_cap ? std::to_string(*limits_.spend_cap) : "");
+  a[2] = std::to_string(4 + 5 * n);
+  a.insert(a.end(), {key("epoch"), state + "last", state + "cap", state + "caplog"});
+  for (std::size_t i = first; i < asks.size(); ++i) {
+    const std::string t = state + "?:" + std::string(asks[i].tenant);
+    const std::size_t kind_at = state.size();
+    for (const char kind : {'s', 'l', 't', 'u', 'p'}) {
+      a.push_back(t);
+      a.back()[kind_at] = kind;
+    }
+  }
+  a.push_back(std::to_string(epoch_));
+  a.insert(a.end(), limit_args_.begin(), limit_args_.end());
+  for (std::size_t i = first; i < asks.size(); ++i) {
+    a.push_back(std::to_string(now_ns[i]));
+    a.push_back(std::to_string(asks[i].cost));
+  }
   Reply r = command(a);
   if (r && r->type == REDIS_REPLY_ERROR && std::strncmp(r->str, "NOSCRIPT", 8) == 0) {
-    if (connect()) return std::nullopt;  // Redis restarted empty; reload the script
-    return evaluate(now_ns, tenant, cost, other_epoch);
+    if (connect()) return;  // Redis restarted empty; reload the script
+    return evaluate(asks, now_ns, out, other_epoch);
   }
-  if (!r) return std::nullopt;
+  if (!r) return;
   const auto bad = [&](const std::string& why) {
     lost("unexpected answer from the decision script: " + why);
-    return std::nullopt;
   };
   if (r->type == REDIS_REPLY_ERROR) return bad(std::string(r->str, r->len));
   if (r->type != REDIS_REPLY_ARRAY || r->elements < 2) return bad("not an array");
   if (r->element[0]->integer == -1) {
     const redisReply* e = r->element[1];
     *other_epoch = e->type == REDIS_REPLY_STRING ? to_int({e->str, e->len}).value_or(-1) : -1;
-    return std::nullopt;
+    return;
   }
-  if (r->elements != 3 + 3 * kReplyFields) return bad("wrong length");
-  QuotaVerdicts q;
-  q.t_ns = r->element[1]->integer;
-  q.spend_capped = r->element[2]->integer == 1;
-  q.capacity = verdict_at(*r, 3);
-  q.allowance = verdict_at(*r, 3 + kReplyFields);
-  q.tokens = verdict_at(*r, 3 + 2 * kReplyFields);
-  return q;
+  if (r->elements < 3) return bad("not an array");
+  const auto decided = static_cast<std::size_t>(r->element[1]->integer);
+  if (decided > n || r->elements != 3 + decided * kArrivalFields) return bad("wrong length");
+  for (std::size_t i = 0; i < decided; ++i) {
+    const std::size_t at = 3 + i * kArrivalFields;
+    QuotaVerdicts q;
+    q.t_ns = r->element[at]->integer;
+    q.spend_capped = r->element[at + 1]->integer == 1;
+    q.capacity = verdict_at(*r, at + 2);
+    q.allowance = verdict_at(*r, at + 2 + kReplyFields);
+    q.tokens = verdict_at(*r, at + 2 + 2 * kReplyFields);
+    out.push_back(q);
+  }
+  // The script stopped at an arrival it could not decide: as one decide would, that arrival
+  // loses the connection, and it and the rest wait for the reconnection.
+  if (decided < n) {
+    const redisReply* e = r->element[2];
+    bad(e->type == REDIS_REPLY_STRING ? std::string(e->str, e->len) : "an error");
+  }
 }
 
 QuotaVerdicts RedisQuota::decide(std::int64_t now_ns, std::string_view tenant, std::int64_t cost) {
-  // Two epoch changes in a row: two resets racing this request; the third try settles it.
-  for (int attempt = 0; attempt < 3 && usable(); ++attempt) {
+  const QuotaAsk ask{now_ns, tenant, cost};
+  return decide_all({&ask, 1}).front();
+}
+
+std::vector<QuotaVerdicts> RedisQuota::decide_all(std::span<const QuotaAsk> asks) {
+  std::vector<QuotaVerdicts> out;
+  out.reserve(asks.size());
+  std::vector<std::int64_t> now_ns;
+  now_ns.reserve(asks.size());
+  for (const QuotaAsk& a : asks) now_ns.push_back(a.now_ns);
+  // Two epoch changes in a row: two resets racing these arrivals; the third try settles it.
+  for (int attempt = 0; attempt < 3 && out.size() < asks.size() && usable(); ++attempt) {
     std::int64_t other = 0;
-    if (auto q = evaluate(now_ns, tenant, cost, &other)) return *q;
+    const std::size_t before = out.size();
+    evaluate(asks, now_ns, out, &other);
+    if (out.size() > before) {
+      attempt = -1;  // decided some: the rest, if any, start their tries afresh
+      continue;
+    }
     if (other == 0) break;  // Redis failed; lost() said why
     if (other < 0) {
       // The epoch key is gone (Redis flushed or restarted): carry on in ours.
       if (!join(epoch_)) break;
       continue;
     }
-    // Another replica was reset: the same arrival, on the new epoch's clock.
-    now_ns = saturating_add(
-        now_ns, saturating_ns(static_cast<double>(saturating_sub(epoch_, other)) / time_scale_));
+    // Another replica was reset: the same arrivals, on the new epoch's clock.
+    const double shift_ns = static_cast<double>(saturating_sub(epoch_, other)) / time_scale_;
+    for (std::size_t i = out.size(); i < now_ns.size(); ++i)
+      now_ns[i] = saturating_add(now_ns[i], saturating_ns(shift_ns));
     epoch_ = other;
   }
-  QuotaVerdicts q;
-  q.t_ns = now_ns;
-  q.unavailable = true;
-  return q;
+  for (std::size_t i = out.size(); i < asks.size(); ++i) {
+    QuotaVerdicts q;
+    q.t_ns = now_ns[i];
+    q.unavailable = true;
+    out.push_back(q);
+  }
+  return out;
 }
 
 }  // namespace stampede

@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -15,9 +16,10 @@ struct redisReply;
 namespace stampede {
 
 // The quota layers in Redis, for provider replicas that enforce one allowance: one EVALSHA
-// per decision runs capacity then the tenant's spend cap, request allowance and token
-// allowance atomically on the server, in ProviderPolicy's order and with the
-// in-process limiters' arithmetic (tests/store compares every kind on the same arrivals).
+// per batch of decisions (decide_all; decide is a batch of one) runs, for each in turn, capacity
+// then the tenant's spend cap, request allowance and token allowance atomically on the server, in
+// ProviderPolicy's order and with the in-process limiters' arithmetic (tests/store compares every
+// kind on the same arrivals).
 //
 // The replicas share one scenario clock: the epoch key holds t = 0 as wall-clock nanoseconds,
 // set by the first replica to start and by every admin reset. Each replica stamps arrivals on
@@ -40,6 +42,7 @@ class RedisQuota final : public SharedStore {
   std::int64_t epoch_wall_ns() const override { return epoch_; }
 
   QuotaVerdicts decide(std::int64_t now_ns, std::string_view tenant, std::int64_t cost) override;
+  std::vector<QuotaVerdicts> decide_all(std::span<const QuotaAsk> asks) override;
 
  private:
   struct ReplyDeleter {
@@ -50,8 +53,11 @@ class RedisQuota final : public SharedStore {
   Reply command(const std::vector<std::string>& args);
   bool usable();  // connected, or reconnected (at most one try a second)
   void lost(const std::string& why);
-  std::optional<QuotaVerdicts> evaluate(std::int64_t now_ns, std::string_view tenant,
-                                        std::int64_t cost, std::int64_t* other_epoch);
+  // Decides asks[out.size()..] at now_ns[i] in one script run, appending to out; fewer when
+  // Redis failed (lost() said why) or the store is on another epoch (other_epoch: that epoch,
+  // or -1 when the key is gone; nothing decided then).
+  void evaluate(std::span<const QuotaAsk> asks, const std::vector<std::int64_t>& now_ns,
+                std::vector<QuotaVerdicts>& out, std::int64_t* other_epoch);
   std::string key(std::string_view name) const;
 
   const RedisTarget target_;
@@ -62,7 +68,8 @@ class RedisQuota final : public SharedStore {
   std::int64_t epoch_ = 0;
   std::int64_t next_try_steady_ns_ = 0;
   bool said_lost_ = false;
-  std::vector<std::string> args_;  // EVALSHA's, the fixed part built once
+  std::vector<std::string> limit_args_;  // the script's ARGV after the epoch, built once
+  std::vector<std::string> args_;        // EVALSHA's, kept for its strings' capacity
 };
 
 // The decision script (Lua), for the tests and the curious.

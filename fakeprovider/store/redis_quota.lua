@@ -1,14 +1,18 @@
--- KEYS: epoch, last decision time, capacity state and log, the tenant's request state and
--- log, token state and log, tokens spent.
--- ARGV: epoch, now_ns, the request's tokens (cost), then per limit (capacity, allowance,
--- tokens) kind (f, s, b or "" for none), count, window_ns, scale, interval, tolerance, burst;
--- then the spend cap ("" for none).
+-- Decides a batch of arrivals, one after another in the order given, as if each were its own
+-- call: a batch is one round trip for many decisions.
+-- KEYS: epoch, last decision time, capacity state and log; then per arrival its tenant's
+-- request state and log, token state and log, tokens spent (5 keys).
+-- ARGV: epoch; per limit (capacity, allowance, tokens) kind (f, s, b or "" for none), count,
+-- window_ns, scale, interval, tolerance, burst; the spend cap ("" for none); then per arrival
+-- now_ns and its tokens (cost).
 -- The layers run as ProviderPolicy runs them in process: capacity (cost 1); the spend cap
 -- (rejects when cost > cap - spent, consuming nothing); the request allowance (cost 1); the
 -- token allowance (cost), a rejection leaving the request allowance consumed; and the cost is
 -- spent when all admitted.
--- Returns {-1, epoch or ""} when asked on another epoch, else {0, t_ns, spend_capped} and per
--- limit {present, admitted, retry_after_ns, limit, remaining, reset_ns, too_large}. The cost
+-- Returns {-1, epoch or ""} when asked on another epoch (nothing decided), else {0, decided,
+-- error} and per decided arrival {t_ns, spend_capped} and per limit {present, admitted,
+-- retry_after_ns, limit, remaining, reset_ns, too_large}. error is "" when every arrival was
+-- decided, else why the next one could not be (those after it were not tried). The cost
 -- may be any int64 (as a double, inexact above 2^53, but only compared, and only a cost below
 -- the limits is ever added). Lua numbers are doubles:
 -- every value here is an integer below 2^53 (script_limit checks the limits), so each is exact,
@@ -102,52 +106,75 @@ end
 
 local epoch = redis.call('GET', KEYS[1])
 if epoch ~= ARGV[1] then return {-1, epoch or ''} end
-local now = tonumber(ARGV[2])
-local last = tonumber(redis.call('GET', KEYS[2])) or 0
-if now < last then now = last elseif now > last then redis.call('SET', KEYS[2], s(now)) end
-local cost = tonumber(ARGV[3])
 
-local function decide(i, key, log, cost)
-  local kind = ARGV[i]
-  if kind == '' then return nil end
-  local l = {count = tonumber(ARGV[i + 1]), window = tonumber(ARGV[i + 2]),
-             scale = tonumber(ARGV[i + 3]), interval = tonumber(ARGV[i + 4]),
-             tolerance = tonumber(ARGV[i + 5]), burst = tonumber(ARGV[i + 6])}
-  if kind == 'f' then return fixed(key, now, cost, l) end
-  if kind == 's' then return sliding(key, log, now, cost, l) end
+local function limit_at(i)
+  if ARGV[i] == '' then return nil end
+  return {kind = ARGV[i], count = tonumber(ARGV[i + 1]), window = tonumber(ARGV[i + 2]),
+          scale = tonumber(ARGV[i + 3]), interval = tonumber(ARGV[i + 4]),
+          tolerance = tonumber(ARGV[i + 5]), burst = tonumber(ARGV[i + 6])}
+end
+local cap_limit, allowance_limit, tokens_limit = limit_at(2), limit_at(9), limit_at(16)
+local spend_cap = tonumber(ARGV[23])
+local last = tonumber(redis.call('GET', KEYS[2])) or 0
+local last_stored = last
+
+local function decide(l, now, key, log, cost)
+  if l == nil then return nil end
+  if l.kind == 'f' then return fixed(key, now, cost, l) end
+  if l.kind == 's' then return sliding(key, log, now, cost, l) end
   return bucket(key, now, cost, l)
 end
 
 local function admits(v) return v == nil or v[1] == 1 end
-local cap = decide(4, KEYS[3], KEYS[4], 1)
-if cap and cap.err then return cap end
-local capped, allowance, tokens = 0, nil, nil
-if admits(cap) then
-  local spend_cap, spent = tonumber(ARGV[25]), 0
-  if spend_cap then
-    spent = tonumber(redis.call('GET', KEYS[9])) or 0
-    if cost > spend_cap - spent then capped = 1 end
-  end
-  if capped == 0 then
-    allowance = decide(11, KEYS[5], KEYS[6], 1)
-    if allowance and allowance.err then return allowance end
-    if admits(allowance) then
-      tokens = decide(18, KEYS[7], KEYS[8], cost)
-      if tokens and tokens.err then return tokens end
-      if admits(tokens) and spend_cap and cost > 0 then
-        redis.call('SET', KEYS[9], s(spent + cost))
+
+-- One arrival: its keys from KEYS[k], its now and cost from ARGV[a]. Appends its answer to
+-- out, or returns the error that stops the batch.
+local function arrival(k, a, out)
+  local now = tonumber(ARGV[a])
+  if now < last then now = last else last = now end
+  local cost = tonumber(ARGV[a + 1])
+  local cap = decide(cap_limit, now, KEYS[3], KEYS[4], 1)
+  if cap and cap.err then return cap.err end
+  local capped, allowance, tokens = 0, nil, nil
+  if admits(cap) then
+    local spent = 0
+    if spend_cap then
+      spent = tonumber(redis.call('GET', KEYS[k + 4])) or 0
+      if cost > spend_cap - spent then capped = 1 end
+    end
+    if capped == 0 then
+      allowance = decide(allowance_limit, now, KEYS[k], KEYS[k + 1], 1)
+      if allowance and allowance.err then return allowance.err end
+      if admits(allowance) then
+        tokens = decide(tokens_limit, now, KEYS[k + 2], KEYS[k + 3], cost)
+        if tokens and tokens.err then return tokens.err end
+        if admits(tokens) and spend_cap and cost > 0 then
+          redis.call('SET', KEYS[k + 4], s(spent + cost))
+        end
       end
+    end
+  end
+  table.insert(out, now)
+  table.insert(out, capped)
+  for _, v in ipairs({cap or false, allowance or false, tokens or false}) do
+    if v then
+      table.insert(out, 1)
+      for _, x in ipairs(v) do table.insert(out, x) end
+    else
+      for _ = 1, 7 do table.insert(out, 0) end
     end
   end
 end
 
-local out = {0, now, capped}
-for _, v in ipairs({cap or false, allowance or false, tokens or false}) do
-  if v then
-    table.insert(out, 1)
-    for _, x in ipairs(v) do table.insert(out, x) end
-  else
-    for _ = 1, 7 do table.insert(out, 0) end
+local out = {0, 0, ''}
+local n = (#ARGV - 23) / 2
+for i = 0, n - 1 do
+  local err = arrival(5 + 5 * i, 24 + 2 * i, out)
+  if err then
+    out[3] = err
+    break
   end
+  out[2] = i + 1
 end
+if last > last_stored then redis.call('SET', KEYS[2], s(last)) end
 return out
