@@ -44,9 +44,11 @@ start_nginx() {
     sed -e "s|NGINX_PREFIX|$tmp/nginx|g" -e "s|127.0.0.1:8090|127.0.0.1:$nginx_port|" \
       -e "s|rate=100r/s|rate=$nginx_rate|" "$root/bench/provider/nginx-limit-req.conf"
   } >"$tmp/nginx/nginx.conf"
-  grep -q "127.0.0.1:$nginx_port" "$tmp/nginx/nginx.conf" &&
-    grep -q "rate=$nginx_rate" "$tmp/nginx/nginx.conf" ||
-    { echo "run.sh: nginx-limit-req.conf no longer has the port or rate to replace" >&2; exit 1; }
+  if ! grep -q "127.0.0.1:$nginx_port" "$tmp/nginx/nginx.conf" ||
+    ! grep -q "rate=$nginx_rate" "$tmp/nginx/nginx.conf"; then
+    echo "run.sh: nginx-limit-req.conf no longer has the port or rate to replace" >&2
+    exit 1
+  fi
   nginx -p "$tmp/nginx" -c "$tmp/nginx/nginx.conf"
   for _ in $(seq 1 500); do
     curl -s -o /dev/null "http://127.0.0.1:$nginx_port/" 2>/dev/null && break
