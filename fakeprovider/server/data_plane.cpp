@@ -20,18 +20,6 @@ namespace {
 
 constexpr std::int64_t kRefusalLogPeriodNs = 10 * kNsPerSec;
 
-// Where allowed (root, or RLIMIT_NICE), a higher share for the server threads than a load
-// generator's or a build's on the same machine. An arrival's time is made monotonic when it is
-// decided, so a loop thread kept off the CPU for 40 ms while the other loop decides later
-// arrivals gives its own waiting arrivals the other's later time: at load 16 on 2 cores that
-// was the 30-85 ms stamp error p99 of a 5,000 burst. A nice value, not a real-time policy: a
-// busy loop must never hold a core against everything else.
-constexpr int kLoopNice = -10;
-
-void raise_loop_priority() {
-  setpriority(PRIO_PROCESS, static_cast<id_t>(gettid()), kLoopNice);
-}
-
 }  // namespace
 
 DataPlane::DataPlane(const DataPlaneConfig& config, LockedProvider& provider)
@@ -66,7 +54,6 @@ std::optional<std::string> DataPlane::start() {
   for (std::size_t i = 0; i < loops_.size(); ++i) {
     loops_[i]->thread = std::thread([this, i] {
       loop_index = i;
-      raise_loop_priority();
       run(*loops_[i]);
     });
   }
