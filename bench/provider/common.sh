@@ -24,12 +24,14 @@ bench_cleanup() {
 }
 
 # Starts fakeprovider with the given flags on ephemeral ports; sets data_port, admin_port, fp_pid.
+# Waits up to 30 s for its two lines: on a loaded machine a start after a big --arrivals-out
+# write took over the 5 s this used to allow.
 start_provider() {
   local out=$tmp/provider.out
   "$provider" --listen 127.0.0.1:0 --admin-listen 127.0.0.1:0 "$@" >"$out" 2>"$tmp/provider.err" &
   fp_pid=$!
   pids+=("$fp_pid")
-  for _ in $(seq 1 500); do
+  for _ in $(seq 1 3000); do
     [ "$(wc -l <"$out")" -ge 2 ] && break
     sleep 0.01
   done

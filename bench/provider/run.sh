@@ -19,6 +19,9 @@ connections=${CONNECTIONS:-50 400 1000}
 bursts=${BURSTS:-1000 5000}
 repeat=${REPEAT:-3}
 modes=${MODES:-watch read}
+# fakeprovider's allowance and the same rate in nginx's words: all but a few answers are 429.
+allowance=100/min
+nginx_rate=100r/m
 
 # bench_setup, start_provider, stop_provider, free_port, cpu_ticks, wrk_point.
 # shellcheck source=bench/provider/common.sh
@@ -28,36 +31,24 @@ extra_cleanup() {
   [ -f "$tmp/nginx/nginx.pid" ] && kill "$(cat "$tmp/nginx/nginx.pid")" 2>/dev/null || true
 }
 
-# nginx with the same allowance, answered 429 by limit_req, as root with a temporary prefix.
+# nginx as a user who wants a rate-limited fake would configure it (nginx-limit-req.conf:
+# limit_req with burst and nodelay, the 429 sent by a named location with Retry-After and
+# fakeprovider's 182-byte body), its port and prefix ours, its rate fakeprovider's allowance;
+# as root when root (nginx would otherwise switch to nobody, who cannot read $tmp).
 start_nginx() {
   nginx_port=$(free_port)
   mkdir -p "$tmp/nginx/logs" "$tmp/nginx/html"
-  printf '{"type":"message","status":"ok"}' >"$tmp/nginx/html/ok.json"
-  local user_line=""
-  [ "$(id -u)" = 0 ] && user_line="user root;"
-  cat >"$tmp/nginx/nginx.conf" <<CONF
-$user_line
-worker_processes 2;
-pid $tmp/nginx/nginx.pid;
-error_log $tmp/nginx/logs/error.log warn;
-events { worker_connections 8192; }
-http {
-  access_log off;
-  keepalive_requests 1000000;
-  keepalive_timeout 600s;
-  limit_req_zone \$binary_remote_addr zone=api:1m rate=100r/m;
-  limit_req_status 429;
-  server {
-    listen 127.0.0.1:$nginx_port backlog=4096;
-    root $tmp/nginx/html;
-    default_type application/json;
-    location / {
-      limit_req zone=api;
-      try_files /ok.json =404;
-    }
-  }
-}
-CONF
+  printf '{"type":"message","status":"ok"}' >"$tmp/nginx/html/index.html"
+  {
+    [ "$(id -u)" = 0 ] && echo "user root;"
+    sed -e "s|NGINX_PREFIX|$tmp/nginx|g" -e "s|127.0.0.1:8090|127.0.0.1:$nginx_port|" \
+      -e "s|rate=100r/s|rate=$nginx_rate|" "$root/bench/provider/nginx-limit-req.conf"
+  } >"$tmp/nginx/nginx.conf"
+  if ! grep -q "127.0.0.1:$nginx_port" "$tmp/nginx/nginx.conf" ||
+    ! grep -q "rate=$nginx_rate" "$tmp/nginx/nginx.conf"; then
+    echo "run.sh: nginx-limit-req.conf no longer has the port or rate to replace" >&2
+    exit 1
+  fi
   nginx -p "$tmp/nginx" -c "$tmp/nginx/nginx.conf"
   for _ in $(seq 1 500); do
     curl -s -o /dev/null "http://127.0.0.1:$nginx_port/" 2>/dev/null && break
@@ -65,14 +56,35 @@ CONF
   done
 }
 
-echo "== throughput: wrk -t2 -cN -d$duration --latency, allowance 100/min (mostly 429), $repeat round(s) =="
+# The body of the first 429 from the server on PORT (asked on one keep-alive connection, at
+# most 300 times): both servers must give the same answer for the comparison to mean anything.
+first_429_body() {
+  python3 - "$1" <<'PY'
+import http.client, sys
+conn = http.client.HTTPConnection("127.0.0.1", int(sys.argv[1]), timeout=5)
+for _ in range(300):
+    conn.request("GET", "/")
+    r = conn.getresponse()
+    body = r.read()
+    if r.status == 429:
+        sys.stdout.buffer.write(body)
+        sys.exit(0)
+sys.exit("no 429 in 300 requests")
+PY
+}
+
+echo "== throughput: wrk -t2 -cN -d$duration --latency, allowance $allowance (mostly 429), $repeat round(s) =="
 declare -A port pid_of
 for mode in $modes; do
-  start_provider --allowance 100/min --arrival-stamp "$mode" --arrivals-out "$tmp/wrk-$mode.csv"
+  start_provider --allowance "$allowance" --arrival-stamp "$mode" --arrivals-out "$tmp/wrk-$mode.csv"
   port[$mode]=$data_port
   pid_of[$mode]=$fp_pid
 done
 start_nginx
+for mode in $modes; do
+  cmp -s <(first_429_body "${port[$mode]}") <(first_429_body "$nginx_port") ||
+    { echo "run.sh: fakeprovider ($mode) and nginx answer 429 with different bodies" >&2; exit 1; }
+done
 nginx_workers=$(pgrep -P "$(cat "$tmp/nginx/nginx.pid")" | tr '\n' ' ')
 printf '%-6s %-6s %-6s | %-36s | %-36s | %s\n' conns round stamp \
   "fakeprovider req/s, p99 ms, CPU us/req" "nginx limit_req req/s, p99 ms, CPU us/req" "ratio"

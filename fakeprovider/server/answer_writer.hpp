@@ -26,7 +26,7 @@ class AnswerWriter {
   // row_version: occ mode's row answers, which carry it as their ETag and in their body.
   bool queue(MHD_Connection* c, const Decision& d, std::optional<std::uint64_t> row_version) const;
 
-  // What an answer's bytes depend on, besides the Date header libmicrohttpd adds when sending.
+  // What an answer's bytes depend on, besides its Date header (the second it is sent in).
   struct Key {
     AnswerFacts facts;                         // what the dialect writes
     std::optional<std::uint64_t> row_version;  // occ mode's row answers
@@ -35,8 +35,8 @@ class AnswerWriter {
 
  private:
   QuotaFacts quota_key(const QuotaNumbers& q) const;
-  // status: the dialect's, to send it with.
-  MHD_Response* build(const Key& key, int& status) const;
+  // date_s: the Date header's second since the epoch; status: the dialect's, to send it with.
+  MHD_Response* build(const Key& key, std::int64_t date_s, int& status) const;
 
   const AnswerFormat format_;
   const ScenarioClock& clock_;
