@@ -45,9 +45,9 @@ std::int64_t RetryPolicy::delay(std::int64_t attempt, std::optional<std::int64_t
                                 ItemState& item, Rng& rng) const {
   // The strategy draws on every retry, hint or not, so a client's stream advances the same
   // way whatever the provider says.
-  BackoffContext ctx{attempt, item.previous_ns, item.backoff_carry};
-  const std::int64_t drawn = backoff_.next(ctx, rng);
-  item.backoff_carry = ctx.carry;
+  const BackoffDraw draw = backoff_.next({attempt, item.previous_ns, item.backoff_carry}, rng);
+  const std::int64_t drawn = draw.delay_ns;
+  item.backoff_carry = draw.carry;
   if (!retry_after_ns || config_.retry_after == RetryAfterMode::kIgnore) return drawn;
   if (config_.retry_after == RetryAfterMode::kExact) return *retry_after_ns;
   // Every client a fixed window rejects gets the same hint; spread them over the strategy's
