@@ -5,6 +5,7 @@
 #include "model/provider_policy.hpp"
 #include "model/versioned_row.hpp"
 #include "policy/item_life.hpp"
+#include "policy/shard.hpp"
 #include "policy/workload.hpp"
 #include "saturating.hpp"
 #include "sim/event_queue.hpp"
@@ -28,6 +29,7 @@ struct OccClient {
   Outcome outcome = Outcome::kOk;
   std::uint64_t version = 0;  // a read's
   std::int64_t retry_after_ns = -1;
+  bool should_retry = true;  // the provider's x-should-retry: false (a spend cap)
 };
 
 class OccSimulation {
@@ -37,7 +39,7 @@ class OccSimulation {
         options_(o),
         life_(ItemLife::from(s.fleet)),
         provider_(s.provider),
-        workload_(s.fleet),
+        workload_(s.fleet, o.shard.count),
         shared_guards_(RetryPolicy::make_guards(s.fleet)),
         per_client_guards_(shared_guards_.any()) {}
 
@@ -46,7 +48,7 @@ class OccSimulation {
     clients_.reserve(n);
     for (std::size_t c = 0; c < n; ++c) clients_.emplace_back(make_stream(scenario_.fleet.seed, c));
     if (per_client_guards_) guards_.assign(n, shared_guards_);
-    rec_.items = workload_.total();
+    rec_.items = items_of(scenario_.fleet, options_.shard);
     for (std::uint32_t c = 0; c < n; ++c) take_next_item(c, 0);
     loop();
     return simulation_results(scenario_, std::move(rec_));
@@ -74,6 +76,10 @@ class OccSimulation {
     }
   }
 
+  // Sharded: every client is simulated, as the row and the provider see the whole fleet; only
+  // the shard's own are recorded.
+  bool mine(std::uint32_t client) const { return options_.shard.owns(client); }
+
   ClientGuards& guards(std::uint32_t client) {
     return per_client_guards_ ? guards_[client] : shared_guards_;
   }
@@ -96,7 +102,7 @@ class OccSimulation {
     const bool write = cl.cycle.writing;
     const Step due = life_.on_send_due(t_ns, cl.item, &cl.cycle, guards(c), cl.rng);
     if (due.kind != Step::Kind::kSendNow) return follow(c, t_ns, due);
-    if (write) ++rec_.writes;
+    if (write && mine(c)) ++rec_.writes;
     cl.sent_ns = t_ns;
     push(c, saturating_add(t_ns, draw_hop_ns(scenario_.fleet.hop_delay, cl.rng)),
          OccEvent::kArrives);
@@ -105,7 +111,7 @@ class OccSimulation {
   // The provider's layers first, as for any request; then the row, at this very moment.
   void arrive(std::uint32_t c, std::int64_t t_ns) {
     auto& cl = clients_[c];
-    const Decision d = provider_.admit(t_ns, {});
+    const Decision d = provider_.admit(t_ns, {}, tokens_);
     cl.status = d.status;
     if (d.status == 200) {
       if (cl.cycle.writing) {
@@ -115,7 +121,8 @@ class OccSimulation {
       }
     }
     cl.outcome = d.reset_connection ? Outcome::kConnectError : classify_status(cl.status);
-    rec_.record_arrival(t_ns, cl.item.sends, cl.outcome);
+    cl.should_retry = d.should_retry;
+    if (mine(c)) rec_.record_arrival(t_ns, cl.item.sends, cl.outcome);
     // The client reads a delta-seconds header: whole seconds, rounded up.
     cl.retry_after_ns =
         d.retry_after_ns ? saturating_mul(retry_after_seconds(*d.retry_after_ns), kNsPerSec) : -1;
@@ -127,9 +134,10 @@ class OccSimulation {
 
   void answered(std::uint32_t c, std::int64_t t_ns) {
     auto& cl = clients_[c];
-    rec_.record_send(cl.sent_ns, cl.item.sends, cl.outcome);
+    if (mine(c)) rec_.record_send(cl.sent_ns, cl.item.sends, cl.outcome);
     Answer answer{cl.outcome, cl.status, std::nullopt, std::nullopt, std::nullopt};
     if (cl.retry_after_ns >= 0) answer.retry_after_ns = cl.retry_after_ns;
+    if (!cl.should_retry) answer.should_retry = false;
     if (!cl.cycle.writing && cl.status == 200) answer.version = cl.version;
     follow(c, t_ns, life_.on_outcome(t_ns, answer, cl.item, &cl.cycle, guards(c), cl.rng));
   }
@@ -140,8 +148,10 @@ class OccSimulation {
       case Step::Kind::kSendNow:
         return send(c, t_ns);
       case Step::Kind::kRetryAt:
-        rec_.backoff.add(t_ns, 0);
-        rec_.backoff.add(step.at_ns, 1);
+        if (mine(c)) {
+          rec_.backoff.add(t_ns, 0);
+          rec_.backoff.add(step.at_ns, 1);
+        }
         // Due after the horizon, it would never be sent: the item stays unfinished.
         if (step.at_ns <= options_.horizon_ns) push(c, step.at_ns, OccEvent::kSend);
         return;
@@ -149,7 +159,8 @@ class OccSimulation {
       case Step::Kind::kDeadLetter:
         break;
     }
-    record_item_end(rec_, step, t_ns, clients_[c].work.intended_ns, clients_[c].item.sends);
+    if (mine(c))
+      record_item_end(rec_, step, t_ns, clients_[c].work.intended_ns, clients_[c].item.sends);
     take_next_item(c, t_ns);
   }
 
@@ -157,6 +168,7 @@ class OccSimulation {
   const SimOptions& options_;
   const ItemLife life_;
   ProviderPolicy provider_;
+  const DeclaredTokens tokens_{scenario_.fleet.tokens, false};  // what every request declares
   VersionedRow row_;
   Workload workload_;
   ClientGuards shared_guards_;

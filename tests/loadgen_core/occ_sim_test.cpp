@@ -171,3 +171,33 @@ TEST_CASE("occ sim: an adaptive throttle drops sends on the client, as the plain
   CHECK(retries(plain) <= failed(plain));
   CHECK(retries(dropping) > failed(dropping));
 }
+
+TEST_CASE("occ sim: every request declares the fleet's tokens, so a token quota turns some away") {
+  // 1,000 tokens a request against 5,000 a second: five requests a second, and the herd sends
+  // hundreds in its first second. Undeclared, the quota counted nothing and admitted all.
+  const Results r =
+      simulate_occ(occ_herd({{"fleet.tokens", 1000}, {"provider.token_allowance", "5000/s"}}));
+  CHECK(arrivals(r, Outcome::kRateLimited) > 0);
+  CHECK(arrivals(simulate_occ(occ_herd({{"provider.token_allowance", "5000/s"}})),
+                 Outcome::kRateLimited) == 0);
+  CHECK(r.recording.delivered + r.recording.dead_lettered + r.recording.unfinished == 50);
+}
+
+TEST_CASE("occ sim: a shard simulates the whole fleet and records only its own clients") {
+  const Scenario s = occ_herd({});
+  const Results whole = simulate_occ(s);
+  SimOptions first;
+  first.shard = Shard{0, 2};
+  SimOptions second;
+  second.shard = Shard{1, 2};
+  const Results a = simulate_occ(s, first);
+  const Results b = simulate_occ(s, second);
+  CHECK(a.recording.items == 25);
+  CHECK(b.recording.items == 25);
+  CHECK(b.recording.delivered == 25);
+  // The shards' recordings add up to the unsharded one: the same row, the same conflicts.
+  CHECK(a.recording.requests + b.recording.requests == whole.recording.requests);
+  CHECK(a.recording.writes + b.recording.writes == whole.recording.writes);
+  CHECK(a.recording.delivered + b.recording.delivered == whole.recording.delivered);
+  CHECK(simulate_scenario(s, second).recording.requests == b.recording.requests);
+}
