@@ -8,7 +8,7 @@ LiveShared::LiveShared(const Scenario& s, const LiveRequest& r, const LiveOption
     : scenario(s),
       request(r),
       options(o),
-      policy(RetryPolicy::from(s.fleet)),
+      life(ItemLife::from(s.fleet)),
       schedule(s.fleet),
       clock(o.time_scale),
       workload_(s.fleet, o.shard.count) {

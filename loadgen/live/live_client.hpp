@@ -11,7 +11,7 @@
 #include "live/live_engine.hpp"
 #include "live/live_occ.hpp"
 #include "policy/arrival_schedule.hpp"
-#include "policy/retry_policy.hpp"
+#include "policy/item_life.hpp"
 #include "policy/workload.hpp"
 #include "scenario_clock.hpp"
 
@@ -29,7 +29,7 @@ struct LiveShared {
   const Scenario scenario;
   const LiveRequest request;
   const LiveOptions options;
-  const RetryPolicy policy;
+  const ItemLife life;             // every client's items go through it
   const ArrivalSchedule schedule;  // the open model's arrivals
   ScenarioClock clock;
   std::int64_t timeout_ms = 0;              // per request, on the wall
@@ -75,6 +75,8 @@ struct LiveClient {
   std::string retry_after;           // the answer's Retry-After header, as sent
   std::optional<bool> should_retry;  // the answer's x-should-retry, if true or false
   std::optional<LiveOcc> occ;        // occ mode only
+
+  OccCycle* occ_cycle() { return occ ? &occ->cycle : nullptr; }
 };
 
 }  // namespace stampede

@@ -213,14 +213,11 @@ void LiveLoop::start_due_arrivals(std::int64_t now_wall_ns) {
 void LiveLoop::start_item(LiveClient& c, const WorkItem& item, std::int64_t now_ns) {
   c.item_id = item.id;
   c.item_intended_ns = item.intended_ns;
-  c.item = ItemState{};
-  if (c.occ) c.occ->cycle = OccCycle{};
   c.sends = 0;
   c.last_outcome.reset();
   c.last_status = 0;
-  std::int64_t at = std::max(now_ns, item.intended_ns);
-  at = RetryPolicy::send_at(at, c.guards);
-  schedule(c, at, arrivals_.has_value());
+  schedule(c, shared_.life.begin(now_ns, item, c.item, c.occ_cycle(), c.guards),
+           arrivals_.has_value());
 }
 
 void LiveLoop::schedule(LiveClient& c, std::int64_t at_ns, bool from_schedule) {
@@ -251,17 +248,14 @@ bool LiveLoop::start_due_sends() {
 void LiveLoop::start_attempt(LiveClient& c, std::int64_t due_wall_ns, std::int64_t woke_wall_ns) {
   // occ mode: a write follows its read at once, with no backoff between them.
   const bool occ_write = c.occ && c.occ->cycle.writing;
-  recording.writes += occ_write;
-  // The item's first attempt: no retry yet and nothing sent (an attempt dropped on the client
-  // by an adaptive throttle is a retry's reason, not a send).
-  if (c.item.retries == 0 && c.sends == 0) {
-    c.item.start_ns = c.send_at_ns;  // the deadline counts from the first send's schedule
-  } else if (!occ_write) {
+  if (ItemLife::is_retry(c.item, c.occ_cycle())) {
     recording.backoff.add(c.send_at_ns, 1);
     bump(counters_.in_backoff, -1);
   }
-  if (RetryPolicy::rejects_locally(c.send_at_ns, c.guards, c.rng)) return reject_locally(c);
-  ++c.sends;
+  const Step due = shared_.life.on_send_due(c.send_at_ns, c.item, c.occ_cycle(), c.guards, c.rng);
+  if (due.kind != Step::Kind::kSendNow) return reject_locally(c, due);
+  recording.writes += occ_write;
+  c.sends = c.item.sends;  // the transports number the send from it
   c.due_wall_ns = due_wall_ns;
   c.handed_wall_ns = ScenarioClock::steady_ns();
   c.sent_wall_ns = 0;
@@ -346,30 +340,23 @@ void LiveLoop::answered(LiveClient& c, const AttemptAnswer& a) {
   }
   c.last_outcome = outcome;
   c.last_status = a.status;
-  if (c.occ) {
-    const OccStep next = occ_after_answer(shared_.policy, *c.occ, now, outcome, c.last_status, hint,
-                                          c.item, c.guards, c.rng);
-    if (!next.write_now) return finish_item(c, next.step, now);
-    return stopping_ ? leave_unfinished(c, now) : schedule(c, now);
-  }
-  const Step step =
-      shared_.policy.on_outcome(now, outcome, hint, c.item, c.guards, c.rng, c.should_retry);
-  finish_item(c, step, now);
+  const Answer answer{outcome, a.status, hint, c.should_retry,
+                      c.occ ? c.occ->read_version() : std::nullopt};
+  finish_item(c, shared_.life.on_outcome(now, answer, c.item, c.occ_cycle(), c.guards, c.rng), now);
 }
 
-// Adaptive throttling dropped the send on the client: it fails as a 429 that never left.
-void LiveLoop::reject_locally(LiveClient& c) {
-  const std::int64_t now = c.send_at_ns;
+// Adaptive throttling dropped the send on the client: it failed as a 429 that never left, and
+// `step` is what that led to.
+void LiveLoop::reject_locally(LiveClient& c, const Step& step) {
   c.last_outcome = Outcome::kRateLimited;
   c.last_status = 0;
-  finish_item(
-      c,
-      shared_.policy.on_outcome(now, Outcome::kRateLimited, std::nullopt, c.item, c.guards, c.rng),
-      now);
+  finish_item(c, step, c.send_at_ns);
 }
 
 void LiveLoop::finish_item(LiveClient& c, const Step& step, std::int64_t now_ns) {
   switch (step.kind) {
+    case Step::Kind::kSendNow:  // occ mode: the write follows its read at once
+      return stopping_ ? leave_unfinished(c, now_ns) : schedule(c, now_ns);
     case Step::Kind::kRetryAt:
       if (stopping_) return leave_unfinished(c, now_ns);
       recording.backoff.add(now_ns, 0);
@@ -378,20 +365,15 @@ void LiveLoop::finish_item(LiveClient& c, const Step& step, std::int64_t now_ns)
       schedule(c, step.at_ns);
       return;
     case Step::Kind::kDone:
-      ++recording.delivered;
       bump(counters_.delivered);
-      recording.item_latency_ns.record(now_ns - c.item_intended_ns);
-      recording.drain_ns = std::max(recording.drain_ns, now_ns);
       break;
     case Step::Kind::kDeadLetter:
-      ++recording.dead_lettered;
-      ++recording.dead_letter_reasons[std::string(to_string(step.reason))];
       bump(counters_.dead_lettered);
       dead_letters.push_back({c.item_id, c.id, c.sends, c.last_outcome, c.last_status,
                               to_string(step.reason), now_ns});
       break;
   }
-  recording.sends_per_item.record(c.sends);
+  record_item_end(recording, step, now_ns, c.item_intended_ns, c.sends);
   c.state = LiveClient::State::kIdle;
   if (!stopping_) take_next_item(c, now_ns);
 }

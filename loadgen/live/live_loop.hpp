@@ -68,7 +68,7 @@ class LiveLoop final : public AttemptSink {
   // queued inside it shows in the send lateness, as it is.
   void stamp_send(LiveClient& c);
   void count_outcome(Outcome outcome);
-  void reject_locally(LiveClient& c);
+  void reject_locally(LiveClient& c, const Step& step);
   void finish_item(LiveClient& c, const Step& step, std::int64_t now_ns);
   void begin_stop(std::int64_t now_wall_ns);
   void abort_in_flight();

@@ -13,13 +13,11 @@ namespace stampede {
 struct LiveOcc {
   LiveOcc() { etag.reserve(32); }
 
+  // The version the answer's ETag names, when it names one a write can.
+  std::optional<std::uint64_t> read_version() const;
+
   OccCycle cycle;
   std::string etag;  // the answer's ETag header, as sent (the transport keeps it)
 };
-
-// What the answer to the request in flight leads to (occ_on_answer, with the ETag read).
-OccStep occ_after_answer(const RetryPolicy& policy, LiveOcc& occ, std::int64_t now_ns,
-                         Outcome outcome, int status, std::optional<std::int64_t> retry_after_ns,
-                         ItemState& item, ClientGuards& guards, Rng& rng);
 
 }  // namespace stampede

@@ -14,6 +14,11 @@ class AdaptiveRateLimiter {
   // When a send planned for at_ns may go (at_ns itself while the limiter is off); takes the
   // token.
   std::int64_t acquire(std::int64_t at_ns);
+  // The same time, taking no token (nor refilling).
+  std::int64_t peek(std::int64_t at_ns) const {
+    AdaptiveRateLimiter copy = *this;
+    return copy.acquire(at_ns);
+  }
 
   void on_response(std::int64_t now_ns, bool throttled);
 

@@ -36,15 +36,19 @@ std::int64_t Backoff::proportional(std::int64_t attempt, Rng& rng) const {
 
 // Polly's DecorrelatedJitterBackoffV2: t = n - 1 + u, p(t) = 2^t tanh(sqrt(4t)); the delay is
 // (p(t) - p(t_previous)) / 1.4 times the base, the median first delay.
-std::int64_t Backoff::decorrelated_v2(BackoffContext& ctx, Rng& rng) const {
+BackoffDraw Backoff::decorrelated_v2(const BackoffContext& ctx, Rng& rng) const {
   const double t = static_cast<double>(ctx.attempt - 1) + rng.unit();
   const double point = std::pow(2.0, t) * std::tanh(std::sqrt(4.0 * t));
-  const double step = point - ctx.carry;
-  ctx.carry = point;
-  return clamp_ns(step / 1.4 * static_cast<double>(base_ns_), cap_ns_);
+  return {clamp_ns((point - ctx.carry) / 1.4 * static_cast<double>(base_ns_), cap_ns_), point};
 }
 
-std::int64_t Backoff::next(BackoffContext& ctx, Rng& rng) const {
+BackoffDraw Backoff::next(const BackoffContext& ctx, Rng& rng) const {
+  if (kind_ == StrategyKind::kDecorrelatedJitterV2) return decorrelated_v2(ctx, rng);
+  return {delay(ctx, rng), ctx.carry};
+}
+
+// The strategies without a running value.
+std::int64_t Backoff::delay(const BackoffContext& ctx, Rng& rng) const {
   switch (kind_) {
     case StrategyKind::kNone:
       return 0;
@@ -75,7 +79,7 @@ std::int64_t Backoff::next(BackoffContext& ctx, Rng& rng) const {
       return d > cap_ns_ - noise ? cap_ns_ : d + noise;
     }
     case StrategyKind::kDecorrelatedJitterV2:
-      return decorrelated_v2(ctx, rng);
+      break;  // next() draws it, with its carry
   }
   return 0;
 }

@@ -14,6 +14,13 @@ struct BackoffContext {
   double carry = 0;  // a strategy's own running value (Polly's V2 keeps its last point); 0 first
 };
 
+// One draw: the delay, and the strategy's running value to pass in the next context (the
+// context's own carry when the strategy keeps none).
+struct BackoffDraw {
+  std::int64_t delay_ns = 0;
+  double carry = 0;
+};
+
 // The parameters beyond base and cap that some libraries' formulas take.
 struct BackoffShape {
   double multiplier = 2;       // growth per retry of the exponential family
@@ -28,12 +35,8 @@ class Backoff {
   Backoff(StrategyKind kind, std::int64_t base_ns, std::int64_t cap_ns, BackoffShape shape = {})
       : kind_(kind), base_ns_(base_ns), cap_ns_(cap_ns), shape_(shape) {}
 
-  // The delay before retry ctx.attempt; a strategy with a running value updates ctx.carry.
-  std::int64_t next(BackoffContext& ctx, Rng& rng) const;
-  std::int64_t next(const BackoffContext& ctx, Rng& rng) const {
-    BackoffContext copy = ctx;
-    return next(copy, rng);
-  }
+  // The delay before retry ctx.attempt, with the carry for the retry after it.
+  BackoffDraw next(const BackoffContext& ctx, Rng& rng) const;
   // min(cap, base * multiplier^(attempt-1)): exponential's delay, the jitter strategies' ceiling.
   std::int64_t ceiling(std::int64_t attempt) const;
 
@@ -43,7 +46,8 @@ class Backoff {
 
  private:
   std::int64_t proportional(std::int64_t attempt, Rng& rng) const;
-  std::int64_t decorrelated_v2(BackoffContext& ctx, Rng& rng) const;
+  std::int64_t delay(const BackoffContext& ctx, Rng& rng) const;
+  BackoffDraw decorrelated_v2(const BackoffContext& ctx, Rng& rng) const;
 
   StrategyKind kind_;
   std::int64_t base_ns_;

@@ -32,10 +32,13 @@ class CircuitBreaker {
   // The earliest time at or after `now_ns` a request may go; an open breaker that has cooled
   // down lets the next one through as the probe.
   std::int64_t permit_at(std::int64_t now_ns) {
-    if (state_ != State::kOpen) return now_ns;
-    const std::int64_t at = std::max(now_ns, open_until_ns_);
-    state_ = State::kHalfOpen;
+    const std::int64_t at = peek_permit_at(now_ns);
+    if (state_ == State::kOpen) state_ = State::kHalfOpen;
     return at;
+  }
+  // The same time, letting no probe through.
+  std::int64_t peek_permit_at(std::int64_t now_ns) const {
+    return state_ == State::kOpen ? std::max(now_ns, open_until_ns_) : now_ns;
   }
 
   State state() const { return state_; }

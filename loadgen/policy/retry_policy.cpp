@@ -1,5 +1,7 @@
 #include "policy/retry_policy.hpp"
 
+#include <limits>
+
 #include "saturating.hpp"
 
 namespace stampede {
@@ -45,9 +47,9 @@ std::int64_t RetryPolicy::delay(std::int64_t attempt, std::optional<std::int64_t
                                 ItemState& item, Rng& rng) const {
   // The strategy draws on every retry, hint or not, so a client's stream advances the same
   // way whatever the provider says.
-  BackoffContext ctx{attempt, item.previous_ns, item.backoff_carry};
-  const std::int64_t drawn = backoff_.next(ctx, rng);
-  item.backoff_carry = ctx.carry;
+  const BackoffDraw draw = backoff_.next({attempt, item.previous_ns, item.backoff_carry}, rng);
+  const std::int64_t drawn = draw.delay_ns;
+  item.backoff_carry = draw.carry;
   if (!retry_after_ns || config_.retry_after == RetryAfterMode::kIgnore) return drawn;
   if (config_.retry_after == RetryAfterMode::kExact) return *retry_after_ns;
   // Every client a fixed window rejects gets the same hint; spread them over the strategy's
@@ -59,6 +61,12 @@ std::int64_t RetryPolicy::delay(std::int64_t attempt, std::optional<std::int64_t
 std::int64_t RetryPolicy::send_at(std::int64_t at_ns, ClientGuards& guards) {
   if (guards.breaker) at_ns = guards.breaker->permit_at(at_ns);
   if (guards.rate_limiter) at_ns = guards.rate_limiter->acquire(at_ns);
+  return at_ns;
+}
+
+std::int64_t RetryPolicy::peek_send_at(std::int64_t at_ns, const ClientGuards& guards) {
+  if (guards.breaker) at_ns = guards.breaker->peek_permit_at(at_ns);
+  if (guards.rate_limiter) at_ns = guards.rate_limiter->peek(at_ns);
   return at_ns;
 }
 
@@ -98,18 +106,23 @@ Step RetryPolicy::on_outcome(std::int64_t now_ns, Outcome outcome,
   };
   if (!should_retry.value_or(is_retryable(outcome)))
     return give_up(DeadLetterReason::kNotRetryable);
-  if (config_.max_attempts > 0 && item.retries >= config_.max_attempts) {
+  // An item's retries are counted in 32 bits: two billion of them is the bound of "unbounded".
+  const bool counted_out = item.retries == std::numeric_limits<std::int32_t>::max();
+  if (counted_out || (config_.max_attempts > 0 && item.retries >= config_.max_attempts)) {
     return give_up(DeadLetterReason::kAttempts);
   }
   if (const auto refused = refusal(now_ns, outcome, guards)) return give_up(*refused);
-  const std::int64_t attempt = item.retries + 1;
+  const std::int32_t attempt = item.retries + 1;
   const std::int64_t wait = delay(attempt, retry_after_ns, item, rng);
   // A hint of centuries is a retry at the end of time, never one that wraps to "now".
-  const std::int64_t at = send_at(saturating_add(now_ns, wait), guards);
-  // Checked before the sleep: never start a wait whose send would fall past the deadline.
+  const std::int64_t planned = saturating_add(now_ns, wait);
+  // Checked before the sleep: never start a wait whose send would fall past the deadline. A
+  // give-up sends nothing, so it takes neither the breaker's probe nor a rate token.
+  const std::int64_t at = peek_send_at(planned, guards);
   if (config_.deadline_ns && saturating_sub(at, item.start_ns) > *config_.deadline_ns) {
     return give_up(DeadLetterReason::kDeadline);
   }
+  send_at(planned, guards);
   item.retries = attempt;
   item.previous_ns = wait;
   return {Step::Kind::kRetryAt, at, DeadLetterReason::kNone};

@@ -18,12 +18,15 @@
 namespace stampede {
 
 // One item's retry life so far.
+// 32 bytes: the simulator keeps a million of them, one per client's cache line.
 struct ItemState {
-  std::int64_t start_ns = 0;     // when its first send went: the deadline counts from here
-  std::int64_t retries = 0;      // retries made so far
+  std::int64_t start_ns = 0;     // when its first send was due: the deadline counts from here
+  std::int32_t retries = 0;      // retries made so far (dropped on the client or sent)
+  std::int32_t sends = 0;        // sends that left the client, an occ read and write each
   std::int64_t previous_ns = 0;  // the last backoff delay
-  double backoff_carry = 0;      // the strategy's running value (BackoffContext::carry)
+  double backoff_carry = 0;      // the strategy's running value (BackoffDraw::carry)
 };
+static_assert(sizeof(ItemState) == 32);
 
 // A client's guards, shared by the items it works through one after another.
 struct ClientGuards {
@@ -48,10 +51,12 @@ enum class DeadLetterReason {
 };
 std::string_view to_string(DeadLetterReason r);
 
+// What an item does next. kSendNow only from ItemLife: the send due goes now, or in occ mode
+// the write follows its read at once.
 struct Step {
-  enum class Kind { kDone, kRetryAt, kDeadLetter };
+  enum class Kind { kDone, kRetryAt, kDeadLetter, kSendNow };
   Kind kind = Kind::kDone;
-  std::int64_t at_ns = 0;  // kRetryAt: when the next send goes
+  std::int64_t at_ns = 0;  // kRetryAt: when the next send goes (its permit and token taken)
   DeadLetterReason reason = DeadLetterReason::kNone;
 };
 
@@ -78,8 +83,10 @@ class RetryPolicy {
                   std::optional<bool> should_retry = std::nullopt) const;
 
   // When a send planned for at_ns may go: after an open breaker's cool-down and the rate
-  // limiter's token. Every send, the first of an item too, is planned through here.
+  // limiter's token, both taken. Every send, the first of an item too, is planned through here.
   static std::int64_t send_at(std::int64_t at_ns, ClientGuards& guards);
+  // The same time, taking nothing: a retry is checked against the deadline with it first.
+  static std::int64_t peek_send_at(std::int64_t at_ns, const ClientGuards& guards);
 
   // Whether adaptive throttling drops the send due now on the client. The engine then
   // answers it itself, as kRateLimited, without sending it.

@@ -4,8 +4,8 @@
 
 #include "model/provider_policy.hpp"
 #include "model/versioned_row.hpp"
-#include "policy/occ_cycle.hpp"
-#include "policy/retry_policy.hpp"
+#include "policy/item_life.hpp"
+#include "policy/shard.hpp"
 #include "policy/workload.hpp"
 #include "saturating.hpp"
 #include "sim/event_queue.hpp"
@@ -13,23 +13,23 @@
 namespace stampede {
 namespace {
 
-// A request's two ends: it reaches the provider, then its answer reaches the client.
-enum class OccEvent : std::uint8_t { kArrives, kAnswered };
+// A send falling due, then a request's two ends: it reaches the provider, then its answer
+// reaches the client.
+enum class OccEvent : std::uint8_t { kSend, kArrives, kAnswered };
 
 struct OccClient {
   explicit OccClient(Rng stream) : rng(stream) {}
   Rng rng;
   ItemState item;
   OccCycle cycle;
-  std::int64_t item_id = -1;
-  std::int64_t intended_ns = 0;
-  std::int32_t sends = 0;
+  WorkItem work{-1, 0};
   std::int64_t sent_ns = 0;  // when the request in flight left the client
   // Its answer, decided on arrival, on its way back.
   int status = 0;
   Outcome outcome = Outcome::kOk;
   std::uint64_t version = 0;  // a read's
   std::int64_t retry_after_ns = -1;
+  bool should_retry = true;  // the provider's x-should-retry: false (a spend cap)
 };
 
 class OccSimulation {
@@ -37,9 +37,9 @@ class OccSimulation {
   OccSimulation(const Scenario& s, const SimOptions& o)
       : scenario_(s),
         options_(o),
-        policy_(RetryPolicy::from(s.fleet)),
+        life_(ItemLife::from(s.fleet)),
         provider_(s.provider),
-        workload_(s.fleet),
+        workload_(s.fleet, o.shard.count),
         shared_guards_(RetryPolicy::make_guards(s.fleet)),
         per_client_guards_(shared_guards_.any()) {}
 
@@ -48,7 +48,7 @@ class OccSimulation {
     clients_.reserve(n);
     for (std::size_t c = 0; c < n; ++c) clients_.emplace_back(make_stream(scenario_.fleet.seed, c));
     if (per_client_guards_) guards_.assign(n, shared_guards_);
-    rec_.items = workload_.total();
+    rec_.items = items_of(scenario_.fleet, options_.shard);
     for (std::uint32_t c = 0; c < n; ++c) take_next_item(c, 0);
     loop();
     return simulation_results(scenario_, std::move(rec_));
@@ -61,47 +61,57 @@ class OccSimulation {
       const TimedEvent e = queue_.top();
       if (e.t_ns > options_.horizon_ns) break;
       queue_.pop();
-      if (static_cast<OccEvent>(e.kind) == OccEvent::kArrives) {
-        arrive(e.client, e.t_ns);
-      } else {
-        answered(e.client, e.t_ns);
+      switch (static_cast<OccEvent>(e.kind)) {
+        case OccEvent::kSend:
+          send(e.client, e.t_ns);
+          break;
+        case OccEvent::kArrives:
+          arrive(e.client, e.t_ns);
+          break;
+        case OccEvent::kAnswered:
+          answered(e.client, e.t_ns);
+          break;
       }
       progress.tick(e.t_ns, rec_);
     }
   }
 
+  // Sharded: every client is simulated, as the row and the provider see the whole fleet; only
+  // the shard's own are recorded.
+  bool mine(std::uint32_t client) const { return options_.shard.owns(client); }
+
   ClientGuards& guards(std::uint32_t client) {
     return per_client_guards_ ? guards_[client] : shared_guards_;
   }
 
-  void take_next_item(std::uint32_t c, std::int64_t now_ns) {
-    auto& cl = clients_[c];
-    const auto item = workload_.next(c, cl.item_id);
-    if (!item) return;
-    cl.item_id = item->id;
-    cl.intended_ns = item->intended_ns;
-    cl.item = ItemState{};
-    cl.cycle = OccCycle{};
-    cl.sends = 0;
-    std::int64_t at = std::max(now_ns, item->intended_ns);
-    at = RetryPolicy::send_at(at, guards(c));
-    send(c, at);
+  void push(std::uint32_t c, std::int64_t t_ns, OccEvent kind) {
+    queue_.push(t_ns, c, static_cast<std::uint8_t>(kind));
   }
 
-  // The client sends its next request (the cycle says which) at t_ns; it arrives a hop later.
+  void take_next_item(std::uint32_t c, std::int64_t now_ns) {
+    auto& cl = clients_[c];
+    const auto item = workload_.next(c, cl.work.id);
+    if (!item) return;
+    cl.work = *item;
+    push(c, life_.begin(now_ns, *item, cl.item, &cl.cycle, guards(c)), OccEvent::kSend);
+  }
+
+  // The client's next request (the cycle says which) falls due at t_ns; it arrives a hop later.
   void send(std::uint32_t c, std::int64_t t_ns) {
     auto& cl = clients_[c];
-    if (cl.sends++ == 0) cl.item.start_ns = t_ns;
-    if (cl.cycle.writing) ++rec_.writes;
+    const bool write = cl.cycle.writing;
+    const Step due = life_.on_send_due(t_ns, cl.item, &cl.cycle, guards(c), cl.rng);
+    if (due.kind != Step::Kind::kSendNow) return follow(c, t_ns, due);
+    if (write && mine(c)) ++rec_.writes;
     cl.sent_ns = t_ns;
-    queue_.push(saturating_add(t_ns, draw_hop_ns(scenario_.fleet.hop_delay, cl.rng)), c,
-                static_cast<std::uint8_t>(OccEvent::kArrives));
+    push(c, saturating_add(t_ns, draw_hop_ns(scenario_.fleet.hop_delay, cl.rng)),
+         OccEvent::kArrives);
   }
 
   // The provider's layers first, as for any request; then the row, at this very moment.
   void arrive(std::uint32_t c, std::int64_t t_ns) {
     auto& cl = clients_[c];
-    const Decision d = provider_.admit(t_ns, {});
+    const Decision d = provider_.admit(t_ns, {}, tokens_);
     cl.status = d.status;
     if (d.status == 200) {
       if (cl.cycle.writing) {
@@ -111,51 +121,54 @@ class OccSimulation {
       }
     }
     cl.outcome = d.reset_connection ? Outcome::kConnectError : classify_status(cl.status);
-    rec_.record_arrival(t_ns, cl.sends, cl.outcome);
+    cl.should_retry = d.should_retry;
+    if (mine(c)) rec_.record_arrival(t_ns, cl.item.sends, cl.outcome);
     // The client reads a delta-seconds header: whole seconds, rounded up.
     cl.retry_after_ns =
         d.retry_after_ns ? saturating_mul(retry_after_seconds(*d.retry_after_ns), kNsPerSec) : -1;
-    queue_.push(
-        saturating_add(
-            t_ns, saturating_add(d.service_ns, draw_hop_ns(scenario_.fleet.hop_delay, cl.rng))),
-        c, static_cast<std::uint8_t>(OccEvent::kAnswered));
+    push(c,
+         saturating_add(
+             t_ns, saturating_add(d.service_ns, draw_hop_ns(scenario_.fleet.hop_delay, cl.rng))),
+         OccEvent::kAnswered);
   }
 
   void answered(std::uint32_t c, std::int64_t t_ns) {
     auto& cl = clients_[c];
-    rec_.record_send(cl.sent_ns, cl.sends, cl.outcome);
-    std::optional<std::int64_t> hint;
-    if (cl.retry_after_ns >= 0) hint = cl.retry_after_ns;
-    std::optional<std::uint64_t> version;
-    if (!cl.cycle.writing && cl.status == 200) version = cl.version;
-    const OccStep next = occ_on_answer(policy_, cl.cycle, t_ns, cl.outcome, cl.status, version,
-                                       hint, cl.item, guards(c), cl.rng);
-    if (next.write_now) return send(c, t_ns);
-    switch (next.step.kind) {
+    if (mine(c)) rec_.record_send(cl.sent_ns, cl.item.sends, cl.outcome);
+    Answer answer{cl.outcome, cl.status, std::nullopt, std::nullopt, std::nullopt};
+    if (cl.retry_after_ns >= 0) answer.retry_after_ns = cl.retry_after_ns;
+    if (!cl.should_retry) answer.should_retry = false;
+    if (!cl.cycle.writing && cl.status == 200) answer.version = cl.version;
+    follow(c, t_ns, life_.on_outcome(t_ns, answer, cl.item, &cl.cycle, guards(c), cl.rng));
+  }
+
+  // What the item life said: the write now, a read again later, or the item's end.
+  void follow(std::uint32_t c, std::int64_t t_ns, const Step& step) {
+    switch (step.kind) {
+      case Step::Kind::kSendNow:
+        return send(c, t_ns);
       case Step::Kind::kRetryAt:
-        rec_.backoff.add(t_ns, 0);
-        rec_.backoff.add(next.step.at_ns, 1);
+        if (mine(c)) {
+          rec_.backoff.add(t_ns, 0);
+          rec_.backoff.add(step.at_ns, 1);
+        }
         // Due after the horizon, it would never be sent: the item stays unfinished.
-        if (next.step.at_ns <= options_.horizon_ns) send(c, next.step.at_ns);
+        if (step.at_ns <= options_.horizon_ns) push(c, step.at_ns, OccEvent::kSend);
         return;
       case Step::Kind::kDone:
-        ++rec_.delivered;
-        rec_.item_latency_ns.record(t_ns - cl.intended_ns);
-        rec_.drain_ns = std::max(rec_.drain_ns, t_ns);
-        break;
       case Step::Kind::kDeadLetter:
-        ++rec_.dead_lettered;
-        ++rec_.dead_letter_reasons[std::string(to_string(next.step.reason))];
         break;
     }
-    rec_.sends_per_item.record(cl.sends);
+    if (mine(c))
+      record_item_end(rec_, step, t_ns, clients_[c].work.intended_ns, clients_[c].item.sends);
     take_next_item(c, t_ns);
   }
 
   const Scenario& scenario_;
   const SimOptions& options_;
-  const RetryPolicy policy_;
+  const ItemLife life_;
   ProviderPolicy provider_;
+  const DeclaredTokens tokens_{scenario_.fleet.tokens, false};  // what every request declares
   VersionedRow row_;
   Workload workload_;
   ClientGuards shared_guards_;

@@ -5,7 +5,7 @@
 
 #include "model/provider_policy.hpp"
 #include "policy/arrival_schedule.hpp"
-#include "policy/retry_policy.hpp"
+#include "policy/item_life.hpp"
 #include "policy/workload.hpp"
 #include "saturating.hpp"
 #include "sim/event_queue.hpp"
@@ -32,7 +32,7 @@ struct alignas(64) SimClient {
   explicit SimClient(Rng stream) : rng(stream) {}
 
   Rng rng;
-  ItemState item;  // item.retries + 1, less the attempts dropped on the client, is its sends
+  ItemState item;
   WorkItem work{-1, 0};
   PendingAnswer answer;  // while the provider takes its time
 };
@@ -56,7 +56,7 @@ class Simulation {
   Simulation(const Scenario& s, const SimOptions& o)
       : scenario_(s),
         options_(o),
-        policy_(RetryPolicy::from(s.fleet)),
+        life_(ItemLife::from(s.fleet)),
         provider_(s.provider),
         workload_(s.fleet, o.shard.count),
         schedule_(s.fleet),
@@ -68,7 +68,6 @@ class Simulation {
     clients_.reserve(n);
     for (std::size_t c = 0; c < n; ++c) clients_.emplace_back(make_stream(scenario_.fleet.seed, c));
     if (per_client_guards_) guards_.assign(n, shared_guards_);
-    if (scenario_.fleet.adaptive_throttle) dropped_.assign(n, 0);
     rec_.items = items_of(scenario_.fleet, options_.shard);
     if (scenario_.fleet.open_model()) {
       start_arrivals();
@@ -116,11 +115,6 @@ class Simulation {
     queue_.push(t_ns, client, static_cast<std::uint8_t>(kind));
   }
 
-  // The current item's sends so far, counting the one going now.
-  std::int64_t sends_of(std::uint32_t c) const {
-    return clients_[c].item.retries + 1 - (dropped_.empty() ? 0 : dropped_[c]);
-  }
-
   // Sharded: every client is simulated, only the shard's own are recorded.
   bool mine(std::uint32_t client) const { return options_.shard.owns(client); }
 
@@ -166,26 +160,20 @@ class Simulation {
 
   void start_item(std::uint32_t c, const WorkItem& item, std::int64_t now_ns) {
     clients_[c].work = item;
-    clients_[c].item = ItemState{};
-    if (!dropped_.empty()) dropped_[c] = 0;
-    std::int64_t at = std::max(now_ns, item.intended_ns);
-    at = RetryPolicy::send_at(at, guards(c));
-    schedule(c, at, EventKind::kSend);
+    schedule(c, life_.begin(now_ns, item, clients_[c].item, nullptr, guards(c)), EventKind::kSend);
   }
 
   void send(std::uint32_t c, std::int64_t t_ns) {
     auto& cl = clients_[c];
-    if (cl.item.retries == 0) cl.item.start_ns = t_ns;
-    if (RetryPolicy::rejects_locally(t_ns, guards(c), cl.rng)) {
-      ++dropped_[c];  // dropped on the client: no send, no arrival, answered as a 429
-      return answer(c, t_ns, PendingAnswer{Outcome::kRateLimited, true, -1});
-    }
+    // Dropped on the client by an adaptive throttle: no send, no arrival, a 429 all the same.
+    const Step due = life_.on_send_due(t_ns, cl.item, nullptr, guards(c), cl.rng);
+    if (due.kind != Step::Kind::kSendNow) return follow(c, t_ns, due);
     const Decision d = provider_.admit(t_ns, {}, tokens_);
     const Outcome seen =
         d.service_ns > scenario_.fleet.timeout_ns ? Outcome::kTimeout : d.outcome();
     if (mine(c)) {
-      rec_.record_arrival(t_ns, static_cast<int>(sends_of(c)), d.outcome());
-      rec_.record_send(t_ns, static_cast<int>(sends_of(c)), seen);
+      rec_.record_arrival(t_ns, cl.item.sends, d.outcome());
+      rec_.record_send(t_ns, cl.item.sends, seen);
     }
     // The client reads a delta-seconds header: whole seconds, rounded up.
     const PendingAnswer a{seen, d.should_retry || seen == Outcome::kTimeout,
@@ -201,39 +189,31 @@ class Simulation {
 
   void answer(std::uint32_t c, std::int64_t t_ns, PendingAnswer a) {
     auto& cl = clients_[c];
-    std::optional<std::int64_t> hint;
-    if (a.retry_after_s >= 0) hint = std::int64_t{a.retry_after_s} * kNsPerSec;
-    const Step step =
-        policy_.on_outcome(t_ns, a.outcome, hint, cl.item, guards(c), cl.rng,
-                           a.should_retry ? std::nullopt : std::optional<bool>(false));
-    switch (step.kind) {
-      case Step::Kind::kRetryAt:
-        if (mine(c)) {
-          rec_.backoff.add(t_ns, 0);
-          rec_.backoff.add(step.at_ns, 1);
-        }
-        // Due after the horizon, it would never be sent: the item stays unfinished.
-        if (step.at_ns <= options_.horizon_ns) schedule(c, step.at_ns, EventKind::kSend);
-        return;
-      case Step::Kind::kDone:
-        if (!mine(c)) break;
-        ++rec_.delivered;
-        rec_.item_latency_ns.record(t_ns - cl.work.intended_ns);
-        rec_.drain_ns = std::max(rec_.drain_ns, t_ns);
-        break;
-      case Step::Kind::kDeadLetter:
-        if (!mine(c)) break;
-        ++rec_.dead_lettered;
-        ++rec_.dead_letter_reasons[std::string(to_string(step.reason))];
-        break;
+    Answer answer{a.outcome, 0, std::nullopt, std::nullopt, std::nullopt};
+    if (a.retry_after_s >= 0) answer.retry_after_ns = std::int64_t{a.retry_after_s} * kNsPerSec;
+    if (!a.should_retry) answer.should_retry = false;
+    follow(c, t_ns, life_.on_outcome(t_ns, answer, cl.item, nullptr, guards(c), cl.rng));
+  }
+
+  // What the item life said: send again later, or the item's end and the client's next.
+  void follow(std::uint32_t c, std::int64_t t_ns, const Step& step) {
+    if (step.kind == Step::Kind::kRetryAt) {
+      if (mine(c)) {
+        rec_.backoff.add(t_ns, 0);
+        rec_.backoff.add(step.at_ns, 1);
+      }
+      // Due after the horizon, it would never be sent: the item stays unfinished.
+      if (step.at_ns <= options_.horizon_ns) schedule(c, step.at_ns, EventKind::kSend);
+      return;
     }
-    if (mine(c)) rec_.sends_per_item.record(sends_of(c));
+    const auto& cl = clients_[c];
+    if (mine(c)) record_item_end(rec_, step, t_ns, cl.work.intended_ns, cl.item.sends);
     take_next_item(c, t_ns);
   }
 
   const Scenario& scenario_;
   const SimOptions& options_;
-  const RetryPolicy policy_;
+  const ItemLife life_;
   ProviderPolicy provider_;
   const DeclaredTokens tokens_{scenario_.fleet.tokens, false};  // what every request declares
   Workload workload_;
@@ -244,8 +224,6 @@ class Simulation {
   bool per_client_guards_;
   ClientArray<ClientGuards> guards_;
   ClientArray<SimClient> clients_;
-  // Per client, the current item's attempts an adaptive throttle dropped; only with one.
-  std::vector<std::int32_t> dropped_;
   EventQueue queue_;
   Recording rec_;
 };

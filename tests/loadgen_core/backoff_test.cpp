@@ -54,7 +54,7 @@ TEST_CASE("exponential waits exactly min(cap, base * 2^(n-1)) for n = 1..70") {
       CAPTURE(b.name);
       CAPTURE(n);
       const auto want = expected_exponential(b, n);
-      CHECK(backoff.next({n, 0}, rng) == want);
+      CHECK(backoff.next({n, 0}, rng).delay_ns == want);
       CHECK(backoff.ceiling(n) == want);
     }
   }
@@ -65,7 +65,7 @@ TEST_CASE("the reference schedule: 1, 2, 4, 8, 16, 32, 60, 60 seconds") {
   Rng rng(1);
   const std::vector<std::int64_t> want{1, 2, 4, 8, 16, 32, 60, 60};
   for (std::size_t i = 0; i < want.size(); ++i) {
-    CHECK(backoff.next({static_cast<std::int64_t>(i) + 1, 0}, rng) == want[i] * kNsPerSec);
+    CHECK(backoff.next({static_cast<std::int64_t>(i) + 1, 0}, rng).delay_ns == want[i] * kNsPerSec);
   }
 }
 
@@ -76,8 +76,8 @@ TEST_CASE("fixed waits the base and none waits nothing, every attempt") {
     const Backoff fixed(StrategyKind::kFixed, b.base_ns, b.cap_ns);
     const Backoff none(StrategyKind::kNone, b.base_ns, b.cap_ns);
     for (std::int64_t n = 1; n <= 70; ++n) {
-      CHECK(fixed.next({n, n * 5}, rng) == b.base_ns);
-      CHECK(none.next({n, n * 5}, rng) == 0);
+      CHECK(fixed.next({n, n * 5}, rng).delay_ns == b.base_ns);
+      CHECK(none.next({n, n * 5}, rng).delay_ns == 0);
     }
   }
 }
@@ -97,7 +97,7 @@ TEST_CASE("full jitter draws in [0, d] with its mean within 2% of d/2") {
       std::int64_t lo = LLONG_MAX;
       std::int64_t hi = 0;
       for (int i = 0; i < kDraws; ++i) {
-        const auto v = backoff.next({n, 0}, rng);
+        const auto v = backoff.next({n, 0}, rng).delay_ns;
         REQUIRE(v >= 0);
         REQUIRE(v <= d);
         sum += v;
@@ -125,7 +125,7 @@ TEST_CASE("equal jitter draws in [d/2, d]") {
       long double sum = 0;
       constexpr int kDraws = 20'000;
       for (int i = 0; i < kDraws; ++i) {
-        const auto v = backoff.next({n, 0}, rng);
+        const auto v = backoff.next({n, 0}, rng).delay_ns;
         REQUIRE(v >= d / 2);
         REQUIRE(v <= d);
         sum += v;
@@ -148,7 +148,7 @@ TEST_CASE("decorrelated jitter draws in [base, min(cap, 3 * previous)], previous
       for (std::int64_t n = 1; n <= 30; ++n) {
         const std::int64_t from = previous > 0 ? previous : b.base_ns;
         const std::int64_t upper = std::min(b.cap_ns, 3 * from);
-        const auto v = backoff.next({n, previous}, rng);
+        const auto v = backoff.next({n, previous}, rng).delay_ns;
         REQUIRE(v >= b.base_ns);
         REQUIRE(v <= upper);
         previous = v;
@@ -157,7 +157,7 @@ TEST_CASE("decorrelated jitter draws in [base, min(cap, 3 * previous)], previous
     // The first retry draws from [base, 3 * base] (or the cap), not from [base, base].
     Rng first(12);
     bool above_base = false;
-    for (int i = 0; i < 100; ++i) above_base |= backoff.next({1, 0}, first) > b.base_ns;
+    for (int i = 0; i < 100; ++i) above_base |= backoff.next({1, 0}, first).delay_ns > b.base_ns;
     CHECK(above_base == (b.cap_ns > b.base_ns));
   }
 }
@@ -170,14 +170,31 @@ TEST_CASE("every jitter strategy draws afresh on each call") {
     Rng rng(3);
     const Rng before = rng;
     std::vector<std::int64_t> draws;
-    for (int i = 0; i < 50; ++i) draws.push_back(backoff.next({3, 2 * kNsPerSec}, rng));
+    for (int i = 0; i < 50; ++i) draws.push_back(backoff.next({3, 2 * kNsPerSec}, rng).delay_ns);
     std::sort(draws.begin(), draws.end());
     CHECK(std::unique(draws.begin(), draws.end()) - draws.begin() > 45);
     // The same stream replays the same draws: the randomness is the caller's stream only.
     Rng replay = before;
     Rng again = before;
     for (int i = 0; i < 10; ++i) {
-      CHECK(backoff.next({3, 2 * kNsPerSec}, replay) == backoff.next({3, 2 * kNsPerSec}, again));
+      CHECK(backoff.next({3, 2 * kNsPerSec}, replay).delay_ns ==
+            backoff.next({3, 2 * kNsPerSec}, again).delay_ns);
     }
   }
+}
+
+TEST_CASE("a draw returns the carry for the next retry and leaves its context alone") {
+  const Backoff v2(StrategyKind::kDecorrelatedJitterV2, kNsPerSec, 3600 * kNsPerSec);
+  const Backoff full(StrategyKind::kFullJitter, kNsPerSec, 3600 * kNsPerSec);
+  Rng rng(7);
+  const BackoffContext first{1, 0, 0};
+  const BackoffDraw a = v2.next(first, rng);
+  CHECK(first.carry == 0);
+  CHECK(a.carry > 0);  // Polly's running point, 2^t tanh(sqrt(4t)) for t in [0, 1)
+  // The second retry steps from the first's point: its delay is the difference.
+  const BackoffDraw b = v2.next({2, a.delay_ns, a.carry}, rng);
+  CHECK(b.carry > a.carry);
+  CHECK(b.delay_ns > 0);
+  // A strategy with no running value passes the context's carry on untouched.
+  CHECK(full.next({3, 0, 1.25}, rng).carry == 1.25);
 }

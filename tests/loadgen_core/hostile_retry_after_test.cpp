@@ -90,11 +90,11 @@ TEST_CASE("strategies stay in [0, cap] after a previous delay of centuries and h
   Rng rng(3);
   for (int draw = 0; draw < 1000; ++draw) {
     const BackoffContext after_hint{5, kLongestHintNs, 0};
-    const auto d = decorrelated.next(after_hint, rng);
+    const auto d = decorrelated.next(after_hint, rng).delay_ns;
     CHECK(d >= kNsPerSec);
-    const auto f = full.next(BackoffContext{70, 0, 0}, rng);
+    const auto f = full.next(BackoffContext{70, 0, 0}, rng).delay_ns;
     CHECK(f >= 0);
-    const auto a = additive.next(BackoffContext{70, 0, 0}, rng);
+    const auto a = additive.next(BackoffContext{70, 0, 0}, rng).delay_ns;
     CHECK(a >= 0);
   }
 }

@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include <vector>
+
 #include "duration.hpp"
 #include "sim/occ_sim.hpp"
 #include "sim/sim_trials.hpp"
@@ -134,4 +136,68 @@ TEST_CASE("occ sim: the provider's layers apply, so an allowance spreads the her
   const Results r = simulate_occ(s);
   CHECK(r.recording.delivered == 50);
   CHECK(arrivals(r, Outcome::kRateLimited) > 0);
+}
+
+namespace {
+
+// The blog's herd, built as the CLI builds it, with the overrides given.
+Scenario occ_herd(std::vector<FieldOverride> overrides) {
+  std::vector<FieldOverride> all = {
+      {"provider.mode", "occ"}, {"fleet.clients", 50}, {"fleet.base", "10ms"}, {"fleet.cap", "2s"}};
+  all.insert(all.end(), overrides.begin(), overrides.end());
+  auto s = build_scenario("", all);
+  REQUIRE_MESSAGE(s, s.error());
+  return *s;
+}
+
+}  // namespace
+
+TEST_CASE("occ sim: an adaptive throttle drops sends on the client, as the plain engine's does") {
+  // The herd's conflicts are failures to the throttle, which soon rejects most sends. Before
+  // the occ engine drove the item life, the throttle only listened: the run was the one
+  // without it, byte for byte.
+  const std::vector<FieldOverride> bounded = {{"fleet.max_attempts", 5}};
+  auto with = bounded;
+  with.push_back({"fleet.adaptive_throttle", "2,2m"});
+  const Results dropping = simulate_occ(occ_herd(with));
+  const Results plain = simulate_occ(occ_herd(bounded));
+  CHECK(dropping.recording.requests < plain.recording.requests);
+  // Each retry enters a backoff and leaves it. Without drops every retry follows a failed
+  // answer; the dropping fleet retries more often than it was answered with a failure.
+  const auto retries = [](const Results& r) { return r.recording.backoff.total() / 2; };
+  const auto failed = [](const Results& r) {
+    return r.recording.requests - arrivals(r, Outcome::kOk);
+  };
+  CHECK(retries(plain) <= failed(plain));
+  CHECK(retries(dropping) > failed(dropping));
+}
+
+TEST_CASE("occ sim: every request declares the fleet's tokens, so a token quota turns some away") {
+  // 1,000 tokens a request against 5,000 a second: five requests a second, and the herd sends
+  // hundreds in its first second. Undeclared, the quota counted nothing and admitted all.
+  const Results r =
+      simulate_occ(occ_herd({{"fleet.tokens", 1000}, {"provider.token_allowance", "5000/s"}}));
+  CHECK(arrivals(r, Outcome::kRateLimited) > 0);
+  CHECK(arrivals(simulate_occ(occ_herd({{"provider.token_allowance", "5000/s"}})),
+                 Outcome::kRateLimited) == 0);
+  CHECK(r.recording.delivered + r.recording.dead_lettered + r.recording.unfinished == 50);
+}
+
+TEST_CASE("occ sim: a shard simulates the whole fleet and records only its own clients") {
+  const Scenario s = occ_herd({});
+  const Results whole = simulate_occ(s);
+  SimOptions first;
+  first.shard = Shard{0, 2};
+  SimOptions second;
+  second.shard = Shard{1, 2};
+  const Results a = simulate_occ(s, first);
+  const Results b = simulate_occ(s, second);
+  CHECK(a.recording.items == 25);
+  CHECK(b.recording.items == 25);
+  CHECK(b.recording.delivered == 25);
+  // The shards' recordings add up to the unsharded one: the same row, the same conflicts.
+  CHECK(a.recording.requests + b.recording.requests == whole.recording.requests);
+  CHECK(a.recording.writes + b.recording.writes == whole.recording.writes);
+  CHECK(a.recording.delivered + b.recording.delivered == whole.recording.delivered);
+  CHECK(simulate_scenario(s, second).recording.requests == b.recording.requests);
 }

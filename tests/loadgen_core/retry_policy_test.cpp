@@ -221,7 +221,7 @@ TEST_CASE("no send is ever scheduled past start + deadline") {
 
 TEST_CASE("Retry-After: ignore draws, exact takes the hint, jittered adds full jitter") {
   const std::int64_t hint = 7 * kNsPerSec;
-  for (std::int64_t attempt = 1; attempt <= 6; ++attempt) {
+  for (std::int32_t attempt = 1; attempt <= 6; ++attempt) {
     CAPTURE(attempt);
     const std::int64_t ceiling = std::min<std::int64_t>(60, 1LL << (attempt - 1)) * kNsPerSec;
     for (int draw = 0; draw < 500; ++draw) {
