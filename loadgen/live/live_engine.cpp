@@ -12,7 +12,7 @@
 #include <tuple>
 #include <utility>
 
-#include "live/connections.hpp"
+#include "live/http/connections.hpp"
 #include "live/live_loop.hpp"
 
 namespace stampede {
