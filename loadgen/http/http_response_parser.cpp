@@ -132,12 +132,6 @@ bool header_name_is(std::string_view name, std::string_view lower_name) {
   return iequals(name, lower_name);
 }
 
-std::optional<std::string_view> header_value(std::string_view line, std::string_view lower_name) {
-  const auto field = split_header_line(line);
-  if (!field || !iequals(field->name, lower_name)) return std::nullopt;
-  return field->value;
-}
-
 std::optional<bool> HttpResponseParser::should_retry() const {
   return should_retry_;
 }

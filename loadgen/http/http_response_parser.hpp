@@ -29,9 +29,6 @@ std::optional<HeaderField> split_header_line(std::string_view line);
 // Whether a header's name is `lower_name`, in any case.
 bool header_name_is(std::string_view name, std::string_view lower_name);
 
-// The value of one header line when its name is `lower_name`; none for another header.
-std::optional<std::string_view> header_value(std::string_view line, std::string_view lower_name);
-
 class HttpResponseParser {
  public:
   enum class State { kIncomplete, kComplete, kError };
