@@ -22,7 +22,7 @@
 #include "gate.hpp"
 #include "generated/version.hpp"
 #include "html_report.hpp"
-#include "live/tls_settings.hpp"
+#include "live/http/tls_settings.hpp"
 #include "nearest_name.hpp"
 #include "one_line.hpp"
 #include "output_path.hpp"

@@ -1,7 +1,5 @@
 #include "cli/attempt_log.hpp"
 
-#include <curl/curl.h>
-
 #include <nlohmann/json.hpp>
 
 namespace stampede {
@@ -20,8 +18,8 @@ std::string format_attempts(const std::vector<AttemptRecord>& attempts) {
     j["send_lateness_ms"] = static_cast<double>(a.send_lateness_ns) / kNsPerMs;
     j["status"] = a.status;
     j["outcome"] = outcome_name(a.outcome);
-    j["error"] = a.transport_error
-                     ? ojson(curl_easy_strerror(static_cast<CURLcode>(a.transport_error)))
+    j["error"] = a.transport_error != TransportError::kNone
+                     ? ojson(transport_error_name(a.transport_error))
                      : ojson(nullptr);
     j["retry_after_s"] = a.retry_after_ns >= 0 ? ojson(ns_to_s(a.retry_after_ns)) : ojson(nullptr);
     out += j.dump() + "\n";

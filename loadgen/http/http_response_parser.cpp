@@ -120,17 +120,28 @@ std::optional<bool> parse_should_retry(std::string_view value) {
   return std::nullopt;
 }
 
-std::optional<std::string_view> header_value(std::string_view line, std::string_view lower_name) {
-  if (line.size() <= lower_name.size() || line[lower_name.size()] != ':' ||
-      !iequals(line.substr(0, lower_name.size()), lower_name))
-    return std::nullopt;
-  line.remove_prefix(lower_name.size() + 1);
-  while (!line.empty() && (line.back() == '\n' || line.back() == '\r')) line.remove_suffix(1);
-  return trim(line);
+std::optional<HeaderField> split_header_line(std::string_view line) {
+  const auto colon = line.find(':');
+  if (colon == std::string_view::npos) return std::nullopt;
+  auto value = line.substr(colon + 1);
+  while (!value.empty() && (value.back() == '\n' || value.back() == '\r')) value.remove_suffix(1);
+  return HeaderField{line.substr(0, colon), trim(value)};
+}
+
+bool header_name_is(std::string_view name, std::string_view lower_name) {
+  return iequals(name, lower_name);
 }
 
 std::optional<bool> HttpResponseParser::should_retry() const {
   return should_retry_;
+}
+
+std::array<HeaderField, 3> HttpResponseParser::answer_headers() const {
+  return {{{"retry-after", retry_after_.view()},
+           {"x-should-retry", !should_retry_   ? ""
+                              : *should_retry_ ? "true"
+                                               : "false"},
+           {"etag", etag_.view()}}};
 }
 
 std::string_view HttpResponseParser::etag() const {

@@ -15,10 +15,19 @@ namespace stampede {
 // whatever the status, "false" forbids one; anything else says nothing.
 std::optional<bool> parse_should_retry(std::string_view value);
 
-// The value of one header line as libcurl hands it over ("Name: value\r\n") when its name is
-// `lower_name`, without the whitespace around it (RFC 9110 5.5: optional whitespace is not
-// part of the value) or the line's end; none for another header.
-std::optional<std::string_view> header_value(std::string_view line, std::string_view lower_name);
+// A header's name and value, the value without the whitespace around it (RFC 9110 5.5:
+// optional whitespace is not part of the value) or the line's end.
+struct HeaderField {
+  std::string_view name;
+  std::string_view value;
+};
+
+// One header line as libcurl hands it over ("Name: value\r\n"), split at its first colon;
+// none for a line without one (the head's empty last line, a status line).
+std::optional<HeaderField> split_header_line(std::string_view line);
+
+// Whether a header's name is `lower_name`, in any case.
+bool header_name_is(std::string_view name, std::string_view lower_name);
 
 class HttpResponseParser {
  public:
@@ -44,7 +53,10 @@ class HttpResponseParser {
   std::string_view retry_after() const;  // the Retry-After value, trimmed; empty: none
   // x-should-retry: true or false (parse_should_retry); none when absent or anything else.
   std::optional<bool> should_retry() const;
-  std::string_view etag() const;   // the ETag value, trimmed; empty: none
+  std::string_view etag() const;  // the ETag value, trimmed; empty: none
+  // The three above as header name/value pairs (value empty: absent; x-should-retry as
+  // "true" or "false"), for a reader that takes either client's headers alike.
+  std::array<HeaderField, 3> answer_headers() const;
   bool keep_alive() const;         // the connection may carry the next request
   std::string_view error() const;  // empty unless kError
   // Whether an answer began: a whole status line came, or bytes no status line starts with.

@@ -13,7 +13,7 @@
 #include <utility>
 
 #include "enum_table.hpp"
-#include "live/connections.hpp"
+#include "live/http/connections.hpp"
 #include "live/live_loop.hpp"
 
 namespace stampede {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "live/dead_letter_writer.hpp"
+#include "live/http/transport_error.hpp"
 #include "live/live_request.hpp"
 #include "policy/shard.hpp"
 #include "results.hpp"
@@ -58,8 +59,8 @@ struct AttemptRecord {
   std::int64_t send_lateness_ns = 0;  // wall: sent - intended
   int status = 0;                     // 0: no HTTP answer
   Outcome outcome = Outcome::kOk;
-  int transport_error = 0;           // CURLcode; 0 for an HTTP answer
-  std::int64_t retry_after_ns = -1;  // scenario ns; -1: none
+  TransportError transport_error = TransportError::kNone;  // kNone for an HTTP answer
+  std::int64_t retry_after_ns = -1;                        // scenario ns; -1: none
 };
 
 enum class StopReason { kNone, kSignal, kMaxDuration };

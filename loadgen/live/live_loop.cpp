@@ -1,6 +1,5 @@
 #include "live/live_loop.hpp"
 
-#include <curl/curl.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/prctl.h>
@@ -16,8 +15,8 @@
 #include <utility>
 
 #include "http/retry_after_header.hpp"
-#include "live/curl_transport.hpp"
-#include "live/native_transport.hpp"
+#include "live/http/curl_transport.hpp"
+#include "live/http/native_transport.hpp"
 #include "saturating.hpp"
 
 namespace stampede {
@@ -413,8 +412,7 @@ void LiveLoop::abort_in_flight() {
     recording.record_send(c.sent_ns, c.sends, Outcome::kTimeout);
     if (shared_.options.keep_attempts) {
       attempts.push_back({c.id, c.item_id, c.sends, c.send_at_ns, c.sent_ns, -1, c.wake_lateness_ns,
-                          c.send_lateness_ns, 0, Outcome::kTimeout,
-                          static_cast<int>(CURLE_ABORTED_BY_CALLBACK), -1});
+                          c.send_lateness_ns, 0, Outcome::kTimeout, TransportError::kAborted, -1});
     }
     leave_unfinished(c, now);
   }

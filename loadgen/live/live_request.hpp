@@ -6,7 +6,7 @@
 #include <string_view>
 #include <vector>
 
-#include "live/tls_settings.hpp"
+#include "live/http/tls_settings.hpp"
 #include "parsed.hpp"
 
 namespace stampede {

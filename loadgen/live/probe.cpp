@@ -7,6 +7,7 @@
 #include <memory>
 #include <string_view>
 
+#include "live/http/curl_transport.hpp"
 #include "one_line.hpp"
 #include "url_redaction.hpp"
 
@@ -16,28 +17,6 @@ namespace {
 struct EasyDeleter {
   void operator()(CURL* e) const { curl_easy_cleanup(e); }
 };
-
-bool is_tls_error(CURLcode rc) {
-  switch (rc) {
-    case CURLE_SSL_CONNECT_ERROR:
-    case CURLE_SSL_ENGINE_NOTFOUND:
-    case CURLE_SSL_ENGINE_SETFAILED:
-    case CURLE_SSL_CERTPROBLEM:
-    case CURLE_SSL_CIPHER:
-    case CURLE_PEER_FAILED_VERIFICATION:
-    case CURLE_SSL_ENGINE_INITFAILED:
-    case CURLE_SSL_CACERT_BADFILE:
-    case CURLE_SSL_SHUTDOWN_FAILED:
-    case CURLE_SSL_CRL_BADFILE:
-    case CURLE_SSL_ISSUER_ERROR:
-    case CURLE_SSL_PINNEDPUBKEYNOTMATCH:
-    case CURLE_SSL_INVALIDCERTSTATUS:
-    case CURLE_SSL_CLIENTCERT:
-      return true;
-    default:
-      return false;
-  }
-}
 
 std::string host_port(const TargetUrl& url) {
   const bool v6 = url.host.find(':') != std::string::npos;
@@ -139,7 +118,8 @@ Parsed<ProbedTarget> probe_target(const TargetUrl& url, const TlsSettings& tls,
   }
   if (const CURLcode rc = curl_easy_perform(e); rc != CURLE_OK) {
     const std::string reason = error[0] ? std::string(error) : curl_easy_strerror(rc);
-    if (https && is_tls_error(rc)) return Result::fail(one_line(tls_failure(url, tls, rc, reason)));
+    if (https && transport_error_of(rc) == TransportError::kTls)
+      return Result::fail(one_line(tls_failure(url, tls, rc, reason)));
     return Result::fail(
         one_line("target unreachable: cannot connect to " + redact_url(url.text) + ": " + reason));
   }

@@ -3,8 +3,8 @@
 #include <cstdint>
 #include <string>
 
+#include "live/http/tls_settings.hpp"
 #include "live/live_request.hpp"
-#include "live/tls_settings.hpp"
 #include "parsed.hpp"
 
 namespace stampede {

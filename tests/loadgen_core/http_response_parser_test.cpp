@@ -447,7 +447,8 @@ TEST_CASE(
   }
 }
 
-TEST_CASE("header_value: a header line's value without the whitespace around it") {
+TEST_CASE(
+    "split_header_line: a header line's name, and its value without the whitespace around it") {
   struct Row {
     std::string line;
     std::optional<std::string> value;
@@ -459,9 +460,10 @@ TEST_CASE("header_value: a header line's value without the whitespace around it"
         Row{"Retry-Afterx: 5\r\n", std::nullopt}, Row{"X-Retry-After: 5\r\n", std::nullopt},
         Row{"Retry-After 5\r\n", std::nullopt}, Row{"Retry-After", std::nullopt}}) {
     CAPTURE(row.line);
-    const auto v = header_value(row.line, "retry-after");
-    CHECK(v.has_value() == row.value.has_value());
-    if (v && row.value) CHECK(std::string(*v) == *row.value);
+    const auto field = split_header_line(row.line);
+    const bool named = field && header_name_is(field->name, "retry-after");
+    CHECK(named == row.value.has_value());
+    if (named && row.value) CHECK(std::string(field->value) == *row.value);
   }
 }
 
@@ -568,4 +570,23 @@ TEST_CASE("http response parser: close() after a complete response changes nothi
   REQUIRE(p.feed(raw.data(), raw.size(), &used) == State::kComplete);
   CHECK(p.close() == State::kComplete);
   CHECK(p.error().empty());
+}
+
+TEST_CASE("http response parser: the kept headers as name/value pairs, for the one reader") {
+  const std::string raw =
+      "HTTP/1.1 429 Too Many Requests\r\nRetry-After:  3 \r\nx-should-retry: TRUE\r\n"
+      "ETag: \"7\"\r\nContent-Length: 0\r\n\r\n";
+  HttpResponseParser p;
+  p.reset(false);
+  std::size_t used = 0;
+  REQUIRE(p.feed(raw.data(), raw.size(), &used) == State::kComplete);
+  const auto h = p.answer_headers();
+  CHECK(h[0].name == "retry-after");
+  CHECK(h[0].value == "3");
+  CHECK(h[1].name == "x-should-retry");
+  CHECK(h[1].value == "true");
+  CHECK(h[2].name == "etag");
+  CHECK(h[2].value == "\"7\"");
+  p.reset(false);
+  for (const auto& field : p.answer_headers()) CHECK(field.value.empty());  // none: absent
 }

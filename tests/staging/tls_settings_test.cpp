@@ -5,7 +5,7 @@
 #include <map>
 #include <string>
 
-#include "live/tls_settings.hpp"
+#include "live/http/tls_settings.hpp"
 
 using stampede::resolve_tls;
 using stampede::TlsFlags;

@@ -2,12 +2,10 @@
 
 #include <curl/curl.h>
 
-#include <array>
 #include <cstdint>
-#include <string>
 #include <vector>
 
-#include "live/live_transport.hpp"
+#include "live/http/transport.hpp"
 
 namespace stampede {
 
@@ -25,19 +23,17 @@ struct CurlShard {
   bool active = false;            // driven since its messages were last read
 };
 
+// libcurl's codes in the seam's words: the one place that reads them (the probe asks it too).
+TransportError transport_error_of(CURLcode code);
+
 // A client's libcurl handle (and through it a kept-alive connection) and its request headers:
-// curl_slist nodes owned here, pointing at shared lines and at the per-attempt lines below,
-// rewritten before each send without allocating.
+// curl_slist nodes owned here, pointing at the lines of the client's request plan, whose
+// attempt lines are rewritten before each send without allocating.
 struct CurlClient {
   LiveClient* client = nullptr;
   CURL* easy = nullptr;
   int handed_fd = -1;  // its pre-opened connection, handed over, until libcurl has set it up
   std::vector<curl_slist> header_nodes;
-  std::string client_id_line;
-  std::array<char, 40> attempt_line{};
-  std::array<char, 48> request_id_line{};
-  // occ mode: "If-Match: "N"" for a write; for a read "If-Match:", which libcurl leaves out.
-  std::array<char, 40> if_match_line{};
   // The answer's head as it comes, held to the native parser's bounds: libcurl takes heads of
   // 100 KiB, interim answers without end, a 999 and a close inside the head.
   std::size_t head_bytes = 0;
@@ -72,8 +68,6 @@ class CurlTransport final : public LiveTransport {
   static int on_request_ready(void* client, char* ip, char* local_ip, int port, int local_port);
 
   void setup_client(CurlClient& cc, LiveClient& c);
-  // Sets the handle up for the occ cycle's next request; whether it is the conditional write.
-  void prepare_occ_request(CurlClient& cc);
   CurlClient& curl_client(const LiveClient& c) { return curl_clients_[index_of(c)]; }
   CurlShard& shard_of(const LiveClient& c) { return shards_[index_of(c) / kClientsPerShard]; }
   void socket_action(CurlShard& shard, curl_socket_t s, int mask);
@@ -87,7 +81,6 @@ class CurlTransport final : public LiveTransport {
 
   static constexpr std::size_t kClientsPerShard = 32;
 
-  std::vector<std::string> fixed_headers_;  // the shared ones, and "Expect:" for a body
   curl_slist* resolve_ = nullptr;
   std::vector<CurlClient> curl_clients_;
   std::vector<CurlShard> shards_;

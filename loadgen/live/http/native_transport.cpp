@@ -1,6 +1,5 @@
-#include "live/native_transport.hpp"
+#include "live/http/native_transport.hpp"
 
-#include <curl/curl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <sys/epoll.h>
@@ -8,16 +7,14 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cctype>
 #include <cerrno>
-#include <cstring>
-#include <ctime>
+#include <cstdio>
 #include <limits>
 #include <stdexcept>
 #include <utility>
 
-#include "generated/version.hpp"
-#include "model/versioned_row.hpp"
+#include "live/http/answer_headers.hpp"
+#include "live/http/receive_stamp.hpp"
 #include "saturating.hpp"
 
 namespace stampede {
@@ -29,24 +26,17 @@ constexpr std::size_t kReadBytes = 16 * 1024;
 // Every connection's events carry this tag: one transport, no shards.
 constexpr std::uint32_t kTag = 1;
 
-bool same_name(std::string_view line, std::string_view name) {
-  const auto colon = line.find(':');
-  if (colon != name.size()) return false;
-  for (std::size_t i = 0; i < colon; ++i) {
-    if (std::tolower(static_cast<unsigned char>(line[i])) != name[i]) return false;
+bool names(const RequestPlan& plan, std::string_view lower_name) {
+  return std::any_of(plan.lines().begin(), plan.lines().end(),
+                     [&](const char* l) { return line_names(l, lower_name); });
+}
+
+// The plan's lines [first, last), as sent: one not to send is left out.
+void append_lines(std::string& out, const RequestPlan& plan, std::size_t first, std::size_t last) {
+  for (std::size_t i = first; i < last; ++i) {
+    const std::string_view line = plan.lines()[i];
+    if (!removes_header(line)) out.append(line).append("\r\n");
   }
-  return true;
-}
-
-bool names(const std::vector<std::string>& lines, std::string_view name) {
-  return std::any_of(lines.begin(), lines.end(),
-                     [&](const std::string& l) { return same_name(l, name); });
-}
-
-// "Name:" with nothing after it: as libcurl reads it, leave that header out.
-bool removes_header(std::string_view line) {
-  const auto value = line.substr(line.find(':') + 1);
-  return value.find_first_not_of(" \t") == std::string_view::npos;
 }
 
 std::string host_header(const TargetUrl& url) {
@@ -76,28 +66,19 @@ NativeTransport::NativeTransport(LiveShared& shared, std::vector<LiveClient>& cl
   const auto address = numeric_address(shared.options.connect_address, shared.options.connect_port);
   if (!address) throw std::runtime_error(address.error());
   address_ = *address;
-  const LiveRequest& r = shared.request;
-  const auto& user = shared.fixed_headers;
-  // What libcurl sends unless told otherwise, so that both clients send the same request.
+  const RequestPlan* plan = clients.empty() ? nullptr : &plan_of(clients.front());
+  // What libcurl sends unless told otherwise, so that both clients send the same request; the
+  // lines that name these are the same for every client.
   std::string common;
-  if (!names(user, "host")) common += "Host: " + host_header(r.url) + "\r\n";
-  if (!names(user, "user-agent"))
-    common += std::string("User-Agent: stampede-loadgen/") + kVersion + "\r\n";
-  if (!names(user, "accept")) common += "Accept: */*\r\n";
-  for (const auto& h : user) {
-    if (!removes_header(h)) common += h + "\r\n";
-  }
-  if (r.method != "HEAD" && (!r.body.empty() || r.method == "POST")) {
-    body_headers_ = "Content-Length: " + std::to_string(r.body.size()) + "\r\n";
-    if (!names(user, "content-type"))
-      body_headers_ += "Content-Type: application/x-www-form-urlencoded\r\n";
-  }
+  if (plan && !names(*plan, "host")) common += "Host: " + host_header(shared.request.url) + "\r\n";
+  if (plan && !names(*plan, "user-agent"))
+    common += std::string("User-Agent: ") + user_agent() + "\r\n";
+  if (plan && !names(*plan, "accept")) common += "Accept: */*\r\n";
+  default_content_type_ = plan && !names(*plan, "content-type");
   prefixes_.reserve(clients.size());
   for (const auto& c : clients) {
     std::string p = common;
-    if (!shared.tenant_headers.empty())
-      p += shared.tenant_headers[c.id % shared.tenant_headers.size()] + "\r\n";
-    if (r.trace_headers) p += "X-Client-Id: " + std::to_string(c.id) + "\r\n";
+    append_lines(p, plan_of(c), 0, plan_of(c).client_line_count());
     prefixes_.push_back(std::move(p));
   }
 }
@@ -108,31 +89,20 @@ NativeTransport::~NativeTransport() {
   }
 }
 
-void NativeTransport::build_request(const LiveClient& c, std::string& out) const {
-  const LiveRequest& r = shared_.request;
-  const bool occ_write = c.occ && c.occ->cycle.writing;
-  const std::string_view method = c.occ ? (occ_write ? "PUT" : "GET") : std::string_view(r.method);
+void NativeTransport::build_request(const LiveClient& c, std::string& out) {
+  const RequestPlan& plan = plan_attempt(c);
   out.clear();
-  out.append(method).append(" ").append(r.url.target).append(" HTTP/1.1\r\n");
+  out.append(plan.method()).append(" ").append(plan.target()).append(" HTTP/1.1\r\n");
   out.append(prefixes_[index_of(c)]);
-  if (r.trace_headers) {
-    out.append("X-Attempt: ");
-    append_number(out, c.sends);
-    out.append("\r\nX-Request-Id: ");
-    append_number(out, c.item_id);
+  append_lines(out, plan, plan.client_line_count(), plan.lines().size());
+  if (plan.has_body()) {
+    out.append("Content-Length: ");
+    append_number(out, static_cast<long long>(plan.body().size()));
     out.append("\r\n");
+    if (plan.form_body() && default_content_type_)
+      out.append("Content-Type: application/x-www-form-urlencoded\r\n");
   }
-  if (occ_write) {
-    out.append("If-Match: ").append(format_etag(c.occ->cycle.version)).append("\r\n");
-    out.append("Content-Length: 0\r\n\r\n");
-    return;
-  }
-  if (c.occ) {
-    out.append("\r\n");
-    return;
-  }
-  out.append(body_headers_).append("\r\n");
-  if (!body_headers_.empty()) out.append(r.body);
+  out.append("\r\n").append(plan.body());
 }
 
 void NativeTransport::send(LiveClient& c) {
@@ -143,7 +113,7 @@ void NativeTransport::send(LiveClient& c) {
   conn.received = 0;
   conn.answered_wall_ns = 0;
   conn.retried = false;
-  conn.parser.reset(!c.occ && shared_.request.method == "HEAD");
+  conn.parser.reset(plan_of(c).head());
   conn.deadline_ns = ScenarioClock::steady_after(saturating_mul(shared_.timeout_ms, 1'000'000));
   deadlines_.emplace_back(conn.deadline_ns, i);
   if (conn.fd >= 0) {
@@ -167,7 +137,7 @@ bool NativeTransport::connect_client(std::uint32_t i) {
   Connection& conn = connections_[i];
   const int fd = socket(address_.family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
   if (fd < 0) {
-    finish(i, CURLE_COULDNT_CONNECT, 0);
+    finish(i, TransportError::kRefused, 0);
     return false;
   }
   const int one = 1;
@@ -176,7 +146,7 @@ bool NativeTransport::connect_client(std::uint32_t i) {
   if (connect(fd, reinterpret_cast<const sockaddr*>(&address_.storage), address_.length) != 0) {
     if (errno != EINPROGRESS) {
       close(fd);
-      finish(i, CURLE_COULDNT_CONNECT, 0);
+      finish(i, TransportError::kRefused, 0);
       return false;
     }
     conn.phase = Phase::kConnecting;
@@ -188,9 +158,7 @@ bool NativeTransport::connect_client(std::uint32_t i) {
 void NativeTransport::attach(std::uint32_t i, int fd) {
   Connection& conn = connections_[i];
   conn.reused = false;
-  // The kernel stamps what arrives, so an answer's time is when it reached the client.
-  const int on = 1;
-  setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPNS, &on, sizeof on);
+  enable_receive_stamps(fd);
   conn.fd = fd;
   if (static_cast<std::size_t>(fd) >= client_by_fd_.size()) client_by_fd_.resize(fd + 1, kNoClient);
   client_by_fd_[fd] = i;
@@ -226,7 +194,7 @@ void NativeTransport::write_request(std::uint32_t i) {
     if (n < 0 && errno == EINTR) continue;
     if (resend_on_fresh_connection(i)) return;
     close_connection(conn);
-    return finish(i, CURLE_SEND_ERROR, 0);
+    return finish(i, TransportError::kSendFailed, 0);
   }
   conn.phase = Phase::kReading;
   watch(i, false);
@@ -243,7 +211,7 @@ void NativeTransport::on_event(std::uint32_t, int fd, std::uint32_t events) {
     getsockopt(fd, SOL_SOCKET, SO_ERROR, &error, &len);
     if (error != 0) {
       close_connection(conn);
-      return finish(i, CURLE_COULDNT_CONNECT, 0);
+      return finish(i, TransportError::kRefused, 0);
     }
     conn.phase = Phase::kWriting;
   }
@@ -254,17 +222,14 @@ void NativeTransport::on_event(std::uint32_t, int fd, std::uint32_t events) {
 
 void NativeTransport::read_answer(std::uint32_t i) {
   Connection& conn = connections_[i];
-  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(timespec))];
+  StampControl control;
   while (true) {
     iovec io{buffer_.data(), buffer_.size()};
     msghdr msg{};
     msg.msg_iov = &io;
     msg.msg_iovlen = 1;
     const bool stamp = conn.received == 0 && shared_.options.compensate_latency;
-    if (stamp) {
-      msg.msg_control = control;
-      msg.msg_controllen = sizeof control;
-    }
+    if (stamp) control.attach(msg);
     const ssize_t n = recvmsg(conn.fd, &msg, MSG_DONTWAIT);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return;
@@ -277,20 +242,15 @@ void NativeTransport::read_answer(std::uint32_t i) {
                                     conn.parser.close() == HttpResponseParser::State::kComplete;
       if (!answered_in_full && conn.received == 0 && resend_on_fresh_connection(i)) return;
       close_connection(conn);
-      if (answered_in_full) return finish(i, CURLE_OK, conn.parser.status());
+      if (answered_in_full) return finish(i, TransportError::kNone, conn.parser.status());
       // Cut off inside an answer is a broken answer; before one began, no answer at all.
-      return finish(i, conn.parser.answer_began() ? CURLE_RECV_ERROR : CURLE_GOT_NOTHING, 0);
+      return finish(
+          i, conn.parser.answer_began() ? TransportError::kReset : TransportError::kNoAnswer, 0);
     }
     if (conn.received == 0) {
       conn.answered_wall_ns = ScenarioClock::steady_ns();
-      for (cmsghdr* h = stamp ? CMSG_FIRSTHDR(&msg) : nullptr; h; h = CMSG_NXTHDR(&msg, h)) {
-        if (h->cmsg_level != SOL_SOCKET || h->cmsg_type != SCM_TIMESTAMPNS) continue;
-        timespec ts{};
-        std::memcpy(&ts, CMSG_DATA(h), sizeof ts);
-        conn.answered_wall_ns =
-            std::min(conn.answered_wall_ns,
-                     ScenarioClock::steady_at_unix(ts.tv_sec * 1'000'000'000LL + ts.tv_nsec));
-      }
+      if (const auto at = stamp ? receive_stamp_ns(msg) : std::nullopt)
+        conn.answered_wall_ns = std::min(conn.answered_wall_ns, *at);
     }
     conn.received += static_cast<std::size_t>(n);
     std::size_t used = 0;
@@ -308,7 +268,8 @@ void NativeTransport::read_answer(std::uint32_t i) {
     } else {
       conn.reused = true;
     }
-    return finish(i, ok ? CURLE_OK : CURLE_WEIRD_SERVER_REPLY, ok ? conn.parser.status() : 0);
+    return finish(i, ok ? TransportError::kNone : TransportError::kBadResponse,
+                  ok ? conn.parser.status() : 0);
   }
 }
 
@@ -319,7 +280,7 @@ bool NativeTransport::resend_on_fresh_connection(std::uint32_t i) {
   conn.retried = true;
   conn.written = 0;
   conn.received = 0;
-  conn.parser.reset(!clients_[i].occ && shared_.request.method == "HEAD");
+  conn.parser.reset(plan_of(clients_[i]).head());
   if (connect_client(i) && conn.phase == Phase::kWriting) write_request(i);
   return true;
 }
@@ -333,7 +294,7 @@ void NativeTransport::close_connection(Connection& conn) {
   conn.wants_write = false;
 }
 
-void NativeTransport::finish(std::uint32_t i, int transport_error, int status) {
+void NativeTransport::finish(std::uint32_t i, TransportError transport_error, int status) {
   Connection& conn = connections_[i];
   LiveClient& c = clients_[i];
   conn.phase = Phase::kIdle;
@@ -342,14 +303,14 @@ void NativeTransport::finish(std::uint32_t i, int transport_error, int status) {
   a.status = status;
   a.answer_began = conn.parser.answer_began();
   const std::int64_t now = ScenarioClock::steady_ns();
-  a.answered_wall_ns =
-      transport_error == CURLE_OK && conn.answered_wall_ns > 0 && shared_.options.compensate_latency
-          ? conn.answered_wall_ns
-          : now;
-  const bool answered = transport_error == CURLE_OK;
-  c.retry_after.assign(answered ? conn.parser.retry_after() : std::string_view());
-  c.should_retry = answered ? conn.parser.should_retry() : std::nullopt;
-  if (c.occ) c.occ->etag.assign(answered ? conn.parser.etag() : std::string_view());
+  a.answered_wall_ns = transport_error == TransportError::kNone && conn.answered_wall_ns > 0 &&
+                               shared_.options.compensate_latency
+                           ? conn.answered_wall_ns
+                           : now;
+  clear_answer_headers(c);
+  if (transport_error == TransportError::kNone) {
+    for (const auto& h : conn.parser.answer_headers()) read_answer_header(c, h.name, h.value);
+  }
   done_.push_back({i, a});
 }
 
@@ -369,7 +330,7 @@ std::int64_t NativeTransport::run_timers() {
     deadlines_.pop_front();
     if (!pending) continue;
     close_connection(conn);
-    finish(i, CURLE_OPERATION_TIMEDOUT, 0);
+    finish(i, TransportError::kTimeout, 0);
   }
   return -1;
 }

@@ -4,13 +4,15 @@
 #include <cstdint>
 #include <vector>
 
+#include "live/http/request_plan.hpp"
+#include "live/http/transport_error.hpp"
 #include "live/live_client.hpp"
 
 namespace stampede {
 
 // How an attempt ended, as a transport saw it.
 struct AttemptAnswer {
-  int transport_error = 0;  // a CURLcode (either transport); 0: an HTTP answer came
+  TransportError transport_error = TransportError::kNone;  // kNone: an HTTP answer came
   int status = 0;
   std::int64_t answered_wall_ns = 0;  // when the answer reached the client's socket (steady)
   // Part of an answer came (its status line at least): a reset or close after it is a broken
@@ -55,16 +57,21 @@ class LiveTransport {
  protected:
   // clients: the loop's, sized for good; epoll_fd: the loop's epoll set.
   LiveTransport(LiveShared& shared, std::vector<LiveClient>& clients, int epoll_fd,
-                AttemptSink& sink)
-      : shared_(shared), clients_(clients), epoll_fd_(epoll_fd), sink_(sink) {}
+                AttemptSink& sink);
   std::size_t index_of(const LiveClient& c) const {
     return static_cast<std::size_t>(&c - clients_.data());
   }
+  // c's request plan, made ready for the attempt it is about to send.
+  const RequestPlan& plan_attempt(const LiveClient& c);
+  const RequestPlan& plan_of(const LiveClient& c) const { return plans_[index_of(c)]; }
 
   LiveShared& shared_;
   std::vector<LiveClient>& clients_;
   const int epoll_fd_;
   AttemptSink& sink_;
+
+ private:
+  std::vector<RequestPlan> plans_;  // by client; sized once (libcurl points into them)
 };
 
 // An epoll event's data: the transport's tag (1 or more; 0 is the loop's own timer and wake
@@ -74,11 +81,7 @@ inline std::uint64_t event_data(std::uint32_t tag, int fd) {
 }
 
 // Turns a transport's view of an attempt into the outcome the retry policy reads; both
-// transports report a malformed answer so that this makes it bad_response.
+// transports report a malformed answer as kBadResponse so that this makes it bad_response.
 Outcome outcome_of(const AttemptAnswer& a);
-
-// The connection could not be made at all (refused, no route, no such host): what makes a
-// target unreachable, where a reset or a garbled answer came from a target that is there.
-bool is_refusal(int transport_error);
 
 }  // namespace stampede

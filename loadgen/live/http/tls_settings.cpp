@@ -1,4 +1,4 @@
-#include "live/tls_settings.hpp"
+#include "live/http/tls_settings.hpp"
 
 #include <curl/curl.h>
 #include <dirent.h>

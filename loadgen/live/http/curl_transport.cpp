@@ -1,4 +1,4 @@
-#include "live/curl_transport.hpp"
+#include "live/http/curl_transport.hpp"
 
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -9,16 +9,14 @@
 
 #include <algorithm>
 #include <cctype>
-#include <cstdio>
-#include <cstring>
 #include <ctime>
 #include <stdexcept>
 #include <utility>
 
-#include "generated/version.hpp"
 #include "http/http_response_parser.hpp"
-#include "live/tls_settings.hpp"
-#include "model/versioned_row.hpp"
+#include "live/http/answer_headers.hpp"
+#include "live/http/receive_stamp.hpp"
+#include "live/http/tls_settings.hpp"
 #include "saturating.hpp"
 
 namespace stampede {
@@ -26,7 +24,6 @@ namespace {
 
 // Answers are small; a small receive buffer keeps ten thousand handles light.
 constexpr long kReceiveBufferBytes = 4096;
-constexpr char kNoIfMatch[] = "If-Match:";
 
 // The kernel's timer tick (1/HZ: 4 ms at HZ=250), which the coarse clocks advance by.
 std::int64_t kernel_tick_ns() {
@@ -81,27 +78,80 @@ std::size_t on_header(char* text, std::size_t size, std::size_t n, void* data) {
   const std::string_view line(text, len);
   if (!track_head(cc, line)) return 0;  // libcurl ends the transfer: a write error
   if (starts_with_nocase(text, len, "http/")) {
-    c.retry_after.clear();  // a new response (after a 100 Continue) starts over
-    c.should_retry.reset();
-    if (c.occ) c.occ->etag.clear();
-  } else if (const auto v = header_value(line, "x-should-retry")) {
-    c.should_retry = parse_should_retry(*v);
-  } else if (const auto v = header_value(line, "retry-after")) {
-    c.retry_after.assign(*v);
-  } else if (c.occ) {
-    if (const auto v = header_value(line, "etag")) c.occ->etag.assign(*v);
+    clear_answer_headers(c);  // a new response (after a 100 Continue) starts over
+  } else if (const auto field = split_header_line(line)) {
+    read_answer_header(c, field->name, field->value);
   }
   return len;
 }
 
+// Sets the method and body the plan asks; a GET resets what an occ write set.
+void apply_method(CURL* e, const RequestPlan& plan) {
+  const std::string_view method = plan.method();
+  if (method == "HEAD") {
+    curl_easy_setopt(e, CURLOPT_NOBODY, 1L);
+    return;
+  }
+  if (method == "GET" && !plan.has_body()) {
+    curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, nullptr);
+    curl_easy_setopt(e, CURLOPT_HTTPGET, 1L);
+    return;
+  }
+  curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, method == "POST" ? nullptr : plan.method());
+  if (!plan.has_body()) return;
+  curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(plan.body().size()));
+  curl_easy_setopt(e, CURLOPT_POSTFIELDS, plan.body().data());
+}
+
 }  // namespace
+
+TransportError transport_error_of(CURLcode code) {
+  switch (code) {
+    case CURLE_OK:
+      return TransportError::kNone;
+    case CURLE_COULDNT_CONNECT:
+      return TransportError::kRefused;
+    case CURLE_COULDNT_RESOLVE_HOST:
+    case CURLE_COULDNT_RESOLVE_PROXY:
+      return TransportError::kResolve;
+    case CURLE_SEND_ERROR:
+      return TransportError::kSendFailed;
+    case CURLE_RECV_ERROR:
+      return TransportError::kReset;
+    case CURLE_GOT_NOTHING:
+      return TransportError::kNoAnswer;
+    case CURLE_OPERATION_TIMEDOUT:
+      return TransportError::kTimeout;
+    case CURLE_WEIRD_SERVER_REPLY:    // some malformed answers (judge_answer names the rest)
+    case CURLE_UNSUPPORTED_PROTOCOL:  // no status line (HTTP/0.9), a status not NNN
+    case CURLE_PARTIAL_FILE:          // closed inside a body of known length
+    case CURLE_BAD_CONTENT_ENCODING:
+      return TransportError::kBadResponse;
+    case CURLE_SSL_CONNECT_ERROR:
+    case CURLE_SSL_ENGINE_NOTFOUND:
+    case CURLE_SSL_ENGINE_SETFAILED:
+    case CURLE_SSL_CERTPROBLEM:
+    case CURLE_SSL_CIPHER:
+    case CURLE_PEER_FAILED_VERIFICATION:
+    case CURLE_SSL_ENGINE_INITFAILED:
+    case CURLE_SSL_CACERT_BADFILE:
+    case CURLE_SSL_SHUTDOWN_FAILED:
+    case CURLE_SSL_CRL_BADFILE:
+    case CURLE_SSL_ISSUER_ERROR:
+    case CURLE_SSL_PINNEDPUBKEYNOTMATCH:
+    case CURLE_SSL_INVALIDCERTSTATUS:
+    case CURLE_SSL_CLIENTCERT:
+      return TransportError::kTls;
+    case CURLE_ABORTED_BY_CALLBACK:
+      return TransportError::kAborted;
+    default:
+      return TransportError::kOther;
+  }
+}
 
 CurlTransport::CurlTransport(LiveShared& shared, std::vector<LiveClient>& clients, int epoll_fd,
                              AttemptSink& sink)
     : LiveTransport(shared, clients, epoll_fd, sink) {
-  fixed_headers_ = shared.fixed_headers;
-  // libcurl asks for 100-continue before a large body; that round trip is not the client's.
-  if (!shared.request.body.empty()) fixed_headers_.emplace_back("Expect:");
   if (!shared.options.resolve_entry.empty())
     resolve_ = curl_slist_append(nullptr, shared.options.resolve_entry.c_str());
   shards_.resize((clients.size() + kClientsPerShard - 1) / kClientsPerShard);
@@ -139,6 +189,7 @@ CurlTransport::~CurlTransport() {
 
 void CurlTransport::setup_client(CurlClient& cc, LiveClient& c) {
   const auto& r = shared_.request;
+  const RequestPlan& plan = plan_of(c);
   cc.client = &c;
   cc.easy = curl_easy_init();
   if (!cc.easy) throw std::runtime_error("curl_easy_init failed");
@@ -151,7 +202,7 @@ void CurlTransport::setup_client(CurlClient& cc, LiveClient& c) {
   curl_easy_setopt(e, CURLOPT_BUFFERSIZE, kReceiveBufferBytes);
   // HTTP/1.1: with h2 over TLS libcurl would multiplex the whole fleet on one connection.
   curl_easy_setopt(e, CURLOPT_HTTP_VERSION, static_cast<long>(CURL_HTTP_VERSION_1_1));
-  curl_easy_setopt(e, CURLOPT_USERAGENT, (std::string("stampede-loadgen/") + kVersion).c_str());
+  curl_easy_setopt(e, CURLOPT_USERAGENT, user_agent());
   curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, &discard_body);
   curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, &on_header);
   curl_easy_setopt(e, CURLOPT_HEADERDATA, &cc);
@@ -164,30 +215,12 @@ void CurlTransport::setup_client(CurlClient& cc, LiveClient& c) {
   curl_easy_setopt(e, CURLOPT_SOCKOPTDATA, &cc);
   curl_easy_setopt(e, CURLOPT_PREREQFUNCTION, &CurlTransport::on_request_ready);
   curl_easy_setopt(e, CURLOPT_PREREQDATA, &c);
-  if (r.method == "HEAD") {
-    curl_easy_setopt(e, CURLOPT_NOBODY, 1L);
-  } else if (r.method != "GET" || !r.body.empty()) {
-    if (r.method != "POST") curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, r.method.c_str());
-    if (!r.body.empty() || r.method == "POST") {
-      curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(r.body.size()));
-      curl_easy_setopt(e, CURLOPT_POSTFIELDS, r.body.c_str());
-    }
-  }
+  apply_method(e, plan);
 
-  std::vector<const char*> lines;
-  for (const auto& h : fixed_headers_) lines.push_back(h.c_str());
-  if (c.occ) {
-    std::snprintf(cc.if_match_line.data(), cc.if_match_line.size(), "%s", kNoIfMatch);
-    lines.push_back(cc.if_match_line.data());
-  }
-  if (!shared_.tenant_headers.empty())
-    lines.push_back(shared_.tenant_headers[c.id % shared_.tenant_headers.size()].c_str());
-  if (r.trace_headers) {
-    cc.client_id_line = "X-Client-Id: " + std::to_string(c.id);
-    lines.push_back(cc.client_id_line.c_str());
-    lines.push_back(cc.attempt_line.data());
-    lines.push_back(cc.request_id_line.data());
-  }
+  // The plan's lines in place: send() rewrites the attempt's, which these nodes point at.
+  std::vector<const char*> lines = plan.lines();
+  // libcurl asks for 100-continue before a large body; that round trip is not the client's.
+  if (!r.body.empty()) lines.push_back("Expect:");
   if (lines.empty()) return;
   cc.header_nodes.resize(lines.size());
   for (std::size_t i = 0; i < lines.size(); ++i) {
@@ -197,33 +230,13 @@ void CurlTransport::setup_client(CurlClient& cc, LiveClient& c) {
   curl_easy_setopt(e, CURLOPT_HTTPHEADER, cc.header_nodes.data());
 }
 
-void CurlTransport::prepare_occ_request(CurlClient& cc) {
-  LiveOcc& occ = *cc.client->occ;
-  if (!occ.cycle.writing) {
-    std::snprintf(cc.if_match_line.data(), cc.if_match_line.size(), "%s", kNoIfMatch);
-    curl_easy_setopt(cc.easy, CURLOPT_CUSTOMREQUEST, nullptr);
-    curl_easy_setopt(cc.easy, CURLOPT_HTTPGET, 1L);
-    return;
-  }
-  std::snprintf(cc.if_match_line.data(), cc.if_match_line.size(), "If-Match: %s",
-                format_etag(occ.cycle.version).c_str());
-  // An empty body, sent with its Content-Length: 0.
-  curl_easy_setopt(cc.easy, CURLOPT_POSTFIELDSIZE, 0L);
-  curl_easy_setopt(cc.easy, CURLOPT_POSTFIELDS, "");
-  curl_easy_setopt(cc.easy, CURLOPT_CUSTOMREQUEST, "PUT");
-}
-
 void CurlTransport::send(LiveClient& c) {
   CurlClient& cc = curl_client(c);
   cc.head_bytes = 0;
   cc.interims = 0;
   cc.began = cc.head_ended = cc.final_head = cc.malformed = false;
-  if (c.occ) prepare_occ_request(cc);
-  if (shared_.request.trace_headers) {
-    std::snprintf(cc.attempt_line.data(), cc.attempt_line.size(), "X-Attempt: %d", c.sends);
-    std::snprintf(cc.request_id_line.data(), cc.request_id_line.size(), "X-Request-Id: %lld",
-                  static_cast<long long>(c.item_id));
-  }
+  const RequestPlan& plan = plan_attempt(c);
+  if (c.occ) apply_method(cc.easy, plan);  // the cycle's read or write
   curl_multi_add_handle(shard_of(c).multi, cc.easy);
 }
 
@@ -249,9 +262,7 @@ curl_socket_t CurlTransport::on_open_socket(void* data, curlsocktype purpose, cu
 
 int CurlTransport::on_socket_options(void* data, curl_socket_t fd, curlsocktype) {
   auto& cc = *static_cast<CurlClient*>(data);
-  // The kernel stamps what arrives, so an answer's time is when it reached the client.
-  const int on = 1;
-  setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPNS, &on, sizeof on);
+  enable_receive_stamps(fd);
   if (fd != cc.handed_fd) return CURL_SOCKOPT_OK;
   cc.handed_fd = -1;
   return CURL_SOCKOPT_ALREADY_CONNECTED;
@@ -301,18 +312,14 @@ void CurlTransport::on_event(std::uint32_t tag, int fd, std::uint32_t events) {
 }
 
 void CurlTransport::note_arrival(int fd) {
-  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(timespec))];
+  StampControl control;
   msghdr msg{};
-  msg.msg_control = control;
-  msg.msg_controllen = sizeof control;
+  control.attach(msg);
   if (recvmsg(fd, &msg, MSG_PEEK | MSG_DONTWAIT) < 0) return;
-  for (cmsghdr* h = CMSG_FIRSTHDR(&msg); h; h = CMSG_NXTHDR(&msg, h)) {
-    if (h->cmsg_level != SOL_SOCKET || h->cmsg_type != SCM_TIMESTAMPNS) continue;
-    timespec ts{};
-    std::memcpy(&ts, CMSG_DATA(h), sizeof ts);
-    if (static_cast<std::size_t>(fd) >= arrived_wall_ns_.size()) arrived_wall_ns_.resize(fd + 1, 0);
-    arrived_wall_ns_[fd] = ScenarioClock::steady_at_unix(ts.tv_sec * 1'000'000'000LL + ts.tv_nsec);
-  }
+  const auto at = receive_stamp_ns(msg);
+  if (!at) return;
+  if (static_cast<std::size_t>(fd) >= arrived_wall_ns_.size()) arrived_wall_ns_.resize(fd + 1, 0);
+  arrived_wall_ns_[fd] = *at;
 }
 
 std::int64_t CurlTransport::arrival_of(const CurlClient& cc, std::int64_t now_wall_ns) {
@@ -370,16 +377,12 @@ std::int64_t CurlTransport::run_timers() {
 // a head the connection's close cut off (libcurl: an answer with the headers so far), a head
 // past the bounds. A failed answer's headers are not the client's to act on.
 void CurlTransport::judge_answer(const CurlClient& cc, AttemptAnswer& a) {
-  const bool ok = a.transport_error == CURLE_OK;
+  const bool ok = a.transport_error == TransportError::kNone;
   if (cc.malformed || (ok && (!cc.head_ended || a.status < 200 || a.status > 599))) {
-    a.transport_error = CURLE_WEIRD_SERVER_REPLY;
+    a.transport_error = TransportError::kBadResponse;
     a.status = 0;
   }
-  if (a.transport_error == CURLE_OK) return;
-  LiveClient& c = *cc.client;
-  c.retry_after.clear();
-  c.should_retry.reset();
-  if (c.occ) c.occ->etag.clear();
+  if (a.transport_error != TransportError::kNone) clear_answer_headers(*cc.client);
 }
 
 void CurlTransport::deliver_answers() {
@@ -394,11 +397,10 @@ void CurlTransport::deliver_answers() {
       CurlClient& cc = curl_client(*c);
       const std::int64_t now_wall = ScenarioClock::steady_ns();
       AttemptAnswer a;
-      a.transport_error = msg->data.result;
+      a.transport_error = transport_error_of(msg->data.result);
       a.answered_wall_ns = shared_.options.compensate_latency ? arrival_of(cc, now_wall) : now_wall;
       long status = 0;
-      if (a.transport_error == CURLE_OK)
-        curl_easy_getinfo(cc.easy, CURLINFO_RESPONSE_CODE, &status);
+      if (msg->data.result == CURLE_OK) curl_easy_getinfo(cc.easy, CURLINFO_RESPONSE_CODE, &status);
       a.status = static_cast<int>(status);
       a.answer_began = cc.began;
       judge_answer(cc, a);

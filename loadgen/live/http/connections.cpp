@@ -1,4 +1,4 @@
-#include "live/connections.hpp"
+#include "live/http/connections.hpp"
 
 #include <fcntl.h>
 #include <netdb.h>

@@ -6,8 +6,8 @@
 #include <vector>
 
 #include "http/http_response_parser.hpp"
-#include "live/connections.hpp"
-#include "live/live_transport.hpp"
+#include "live/http/connections.hpp"
+#include "live/http/transport.hpp"
 
 namespace stampede {
 
@@ -55,7 +55,8 @@ class NativeTransport final : public LiveTransport {
     AttemptAnswer answer;
   };
 
-  void build_request(const LiveClient& c, std::string& out) const;
+  // c's attempt as bytes, from its request plan.
+  void build_request(const LiveClient& c, std::string& out);
   // Opens a connection and starts writing; false if it failed.
   bool connect_client(std::uint32_t i);
   // fd, connected or connecting, becomes client i's connection.
@@ -65,16 +66,16 @@ class NativeTransport final : public LiveTransport {
   void watch(std::uint32_t i, bool write);
   void close_connection(Connection& conn);
   // The attempt is over: the answer (or error) waits for deliver_answers.
-  void finish(std::uint32_t i, int transport_error, int status);
+  void finish(std::uint32_t i, TransportError transport_error, int status);
   // A kept-alive connection the server had closed fails before any answer: like libcurl,
   // the request goes once more on a fresh connection. False if that is not the case.
   bool resend_on_fresh_connection(std::uint32_t i);
 
   SocketAddress address_;
   // Every request's lines after the request line that are the same for all of a client's
-  // attempts (Host, User-Agent, the user's, the tenant's and X-Client-Id), by client.
+  // attempts (Host, User-Agent, Accept, then the plan's client lines), by client.
   std::vector<std::string> prefixes_;
-  std::string body_headers_;  // Content-Length (and Content-Type) of the request body
+  bool default_content_type_ = false;  // no line names a Content-Type: a form body gets one
   std::vector<Connection> connections_;
   std::vector<std::uint32_t> client_by_fd_;  // kNoClient if none
   // Attempts in order of their deadlines (one timeout for all: a queue, not a heap); entries

@@ -1,0 +1,21 @@
+#pragma once
+
+#include <string_view>
+
+#include "live/live_client.hpp"
+
+namespace stampede {
+
+// The one reader of the answer headers the engine acts on (Retry-After, x-should-retry and,
+// in occ mode, ETag), fed the name/value pairs either transport sees: libcurl's header lines
+// split, or the native parser's kept headers.
+
+// Forgets the last answer's: a new answer (the final one after a 100 Continue too) starts
+// over, and a failed answer's headers are not the client's to act on.
+void clear_answer_headers(LiveClient& c);
+
+// One header of the answer (its name in any case, its value trimmed): kept if the engine acts
+// on it, else ignored. The last of a name wins.
+void read_answer_header(LiveClient& c, std::string_view name, std::string_view value);
+
+}  // namespace stampede

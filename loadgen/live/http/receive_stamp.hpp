@@ -1,0 +1,31 @@
+#pragma once
+
+#include <sys/socket.h>
+
+#include <cstdint>
+#include <ctime>
+#include <optional>
+
+namespace stampede {
+
+// The kernel's receive stamp (SO_TIMESTAMPNS): when the bytes a recvmsg() returns reached
+// the socket, so that an answer's time is its arrival at the client, not when this loop,
+// shared with a thousand other clients, got to it. Both transports read it this way.
+
+// Asks the kernel to stamp what arrives on fd.
+void enable_receive_stamps(int fd);
+
+// Room in a recvmsg()'s control data for the stamp.
+struct StampControl {
+  alignas(cmsghdr) char bytes[CMSG_SPACE(sizeof(timespec))];
+  void attach(msghdr& msg) {
+    msg.msg_control = bytes;
+    msg.msg_controllen = sizeof bytes;
+  }
+};
+
+// The stamp a recvmsg() with StampControl attached brought, as a steady time
+// (ScenarioClock); none if it brought none.
+std::optional<std::int64_t> receive_stamp_ns(msghdr& msg);
+
+}  // namespace stampede

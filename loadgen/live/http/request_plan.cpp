@@ -1,0 +1,83 @@
+#include "live/http/request_plan.hpp"
+
+#include <cstdio>
+
+#include "generated/version.hpp"
+#include "http/http_response_parser.hpp"
+#include "model/versioned_row.hpp"
+
+namespace stampede {
+namespace {
+
+// occ mode: "If-Match: "N"" for a write; for a read "If-Match:", which neither client sends.
+constexpr char kNoIfMatch[] = "If-Match:";
+
+}  // namespace
+
+const char* user_agent() {
+  static const std::string agent = std::string("stampede-loadgen/") + kVersion;
+  return agent.c_str();
+}
+
+bool line_names(std::string_view line, std::string_view lower_name) {
+  const auto field = split_header_line(line);
+  return field && header_name_is(field->name, lower_name);
+}
+
+bool removes_header(std::string_view line) {
+  const auto value = line.substr(line.find(':') + 1);
+  return value.find_first_not_of(" \t") == std::string_view::npos;
+}
+
+void RequestPlan::build(const LiveShared& shared, const LiveClient& c) {
+  const LiveRequest& r = shared.request;
+  target_ = r.url.target;
+  occ_ = c.occ.has_value();
+  trace_ = r.trace_headers;
+  head_ = !occ_ && r.method == "HEAD";
+  const bool sends_body = r.method != "HEAD" && (!r.body.empty() || r.method == "POST");
+  set_method(r.method.c_str(), sends_body, sends_body ? std::string_view(r.body) : "", sends_body);
+  lines_.clear();
+  for (const auto& h : shared.fixed_headers) lines_.push_back(h.c_str());
+  if (!shared.tenant_headers.empty())
+    lines_.push_back(shared.tenant_headers[c.id % shared.tenant_headers.size()].c_str());
+  if (trace_) {
+    client_id_line_ = "X-Client-Id: " + std::to_string(c.id);
+    lines_.push_back(client_id_line_.c_str());
+  }
+  client_lines_ = lines_.size();
+  if (trace_) {
+    lines_.push_back(attempt_line_.data());
+    lines_.push_back(request_id_line_.data());
+  }
+  if (occ_) {
+    std::snprintf(if_match_line_.data(), if_match_line_.size(), "%s", kNoIfMatch);
+    lines_.push_back(if_match_line_.data());
+  }
+}
+
+void RequestPlan::set_method(const char* method, bool has_body, std::string_view body,
+                             bool form_body) {
+  method_ = method;
+  has_body_ = has_body;
+  body_ = body;
+  form_body_ = form_body;
+}
+
+void RequestPlan::next_attempt(const LiveClient& c) {
+  if (trace_) {
+    std::snprintf(attempt_line_.data(), attempt_line_.size(), "X-Attempt: %d", c.sends);
+    std::snprintf(request_id_line_.data(), request_id_line_.size(), "X-Request-Id: %lld",
+                  static_cast<long long>(c.item_id));
+  }
+  if (!occ_) return;
+  if (!c.occ->cycle.writing) {
+    std::snprintf(if_match_line_.data(), if_match_line_.size(), "%s", kNoIfMatch);
+    return set_method("GET", false, {}, false);
+  }
+  std::snprintf(if_match_line_.data(), if_match_line_.size(), "If-Match: %s",
+                format_etag(c.occ->cycle.version).c_str());
+  set_method("PUT", true, "", false);  // an empty body, sent with its Content-Length: 0
+}
+
+}  // namespace stampede
