@@ -207,20 +207,20 @@ class FirstArrivalWatch {
 // Before anything starts: the provider answers, runs at scale 1 and bins by the second.
 std::optional<std::pair<int, std::string>> check_provider(const ProviderAdmin& admin) {
   const auto answer = admin.check_stats();
-  if (answer.foreign) return std::pair{kExecUsage, not_a_fakeprovider(admin, answer)};
+  if (answer.foreign) return std::pair{kExitUsage, not_a_fakeprovider(admin, answer)};
   if (!answer.stats)
-    return std::pair{kExecUnreachable, "provider admin unreachable: " + answer.error};
+    return std::pair{kExitUnreachable, "provider admin unreachable: " + answer.error};
   const auto& stats = answer.stats;
   if (stats->time_scale != 1) {
     char scale[32];
     std::snprintf(scale, sizeof scale, "%g", stats->time_scale);
-    return std::pair{kExecUsage,
+    return std::pair{kExitUsage,
                      "--provider-admin: the provider runs at --time-scale " + std::string(scale) +
                          "; real clients sleep wall time (a Retry-After: 2 is two wall seconds), "
                          "so exec needs a provider at --time-scale 1"};
   }
   if (stats->bin_ns != kNsPerSec)
-    return std::pair{kExecUsage, "--provider-admin: the provider bins arrivals by " +
+    return std::pair{kExitUsage, "--provider-admin: the provider bins arrivals by " +
                                      format_duration(stats->bin_ns) +
                                      "; the summary is per second: start it with --bin 1s"};
   return std::nullopt;
@@ -356,7 +356,7 @@ std::string describe_fleet(const ExecCommand& cmd, const FleetRun& run) {
 // Problems the results show that are not the fleet's verdict: said on stderr; a program that
 // could not be run at all is a harness failure.
 int say_problems(const ExecCommand& cmd, const FleetRun& run, const Results& r) {
-  int code = kExecOk;
+  int code = kExitOk;
   std::int64_t failed = 0;
   int error = 0;
   for (const auto& p : run.processes) {
@@ -367,7 +367,7 @@ int say_problems(const ExecCommand& cmd, const FleetRun& run, const Results& r) 
   if (failed > 0) {
     say("exec CMD '" + cmd.command + "': could not be run in " + std::to_string(failed) + " of " +
         std::to_string(run.processes.size()) + " processes: " + std::strerror(error));
-    code = kExecUnreachable;
+    code = kExitUnreachable;
   }
   for (const auto& w : run.warnings) say("warning: " + w);
   if (run.released && r.provider_side && r.recording.requests == 0)
@@ -413,22 +413,22 @@ bool take_provider_results(const ProviderAdmin& admin, nlohmann::json& section, 
 int run_checked(const ExecCommand& cmd) {
   const std::int64_t start_ns = ScenarioClock::steady_ns();
   const auto program = resolve_program(cmd.command);
-  if (!program) return fail(cmd, kExecUsage, program.error());
+  if (!program) return fail(cmd, kExitUsage, program.error());
   const auto processes = process_count(cmd.clients, cmd.per_process);
   if (auto e = process_limit_error(cmd.clients, processes, current_process_limits()))
-    return fail(cmd, kExecUsage, *e);
+    return fail(cmd, kExitUsage, *e);
   if (auto e = raise_descriptor_limit(processes, 2, "processes",
                                       "two each: the output pipe and the log"))
-    return fail(cmd, kExecUnreachable, *e);
+    return fail(cmd, kExitUnreachable, *e);
   const ProviderAdmin admin(cmd.provider_admin, cmd.provider_admin_token);
   if (auto e = check_provider(admin)) return fail(cmd, e->first, e->second);
   if (const auto probed = probe_target(cmd.url, TlsSettings{}, kProbeTimeoutMs); !probed)
-    return fail(cmd, kExecUnreachable, probed.error());  // it names what failed
-  if (auto e = prepare_logs_dir(cmd.logs_dir)) return fail(cmd, kExecUsage, *e);
+    return fail(cmd, kExitUnreachable, probed.error());  // it names what failed
+  if (auto e = prepare_logs_dir(cmd.logs_dir)) return fail(cmd, kExitUsage, *e);
 
   const SignalDescriptor signals({SIGINT, SIGTERM, SIGCHLD});
   Fleet fleet(fleet_spec(cmd, *program), signals);
-  if (auto e = fleet.spawn()) return fail(cmd, kExecUnreachable, *e + "; none was released");
+  if (auto e = fleet.spawn()) return fail(cmd, kExitUnreachable, *e + "; none was released");
   ProgressPrinter progress(!cmd.quiet, isatty(STDERR_FILENO) != 0, cmd.progress_every_ns,
                            ScenarioClock::steady_ns());
   fleet.on_tick([&](const FleetRun& run) {
@@ -442,7 +442,7 @@ int run_checked(const ExecCommand& cmd) {
     return std::nullopt;
   };
   if (auto e = fleet.run(bounds, reset, [&] { watch.start(); }))
-    return fail(cmd, kExecUnreachable, *e + "; none was released");
+    return fail(cmd, kExitUnreachable, *e + "; none was released");
   watch.stop();
   progress.clear();
   const FleetRun& run = fleet.result();
@@ -452,7 +452,7 @@ int run_checked(const ExecCommand& cmd) {
   r.scenario = cmd.scenario;
   record_outcomes(run, r.recording);
   nlohmann::json provider_json{{"admin", redact_url(cmd.provider_admin.text)}};
-  int code = kExecOk;
+  int code = kExitOk;
   if (!run.released) {
     // Never reset, so its counts are not this fleet's.
     provider_json["error"] = "the fleet was stopped before its release; the provider was not read";
@@ -460,7 +460,7 @@ int run_checked(const ExecCommand& cmd) {
     say("provider stats unavailable (" + stats.error() +
         "); the results have the processes' outcomes only");
     provider_json["error"] = stats.error();
-    code = kExecUnreachable;
+    code = kExitUnreachable;
   } else {
     provider_json = provider_section(cmd.provider_admin, *stats);
     r.recording.requests = stats->requests;
@@ -509,7 +509,7 @@ int run_checked(const ExecCommand& cmd) {
   if (auto stop = stop_failure(stopped, wall_s, r.recording.unfinished))
     run_case = {kRunCase, JunitCase::State::kFailed, *stop};
   if (!write_fleet_outputs(r, doc, wall_s, outputs, junit_cases(r.verdicts), run_case))
-    code = kExecUnreachable;
+    code = kExitUnreachable;
   return code;
 }
 
@@ -517,11 +517,11 @@ int run_checked(const ExecCommand& cmd) {
 
 int run_exec_command(const ExecCommand& cmd) {
   curl_global_init(CURL_GLOBAL_DEFAULT);
-  int code = kExecUnreachable;
+  int code = kExitUnreachable;
   try {
     code = run_checked(cmd);
   } catch (const std::exception& e) {
-    code = fail(cmd, kExecUnreachable, std::string("harness failure: ") + e.what());
+    code = fail(cmd, kExitUnreachable, std::string("harness failure: ") + e.what());
   }
   curl_global_cleanup();
   return code;

@@ -5,6 +5,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "cli/exit_codes.hpp"
 #include "gate.hpp"
 #include "one_line.hpp"
 #include "results.hpp"
@@ -14,7 +15,7 @@ namespace {
 
 int usage(const std::string& message) {
   std::cerr << "loadgen: " << one_line(message) << "\n";
-  return 2;
+  return kExitUsage;
 }
 
 // The provider's per-item record: its own document's section, or the one exec embeds.
@@ -40,9 +41,9 @@ int run_gate_command(const GateCommand& cmd) {
   const auto checks =
       gate_assertions(r->scenario.expectations, cmd.asserts, cmd.expect_none, context);
   if (!checks) return usage(checks.error());
-  int code = 0;
+  int code = kExitOk;
   for (const auto& v : evaluate_gate(*checks, *r, context)) {
-    if (!v.passed) code = 1;
+    if (!v.passed) code = kExitFailed;
     if (cmd.quiet) continue;
     std::printf("  %s  %s (%g)%s\n", v.passed ? "PASS" : "FAIL", v.text.c_str(), v.actual,
                 v.why.empty() ? "" : ("  " + v.why).c_str());

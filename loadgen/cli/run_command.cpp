@@ -42,7 +42,7 @@ int refuse(const RunCommand& cmd, int code, const std::string& message) {
 }
 
 int harness_failure(const RunCommand& cmd, const std::string& message) {
-  return refuse(cmd, kRunUnreachable, message);
+  return refuse(cmd, kExitUnreachable, message);
 }
 
 std::string number(double v) {
@@ -56,11 +56,11 @@ std::string number(double v) {
 std::optional<int> check_provider_scale(const RunCommand& cmd, const ProviderAdmin& admin) {
   const auto answer = admin.check_stats();
   // The flag names the wrong server: a usage error, found before any load, as a wrong scale is.
-  if (answer.foreign) return refuse(cmd, kRunUsageError, not_a_fakeprovider(admin, answer));
+  if (answer.foreign) return refuse(cmd, kExitUsage, not_a_fakeprovider(admin, answer));
   if (!answer.stats) return harness_failure(cmd, "provider admin unreachable: " + answer.error);
   const auto& stats = answer.stats;
   if (stats->time_scale == cmd.options.time_scale) return std::nullopt;
-  return refuse(cmd, kRunUsageError,
+  return refuse(cmd, kExitUsage,
                 "--time-scale " + number(cmd.options.time_scale) + ": the fakeprovider at " +
                     redact_url(admin.url().text) + " runs at --time-scale " +
                     number(stats->time_scale) + "; give both the same");
@@ -180,7 +180,7 @@ std::string stopped_by(const RunCommand& cmd, const LiveRun& run) {
 
 // The exit code of a finished run and its 'run completed' case, each failure said on stderr.
 struct Judgment {
-  int code = kRunOk;
+  int code = kExitOk;
   JunitCase run_case{kRunCase, JunitCase::State::kPassed, {}};
 };
 
@@ -190,19 +190,19 @@ Judgment judge(const RunCommand& cmd, const LiveRun& run, const Results& r,
   for (const auto& c : cases) {
     if (c.state == JunitCase::State::kPassed) continue;
     std::cerr << "loadgen: " << one_line(c.message) << "\n";
-    j.code = kRunAssertionFailed;
+    j.code = kExitFailed;
   }
   if (auto stop = stop_failure(stopped_by(cmd, run), run.wall_s, r.recording.unfinished)) {
     std::cerr << "loadgen: " << *stop << "\n";
     j.run_case = {kRunCase, JunitCase::State::kFailed, *stop};
-    j.code = kRunAssertionFailed;
+    j.code = kExitFailed;
   }
   if (run.first_sends > 0 && run.first_send_connect_errors == run.first_sends) {
     const std::string why = "target unreachable: every first attempt (" +
                             std::to_string(run.first_sends) + ") was refused a connection";
     std::cerr << "loadgen: " << why << "\n";
     j.run_case = {kRunCase, JunitCase::State::kError, why};
-    j.code = kRunUnreachable;
+    j.code = kExitUnreachable;
   }
   return j;
 }
@@ -211,7 +211,7 @@ int run_checked(const RunCommand& cmd) {
   // More clients than this machine lets one process hold connections for is the command's
   // mistake, found before any load: a usage error that says how to raise the limit.
   if (auto error = raise_descriptor_limit(cmd.scenario.fleet.clients))
-    return refuse(cmd, kRunUsageError,
+    return refuse(cmd, kExitUsage,
                   "--clients: " + *error +
                       " (ulimit -n N in the shell that starts loadgen; beyond the hard limit "
                       "as root, LimitNOFILE= in a systemd unit, or docker run --ulimit nofile=N)");
@@ -305,7 +305,7 @@ int run_checked(const RunCommand& cmd) {
         {"the dead letters", cmd.dead_letter_path, format_dead_letters(run.dead_letters)});
   if (!cmd.attempts_path.empty())
     outputs.files.push_back({"the attempts", cmd.attempts_path, format_attempts(run.attempts)});
-  if (!write_fleet_outputs(r, j, run.wall_s, outputs, cases, run_case)) code = kRunUnreachable;
+  if (!write_fleet_outputs(r, j, run.wall_s, outputs, cases, run_case)) code = kExitUnreachable;
   return code;
 }
 
@@ -313,7 +313,7 @@ int run_checked(const RunCommand& cmd) {
 
 int run_run_command(const RunCommand& cmd) {
   curl_global_init(CURL_GLOBAL_DEFAULT);
-  int code = kRunUnreachable;
+  int code = kExitUnreachable;
   try {
     code = run_checked(cmd);
   } catch (const std::exception& e) {
