@@ -239,8 +239,8 @@ std::string or_none(const std::string& path) {
   return path.empty() ? "(none)" : path;
 }
 
-void add_exec_flags(CLI::App& exec_cmd, ExecFlags& a) {
-  add_scenario_flags(exec_cmd, a.scenario, false);
+// The fleet's size and its start: the program's own policy is not loadgen's to set.
+void add_exec_fleet_flags(CLI::App& exec_cmd, ExecFlags& a) {
   exec_cmd
       .add_option("--clients", a.clients,
                   "clients in the fleet: their ids are 0 .. N-1 ({client}, STAMPEDE_CLIENT_ID)")
@@ -260,6 +260,11 @@ void add_exec_flags(CLI::App& exec_cmd, ExecFlags& a) {
                 "before it sends (default: each process is held before exec and the fleet is "
                 "released together, start-up included)")
       ->group("Fleet");
+}
+
+void add_exec_flags(CLI::App& exec_cmd, ExecFlags& a) {
+  add_scenario_flags(exec_cmd, a.scenario, false);
+  add_exec_fleet_flags(exec_cmd, a);
   exec_cmd
       .add_option("--url", a.url,
                   "the endpoint the program is to send to: {url} in ARGS and STAMPEDE_URL")
