@@ -5,6 +5,7 @@
 
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -12,6 +13,7 @@
 #include "cli/exec_args.hpp"
 #include "cli/run_args.hpp"
 #include "cli/simulate_args.hpp"
+#include "duration.hpp"
 #include "scenario.hpp"
 
 using namespace stampede;
@@ -113,7 +115,7 @@ TEST_CASE("flag checks: run names every bad flag, each once, in order") {
       {"two keys in --api-key",
        [](RunArgs& a) { a.api_key = "a\nb"; },
        {"--api-key: the key is not one key on one line"}},
-      {"TLS flags for http, and native for https is not the case here",
+      {"a TLS flag for an http URL",
        [](RunArgs& a) { a.tls.insecure = true; },
        {"--insecure: --url is http://"}},
       {"native for https",
@@ -264,4 +266,45 @@ TEST_CASE("flag checks: advise names every bad flag") {
   const auto in = check_advise(a);
   REQUIRE(in.command);
   CHECK(in.command->clients == 400);
+}
+
+TEST_CASE("flag checks: a URL of another flag than --url is named by its own flag") {
+  const auto admin = parse_url_flag("--provider-admin", "localhost:8081");
+  REQUIRE_FALSE(admin);
+  CHECK(admin.error().rfind("--provider-admin: 'localhost:8081' ", 0) == 0);
+  const auto url = parse_url_flag("--url", "localhost:8081");
+  REQUIRE_FALSE(url);
+  CHECK(url.error().rfind("--url: 'localhost:8081' ", 0) == 0);
+  CHECK(parse_url_flag("--provider-admin", "http://127.0.0.1:8081")->port == 8081);
+}
+
+TEST_CASE("flag checks: durations and the grace, by table") {
+  struct DurationRow {
+    std::string text;
+    std::optional<std::int64_t> ns;  // none: refused
+  };
+  const std::vector<DurationRow> rows{
+      {"1s", kNsPerSec}, {"250ms", 250 * kNsPerMs}, {"0s", std::nullopt}, {"soon", std::nullopt}};
+  for (const auto& row : rows) {
+    CAPTURE(row.text);
+    const auto d = positive_duration("--over", row.text);
+    CHECK(bool(d) == row.ns.has_value());
+    if (d) CHECK(*d == *row.ns);
+    if (!d) CHECK(d.error().rfind("--over: ", 0) == 0);
+  }
+  // The default grace is 2s, or the timeout on the wall if that is shorter; longer is refused.
+  CHECK(*grace_ns("", 10 * kNsPerSec) == 2 * kNsPerSec);
+  CHECK(*grace_ns("", kNsPerSec) == kNsPerSec);
+  CHECK(*grace_ns("500ms", kNsPerSec) == 500 * kNsPerMs);
+  CHECK_FALSE(grace_ns("2s", kNsPerSec));
+}
+
+TEST_CASE("flag checks: the report goes beside a file --out only, unless --report names it") {
+  CHECK(report_path_for("", "", false).empty());
+  CHECK(report_path_for("", "-", false).empty());
+  CHECK(report_path_for("", "run.json", true).empty());
+  CHECK(report_path_for("mine.html", "run.json", false) == "mine.html");
+  CHECK_FALSE(report_path_for("", "run.json", false).empty());
+  CHECK(report_flag("") == "--report (beside --out)");
+  CHECK(report_flag("mine.html") == "--report");
 }
