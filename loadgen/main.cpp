@@ -1,7 +1,6 @@
 #include <algorithm>
 #include <array>
 #include <cstdlib>
-#include <iostream>
 #include <string>
 #include <vector>
 
