@@ -1,45 +1,28 @@
 #include <algorithm>
 #include <array>
 #include <cstdlib>
-#include <fstream>
-#include <iostream>
-#include <map>
-#include <optional>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include <CLI/CLI.hpp>
-#include <nlohmann/json.hpp>
 
-#include "cli/exec_command.hpp"
+#include "cli/advise_command.hpp"
+#include "cli/exec_args.hpp"
 #include "cli/gate_command.hpp"
 #include "cli/merge_command.hpp"
-#include "cli/run_command.hpp"
-#include "cli/simulate_command.hpp"
-#include "duration.hpp"
+#include "cli/run_args.hpp"
+#include "cli/simulate_args.hpp"
+#include "cli/usage_errors.hpp"
 #include "field_value_help.hpp"
-#include "gate.hpp"
 #include "generated/version.hpp"
-#include "html_report.hpp"
 #include "live/http/tls_settings.hpp"
 #include "nearest_name.hpp"
-#include "one_line.hpp"
-#include "output_path.hpp"
-#include "policy/advise.hpp"
-#include "policy/shard.hpp"
 #include "report_command.hpp"
-#include "scenario_clock.hpp"
 #include "scenario_flags.hpp"
 
 using namespace stampede;
 
 namespace {
-
-constexpr int kUsageError = 2;
-// Where run takes its tenant key when no flag gives one: an argument is on every `ps` line of a
-// shared CI runner, the environment is not.
-constexpr const char* kApiKeyEnv = "STAMPEDE_API_KEY";
 
 // The scenario file and the flags that override its fields, as given.
 struct ScenarioArgs {
@@ -150,39 +133,15 @@ Parsed<Scenario> scenario_from(const ScenarioArgs& args) {
   return build_scenario_from_flags(args.path, args.values);
 }
 
-int usage_error(const std::string& message) {
-  std::cerr << "loadgen: " << one_line(message) << "\n";
-  return kUsageError;
+const char* from_environment(const char* name) {
+  return std::getenv(name);
 }
 
-Parsed<std::int64_t> positive_duration(const std::string& flag, const std::string& text) {
-  auto d = parse_duration_ns(text);
-  if (!d) return Parsed<std::int64_t>::fail(flag + ": " + d.error());
-  if (*d <= 0) return Parsed<std::int64_t>::fail(flag + ": must be longer than zero");
-  return d;
+// A command checked from its flags runs; otherwise every error, exit 2.
+template <class Command>
+int run_checked(const Checked<Command>& checked, int (*run)(const Command&)) {
+  return checked.command ? run(*checked.command) : usage_errors(checked.errors);
 }
-
-// --grace, on the wall. A request in flight has ended by its timeout (timeout_wall_ns), so a
-// longer grace could only stretch the run past --max-duration: the default is 2s or the
-// timeout if shorter, and a longer one is refused.
-Parsed<std::int64_t> grace_ns(const std::string& text, std::int64_t timeout_wall_ns) {
-  constexpr std::int64_t kDefaultGraceNs = 2 * kNsPerSec;
-  if (text.empty()) return Parsed<std::int64_t>::ok(std::min(kDefaultGraceNs, timeout_wall_ns));
-  auto d = parse_duration_ns(text);
-  if (!d) return Parsed<std::int64_t>::fail("--grace: " + d.error());
-  if (*d > timeout_wall_ns) {
-    return Parsed<std::int64_t>::fail(
-        "--grace: '" + text + "' is longer than a request can be in flight (--timeout, " +
-        format_duration(timeout_wall_ns) + " on the wall); give at most that");
-  }
-  return d;
-}
-
-// Sharding: --shard I/N, or the Indexed Job's JOB_COMPLETION_INDEX with STAMPEDE_SHARDS.
-struct ShardArgs {
-  std::string shard;
-  std::string start_at;  // run only
-};
 
 void add_shard_flags(CLI::App& cmd, ShardArgs& args, bool live) {
   cmd.add_option("--shard", args.shard,
@@ -197,95 +156,42 @@ void add_shard_flags(CLI::App& cmd, ShardArgs& args, bool live) {
       ->group("Sharding");
 }
 
-Parsed<Shard> shard_from(const ShardArgs& a) {
-  return resolve_shard(a.shard, std::getenv("JOB_COMPLETION_INDEX"),
-                       std::getenv("STAMPEDE_SHARDS"));
-}
-
-// --report wins; otherwise a report beside --out unless --no-report, and only beside a file:
-// beside /dev/null it would be /dev/null.html, beside a folder FOLDER.html.
-std::string report_path_for(const std::string& report, const std::string& out, bool no_report) {
-  if (no_report) return "";
-  if (!report.empty()) return report;
-  // Beside stdout there is nowhere: a report then needs its own --report.
-  if (out.empty() || out == kStdoutPath) return "";
-  const auto target = check_output_path(out);
-  return target && target->kind != OutputKind::kInPlace ? default_report_path(out) : "";
-}
-
-// The flag a report's path comes from, for its error: --report, or --out beside which it goes.
-std::string report_flag(const std::string& report) {
-  return report.empty() ? "--report (beside --out)" : "--report";
-}
-
-struct SimulateArgs {
+// Each command's own flags beside the scenario's, which are built into a Scenario first.
+struct SimulateFlags : SimulateArgs {
   ScenarioArgs scenario;
-  std::vector<std::string> asserts;
-  std::string out, report;
-  bool no_report = false;
-  std::string horizon;
-  bool quiet = false;
-  std::int64_t trials = 1;
-  ShardArgs shard;
+};
+struct RunFlags : RunArgs {
+  ScenarioArgs scenario;
+};
+struct ExecFlags : ExecArgs {
+  ScenarioArgs scenario;
 };
 
-int simulate_main(const SimulateArgs& a) {
-  auto scenario = scenario_from(a.scenario);
+int simulate_main(const SimulateFlags& f) {
+  auto scenario = scenario_from(f.scenario);
   if (!scenario) return usage_error(scenario.error());
-  // The simulator's provider is the model itself: its view is always there. A simulation is
-  // held to what it is asked only: the default expectation is a live run's.
-  auto assertions = gate_assertions(scenario->expectations, a.asserts, true,
-                                    metric_context(scenario->provider, true), a.scenario.path);
-  if (!assertions) return usage_error(assertions.error());
-  SimulateCommand cmd;
-  cmd.scenario = *scenario;
-  cmd.assertions = *assertions;
-  cmd.out_path = a.out;
-  cmd.report_path = report_path_for(a.report, a.out, a.no_report);
-  cmd.quiet = a.quiet;
-  if (!a.horizon.empty()) {
-    auto h = positive_duration("--horizon", a.horizon);
-    if (!h) return usage_error(h.error());
-    cmd.horizon_ns = *h;
-  }
-  cmd.trials = a.trials;
-  auto shard = shard_from(a.shard);
-  if (!shard) return usage_error(shard.error());
-  cmd.shard = *shard;
-  if (cmd.shard.sharded() && (cmd.trials > 1 || cmd.scenario.provider.mode == ProviderMode::kOcc))
-    return usage_error(
-        "--shard: a sharded simulation takes one trial of the plain mode; drop "
-        "--trials or --mode occ, or run unsharded");
-  if (auto e =
-          check_output_flags({{"--out", cmd.out_path}, {report_flag(a.report), cmd.report_path}}))
-    return usage_error(*e);
-  return run_simulate_command(cmd);
+  return run_checked(check_simulate(*scenario, f.scenario.path, f, from_environment),
+                     run_simulate_command);
 }
 
-// The files, assertions and bounds of a live fleet: run and exec take the same.
-struct FleetOutputArgs {
-  std::vector<std::string> asserts;
-  std::string out, dead_letter, junit, report;
-  bool no_report = false;
-  bool quiet = false;
-  std::string progress_every = "10s";
-  std::string provider_admin, provider_admin_token;
-  std::string max_duration = "1h", grace;  // grace: empty for the command's default
-};
+int run_main(const RunFlags& f) {
+  auto scenario = scenario_from(f.scenario);
+  if (!scenario) return usage_error(scenario.error());
+  return run_checked(check_run(*scenario, f.scenario.path, f, from_environment), run_run_command);
+}
 
-// The outputs run and exec share: the files, the report beside --out, the quiet flag and
-// --progress-every (on the wall). The error of a bad period, if any.
-template <class Command>
-std::optional<std::string> take_fleet_outputs(const FleetOutputArgs& o, Command& cmd) {
-  cmd.out_path = o.out;
-  cmd.dead_letter_path = o.dead_letter;
-  cmd.junit_path = o.junit;
-  cmd.report_path = report_path_for(o.report, o.out, o.no_report);
-  cmd.quiet = o.quiet;
-  auto every = positive_duration("--progress-every", o.progress_every);
-  if (!every) return every.error();
-  cmd.progress_every_ns = *every;
-  return std::nullopt;
+int exec_main(ExecFlags f) {
+  // --clients is the fleet's one field here: what the scenario's summary counts items by.
+  f.scenario.values["fleet.clients"] = {std::to_string(f.clients)};
+  auto scenario = scenario_from(f.scenario);
+  if (!scenario) return usage_error(scenario.error());
+  return run_checked(check_exec(*scenario, f.scenario.path, f), run_exec_command);
+}
+
+int advise_main(const AdviseArgs& a) {
+  const auto in = check_advise(a);
+  if (!in.command) return usage_errors(in.errors);
+  return run_advise_command(*in.command, a.json, a.check);
 }
 
 // The help texts that differ: what a dead letter, the bound and the grace are to each command.
@@ -328,251 +234,12 @@ void add_fleet_output_flags(CLI::App& cmd, FleetOutputArgs& a, const FleetOutput
       ->group("Output");
 }
 
-struct RunArgs {
-  ScenarioArgs scenario;
-  FleetOutputArgs output;
-  std::string url, method, body, api_key, api_keys_file;
-  std::vector<std::string> headers;
-  std::string time_scale = "1";
-  std::string attempts_out;
-  unsigned loops = 0;
-  std::string http_client = "auto";
-  bool no_latency_compensation = false;
-  bool no_trace_headers = false;
-  bool expect_none = false, allow_time_scale = false;
-  ShardArgs shard;
-  TlsFlags tls;
-};
-
-Parsed<std::string> read_text_file(const std::string& flag, const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Parsed<std::string>::fail(flag + ": cannot read '" + path + "'");
-  std::stringstream text;
-  text << in.rdbuf();
-  return Parsed<std::string>::ok(text.str());
-}
-
 std::string or_none(const std::string& path) {
   return path.empty() ? "(none)" : path;
 }
 
-// https: the TLS flags, else the CAs the environment names as curl reads it, every file read
-// before any load. The flags without TLS to apply them to are a mistake, not a no-op.
-std::optional<std::string> take_tls(const RunArgs& a, LiveRequest& req) {
-  const std::string given = a.tls.first_given();
-  if (!given.empty() && a.http_client == "native")
-    return given + ": the native client speaks plain http; TLS needs --http-client auto or libcurl";
-  if (req.url.scheme != "https") {
-    if (given.empty()) return std::nullopt;
-    return given + ": --url is " + req.url.scheme + "://, which has no TLS; give an https:// " +
-           "URL or drop " + given;
-  }
-  auto tls = resolve_tls(a.tls, [](const char* name) { return std::getenv(name); });
-  if (!tls) return tls.error();
-  if (auto e = check_tls_files(*tls)) return e;
-  req.tls = *tls;
-  return std::nullopt;
-}
-
-Parsed<TargetUrl> parse_admin_url(const std::string& text) {
-  auto admin = parse_target_url(text);
-  if (!admin) return Parsed<TargetUrl>::fail("--provider-admin" + admin.error().substr(5));
-  return admin;
-}
-
-int run_main(const RunArgs& a) {
-  const FleetOutputArgs& o = a.output;
-  auto scenario = scenario_from(a.scenario);
-  if (!scenario) return usage_error(scenario.error());
-  RunCommand cmd;
-  cmd.scenario = *scenario;
-
-  auto url = parse_target_url(a.url);
-  if (!url) return usage_error(url.error());
-  auto& req = cmd.request;
-  req.url = *url;
-  if (scenario->provider.mode == ProviderMode::kOcc && (!a.method.empty() || !a.body.empty())) {
-    return usage_error(std::string(a.body.empty() ? "--method" : "--body") +
-                       ": occ mode sends GET, then PUT with If-Match, with no body, to --url "
-                       "(the row, e.g. http://127.0.0.1:8080/row); leave it out");
-  }
-  if (a.body.size() > 1 && a.body.front() == '@') {
-    auto body = read_text_file("--body", a.body.substr(1));
-    if (!body) return usage_error(body.error());
-    req.body = *body;
-  } else {
-    req.body = a.body;
-  }
-  req.method = !a.method.empty() ? a.method : req.body.empty() ? "GET" : "POST";
-  if (auto e = method_error(req.method)) return usage_error(*e);
-  for (const auto& h : a.headers) {
-    if (auto e = header_error(h)) return usage_error(*e);
-  }
-  req.headers = a.headers;
-  req.tenant_header = scenario->provider.tenant_header;
-  // The environment only when no flag names a key: a flag on the command line wins.
-  const char* env_key = std::getenv(kApiKeyEnv);
-  const bool key_from_env =
-      a.api_key.empty() && a.api_keys_file.empty() && env_key != nullptr && *env_key != '\0';
-  const std::string api_key = key_from_env ? env_key : a.api_key;
-  if (!api_key.empty()) {
-    auto keys = parse_api_keys(api_key);
-    if (!keys || keys->size() != 1)
-      return usage_error(std::string(key_from_env ? "--api-key ($STAMPEDE_API_KEY)" : "--api-key") +
-                         ": the key is not one key on one line (not echoed: it is a credential)");
-    req.api_keys = *keys;
-  }
-  if (!a.api_keys_file.empty()) {
-    auto text = read_text_file("--api-keys-file", a.api_keys_file);
-    if (!text) return usage_error(text.error());
-    auto keys = parse_api_keys(*text);
-    if (!keys) return usage_error(keys.error());
-    req.api_keys = *keys;
-  }
-  req.trace_headers = !a.no_trace_headers;
-  if (auto e = take_tls(a, req)) return usage_error(*e);
-
-  if (!o.provider_admin.empty()) {
-    auto admin = parse_admin_url(o.provider_admin);
-    if (!admin) return usage_error(admin.error());
-    cmd.provider_admin = *admin;
-  }
-  cmd.provider_admin_token = o.provider_admin_token;
-  auto shard = shard_from(a.shard);
-  if (!shard) return usage_error(shard.error());
-  if (shard->count > scenario->fleet.clients)
-    return usage_error("--shard: " + std::to_string(shard->count) + " shards of " +
-                       std::to_string(scenario->fleet.clients) +
-                       " clients leave some shard none; use at most as many shards as clients");
-  cmd.shard = *shard;
-  // A shard's summary is its own clients' view; the provider's goes to `loadgen merge`.
-  const bool provider_view = cmd.provider_admin && !cmd.shard.sharded();
-  auto assertions =
-      gate_assertions(scenario->expectations, o.asserts, a.expect_none,
-                      metric_context(scenario->provider, provider_view), a.scenario.path);
-  if (!assertions) return usage_error(assertions.error());
-  cmd.assertions = *assertions;
-  if (!a.shard.start_at.empty()) {
-    auto at = parse_start_at(a.shard.start_at);
-    if (!at) return usage_error("--start-at: " + at.error());
-    cmd.start_at_epoch_ns = *at;
-  }
-  auto scale = parse_time_scale(a.time_scale);
-  if (!scale) return usage_error("--time-scale: " + scale.error());
-  cmd.options.time_scale = *scale;
-  // A fakeprovider's scale is read from its admin API before any load (run_command); a real
-  // server's limits run on the wall clock, which no flag compresses.
-  if (*scale != 1 && !cmd.provider_admin && !a.allow_time_scale)
-    return usage_error("--time-scale " + a.time_scale +
-                       ": only a fakeprovider (--provider-admin) runs on a scaled clock; a real "
-                       "server's limits run on the wall clock, so its windows and Retry-After "
-                       "would be misread; give --provider-admin, or --allow-time-scale to scale "
-                       "anyway");
-  auto max_duration = positive_duration("--max-duration", o.max_duration);
-  if (!max_duration) return usage_error(max_duration.error());
-  cmd.options.max_duration_ns = *max_duration;
-  auto grace = grace_ns(o.grace, ScenarioClock(*scale).wall_ns(scenario->fleet.timeout_ns));
-  if (!grace) return usage_error(grace.error());
-  cmd.options.grace_ns = *grace;
-  cmd.options.loops = a.loops;
-  if (a.http_client == "native") {
-    if (cmd.request.url.scheme != "http")
-      return usage_error("--http-client native: the native client speaks plain http, not " +
-                         cmd.request.url.scheme + "; use auto or libcurl");
-    cmd.options.http_client = HttpClient::kNative;
-  } else if (a.http_client == "libcurl") {
-    cmd.options.http_client = HttpClient::kCurl;
-  } else if (a.http_client != "auto") {
-    return usage_error("--http-client: '" + a.http_client + "' is not auto, native or libcurl");
-  }
-  cmd.options.compensate_latency = !a.no_latency_compensation;
-  cmd.attempts_path = a.attempts_out;
-  if (auto e = take_fleet_outputs(o, cmd)) return usage_error(*e);
-  // Before the probe: a path found bad after the run would lose it.
-  if (auto e = check_output_flags({{"--out", cmd.out_path, true},
-                                   {"--dead-letter", cmd.dead_letter_path},
-                                   {"--junit", cmd.junit_path},
-                                   {"--attempts-out", cmd.attempts_path},
-                                   {report_flag(o.report), cmd.report_path}}))
-    return usage_error(*e);
-  return run_run_command(cmd);
-}
-
-struct ExecArgs {
-  ScenarioArgs scenario;
-  FleetOutputArgs output;
-  std::int64_t clients = 0;
-  std::int64_t per_process = 1;
-  std::string url;
-  std::string time_scale = "1", timeout;
-  bool wait_ready = false;
-  std::string logs;
-  std::int64_t log_limit = 64 * 1024;
-  std::vector<std::string> command;  // CMD ARGS...
-};
-
-int exec_main(ExecArgs a) {
-  const FleetOutputArgs& o = a.output;
-  // --clients is the fleet's one field here: what the scenario's summary counts items by.
-  a.scenario.values["fleet.clients"] = {std::to_string(a.clients)};
-  auto scenario = scenario_from(a.scenario);
-  if (!scenario) return usage_error(scenario.error());
-  // The provider's view is the record of an exec fleet: its metrics always mean something,
-  // its per-item record's too.
-  auto assertions =
-      gate_assertions(scenario->expectations, o.asserts, false,
-                      metric_context(scenario->provider, true, true), a.scenario.path);
-  if (!assertions) return usage_error(assertions.error());
-  ExecCommand cmd;
-  cmd.scenario = *scenario;
-  cmd.assertions = *assertions;
-  cmd.clients = a.clients;
-  if (a.per_process > a.clients)
-    return usage_error("--per-process: " + std::to_string(a.per_process) +
-                       " clients per process, but --clients is " + std::to_string(a.clients));
-  cmd.per_process = a.per_process;
-  auto url = parse_target_url(a.url);
-  if (!url) return usage_error(url.error());
-  cmd.url = *url;
-  auto admin = parse_admin_url(o.provider_admin);
-  if (!admin) return usage_error(admin.error());
-  cmd.provider_admin = *admin;
-  cmd.provider_admin_token = o.provider_admin_token;
-  auto scale = parse_time_scale(a.time_scale);
-  if (!scale) return usage_error("--time-scale: " + scale.error());
-  if (*scale != 1)
-    return usage_error(
-        "--time-scale: exec takes only 1: real clients sleep wall time (a "
-        "Retry-After: 2 is two wall seconds at any scale), so a compressed clock "
-        "would misread every wait");
-  auto max_duration = positive_duration("--max-duration", o.max_duration);
-  if (!max_duration) return usage_error(max_duration.error());
-  cmd.max_duration_ns = *max_duration;
-  if (!a.timeout.empty()) {
-    auto timeout = positive_duration("--timeout", a.timeout);
-    if (!timeout) return usage_error(timeout.error());
-    cmd.timeout_ns = *timeout;
-  }
-  // Between SIGTERM and SIGKILL: a process's own shutdown, not a request's.
-  auto grace = parse_duration_ns(o.grace.empty() ? "2s" : o.grace);
-  if (!grace) return usage_error("--grace: " + grace.error());
-  cmd.grace_ns = *grace;
-  cmd.command = a.command.front();
-  cmd.args.assign(a.command.begin() + 1, a.command.end());
-  cmd.wait_ready = a.wait_ready;
-  cmd.logs_dir = a.logs;
-  cmd.log_limit_bytes = a.log_limit;
-  if (auto e = take_fleet_outputs(o, cmd)) return usage_error(*e);
-  if (auto e = check_output_flags({{"--out", cmd.out_path, true},
-                                   {"--dead-letter", cmd.dead_letter_path},
-                                   {"--junit", cmd.junit_path},
-                                   {report_flag(o.report), cmd.report_path}}))
-    return usage_error(*e);
-  return run_exec_command(cmd);
-}
-
-void add_exec_flags(CLI::App& exec_cmd, ExecArgs& a) {
-  add_scenario_flags(exec_cmd, a.scenario, false);
+// The fleet's size and its start: the program's own policy is not loadgen's to set.
+void add_exec_fleet_flags(CLI::App& exec_cmd, ExecFlags& a) {
   exec_cmd
       .add_option("--clients", a.clients,
                   "clients in the fleet: their ids are 0 .. N-1 ({client}, STAMPEDE_CLIENT_ID)")
@@ -592,6 +259,11 @@ void add_exec_flags(CLI::App& exec_cmd, ExecArgs& a) {
                 "before it sends (default: each process is held before exec and the fleet is "
                 "released together, start-up included)")
       ->group("Fleet");
+}
+
+void add_exec_flags(CLI::App& exec_cmd, ExecFlags& a) {
+  add_scenario_flags(exec_cmd, a.scenario, false);
+  add_exec_fleet_flags(exec_cmd, a);
   exec_cmd
       .add_option("--url", a.url,
                   "the endpoint the program is to send to: {url} in ARGS and STAMPEDE_URL")
@@ -629,53 +301,6 @@ void add_exec_flags(CLI::App& exec_cmd, ExecArgs& a) {
       .add_option("CMD", a.command,
                   "CMD [ARGS...] after --; {url} and {client} in ARGS are replaced")
       ->required();
-}
-
-struct AdviseArgs {
-  std::string scenario;
-  std::int64_t clients = 0;
-  std::string allowance, strategy, base, cap, demand, over = "10m";
-  std::int64_t max_attempts = -1;
-  bool json = false;
-  bool check = false;
-};
-
-int advise_main(const AdviseArgs& a) {
-  std::vector<FieldOverride> overrides;
-  if (a.clients > 0) overrides.push_back({"fleet.clients", a.clients});
-  if (!a.allowance.empty()) overrides.push_back({"provider.allowance", a.allowance});
-  if (!a.strategy.empty()) overrides.push_back({"fleet.strategy", a.strategy});
-  if (!a.base.empty()) overrides.push_back({"fleet.base", a.base});
-  if (!a.cap.empty()) overrides.push_back({"fleet.cap", a.cap});
-  if (a.max_attempts >= 0) overrides.push_back({"fleet.max_attempts", a.max_attempts});
-  auto s = build_scenario(a.scenario, overrides);
-  if (!s) return usage_error(s.error());
-  if (!s->provider.allowance)
-    return usage_error("--allowance: advise needs the allowance, e.g. 4000/min");
-  AdviceInput in;
-  in.clients = s->fleet.clients;
-  in.allowance = *s->provider.allowance;
-  in.strategy = s->fleet.strategy;
-  in.base_ns = s->fleet.base_ns;
-  in.cap_ns = s->fleet.cap_ns;
-  in.max_attempts = s->fleet.max_attempts;
-  if (!a.demand.empty()) {
-    auto d = parse_rate(a.demand);
-    if (!d) return usage_error("--demand: " + d.error());
-    in.demand = *d;
-  }
-  auto over = positive_duration("--over", a.over);
-  if (!over) return usage_error(over.error());
-  in.horizon_ns = *over;
-  const Advice advice = advise(in);
-  std::cout << (a.json ? to_json(in, advice).dump(2) + "\n" : format_advice(in, advice));
-  if (a.check && !advice.first_fitting_round) {
-    std::cerr << "loadgen advise: --check: no retry round of " << in.clients
-              << " clients fits the allowance; widen the jitter window (a larger --base or "
-                 "--cap, a jittered --strategy) or raise the allowance\n";
-    return 1;
-  }
-  return 0;
 }
 
 // Every spelling of a command's flags, dashes included, for the nearest name of a typo.
@@ -721,27 +346,7 @@ std::string parse_error_message(const CLI::App& app, const CLI::ParseError& e,
          " (see 'loadgen --help')";
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  CLI::App app{
-      "loadgen: run a fleet of retrying clients against a rate-limited provider, or simulate one.\n"
-      "A provider never sees a delay, it sees an arrival rate: loadgen shows what a retry policy\n"
-      "does to that rate at production concurrency."};
-  app.set_version_flag("--version", std::string("loadgen ") + kVersion);
-  app.require_subcommand(1);
-  app.footer(
-      "Examples:\n"
-      "  loadgen run --url http://127.0.0.1:8080/v1/messages --scenario examples/storm.json "
-      "--provider-admin http://127.0.0.1:8081 --time-scale 0.1\n"
-      "  loadgen simulate --scenario examples/storm.json --strategy full-jitter\n"
-      "  loadgen exec --clients 20 --url http://127.0.0.1:8080/v1 --provider-admin "
-      "http://127.0.0.1:8081 -- curl -sf --retry 8 -o out.{client} {url}\n"
-      "  loadgen advise --clients 400 --allowance 4000/min --strategy full-jitter --base 1s --cap "
-      "8s "
-      "--max-attempts 5");
-
-  SimulateArgs sim;
+CLI::App* add_simulate_command(CLI::App& app, SimulateFlags& sim) {
   auto* simulate = app.add_subcommand(
       "simulate",
       "Run a scenario in virtual time: the same strategy, retry policy and provider model as a "
@@ -765,13 +370,11 @@ int main(int argc, char** argv) {
   simulate->footer(
       "Example:\n  loadgen simulate --scenario examples/storm.json --strategy exponential "
       "--out storm.json");
+  return simulate;
+}
 
-  RunArgs run;
-  auto* run_cmd = app.add_subcommand(
-      "run",
-      "Run the fleet for real: one HTTP client per --clients, each with its own connection, "
-      "random stream and backoff state, against a fakeprovider or a staging endpoint.");
-  add_scenario_flags(*run_cmd, run.scenario);
+// What every client sends, and to where.
+void add_run_target_flags(CLI::App* run_cmd, RunFlags& run) {
   run_cmd->add_option("--url", run.url, "the endpoint every client sends to (http or https)")
       ->required()
       ->group("Target");
@@ -804,6 +407,9 @@ int main(int argc, char** argv) {
       ->add_flag("--no-trace-headers", run.no_trace_headers,
                  "do not send X-Client-Id, X-Request-Id (the item) and X-Attempt (the send)")
       ->group("Target");
+}
+
+void add_run_tls_flags(CLI::App* run_cmd, RunFlags& run) {
   run_cmd
       ->add_option("--cacert", run.tls.cacert,
                    "https: trust the CA certificates in this PEM file (a private CA's, say) "
@@ -838,6 +444,9 @@ int main(int argc, char** argv) {
                    "passphrase in CI; keep the file private). Never printed")
       ->type_name("FILE")
       ->group("TLS (https)");
+}
+
+void add_run_engine_flags(CLI::App* run_cmd, RunFlags& run) {
   run_cmd
       ->add_option("--time-scale", run.time_scale,
                    "wall seconds per scenario second, e.g. 0.1 replays ten times faster "
@@ -861,6 +470,17 @@ int main(int argc, char** argv) {
                  "own delays do not push later retries back; give it against fakeprovider "
                  "--hop-delay, whose emulated network is scenario time")
       ->group("Run");
+}
+
+CLI::App* add_run_command(CLI::App& app, RunFlags& run) {
+  auto* run_cmd = app.add_subcommand(
+      "run",
+      "Run the fleet for real: one HTTP client per --clients, each with its own connection, "
+      "random stream and backoff state, against a fakeprovider or a staging endpoint.");
+  add_scenario_flags(*run_cmd, run.scenario);
+  add_run_target_flags(run_cmd, run);
+  add_run_tls_flags(run_cmd, run);
+  add_run_engine_flags(run_cmd, run);
   add_fleet_output_flags(
       *run_cmd, run.output,
       {"write dead-lettered items, then unfinished ones, as JSON lines",
@@ -898,8 +518,10 @@ int main(int argc, char** argv) {
       "--provider-admin http://127.0.0.1:8081 --time-scale 0.1 --out storm-live.json\n"
       "  loadgen run --scenario ours.json --url https://staging.example/v1/messages --cacert "
       "ca.pem --cert client.pem --key client.key --junit junit.xml");
+  return run_cmd;
+}
 
-  ExecArgs exec;
+CLI::App* add_exec_command(CLI::App& app, ExecFlags& exec) {
   auto* exec_cmd = app.add_subcommand(
       "exec",
       "Run the fleet as N processes of your own program (your HTTP library, its retry "
@@ -920,8 +542,10 @@ int main(int argc, char** argv) {
       "  loadgen exec --clients 20 --allowance 8/s --outage 0s-1s:503 --url "
       "http://127.0.0.1:8080/v1/messages --provider-admin http://127.0.0.1:8081 --out "
       "curl.json -- curl -sf --retry 8 -H 'X-Client-Id: {client}' -o out.{client} {url}");
+  return exec_cmd;
+}
 
-  ReportCommand rep;
+CLI::App* add_report_command(CLI::App& app, ReportCommand& rep) {
   auto* report_cmd = app.add_subcommand(
       "report",
       "Write one self-contained HTML report (inline SVG, no script needed) from results files; "
@@ -933,8 +557,10 @@ int main(int argc, char** argv) {
                          "a name per input, in order (default: the strategy or file name)");
   report_cmd->add_flag("--quiet,-q", rep.quiet, "print nothing on success");
   report_cmd->footer("Example:\n  loadgen report exponential.json full-jitter.json -o storm.html");
+  return report_cmd;
+}
 
-  MergeCommand merge;
+CLI::App* add_merge_command(CLI::App& app, MergeCommand& merge) {
   auto* merge_cmd = app.add_subcommand(
       "merge",
       "Merge the results of a fleet's shards (--shard I/N) into one document: totals and "
@@ -949,8 +575,10 @@ int main(int argc, char** argv) {
       "of one run (different scenario, seed or shard count, a duplicate or missing shard); 3 "
       "the output cannot be written.\n"
       "Example:\n  loadgen merge shard-0.json shard-1.json shard-2.json -o merged.json");
+  return merge_cmd;
+}
 
-  GateCommand gate;
+CLI::App* add_gate_command(CLI::App& app, GateCommand& gate) {
   auto* gate_cmd = app.add_subcommand(
       "gate",
       "Check a results document after the fact: any engine's, or fakeprovider's own "
@@ -968,8 +596,10 @@ int main(int argc, char** argv) {
       "check means nothing for it.\n"
       "Example:\n  fakeprovider --allowance 100/s --results-out provider.json  (then SIGTERM)\n"
       "  loadgen gate provider.json --assert 'hint_share < 0.5' --assert 'lockstep < 0.5'");
+  return gate_cmd;
+}
 
-  AdviseArgs adv;
+CLI::App* add_advise_command(CLI::App& app, AdviseArgs& adv) {
   auto* advise_cmd = app.add_subcommand(
       "advise",
       "The fleet arithmetic: each retry round's arrival rate, the first round that fits the "
@@ -998,12 +628,56 @@ int main(int argc, char** argv) {
   advise_cmd->footer(
       "Example:\n  loadgen advise --clients 400 --allowance 4000/min --strategy full-jitter "
       "--base 1s --cap 8s --max-attempts 5");
+  return advise_cmd;
+}
 
-  for (auto* cmd : {simulate, run_cmd, exec_cmd, report_cmd, merge_cmd, gate_cmd, advise_cmd})
-    describe_flags(*cmd);
+void describe_app(CLI::App& app) {
+  app.set_version_flag("--version", std::string("loadgen ") + kVersion);
+  app.require_subcommand(1);
+  app.footer(
+      "Examples:\n"
+      "  loadgen run --url http://127.0.0.1:8080/v1/messages --scenario examples/storm.json "
+      "--provider-admin http://127.0.0.1:8081 --time-scale 0.1\n"
+      "  loadgen simulate --scenario examples/storm.json --strategy full-jitter\n"
+      "  loadgen exec --clients 20 --url http://127.0.0.1:8080/v1 --provider-admin "
+      "http://127.0.0.1:8081 -- curl -sf --retry 8 -o out.{client} {url}\n"
+      "  loadgen advise --clients 400 --allowance 4000/min --strategy full-jitter --base 1s --cap "
+      "8s "
+      "--max-attempts 5");
+}
+
+// The flags' types and defaults in --help, after every command has declared its own.
+void describe_all_flags(CLI::App& app) {
+  for (auto* cmd : app.get_subcommands([](CLI::App*) { return true; })) describe_flags(*cmd);
   // run's is 2s or --timeout if that is shorter, as its text says: 2s is the usual one.
-  for (auto* cmd : {run_cmd, exec_cmd}) cmd->get_option("--grace")->default_str("2s");
-  exec_cmd->get_option("CMD")->type_name("ARGS");
+  for (const char* name : {"run", "exec"})
+    app.get_subcommand(name)->get_option("--grace")->default_str("2s");
+  app.get_subcommand("exec")->get_option("CMD")->type_name("ARGS");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{
+      "loadgen: run a fleet of retrying clients against a rate-limited provider, or simulate one.\n"
+      "A provider never sees a delay, it sees an arrival rate: loadgen shows what a retry policy\n"
+      "does to that rate at production concurrency."};
+  describe_app(app);
+  SimulateFlags sim;
+  RunFlags run;
+  ExecFlags exec;
+  ReportCommand rep;
+  MergeCommand merge;
+  GateCommand gate;
+  AdviseArgs adv;
+  auto* simulate = add_simulate_command(app, sim);
+  auto* run_cmd = add_run_command(app, run);
+  auto* exec_cmd = add_exec_command(app, exec);
+  auto* report_cmd = add_report_command(app, rep);
+  auto* merge_cmd = add_merge_command(app, merge);
+  auto* gate_cmd = add_gate_command(app, gate);
+  add_advise_command(app, adv);
+  describe_all_flags(app);
 
   try {
     app.parse(argc, argv);

@@ -207,20 +207,20 @@ class FirstArrivalWatch {
 // Before anything starts: the provider answers, runs at scale 1 and bins by the second.
 std::optional<std::pair<int, std::string>> check_provider(const ProviderAdmin& admin) {
   const auto answer = admin.check_stats();
-  if (answer.foreign) return std::pair{kExecUsage, not_a_fakeprovider(admin, answer)};
+  if (answer.foreign) return std::pair{kExitUsage, not_a_fakeprovider(admin, answer)};
   if (!answer.stats)
-    return std::pair{kExecUnreachable, "provider admin unreachable: " + answer.error};
+    return std::pair{kExitUnreachable, "provider admin unreachable: " + answer.error};
   const auto& stats = answer.stats;
   if (stats->time_scale != 1) {
     char scale[32];
     std::snprintf(scale, sizeof scale, "%g", stats->time_scale);
-    return std::pair{kExecUsage,
+    return std::pair{kExitUsage,
                      "--provider-admin: the provider runs at --time-scale " + std::string(scale) +
                          "; real clients sleep wall time (a Retry-After: 2 is two wall seconds), "
                          "so exec needs a provider at --time-scale 1"};
   }
   if (stats->bin_ns != kNsPerSec)
-    return std::pair{kExecUsage, "--provider-admin: the provider bins arrivals by " +
+    return std::pair{kExitUsage, "--provider-admin: the provider bins arrivals by " +
                                      format_duration(stats->bin_ns) +
                                      "; the summary is per second: start it with --bin 1s"};
   return std::nullopt;
@@ -356,7 +356,7 @@ std::string describe_fleet(const ExecCommand& cmd, const FleetRun& run) {
 // Problems the results show that are not the fleet's verdict: said on stderr; a program that
 // could not be run at all is a harness failure.
 int say_problems(const ExecCommand& cmd, const FleetRun& run, const Results& r) {
-  int code = kExecOk;
+  int code = kExitOk;
   std::int64_t failed = 0;
   int error = 0;
   for (const auto& p : run.processes) {
@@ -367,7 +367,7 @@ int say_problems(const ExecCommand& cmd, const FleetRun& run, const Results& r) 
   if (failed > 0) {
     say("exec CMD '" + cmd.command + "': could not be run in " + std::to_string(failed) + " of " +
         std::to_string(run.processes.size()) + " processes: " + std::strerror(error));
-    code = kExecUnreachable;
+    code = kExitUnreachable;
   }
   for (const auto& w : run.warnings) say("warning: " + w);
   if (run.released && r.provider_side && r.recording.requests == 0)
@@ -410,118 +410,158 @@ bool take_provider_results(const ProviderAdmin& admin, nlohmann::json& section, 
   return true;
 }
 
-int run_checked(const ExecCommand& cmd) {
-  const std::int64_t start_ns = ScenarioClock::steady_ns();
-  const auto program = resolve_program(cmd.command);
-  if (!program) return fail(cmd, kExecUsage, program.error());
+// Found before any process starts: CMD, the machine's limits, the provider, the target, the
+// logs folder. The exit code then; the program's path otherwise.
+std::optional<int> preflight(const ExecCommand& cmd, const ProviderAdmin& admin,
+                             std::string& program) {
+  const auto resolved = resolve_program(cmd.command);
+  if (!resolved) return fail(cmd, kExitUsage, resolved.error());
+  program = *resolved;
   const auto processes = process_count(cmd.clients, cmd.per_process);
   if (auto e = process_limit_error(cmd.clients, processes, current_process_limits()))
-    return fail(cmd, kExecUsage, *e);
+    return fail(cmd, kExitUsage, *e);
   if (auto e = raise_descriptor_limit(processes, 2, "processes",
                                       "two each: the output pipe and the log"))
-    return fail(cmd, kExecUnreachable, *e);
-  const ProviderAdmin admin(cmd.provider_admin, cmd.provider_admin_token);
+    return fail(cmd, kExitUnreachable, *e);
   if (auto e = check_provider(admin)) return fail(cmd, e->first, e->second);
   if (const auto probed = probe_target(cmd.url, TlsSettings{}, kProbeTimeoutMs); !probed)
-    return fail(cmd, kExecUnreachable, probed.error());  // it names what failed
-  if (auto e = prepare_logs_dir(cmd.logs_dir)) return fail(cmd, kExecUsage, *e);
+    return fail(cmd, kExitUnreachable, probed.error());  // it names what failed
+  if (auto e = prepare_logs_dir(cmd.logs_dir)) return fail(cmd, kExitUsage, *e);
+  return std::nullopt;
+}
 
-  const SignalDescriptor signals({SIGINT, SIGTERM, SIGCHLD});
-  Fleet fleet(fleet_spec(cmd, *program), signals);
-  if (auto e = fleet.spawn()) return fail(cmd, kExecUnreachable, *e + "; none was released");
+// Releases the spawned fleet (the provider reset at the release) and waits for its end, the
+// progress line on stderr meanwhile. The error, if the fleet could not be released.
+std::optional<std::string> release(Fleet& fleet, const ExecCommand& cmd, const ProviderAdmin& admin,
+                                   FirstArrivalWatch& watch, std::int64_t start_ns) {
   ProgressPrinter progress(!cmd.quiet, isatty(STDERR_FILENO) != 0, cmd.progress_every_ns,
                            ScenarioClock::steady_ns());
   fleet.on_tick([&](const FleetRun& run) {
     const auto now = ScenarioClock::steady_ns();
     if (progress.due(now)) progress.print(format_exec_progress(exec_progress(run, now)), now);
   });
-  FirstArrivalWatch watch(admin, cmd.clients);
   FleetBounds bounds{start_ns + cmd.max_duration_ns, cmd.timeout_ns, cmd.grace_ns};
   const auto reset = [&]() -> std::optional<std::string> {
     if (auto e = admin.reset()) return "provider admin unreachable: " + *e;
     return std::nullopt;
   };
-  if (auto e = fleet.run(bounds, reset, [&] { watch.start(); }))
-    return fail(cmd, kExecUnreachable, *e + "; none was released");
+  auto error = fleet.run(bounds, reset, [&] { watch.start(); });
   watch.stop();
   progress.clear();
-  const FleetRun& run = fleet.result();
+  return error;
+}
 
-  Results r;
-  r.engine = "exec";
-  r.scenario = cmd.scenario;
-  record_outcomes(run, r.recording);
-  nlohmann::json provider_json{{"admin", redact_url(cmd.provider_admin.text)}};
-  int code = kExecOk;
+// The provider's counts into the results and its section (provider_json); kExitUnreachable
+// when a released fleet's provider could not be read.
+int take_provider_stats(const ExecCommand& cmd, const FleetRun& run, const ProviderAdmin& admin,
+                        Results& r, nlohmann::json& provider_json) {
+  provider_json = {{"admin", redact_url(cmd.provider_admin.text)}};
   if (!run.released) {
     // Never reset, so its counts are not this fleet's.
     provider_json["error"] = "the fleet was stopped before its release; the provider was not read";
-  } else if (const auto stats = admin.stats(); !stats) {
+    return kExitOk;
+  }
+  const auto stats = admin.stats();
+  if (!stats) {
     say("provider stats unavailable (" + stats.error() +
         "); the results have the processes' outcomes only");
     provider_json["error"] = stats.error();
-    code = kExecUnreachable;
-  } else {
-    provider_json = provider_section(cmd.provider_admin, *stats);
-    r.recording.requests = stats->requests;
-    r.recording.provider_by_outcome = stats->by_outcome;
-    r.recording.provider_by_send = stats->by_send;
-    r.provider_side = true;
-    // Both bound the last delivery from above: the last delivered process's exit, and the
-    // end of the provider's last second with a 200. The tighter one is the drain.
-    if (const auto ok_end = last_ok_second_end_ns(stats->by_outcome); ok_end > 0)
-      r.recording.drain_ns = std::min(r.recording.drain_ns, ok_end);
+    return kExitUnreachable;
   }
-  r.summary = summarize(r.recording, r.scenario.provider, r.provider_side);
-  const bool per_item = r.provider_side && take_provider_results(admin, provider_json, r.summary);
-  r.verdicts = evaluate_gate(cmd.assertions, r,
-                             metric_context(r.scenario.provider, r.provider_side, per_item));
+  provider_json = provider_section(cmd.provider_admin, *stats);
+  r.recording.requests = stats->requests;
+  r.recording.provider_by_outcome = stats->by_outcome;
+  r.recording.provider_by_send = stats->by_send;
+  r.provider_side = true;
+  // Both bound the last delivery from above: the last delivered process's exit, and the
+  // end of the provider's last second with a 200. The tighter one is the drain.
+  if (const auto ok_end = last_ok_second_end_ns(stats->by_outcome); ok_end > 0)
+    r.recording.drain_ns = std::min(r.recording.drain_ns, ok_end);
+  return kExitOk;
+}
 
-  if (!cmd.quiet) {
-    summary_stream(cmd.out_path) << format_terminal_summary(r) << "\n"
-                                 << describe_fleet(cmd, run)
-                                 << (run.released ? watch.describe() + "\n" : "") << std::flush;
-  }
-  const std::string_view stopped = run.stopped == FleetStop::kSignal        ? "a signal"
-                                   : run.stopped == FleetStop::kMaxDuration ? "--max-duration"
-                                   : run.stopped == FleetStop::kTimeout     ? "--timeout"
-                                                                            : "";
-  const double wall_s = static_cast<double>(run.end_steady_ns - start_ns) / 1e9;
-  code = std::max(code, verdict_code(r, stopped, wall_s));
-  code = std::max(code, say_problems(cmd, run, r));
+std::string_view stopped_by(const FleetRun& run) {
+  return run.stopped == FleetStop::kSignal        ? "a signal"
+         : run.stopped == FleetStop::kMaxDuration ? "--max-duration"
+         : run.stopped == FleetStop::kTimeout     ? "--timeout"
+                                                  : "";
+}
 
-  // t = 0 is the release; real clients sleep wall time, so the scale is 1.
-  if (run.released) {
-    const std::int64_t since_release_ns = ScenarioClock::steady_ns() - run.release_steady_ns;
-    r.context = RunContext{redact_url(cmd.url.text),
-                           format_utc(ScenarioClock::unix_ns() - since_release_ns),
-                           static_cast<double>(run.end_steady_ns - run.release_steady_ns) / 1e9, 1,
-                           std::string(stopped)};
-  }
-  nlohmann::json doc = to_json(r);
-  doc["exec"] = exec_section(cmd, run, run.released ? &watch : nullptr, start_ns);
-  doc["provider"] = provider_json;
+// t = 0 is the release; real clients sleep wall time, so the scale is 1.
+void set_context(const ExecCommand& cmd, const FleetRun& run, Results& r) {
+  if (!run.released) return;
+  const std::int64_t since_release_ns = ScenarioClock::steady_ns() - run.release_steady_ns;
+  r.context =
+      RunContext{redact_url(cmd.url.text), format_utc(ScenarioClock::unix_ns() - since_release_ns),
+                 static_cast<double>(run.end_steady_ns - run.release_steady_ns) / 1e9, 1,
+                 std::string(stopped_by(run))};
+}
+
+// The document, the dead letters, the report and JUnit; false when a file could not be written.
+bool write_outputs(const ExecCommand& cmd, const FleetRun& run, const Results& r,
+                   const nlohmann::json& doc, double wall_s) {
   FleetOutputs outputs{cmd.out_path, cmd.junit_path, cmd.report_path, {}, cmd.quiet};
   if (!cmd.dead_letter_path.empty())
     outputs.files.push_back(
         {"the dead letters", cmd.dead_letter_path, format_exec_dead_letters(run)});
   JunitCase run_case{kRunCase, JunitCase::State::kPassed, {}};
-  if (auto stop = stop_failure(stopped, wall_s, r.recording.unfinished))
+  if (auto stop = stop_failure(stopped_by(run), wall_s, r.recording.unfinished))
     run_case = {kRunCase, JunitCase::State::kFailed, *stop};
-  if (!write_fleet_outputs(r, doc, wall_s, outputs, junit_cases(r.verdicts), run_case))
-    code = kExecUnreachable;
+  return write_fleet_outputs(r, doc, wall_s, outputs, junit_cases(r.verdicts), run_case);
+}
+
+// The results, the summary, the verdicts and the files of a finished fleet; its exit code.
+int finish(const ExecCommand& cmd, const FleetRun& run, const ProviderAdmin& admin,
+           const FirstArrivalWatch& watch, std::int64_t start_ns) {
+  Results r;
+  r.engine = "exec";
+  r.scenario = cmd.scenario;
+  record_outcomes(run, r.recording);
+  nlohmann::json provider_json;
+  int code = take_provider_stats(cmd, run, admin, r, provider_json);
+  r.summary = summarize(r.recording, r.scenario.provider, r.provider_side);
+  const bool per_item = r.provider_side && take_provider_results(admin, provider_json, r.summary);
+  r.verdicts = evaluate_gate(cmd.assertions, r,
+                             metric_context(r.scenario.provider, r.provider_side, per_item));
+  if (!cmd.quiet) {
+    summary_stream(cmd.out_path) << format_terminal_summary(r) << "\n"
+                                 << describe_fleet(cmd, run)
+                                 << (run.released ? watch.describe() + "\n" : "") << std::flush;
+  }
+  const double wall_s = static_cast<double>(run.end_steady_ns - start_ns) / 1e9;
+  code = std::max(code, verdict_code(r, stopped_by(run), wall_s));
+  code = std::max(code, say_problems(cmd, run, r));
+  set_context(cmd, run, r);
+  nlohmann::json doc = to_json(r);
+  doc["exec"] = exec_section(cmd, run, run.released ? &watch : nullptr, start_ns);
+  doc["provider"] = provider_json;
+  if (!write_outputs(cmd, run, r, doc, wall_s)) code = kExitUnreachable;
   return code;
+}
+
+int run_checked(const ExecCommand& cmd) {
+  const std::int64_t start_ns = ScenarioClock::steady_ns();
+  const ProviderAdmin admin(cmd.provider_admin, cmd.provider_admin_token);
+  std::string program;
+  if (auto code = preflight(cmd, admin, program)) return *code;
+  const SignalDescriptor signals({SIGINT, SIGTERM, SIGCHLD});
+  Fleet fleet(fleet_spec(cmd, program), signals);
+  if (auto e = fleet.spawn()) return fail(cmd, kExitUnreachable, *e + "; none was released");
+  FirstArrivalWatch watch(admin, cmd.clients);
+  if (auto e = release(fleet, cmd, admin, watch, start_ns))
+    return fail(cmd, kExitUnreachable, *e + "; none was released");
+  return finish(cmd, fleet.result(), admin, watch, start_ns);
 }
 
 }  // namespace
 
 int run_exec_command(const ExecCommand& cmd) {
   curl_global_init(CURL_GLOBAL_DEFAULT);
-  int code = kExecUnreachable;
+  int code = kExitUnreachable;
   try {
     code = run_checked(cmd);
   } catch (const std::exception& e) {
-    code = fail(cmd, kExecUnreachable, std::string("harness failure: ") + e.what());
+    code = fail(cmd, kExitUnreachable, std::string("harness failure: ") + e.what());
   }
   curl_global_cleanup();
   return code;

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "assertion.hpp"
+#include "cli/exit_codes.hpp"
 #include "cli/progress_line.hpp"
 #include "duration.hpp"
 #include "live/live_request.hpp"
@@ -38,11 +39,6 @@ struct ExecCommand {
   bool quiet = false;
   std::int64_t progress_every_ns = kProgressEveryDefaultNs;  // without a terminal
 };
-
-inline constexpr int kExecOk = 0;
-inline constexpr int kExecFailed = 1;       // an assertion failed, or a stop left items unfinished
-inline constexpr int kExecUsage = 2;        // CMD, the fleet's size, the logs folder, the scale
-inline constexpr int kExecUnreachable = 3;  // provider or target unreachable, harness failure
 
 // Checks what only the machine can say (CMD, the process limit, the provider's scale), runs
 // the fleet, prints the summary and writes the files. Returns the exit code.

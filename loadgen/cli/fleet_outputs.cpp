@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <iostream>
 
+#include "cli/exit_codes.hpp"
 #include "html_report.hpp"
 #include "output_path.hpp"
 #include "url_redaction.hpp"
@@ -19,13 +20,13 @@ std::optional<std::string> stop_failure(std::string_view stopped_by, double wall
 }
 
 int verdict_code(const Results& r, std::string_view stopped_by, double wall_s) {
-  int code = 0;
+  int code = kExitOk;
   for (const auto& v : r.verdicts) {
-    if (!v.passed) code = 1;
+    if (!v.passed) code = kExitFailed;
   }
   if (auto stop = stop_failure(stopped_by, wall_s, r.recording.unfinished)) {
     std::cerr << "loadgen: " << *stop << "\n";
-    code = 1;
+    code = kExitFailed;
   }
   return code;
 }

@@ -2,20 +2,15 @@
 
 #include <cstdio>
 #include <fstream>
-#include <iostream>
 #include <sstream>
 
+#include "cli/exit_codes.hpp"
+#include "cli/usage_errors.hpp"
 #include "gate.hpp"
-#include "one_line.hpp"
 #include "results.hpp"
 
 namespace stampede {
 namespace {
-
-int usage(const std::string& message) {
-  std::cerr << "loadgen: " << one_line(message) << "\n";
-  return 2;
-}
 
 // The provider's per-item record: its own document's section, or the one exec embeds.
 bool has_provider_results(const nlohmann::json& doc) {
@@ -28,21 +23,22 @@ bool has_provider_results(const nlohmann::json& doc) {
 
 int run_gate_command(const GateCommand& cmd) {
   std::ifstream in(cmd.input);
-  if (!in) return usage("gate: cannot read results file '" + cmd.input + "'");
+  if (!in) return usage_error("gate: cannot read results file '" + cmd.input + "'");
   std::stringstream text;
   text << in.rdbuf();
   const auto doc = nlohmann::json::parse(text.str(), nullptr, false);
-  if (doc.is_discarded()) return usage("gate: results file '" + cmd.input + "' is not valid JSON");
+  if (doc.is_discarded())
+    return usage_error("gate: results file '" + cmd.input + "' is not valid JSON");
   auto r = results_from_json(doc);
-  if (!r) return usage("gate: results file '" + cmd.input + "': " + r.error());
+  if (!r) return usage_error("gate: results file '" + cmd.input + "': " + r.error());
   const MetricContext context =
       metric_context(r->scenario.provider, r->provider_side, has_provider_results(doc));
   const auto checks =
       gate_assertions(r->scenario.expectations, cmd.asserts, cmd.expect_none, context);
-  if (!checks) return usage(checks.error());
-  int code = 0;
+  if (!checks) return usage_error(checks.error());
+  int code = kExitOk;
   for (const auto& v : evaluate_gate(*checks, *r, context)) {
-    if (!v.passed) code = 1;
+    if (!v.passed) code = kExitFailed;
     if (cmd.quiet) continue;
     std::printf("  %s  %s (%g)%s\n", v.passed ? "PASS" : "FAIL", v.text.c_str(), v.actual,
                 v.why.empty() ? "" : ("  " + v.why).c_str());

@@ -7,6 +7,7 @@
 #include <map>
 #include <sstream>
 
+#include "cli/exit_codes.hpp"
 #include "cli/live_comparison.hpp"
 #include "gate.hpp"
 #include "json_int.hpp"
@@ -308,39 +309,39 @@ Parsed<json> merge_results(const std::vector<std::pair<std::string, json>>& docs
 int run_merge_command(const MergeCommand& cmd) {
   if (auto e = check_output_flags({{"-o", cmd.out_path}})) {
     std::cerr << "loadgen: merge: " << *e << "\n";
-    return 2;
+    return kExitUsage;
   }
   std::vector<std::pair<std::string, json>> docs;
   for (const auto& path : cmd.inputs) {
     std::ifstream in(path);
     if (!in) {
       std::cerr << "loadgen: merge: cannot read '" << path << "'\n";
-      return 2;
+      return kExitUsage;
     }
     std::stringstream text;
     text << in.rdbuf();
     json j = json::parse(text.str(), nullptr, false);
     if (j.is_discarded()) {
       std::cerr << "loadgen: merge: '" << path << "' is not valid JSON\n";
-      return 2;
+      return kExitUsage;
     }
     docs.emplace_back(path, std::move(j));
   }
   const auto merged = merge_results(docs, cmd.partial);
   if (!merged) {
     std::cerr << "loadgen: merge: " << merged.error() << "\n";
-    return 2;
+    return kExitUsage;
   }
   if (auto error = write_output(cmd.out_path, merged->dump(1) + "\n")) {
     std::cerr << "loadgen: " << *error << "\n";
-    return 3;
+    return kExitUnreachable;
   }
   const auto results = results_from_json(*merged);
   if (!cmd.quiet) std::cout << format_terminal_summary(*results) << std::flush;
   for (const auto& v : results->verdicts) {
-    if (!v.passed) return 1;
+    if (!v.passed) return kExitFailed;
   }
-  return 0;
+  return kExitOk;
 }
 
 }  // namespace stampede

@@ -42,7 +42,7 @@ int refuse(const RunCommand& cmd, int code, const std::string& message) {
 }
 
 int harness_failure(const RunCommand& cmd, const std::string& message) {
-  return refuse(cmd, kRunUnreachable, message);
+  return refuse(cmd, kExitUnreachable, message);
 }
 
 std::string number(double v) {
@@ -56,11 +56,11 @@ std::string number(double v) {
 std::optional<int> check_provider_scale(const RunCommand& cmd, const ProviderAdmin& admin) {
   const auto answer = admin.check_stats();
   // The flag names the wrong server: a usage error, found before any load, as a wrong scale is.
-  if (answer.foreign) return refuse(cmd, kRunUsageError, not_a_fakeprovider(admin, answer));
+  if (answer.foreign) return refuse(cmd, kExitUsage, not_a_fakeprovider(admin, answer));
   if (!answer.stats) return harness_failure(cmd, "provider admin unreachable: " + answer.error);
   const auto& stats = answer.stats;
   if (stats->time_scale == cmd.options.time_scale) return std::nullopt;
-  return refuse(cmd, kRunUsageError,
+  return refuse(cmd, kExitUsage,
                 "--time-scale " + number(cmd.options.time_scale) + ": the fakeprovider at " +
                     redact_url(admin.url().text) + " runs at --time-scale " +
                     number(stats->time_scale) + "; give both the same");
@@ -180,7 +180,7 @@ std::string stopped_by(const RunCommand& cmd, const LiveRun& run) {
 
 // The exit code of a finished run and its 'run completed' case, each failure said on stderr.
 struct Judgment {
-  int code = kRunOk;
+  int code = kExitOk;
   JunitCase run_case{kRunCase, JunitCase::State::kPassed, {}};
 };
 
@@ -190,74 +190,87 @@ Judgment judge(const RunCommand& cmd, const LiveRun& run, const Results& r,
   for (const auto& c : cases) {
     if (c.state == JunitCase::State::kPassed) continue;
     std::cerr << "loadgen: " << one_line(c.message) << "\n";
-    j.code = kRunAssertionFailed;
+    j.code = kExitFailed;
   }
   if (auto stop = stop_failure(stopped_by(cmd, run), run.wall_s, r.recording.unfinished)) {
     std::cerr << "loadgen: " << *stop << "\n";
     j.run_case = {kRunCase, JunitCase::State::kFailed, *stop};
-    j.code = kRunAssertionFailed;
+    j.code = kExitFailed;
   }
   if (run.first_sends > 0 && run.first_send_connect_errors == run.first_sends) {
     const std::string why = "target unreachable: every first attempt (" +
                             std::to_string(run.first_sends) + ") was refused a connection";
     std::cerr << "loadgen: " << why << "\n";
     j.run_case = {kRunCase, JunitCase::State::kError, why};
-    j.code = kRunUnreachable;
+    j.code = kExitUnreachable;
   }
   return j;
 }
 
-int run_checked(const RunCommand& cmd) {
-  // More clients than this machine lets one process hold connections for is the command's
-  // mistake, found before any load: a usage error that says how to raise the limit.
-  if (auto error = raise_descriptor_limit(cmd.scenario.fleet.clients))
-    return refuse(cmd, kRunUsageError,
-                  "--clients: " + *error +
-                      " (ulimit -n N in the shell that starts loadgen; beyond the hard limit "
-                      "as root, LimitNOFILE= in a systemd unit, or docker run --ulimit nofile=N)");
-  // Before any load: an https target whose certificate or ours fails stops the run here.
-  const auto probed = probe_target(cmd.request.url, cmd.request.tls, kProbeTimeoutMs);
-  if (!probed) return harness_failure(cmd, probed.error());
-  std::optional<ProviderAdmin> admin;
-  if (cmd.provider_admin) {
-    admin.emplace(*cmd.provider_admin, cmd.provider_admin_token);
-    if (auto code = check_provider_scale(cmd, *admin)) return *code;
-  }
-
+// What the engine is given beyond the command's options: where the probe found the target,
+// the shard, and when to start.
+LiveOptions engine_options(const RunCommand& cmd, const ProbedTarget& probed) {
   LiveOptions options = cmd.options;
   // A name is resolved once, here; an address needs no resolving.
-  if (probed->address != cmd.request.url.host)
-    options.resolve_entry = probed->resolve_entry(cmd.request.url);
-  options.connect_address = probed->address;
-  options.connect_port = probed->port;
+  if (probed.address != cmd.request.url.host)
+    options.resolve_entry = probed.resolve_entry(cmd.request.url);
+  options.connect_address = probed.address;
+  options.connect_port = probed.port;
   options.keep_attempts = !cmd.attempts_path.empty();
   options.shard = cmd.shard;
   if (cmd.start_at_epoch_ns)
     options.start_steady_ns = ScenarioClock::steady_at_unix(*cmd.start_at_epoch_ns);
-  // Every shard resetting the provider would wipe the others' first sends: shard 0 alone
-  // resets it, at the shared --start-at.
-  const bool resets_provider = cmd.shard.index == 0;
-  if (admin && resets_provider && cmd.start_at_epoch_ns) {
-    // The other shards send from --start-at on: a reset landing after that would forget their
-    // first sends (and replicas sharing a store would follow it only after admitting some).
-    // So it goes now, naming --start-at as the provider's t = 0.
-    if (auto e = admin->reset(cmd.start_at_epoch_ns))
-      return harness_failure(cmd, "provider admin unreachable: " + *e);
-  }
-  const SignalDescriptor signals;
-  LiveEngine engine(cmd.scenario, cmd.request, options);
-  if (auto error = engine.start([&]() -> std::optional<std::string> {
-        if (!admin || !resets_provider || cmd.start_at_epoch_ns) return std::nullopt;
-        if (auto e = admin->reset()) return "provider admin unreachable: " + *e;
-        return std::nullopt;
-      })) {
-    return harness_failure(cmd, *error);
-  }
-  LiveRun run = drive(engine, signals, cmd);
-  const double start_late_s = static_cast<double>(run.start_late_ns) / 1e9;
-  if (start_late_s >= kLateWorthSaying && !cmd.quiet)
-    std::cerr << "loadgen: started " << start_late_s << " s after --start-at\n";
+  return options;
+}
 
+// Found before any load: more clients than this machine lets one process hold connections
+// for (the command's mistake, a usage error that says how to raise the limit), an https
+// target whose certificate or ours fails, a provider at another time scale. The exit code
+// then; the probed target otherwise.
+std::optional<int> preflight(const RunCommand& cmd, std::optional<ProbedTarget>& probed,
+                             std::optional<ProviderAdmin>& admin) {
+  if (auto error = raise_descriptor_limit(cmd.scenario.fleet.clients))
+    return refuse(cmd, kExitUsage,
+                  "--clients: " + *error +
+                      " (ulimit -n N in the shell that starts loadgen; beyond the hard limit "
+                      "as root, LimitNOFILE= in a systemd unit, or docker run --ulimit nofile=N)");
+  auto target = probe_target(cmd.request.url, cmd.request.tls, kProbeTimeoutMs);
+  if (!target) return harness_failure(cmd, target.error());
+  probed = *target;
+  if (!cmd.provider_admin) return std::nullopt;
+  admin.emplace(*cmd.provider_admin, cmd.provider_admin_token);
+  return check_provider_scale(cmd, *admin);
+}
+
+// Every shard resetting the provider would wipe the others' first sends: shard 0 alone
+// resets it, at the shared --start-at.
+bool resets_provider(const RunCommand& cmd) {
+  return cmd.shard.index == 0;
+}
+
+// With --start-at, the reset before the engine starts; its error, if any.
+std::optional<std::string> reset_before_start_at(const RunCommand& cmd,
+                                                 std::optional<ProviderAdmin>& admin) {
+  if (!admin || !resets_provider(cmd) || !cmd.start_at_epoch_ns) return std::nullopt;
+  // The other shards send from --start-at on: a reset landing after that would forget their
+  // first sends (and replicas sharing a store would follow it only after admitting some).
+  // So it goes now, naming --start-at as the provider's t = 0.
+  if (auto e = admin->reset(cmd.start_at_epoch_ns)) return "provider admin unreachable: " + *e;
+  return std::nullopt;
+}
+
+// Starts the engine, resetting the provider at t = 0 unless --start-at did. The error, if any.
+std::optional<std::string> start(LiveEngine& engine, const RunCommand& cmd,
+                                 std::optional<ProviderAdmin>& admin) {
+  return engine.start([&]() -> std::optional<std::string> {
+    if (!admin || !resets_provider(cmd) || cmd.start_at_epoch_ns) return std::nullopt;
+    if (auto e = admin->reset()) return "provider admin unreachable: " + *e;
+    return std::nullopt;
+  });
+}
+
+// The clients' results of a finished run, without the provider's view.
+Results clients_results(const RunCommand& cmd, LiveRun& run, double start_late_s) {
   Results r;
   r.engine = "run";
   r.scenario = cmd.scenario;
@@ -266,54 +279,85 @@ int run_checked(const RunCommand& cmd) {
   r.context = RunContext{redact_url(cmd.request.url.text),
                          format_utc(ScenarioClock::unix_ns() - saturating_ns(run.wall_s * 1e9)),
                          run.wall_s, cmd.options.time_scale, stopped_by(cmd, run)};
-  nlohmann::json provider_section;
-  if (admin) provider_section = take_provider_view(*admin, cmd.shard.sharded(), r);
-  r.summary = summarize(r.recording, r.scenario.provider, r.provider_side);
-  r.verdicts =
-      evaluate_gate(cmd.assertions, r, metric_context(r.scenario.provider, r.provider_side));
+  return r;
+}
 
+// The same scenario simulated over the same span, for the comparison.
+nlohmann::json simulated_comparison(const RunCommand& cmd, const LiveRun& run, const Results& r) {
   SimOptions sim_options;
   sim_options.shard = cmd.shard;
   if (run.stopped != StopReason::kNone)
     sim_options.horizon_ns = std::max<std::int64_t>(run.end_ns, 1);
   const Results simulated = simulate_scenario(cmd.scenario, sim_options);
-  const auto comparison = compare_with_simulation(r, simulated);
+  return compare_with_simulation(r, simulated);
+}
 
-  if (!cmd.quiet) {
-    std::string text = format_terminal_summary(r);
-    text += "\n" + format_comparison(comparison);
-    char buf[256];
-    std::snprintf(buf, sizeof buf,
-                  "harness: %u loops (%s), %.2f s user + %.2f s system CPU over %.2f s; send "
-                  "lateness (wake plus queue in the client) p50 %.3f ms, p99 %.3f ms\n",
-                  run.loops, run.http_client.c_str(), run.cpu_user_s, run.cpu_sys_s, run.wall_s,
-                  static_cast<double>(run.send_lateness_ns.quantile(0.5)) / kNsPerMs,
-                  static_cast<double>(run.send_lateness_ns.quantile(0.99)) / kNsPerMs);
-    text += buf;
-    summary_stream(cmd.out_path) << text << std::flush;
-  }
-  const auto cases = junit_cases(r.verdicts);
-  auto [code, run_case] = judge(cmd, run, r, cases);
+void print_summary(const RunCommand& cmd, const LiveRun& run, const Results& r,
+                   const nlohmann::json& comparison) {
+  std::string text = format_terminal_summary(r);
+  text += "\n" + format_comparison(comparison);
+  char buf[256];
+  std::snprintf(buf, sizeof buf,
+                "harness: %u loops (%s), %.2f s user + %.2f s system CPU over %.2f s; send "
+                "lateness (wake plus queue in the client) p50 %.3f ms, p99 %.3f ms\n",
+                run.loops, run.http_client.c_str(), run.cpu_user_s, run.cpu_sys_s, run.wall_s,
+                static_cast<double>(run.send_lateness_ns.quantile(0.5)) / kNsPerMs,
+                static_cast<double>(run.send_lateness_ns.quantile(0.99)) / kNsPerMs);
+  text += buf;
+  summary_stream(cmd.out_path) << text << std::flush;
+}
 
-  nlohmann::json j = to_json(r);
-  j["live"] = live_section(cmd, run);
-  if (admin) j["provider"] = provider_section;
-  j["comparison"] = comparison;
+FleetOutputs outputs_of(const RunCommand& cmd, const LiveRun& run) {
   FleetOutputs outputs{cmd.out_path, cmd.junit_path, cmd.report_path, {}, cmd.quiet};
   if (!cmd.dead_letter_path.empty())
     outputs.files.push_back(
         {"the dead letters", cmd.dead_letter_path, format_dead_letters(run.dead_letters)});
   if (!cmd.attempts_path.empty())
     outputs.files.push_back({"the attempts", cmd.attempts_path, format_attempts(run.attempts)});
-  if (!write_fleet_outputs(r, j, run.wall_s, outputs, cases, run_case)) code = kRunUnreachable;
+  return outputs;
+}
+
+// The results, the summary, the verdicts and the files of a finished run; its exit code.
+int finish(const RunCommand& cmd, LiveRun& run, std::optional<ProviderAdmin>& admin) {
+  const double start_late_s = static_cast<double>(run.start_late_ns) / 1e9;
+  if (start_late_s >= kLateWorthSaying && !cmd.quiet)
+    std::cerr << "loadgen: started " << start_late_s << " s after --start-at\n";
+  Results r = clients_results(cmd, run, start_late_s);
+  nlohmann::json provider_section;
+  if (admin) provider_section = take_provider_view(*admin, cmd.shard.sharded(), r);
+  r.summary = summarize(r.recording, r.scenario.provider, r.provider_side);
+  r.verdicts =
+      evaluate_gate(cmd.assertions, r, metric_context(r.scenario.provider, r.provider_side));
+  const auto comparison = simulated_comparison(cmd, run, r);
+  if (!cmd.quiet) print_summary(cmd, run, r, comparison);
+  const auto cases = junit_cases(r.verdicts);
+  auto [code, run_case] = judge(cmd, run, r, cases);
+  nlohmann::json j = to_json(r);
+  j["live"] = live_section(cmd, run);
+  if (admin) j["provider"] = provider_section;
+  j["comparison"] = comparison;
+  if (!write_fleet_outputs(r, j, run.wall_s, outputs_of(cmd, run), cases, run_case))
+    code = kExitUnreachable;
   return code;
+}
+
+int run_checked(const RunCommand& cmd) {
+  std::optional<ProbedTarget> probed;
+  std::optional<ProviderAdmin> admin;
+  if (auto code = preflight(cmd, probed, admin)) return *code;
+  if (auto e = reset_before_start_at(cmd, admin)) return harness_failure(cmd, *e);
+  const SignalDescriptor signals;
+  LiveEngine engine(cmd.scenario, cmd.request, engine_options(cmd, *probed));
+  if (auto error = start(engine, cmd, admin)) return harness_failure(cmd, *error);
+  LiveRun run = drive(engine, signals, cmd);
+  return finish(cmd, run, admin);
 }
 
 }  // namespace
 
 int run_run_command(const RunCommand& cmd) {
   curl_global_init(CURL_GLOBAL_DEFAULT);
-  int code = kRunUnreachable;
+  int code = kExitUnreachable;
   try {
     code = run_checked(cmd);
   } catch (const std::exception& e) {

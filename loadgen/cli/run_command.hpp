@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "assertion.hpp"
+#include "cli/exit_codes.hpp"
 #include "cli/progress_line.hpp"
 #include "live/live_engine.hpp"
 #include "live/live_request.hpp"
@@ -30,11 +31,6 @@ struct RunCommand {
   bool quiet = false;
   std::int64_t progress_every_ns = kProgressEveryDefaultNs;  // without a terminal
 };
-
-inline constexpr int kRunOk = 0;
-inline constexpr int kRunAssertionFailed = 1;
-inline constexpr int kRunUsageError = 2;   // found before any load: the provider's time scale
-inline constexpr int kRunUnreachable = 3;  // target unreachable or harness failure
 
 // Runs the fleet against the target, prints the summary, writes the files. Returns the exit
 // code: 0 every check holds, 1 some failed (an assertion, the default expectation that some

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <iostream>
 
+#include "cli/exit_codes.hpp"
 #include "html_report.hpp"
 #include "output_path.hpp"
 #include "sim/sim_trials.hpp"
@@ -31,19 +32,19 @@ int run_simulate_command(const SimulateCommand& cmd) {
   if (!cmd.out_path.empty()) {
     if (auto error = write_output(cmd.out_path, to_json(results).dump(1) + "\n")) {
       std::cerr << "loadgen: " << *error << "\n";
-      return 3;
+      return kExitUnreachable;
     }
   }
   if (!cmd.report_path.empty()) {
     if (auto error = write_report(results, cmd.report_path)) {
       std::cerr << "loadgen: " << *error << "\n";
-      return 3;
+      return kExitUnreachable;
     }
   }
   for (const auto& v : results.verdicts) {
-    if (!v.passed) return 1;
+    if (!v.passed) return kExitFailed;
   }
-  return 0;
+  return kExitOk;
 }
 
 }  // namespace stampede

@@ -1,0 +1,91 @@
+#include "cli/exec_args.hpp"
+
+#include <utility>
+
+#include "duration.hpp"
+#include "gate.hpp"
+#include "scenario_clock.hpp"
+
+namespace stampede {
+namespace {
+
+// The provider's view is the record of an exec fleet: its metrics always mean something, its
+// per-item record's too.
+void take_assertions(const ExecArgs& a, const std::string& scenario_path, ExecCommand& cmd,
+                     Errors& errors) {
+  const auto& s = cmd.scenario;
+  if (auto checks = take(gate_assertions(s.expectations, a.output.asserts, false,
+                                         metric_context(s.provider, true, true), scenario_path),
+                         errors))
+    cmd.assertions = *checks;
+}
+
+void take_fleet(const ExecArgs& a, ExecCommand& cmd, Errors& errors) {
+  cmd.clients = a.clients;
+  cmd.per_process = a.per_process;
+  if (a.per_process > a.clients)
+    errors.push_back("--per-process: " + std::to_string(a.per_process) +
+                     " clients per process, but --clients is " + std::to_string(a.clients));
+  if (a.command.empty()) {
+    errors.push_back("CMD: give the program to run after --");  // CLI11 requires it
+  } else {
+    cmd.command = a.command.front();
+    cmd.args.assign(a.command.begin() + 1, a.command.end());
+  }
+  cmd.wait_ready = a.wait_ready;
+  cmd.logs_dir = a.logs;
+  cmd.log_limit_bytes = a.log_limit;
+}
+
+void take_target(const ExecArgs& a, ExecCommand& cmd, Errors& errors) {
+  if (auto url = take(parse_target_url(a.url), errors)) cmd.url = *url;
+  if (auto admin = take(parse_url_flag("--provider-admin", a.output.provider_admin), errors))
+    cmd.provider_admin = *admin;
+  cmd.provider_admin_token = a.output.provider_admin_token;
+}
+
+// Real clients sleep wall time: only 1 is a scale exec can keep.
+void check_time_scale(const std::string& text, Errors& errors) {
+  const auto scale = take("--time-scale", parse_time_scale(text), errors);
+  if (scale && *scale != 1)
+    errors.push_back(
+        "--time-scale: exec takes only 1: real clients sleep wall time (a "
+        "Retry-After: 2 is two wall seconds at any scale), so a compressed clock "
+        "would misread every wait");
+}
+
+void take_bounds(const ExecArgs& a, ExecCommand& cmd, Errors& errors) {
+  if (auto d = take(positive_duration("--max-duration", a.output.max_duration), errors))
+    cmd.max_duration_ns = *d;
+  if (!a.timeout.empty()) cmd.timeout_ns = take(positive_duration("--timeout", a.timeout), errors);
+  // Between SIGTERM and SIGKILL: a process's own shutdown, not a request's.
+  const std::string& grace = a.output.grace.empty() ? "2s" : a.output.grace;
+  if (auto g = take("--grace", parse_duration_ns(grace), errors)) cmd.grace_ns = *g;
+}
+
+void take_outputs(const ExecArgs& a, ExecCommand& cmd, Errors& errors) {
+  take_fleet_outputs(a.output, cmd, errors);
+  check_each_output({{"--out", cmd.out_path, true},
+                     {"--dead-letter", cmd.dead_letter_path},
+                     {"--junit", cmd.junit_path},
+                     {report_flag(a.output.report), cmd.report_path}},
+                    errors);
+}
+
+}  // namespace
+
+Checked<ExecCommand> check_exec(const Scenario& scenario, const std::string& scenario_path,
+                                const ExecArgs& a) {
+  Errors errors;
+  ExecCommand cmd;
+  cmd.scenario = scenario;
+  take_assertions(a, scenario_path, cmd, errors);
+  take_fleet(a, cmd, errors);
+  take_target(a, cmd, errors);
+  check_time_scale(a.time_scale, errors);
+  take_bounds(a, cmd, errors);
+  take_outputs(a, cmd, errors);
+  return checked(std::move(cmd), std::move(errors));
+}
+
+}  // namespace stampede

@@ -1,0 +1,65 @@
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cli/usage_errors.hpp"
+#include "live/live_request.hpp"
+#include "live/http/tls_settings.hpp"
+#include "parsed.hpp"
+#include "policy/shard.hpp"
+
+namespace stampede {
+
+// The flags more than one command takes, as given, and their checks.
+
+// Sharding: --shard I/N, or the Indexed Job's JOB_COMPLETION_INDEX with STAMPEDE_SHARDS.
+struct ShardArgs {
+  std::string shard;
+  std::string start_at;  // run only
+};
+
+// The files, assertions and bounds of a live fleet: run and exec take the same.
+struct FleetOutputArgs {
+  std::vector<std::string> asserts;
+  std::string out, dead_letter, junit, report;
+  bool no_report = false;
+  bool quiet = false;
+  std::string progress_every = "10s";
+  std::string provider_admin, provider_admin_token;
+  std::string max_duration = "1h", grace;  // grace: empty for the command's default
+};
+
+Parsed<std::int64_t> positive_duration(const std::string& flag, const std::string& text);
+
+// --grace of run, on the wall: at most timeout_wall_ns, the longest a request is in flight.
+Parsed<std::int64_t> grace_ns(const std::string& text, std::int64_t timeout_wall_ns);
+
+Parsed<Shard> shard_from(const ShardArgs& a, const EnvLookup& env);
+
+// Where the HTML report goes: --report, else beside --out (a file) unless --no-report.
+std::string report_path_for(const std::string& report, const std::string& out, bool no_report);
+// The flag a report's path comes from, for its error: --report, or --out beside which it goes.
+std::string report_flag(const std::string& report);
+
+Parsed<std::string> read_text_file(const std::string& flag, const std::string& path);
+
+// A URL given to flag, its errors naming that flag.
+Parsed<TargetUrl> parse_url_flag(const std::string& flag, const std::string& text);
+
+// The outputs run and exec share: the files, the report beside --out, the quiet flag and
+// --progress-every (on the wall, its error added to errors).
+template <class Command>
+void take_fleet_outputs(const FleetOutputArgs& o, Command& cmd, Errors& errors) {
+  cmd.out_path = o.out;
+  cmd.dead_letter_path = o.dead_letter;
+  cmd.junit_path = o.junit;
+  cmd.report_path = report_path_for(o.report, o.out, o.no_report);
+  cmd.quiet = o.quiet;
+  if (auto every = take(positive_duration("--progress-every", o.progress_every), errors))
+    cmd.progress_every_ns = *every;
+}
+
+}  // namespace stampede

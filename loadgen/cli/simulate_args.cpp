@@ -1,0 +1,53 @@
+#include "cli/simulate_args.hpp"
+
+#include <utility>
+
+#include "gate.hpp"
+
+namespace stampede {
+namespace {
+
+// The simulator's provider is the model itself: its view is always there. A simulation is held
+// to what it is asked only: the default expectation is a live run's.
+void take_assertions(const SimulateArgs& a, const std::string& scenario_path, SimulateCommand& cmd,
+                     Errors& errors) {
+  const auto& s = cmd.scenario;
+  if (auto checks = take(gate_assertions(s.expectations, a.asserts, true,
+                                         metric_context(s.provider, true), scenario_path),
+                         errors))
+    cmd.assertions = *checks;
+}
+
+void take_shard(const SimulateArgs& a, const EnvLookup& env, SimulateCommand& cmd, Errors& errors) {
+  const auto shard = take(shard_from(a.shard, env), errors);
+  if (!shard) return;
+  cmd.shard = *shard;
+  if (shard->sharded() && a.trials > 1)
+    errors.push_back("--shard: a sharded simulation takes one trial; drop --trials or run unsharded");
+}
+
+void take_outputs(const SimulateArgs& a, SimulateCommand& cmd, Errors& errors) {
+  cmd.out_path = a.out;
+  cmd.report_path = report_path_for(a.report, a.out, a.no_report);
+  cmd.quiet = a.quiet;
+  check_each_output({{"--out", cmd.out_path}, {report_flag(a.report), cmd.report_path}}, errors);
+}
+
+}  // namespace
+
+Checked<SimulateCommand> check_simulate(const Scenario& scenario, const std::string& scenario_path,
+                                        const SimulateArgs& a, const EnvLookup& env) {
+  Errors errors;
+  SimulateCommand cmd;
+  cmd.scenario = scenario;
+  take_assertions(a, scenario_path, cmd, errors);
+  if (!a.horizon.empty()) {
+    if (auto h = take(positive_duration("--horizon", a.horizon), errors)) cmd.horizon_ns = *h;
+  }
+  cmd.trials = a.trials;
+  take_shard(a, env, cmd, errors);
+  take_outputs(a, cmd, errors);
+  return checked(std::move(cmd), std::move(errors));
+}
+
+}  // namespace stampede
