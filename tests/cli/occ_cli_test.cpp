@@ -39,6 +39,28 @@ TEST_CASE("simulate --mode occ: writes and drain_s in the summary, --trials repo
   CHECK(j["summary"]["drain_s"].get<double>() > 0.04);  // four hops at the very least
 }
 
+TEST_CASE("simulate --shard 1/2 --mode occ: records its half of the items, of the whole herd") {
+  TempDir dir;
+  const auto whole = dir.file("whole.json");
+  const auto half = dir.file("half.json");
+  const std::vector<std::string> args{"simulate", "--mode", "occ",   "--clients", "40",
+                                      "--base",   "10ms",   "--cap", "2s",        "--no-report"};
+  auto whole_args = args;
+  whole_args.insert(whole_args.end(), {"--out", whole});
+  auto half_args = args;
+  half_args.insert(half_args.end(), {"--shard", "1/2", "--out", half});
+  const auto w = loadgen(whole_args);
+  const auto h = loadgen(half_args);
+  INFO(h.err);
+  REQUIRE(w.code == 0);
+  REQUIRE(h.code == 0);
+  const auto jw = json::parse(read_file(whole));
+  const auto jh = json::parse(read_file(half));
+  CHECK(jh["summary"]["items"] == 20);
+  CHECK(jh["summary"]["delivered"] == 20);
+  CHECK(jh["summary"]["requests"].get<double>() < jw["summary"]["requests"].get<double>());
+}
+
 TEST_CASE("simulate --mode occ: the same seed prints the same, byte for byte") {
   const std::vector<std::string> args{
       "simulate", "--mode", "occ",        "--clients",           "50",
