@@ -163,8 +163,9 @@ struct Scenario {
   std::vector<std::string> expectations;  // assertion expressions, e.g. "peak_ratio <= 2"
 };
 
-// Sets one field from a file value or a flag ("fleet.strategy", "provider.outages", ...).
-// Returns the error, naming the field, the bad value and what is accepted.
+// Sets one field from a file value or a flag ("fleet.strategy", "provider.outages", ...), by
+// its entry in the field table (scenario_fields.hpp). Returns the error, naming the field, the
+// bad value and what is accepted.
 std::optional<std::string> set_field(Scenario& s, std::string_view field,
                                      const nlohmann::json& value);
 
@@ -173,6 +174,7 @@ std::vector<std::string> field_names();
 
 Parsed<Scenario> scenario_from_json(const nlohmann::json& j);
 Parsed<Scenario> load_scenario_file(const std::string& path);
+// Every field the table prints, in its section: what a results document holds of its scenario.
 nlohmann::json to_json(const Scenario& s);
 
 // A scenario file (or the defaults when the path is empty), then flag overrides in order,
@@ -185,7 +187,8 @@ struct FieldOverride {
 Parsed<Scenario> build_scenario(const std::string& path,
                                 const std::vector<FieldOverride>& overrides);
 
-// Cross-field rules (cap below base, steady without a rate, ...): every error, not the first.
+// Each field's own check from the table, then the rules across fields (cap below base,
+// steady without a rate, ...): every error, not the first.
 std::vector<std::string> validate(const Scenario& s);
 
 // The end of the last outage window, or 0 when there is none.

@@ -1,222 +1,50 @@
-// The field table: how each scenario field is parsed from a file value or a flag.
-#include <array>
-#include <charconv>
-#include <cstdlib>
-#include <functional>
-#include <vector>
+// The field table: every scenario field's flag, help, parser, printer and check, and what is
+// made from it (set_field, field_names, to_json, validate).
+#include "scenario_fields.hpp"
 
-#include <nlohmann/json.hpp>
+#include <algorithm>
 
 #include "duration.hpp"
-#include "enum_table.hpp"
-#include "http_token.hpp"
+#include "field_values.hpp"
 #include "nearest_name.hpp"
 #include "policy_presets.hpp"
-#include "scenario.hpp"
 
 namespace stampede {
 namespace {
 
 using json = nlohmann::json;
 using Error = std::optional<std::string>;
-
-constexpr EnumTable<LimiterKind, 3> kLimiters{{{LimiterKind::kFixedWindow, "fixed-window"},
-                                               {LimiterKind::kSlidingWindow, "sliding-window"},
-                                               {LimiterKind::kTokenBucket, "token-bucket"}}};
-constexpr EnumTable<WorkloadKind, 3> kWorkloads{{{WorkloadKind::kStorm, "storm"},
-                                                 {WorkloadKind::kSteady, "steady"},
-                                                 {WorkloadKind::kQueue, "queue"}}};
-constexpr EnumTable<StrategyKind, 10> kStrategies{
-    {{StrategyKind::kNone, "none"},
-     {StrategyKind::kFixed, "fixed"},
-     {StrategyKind::kExponential, "exponential"},
-     {StrategyKind::kFullJitter, "full-jitter"},
-     {StrategyKind::kEqualJitter, "equal-jitter"},
-     {StrategyKind::kDecorrelatedJitter, "decorrelated-jitter"},
-     {StrategyKind::kProportionalJitter, "proportional-jitter"},
-     {StrategyKind::kGrpcGoJitter, "grpc-go-jitter"},
-     {StrategyKind::kAdditiveJitter, "additive-jitter"},
-     {StrategyKind::kDecorrelatedJitterV2, "decorrelated-jitter-v2"}}};
-constexpr EnumTable<RetryAfterMode, 3> kRetryAfterModes{{{RetryAfterMode::kIgnore, "ignore"},
-                                                         {RetryAfterMode::kExact, "exact"},
-                                                         {RetryAfterMode::kJittered, "jittered"}}};
-constexpr EnumTable<RateLimitHeaders, 5> kHeaderDialects{
-    {{RateLimitHeaders::kNone, "none"},
-     {RateLimitHeaders::kIetf, "ietf"},
-     {RateLimitHeaders::kXRateLimit, "x-ratelimit"},
-     {RateLimitHeaders::kAnthropic, "anthropic"},
-     {RateLimitHeaders::kOpenAi, "openai"}}};
-constexpr EnumTable<Dialect, 4> kDialects{{{Dialect::kGeneric, "generic"},
-                                           {Dialect::kOpenAi, "openai"},
-                                           {Dialect::kAnthropic, "anthropic"},
-                                           {Dialect::kAws, "aws"}}};
-constexpr EnumTable<OutageAction, 4> kOutageActions{{{OutageAction::kStatus503, "503"},
-                                                     {OutageAction::kStatus529, "529"},
-                                                     {OutageAction::kStatus500, "500"},
-                                                     {OutageAction::kReset, "reset"}}};
-
-constexpr EnumTable<ProviderMode, 2> kModes{
-    {{ProviderMode::kPlain, "plain"}, {ProviderMode::kOcc, "occ"}}};
+using Printed = std::optional<json>;
+using Problems = std::vector<std::string>;
 
 // A file may spell a number as a number or a string; a flag always gives a string.
 std::string as_text(const json& v) {
   return v.is_string() ? v.get<std::string>() : v.dump();
 }
 
-template <class T>
-Error assign(Parsed<T> parsed, T& out) {
+template <class T, class Out>
+Error assign(Parsed<T> parsed, Out& out) {
   if (!parsed) return parsed.error();
   out = *parsed;
   return std::nullopt;
 }
 
-template <class T>
-Error assign(Parsed<T> parsed, std::optional<T>& out) {
-  if (!parsed) return parsed.error();
-  out = *parsed;
-  return std::nullopt;
+template <class T, class Format>
+Printed if_set(const std::optional<T>& v, Format format) {
+  if (!v) return std::nullopt;
+  return json(format(*v));
 }
 
-Parsed<std::int64_t> parse_count(const std::string& text) {
-  std::int64_t v = 0;
-  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-  if (ec != std::errc{} || end != text.data() + text.size() || v < 0) {
-    return Parsed<std::int64_t>::fail("'" + text + "' is not a whole number >= 0");
-  }
-  return Parsed<std::int64_t>::ok(v);
+Problems problem_if(bool wrong, std::string what) {
+  if (!wrong) return {};
+  return {std::move(what)};
 }
 
-Parsed<double> parse_fraction(const std::string& text) {
-  char* end = nullptr;
-  const double v = std::strtod(text.c_str(), &end);
-  if (text.empty() || end != text.c_str() + text.size() || !(v >= 0.0 && v <= 1.0)) {
-    return Parsed<double>::fail("'" + text + "' is not a fraction between 0 and 1");
-  }
-  return Parsed<double>::ok(v);
-}
-
-Parsed<double> parse_positive_real(const std::string& text) {
-  char* end = nullptr;
-  const double v = std::strtod(text.c_str(), &end);
-  if (text.empty() || end != text.c_str() + text.size() || !(v > 0.0 && v < 1e12)) {
-    return Parsed<double>::fail("'" + text + "' is not a positive number");
-  }
-  return Parsed<double>::ok(v);
-}
-
-// The client sends it and the provider looks it up: a name no HTTP message can carry would
-// match nothing, silently.
-Parsed<std::string> parse_header_name(const std::string& text) {
-  if (is_http_token(text)) return Parsed<std::string>::ok(text);
-  return Parsed<std::string>::fail("'" + text +
-                                   "' is not a header name; expected letters, digits and "
-                                   "!#$%&'*+-.^_`|~, e.g. X-Api-Key");
-}
-
-Parsed<bool> parse_on_off(const std::string& text) {
-  if (text == "on" || text == "true") return Parsed<bool>::ok(true);
-  if (text == "off" || text == "false") return Parsed<bool>::ok(false);
-  return Parsed<bool>::fail("'" + text + "' is not on or off");
-}
-
-// "10,0.1": max tokens, then the fraction of a token each success refunds.
-Parsed<RetryBudgetConfig> parse_retry_budget(const std::string& text) {
-  const auto comma = text.find(',');
-  const auto bad = [&] {
-    return Parsed<RetryBudgetConfig>::fail("'" + text +
-                                           "' is not a retry budget; expected MAX_TOKENS,RATIO "
-                                           "(e.g. 10,0.1)");
-  };
-  if (comma == std::string::npos) return bad();
-  const auto max = parse_positive_real(text.substr(0, comma));
-  const auto ratio = parse_fraction(text.substr(comma + 1));
-  if (!max || !ratio) return bad();
-  return Parsed<RetryBudgetConfig>::ok({*max, *ratio});
-}
-
-// "5,30s": consecutive failures that open it, then how long it stays open.
-Parsed<BreakerConfig> parse_breaker(const std::string& text) {
-  const auto comma = text.find(',');
-  const auto bad = [&] {
-    return Parsed<BreakerConfig>::fail(
-        "'" + text + "' is not a breaker; expected FAILURES,COOLDOWN (e.g. 5,30s)");
-  };
-  if (comma == std::string::npos) return bad();
-  const auto failures = parse_count(text.substr(0, comma));
-  const auto cooldown = parse_duration_ns(text.substr(comma + 1));
-  if (!failures || !cooldown || *failures == 0 || *cooldown <= 0) return bad();
-  return Parsed<BreakerConfig>::ok({*failures, *cooldown});
-}
-
-// "10ms,2ms": the mean of a hop, then its standard deviation.
-Parsed<HopDelay> parse_hop_delay(const std::string& text) {
-  const auto comma = text.find(',');
-  const auto bad = [&] {
-    return Parsed<HopDelay>::fail("'" + text +
-                                  "' is not a hop delay; expected MEAN,SD (e.g. 10ms,2ms)");
-  };
-  if (comma == std::string::npos) return bad();
-  const auto mean = parse_duration_ns(text.substr(0, comma));
-  const auto sd = parse_duration_ns(text.substr(comma + 1));
-  if (!mean || !sd || *mean < 0 || *sd < 0) return bad();
-  return Parsed<HopDelay>::ok({*mean, *sd});
-}
-
-// Comma-separated parts, e.g. "500,5,10,1".
-std::vector<std::string> split_commas(const std::string& text) {
-  std::vector<std::string> parts;
-  std::size_t from = 0;
-  for (std::size_t comma; (comma = text.find(',', from)) != std::string::npos; from = comma + 1)
-    parts.push_back(text.substr(from, comma - from));
-  parts.push_back(text.substr(from));
-  return parts;
-}
-
-// "500,5,10,1": capacity, cost per retry, cost per retry after a timeout, refund per success.
-Parsed<RetryQuotaConfig> parse_retry_quota(const std::string& text) {
-  const auto parts = split_commas(text);
-  const auto bad = [&] {
-    return Parsed<RetryQuotaConfig>::fail(
-        "'" + text +
-        "' is not a retry quota; expected CAPACITY,RETRY_COST,TIMEOUT_COST,REFUND "
-        "(e.g. 500,5,10,1)");
-  };
-  if (parts.size() != 4) return bad();
-  std::array<double, 4> v{};
-  for (std::size_t i = 0; i < 4; ++i) {
-    const auto x = parse_positive_real(parts[i]);
-    if (!x) return bad();
-    v[i] = *x;
-  }
-  return Parsed<RetryQuotaConfig>::ok({v[0], v[1], v[2], v[3]});
-}
-
-// "2,2m": a number (K, or a ratio), then the trailing window it is counted over.
-template <class Config>
-Parsed<Config> parse_windowed(const std::string& text, bool fraction, const char* what) {
-  const auto parts = split_commas(text);
-  const auto bad = [&] { return Parsed<Config>::fail("'" + text + "' is not " + what); };
-  if (parts.size() != 2) return bad();
-  const auto x = fraction ? parse_fraction(parts[0]) : parse_positive_real(parts[0]);
-  const auto window = parse_duration_ns(parts[1]);
-  if (!x || !window || *window <= 0) return bad();
-  return Parsed<Config>::ok({*x, *window});
-}
-
-// "5ms" (fixed) or "5ms-20ms" (uniform in the range).
-Error set_latency(ProviderConfig& p, const std::string& text) {
-  // From the second character: a leading '-' is a negative start, not an empty one.
-  const auto dash = text.find('-', 1);
-  const auto lo = parse_duration_ns(text.substr(0, dash));
-  // A part of the range is quoted alone: name the whole value too ("-5ms" is "" and "5ms").
-  if (!lo) return "'" + text + "': " + lo.error();
-  auto hi = lo;
-  if (dash != std::string::npos) hi = parse_duration_ns(text.substr(dash + 1));
-  if (!hi) return "'" + text + "': " + hi.error();
-  if (*hi < *lo) return "'" + text + "': the range's end is below its start";
-  p.latency_min_ns = *lo;
-  p.latency_max_ns = *hi;
-  return std::nullopt;
+Error set_seed(std::uint64_t& out, const json& v) {
+  std::int64_t seed = 0;
+  auto e = assign(parse_count(as_text(v)), seed);
+  out = static_cast<std::uint64_t>(seed);
+  return e;
 }
 
 Error set_outages(ProviderConfig& p, const json& v) {
@@ -231,6 +59,20 @@ Error set_outages(ProviderConfig& p, const json& v) {
   return std::nullopt;
 }
 
+Problems overlapping_outages(const Scenario& s) {
+  auto outages = s.provider.outages;
+  std::sort(outages.begin(), outages.end(),
+            [](const auto& a, const auto& b) { return a.start_ns < b.start_ns; });
+  Problems problems;
+  for (std::size_t i = 1; i < outages.size(); ++i) {
+    if (outages[i].start_ns < outages[i - 1].end_ns) {
+      problems.push_back(format_outage(outages[i - 1]) + " and " + format_outage(outages[i]) +
+                         " overlap");
+    }
+  }
+  return problems;
+}
+
 Error set_expectations(Scenario& s, const json& v) {
   if (!v.is_array()) return "expected a list of assertion strings, e.g. [\"peak_ratio <= 2\"]";
   std::vector<std::string> list;
@@ -242,236 +84,777 @@ Error set_expectations(Scenario& s, const json& v) {
   return std::nullopt;
 }
 
-Parsed<std::int64_t> parse_positive_duration(const std::string& text) {
-  auto d = parse_duration_ns(text);
-  if (d && *d <= 0) return Parsed<std::int64_t>::fail("'" + text + "' must be longer than zero");
-  return d;
+// The token quota's fields only when one is used, so a scenario without them reads as before.
+bool uses_tokens(const Scenario& s) {
+  return s.provider.token_allowance || s.provider.spend_cap;
 }
 
-struct Field {
-  std::string_view name;
-  std::function<Error(Scenario&, const json&)> set;
-};
+// The preset's refinements with a preset, or where they differ from the defaults: a classic
+// policy's results read as before, and a preset's read back the same.
+bool shows_refinement(const Scenario& s, bool differs) {
+  return !s.fleet.policy.empty() || differs;
+}
 
-const std::vector<Field>& fields() {
-  static const std::vector<Field> table{
-      {"name",
-       [](Scenario& s, const json& v) {
+bool occ(const Scenario& s) {
+  return s.provider.mode == ProviderMode::kOcc;
+}
+
+// The fleet's section first, then the provider's: --help lists them in this order. Built on
+// first use, so a binary's own static setup may already read it.
+const std::vector<ScenarioField>& table() {
+  static const std::vector<ScenarioField> fields{
+      {.name = "name",
+       .no_flag = "a file's title, printed in the report",
+       .example = "storm",
+       .parse = [](Scenario& s, const json& v) -> Error {
          s.name = as_text(v);
-         return Error{};
-       }},
-      {"description",
-       [](Scenario& s, const json& v) {
+         return std::nullopt;
+       },
+       .print = [](const Scenario& s) -> Printed { return s.name; }},
+      {.name = "description",
+       .no_flag = "a file's prose, printed in the report",
+       .example = "a storm",
+       .parse = [](Scenario& s, const json& v) -> Error {
          s.description = as_text(v);
-         return Error{};
-       }},
-      {"expectations", set_expectations},
-      {"provider.allowance",
-       [](Scenario& s, const json& v) {
-         return assign(parse_rate(as_text(v)), s.provider.allowance);
-       }},
-      {"provider.limiter",
-       [](Scenario& s, const json& v) {
-         return assign(parse_enum(kLimiters, as_text(v), "a limiter"), s.provider.limiter);
-       }},
-      {"provider.burst",
-       [](Scenario& s, const json& v) {
-         return assign(parse_count(as_text(v)), s.provider.burst);
-       }},
-      {"provider.capacity",
-       [](Scenario& s, const json& v) {
-         return assign(parse_rate(as_text(v)), s.provider.capacity);
-       }},
-      {"provider.outages", [](Scenario& s, const json& v) { return set_outages(s.provider, v); }},
-      {"provider.error_rate",
-       [](Scenario& s, const json& v) {
-         return assign(parse_fraction(as_text(v)), s.provider.error_rate);
-       }},
-      {"provider.latency",
-       [](Scenario& s, const json& v) { return set_latency(s.provider, as_text(v)); }},
-      {"provider.tenant_header",
-       [](Scenario& s, const json& v) {
-         return assign(parse_header_name(as_text(v)), s.provider.tenant_header);
-       }},
-      {"provider.retry_after",
-       [](Scenario& s, const json& v) {
-         return assign(parse_on_off(as_text(v)), s.provider.retry_after);
-       }},
-      {"provider.ratelimit_headers",
-       [](Scenario& s, const json& v) {
-         return assign(parse_enum(kHeaderDialects, as_text(v), "a header dialect"),
-                       s.provider.ratelimit_headers);
-       }},
-      {"provider.dialect",
-       [](Scenario& s, const json& v) {
-         return assign(parse_enum(kDialects, as_text(v), "a dialect"), s.provider.dialect);
-       }},
-      {"provider.retry_after_ms",
-       [](Scenario& s, const json& v) {
-         return assign(parse_on_off(as_text(v)), s.provider.retry_after_ms);
-       }},
-      {"provider.retry_after_jitter",
-       [](Scenario& s, const json& v) {
-         return assign(parse_fraction(as_text(v)), s.provider.retry_after_jitter);
-       }},
-      {"provider.seed",
-       [](Scenario& s, const json& v) {
-         std::int64_t seed = 0;
-         auto e = assign(parse_count(as_text(v)), seed);
-         s.provider.seed = static_cast<std::uint64_t>(seed);
-         return e;
-       }},
-      // LLM quotas
-      {"provider.token_allowance",
-       [](Scenario& s, const json& v) {
-         return assign(parse_rate(as_text(v)), s.provider.token_allowance);
-       }},
-      {"provider.spend_cap",
-       [](Scenario& s, const json& v) {
-         return assign(parse_count(as_text(v)), s.provider.spend_cap);
-       }},
-      {"provider.token_header",
-       [](Scenario& s, const json& v) {
-         return assign(parse_header_name(as_text(v)), s.provider.token_header);
-       }},
-      {"provider.token_field",
-       [](Scenario& s, const json& v) {
-         s.provider.token_field = as_text(v);
-         return Error{};
-       }},
-      {"provider.default_tokens",
-       [](Scenario& s, const json& v) {
-         return assign(parse_count(as_text(v)), s.provider.default_tokens);
-       }},
-      // occ mode
-      {"provider.mode",
-       [](Scenario& s, const json& v) {
-         return assign(parse_enum(kModes, as_text(v), "a mode"), s.provider.mode);
-       }},
-      {"fleet.hop_delay",
-       [](Scenario& s, const json& v) {
-         return assign(parse_hop_delay(as_text(v)), s.fleet.hop_delay);
-       }},
-      {"provider.hop_delay",
-       [](Scenario& s, const json& v) {
-         return assign(parse_hop_delay(as_text(v)), s.provider.hop_delay);
-       }},
-      {"fleet.clients",
-       [](Scenario& s, const json& v) { return assign(parse_count(as_text(v)), s.fleet.clients); }},
-      {"fleet.workload",
-       [](Scenario& s, const json& v) {
-         return assign(parse_enum(kWorkloads, as_text(v), "a workload"), s.fleet.workload);
-       }},
-      {"fleet.items",
-       [](Scenario& s, const json& v) { return assign(parse_count(as_text(v)), s.fleet.items); }},
-      {"fleet.rate",
-       [](Scenario& s, const json& v) { return assign(parse_rate(as_text(v)), s.fleet.rate); }},
-      {"fleet.stages",
-       [](Scenario& s, const json& v) {
-         // Stages are the open model's arrival rate: they imply the steady workload.
-         auto e = assign(parse_stages(as_text(v)), s.fleet.stages);
-         if (!e) s.fleet.workload = WorkloadKind::kSteady;
-         return e;
-       }},
-      {"fleet.duration",
-       [](Scenario& s, const json& v) {
-         return assign(parse_positive_duration(as_text(v)), s.fleet.duration_ns);
-       }},
-      {"fleet.strategy",
-       [](Scenario& s, const json& v) {
-         return assign(parse_strategy(as_text(v)), s.fleet.strategy);
-       }},
-      {"fleet.base",
-       [](Scenario& s, const json& v) {
-         return assign(parse_positive_duration(as_text(v)), s.fleet.base_ns);
-       }},
-      {"fleet.cap",
-       [](Scenario& s, const json& v) {
-         return assign(parse_positive_duration(as_text(v)), s.fleet.cap_ns);
-       }},
-      {"fleet.max_attempts",
-       [](Scenario& s, const json& v) {
-         return assign(parse_count(as_text(v)), s.fleet.max_attempts);
-       }},
-      {"fleet.deadline",
-       [](Scenario& s, const json& v) {
-         return assign(parse_positive_duration(as_text(v)), s.fleet.deadline_ns);
-       }},
-      {"fleet.retry_after",
-       [](Scenario& s, const json& v) {
-         return assign(parse_enum(kRetryAfterModes, as_text(v), "a Retry-After mode"),
-                       s.fleet.retry_after);
-       }},
-      {"fleet.retry_budget",
-       [](Scenario& s, const json& v) {
-         return assign(parse_retry_budget(as_text(v)), s.fleet.retry_budget);
-       }},
-      {"fleet.breaker",
-       [](Scenario& s, const json& v) {
-         return assign(parse_breaker(as_text(v)), s.fleet.breaker);
+         return std::nullopt;
+       },
+       .print = [](const Scenario& s) -> Printed { return s.description; }},
+      {.name = "expectations",
+       .no_flag = "loadgen's --assert adds to them, and is not a scenario field",
+       .example = "peak_ratio <= 2",
+       .list = true,
+       .parse = set_expectations,
+       .print = [](const Scenario& s) -> Printed { return s.expectations; }},
+      // Fleet
+      {.name = "fleet.clients",
+       .flag = "--clients",
+       .in = kLoadgen,
+       .help = "concurrent clients, each with its own stream and state (default 100); steady: the "
+               "pool arrivals are taken from (k6's maxVUs)",
+       .type = "INT",
+       .default_text = "100",
+       .example = "50",
+       .parse = [](Scenario& s,
+                   const json& v) { return assign(parse_count(as_text(v)), s.fleet.clients); },
+       .print = [](const Scenario& s) -> Printed { return s.fleet.clients; },
+       .check =
+           [](const Scenario& s) {
+             if (s.fleet.clients <= 0) return Problems{"must be at least 1"};
+             return problem_if(s.fleet.clients > 100'000'000, "at most 100000000");
+           }},
+      {.name = "fleet.workload",
+       .flag = "--workload",
+       .in = kLoadgen,
+       .help = "storm (default: each client sends at t=0), steady (open model: items arrive at "
+               "--rate or --stages whatever the clients' backoff, each taken by a free client or "
+               "dropped) or queue (items drained by the clients)",
+       .type = "WORKLOAD",
+       .default_text = "storm",
+       .example = "queue",
+       .parse =
+           [](Scenario& s, const json& v) {
+             return assign(parse_enum(kWorkloads, as_text(v), "a workload"), s.fleet.workload);
+           },
+       .print = [](const Scenario& s) -> Printed { return to_string(s.fleet.workload); }},
+      {.name = "fleet.items",
+       .flag = "--items",
+       .in = kLoadgen,
+       .help = "items in all (default: one per client; steady: rate x duration, or the stages' "
+               "area)",
+       .type = "INT",
+       .example = "40",
+       .parse = [](Scenario& s,
+                   const json& v) { return assign(parse_count(as_text(v)), s.fleet.items); },
+       // The count the workload makes, given or not.
+       .print = [](const Scenario& s) -> Printed { return s.fleet.item_count(); }},
+      {.name = "fleet.rate",
+       .flag = "--rate",
+       .in = kLoadgen,
+       .help = "steady workload's arrival rate: N/s, N/min or N/h",
+       .type = "RATE",
+       .example = "5/s",
+       .parse = [](Scenario& s,
+                   const json& v) { return assign(parse_rate(as_text(v)), s.fleet.rate); },
+       .print = [](const Scenario& s) { return if_set(s.fleet.rate, format_rate); }},
+      {.name = "fleet.duration",
+       .flag = "--duration",
+       .in = kLoadgen,
+       .help = "steady workload's duration, e.g. 60s",
+       .type = "DURATION",
+       .example = "60s",
+       .parse =
+           [](Scenario& s, const json& v) {
+             return assign(parse_positive_duration(as_text(v)), s.fleet.duration_ns);
+           },
+       .print = [](const Scenario& s) { return if_set(s.fleet.duration_ns, format_duration); }},
+      {.name = "fleet.stages",
+       .flag = "--stages",
+       .in = kLoadgen,
+       .help = "ramping arrival rate, DURATION:RATE,... e.g. 30s:10/s,2m:100/s,30s:0/s: each stage "
+               "ramps linearly from the previous target (the first from 0, or from a leading bare "
+               "rate such as 10/s) to its own; implies --workload steady, instead of --rate and "
+               "--duration; at most 100 stages (default: none)",
+       .type = "DURATION:RATE,...",
+       .example = "30s:10/s,30s:0/s",
+       .parse =
+           [](Scenario& s, const json& v) {
+             // Stages are the open model's arrival rate: they imply the steady workload.
+             auto e = assign(parse_stages(as_text(v)), s.fleet.stages);
+             if (!e) s.fleet.workload = WorkloadKind::kSteady;
+             return e;
+           },
+       .print = [](const Scenario& s) -> Printed {
+         if (s.fleet.stages.empty()) return std::nullopt;
+         return format_stages(s.fleet.stages);
        }},
       // The preset first (scenario_from_json and build_scenario see to the order), then the
       // fields that refine it.
-      {"fleet.policy",
-       [](Scenario& s, const json& v) { return apply_policy_preset(s.fleet, as_text(v)); }},
-      {"fleet.multiplier",
-       [](Scenario& s, const json& v) {
-         return assign(parse_positive_real(as_text(v)), s.fleet.multiplier);
+      {.name = "fleet.policy",
+       .flag = "--policy",
+       .in = kLoadgen,
+       .help = "a client library's retry policy: aws-standard, aws-adaptive, grpc, grpc-go, polly, "
+               "tenacity-exponential-jitter, resilience4j or sre (docs/POLICIES.md); the other "
+               "policy flags override its fields",
+       .type = "POLICY",
+       .example = "aws-standard",
+       .parse = [](Scenario& s, const json& v) { return apply_policy_preset(s.fleet, as_text(v)); },
+       .print = [](const Scenario& s) -> Printed {
+         if (s.fleet.policy.empty()) return std::nullopt;
+         return s.fleet.policy;
        }},
-      {"fleet.randomization",
-       [](Scenario& s, const json& v) {
-         return assign(parse_fraction(as_text(v)), s.fleet.randomization);
+      {.name = "fleet.strategy",
+       .flag = "--strategy",
+       .in = kLoadgen,
+       .help = "none, fixed, exponential, full-jitter, equal-jitter, decorrelated-jitter, "
+               "proportional-jitter, grpc-go-jitter, additive-jitter or decorrelated-jitter-v2",
+       .type = "STRATEGY",
+       .default_text = "full-jitter",
+       .example = "exponential",
+       .parse = [](Scenario& s,
+                   const json& v) { return assign(parse_strategy(as_text(v)), s.fleet.strategy); },
+       .print = [](const Scenario& s) -> Printed { return to_string(s.fleet.strategy); }},
+      {.name = "fleet.base",
+       .flag = "--base",
+       .in = kLoadgen,
+       .help = "base delay, e.g. 1s",
+       .type = "DURATION",
+       .default_text = "1s",
+       .example = "250ms",
+       .parse =
+           [](Scenario& s, const json& v) {
+             return assign(parse_positive_duration(as_text(v)), s.fleet.base_ns);
+           },
+       .print = [](const Scenario& s) -> Printed { return format_duration(s.fleet.base_ns); }},
+      {.name = "fleet.cap",
+       .flag = "--cap",
+       .in = kLoadgen,
+       .help = "delay cap, e.g. 60s",
+       .type = "DURATION",
+       .default_text = "60s",
+       .example = "8s",
+       .parse =
+           [](Scenario& s, const json& v) {
+             return assign(parse_positive_duration(as_text(v)), s.fleet.cap_ns);
+           },
+       .print = [](const Scenario& s) -> Printed { return format_duration(s.fleet.cap_ns); }},
+      {.name = "fleet.max_attempts",
+       .flag = "--max-attempts",
+       .in = kLoadgen,
+       .help = "retries after the first send; 0 = unbounded",
+       .type = "INT",
+       .default_text = "0",
+       .example = "5",
+       .parse = [](Scenario& s,
+                   const json& v) { return assign(parse_count(as_text(v)), s.fleet.max_attempts); },
+       .print = [](const Scenario& s) -> Printed { return s.fleet.max_attempts; }},
+      {.name = "fleet.deadline",
+       .flag = "--deadline",
+       .in = kLoadgen,
+       .help = "total time an item may take, from its first send",
+       .type = "DURATION",
+       .example = "2m",
+       .parse =
+           [](Scenario& s, const json& v) {
+             return assign(parse_positive_duration(as_text(v)), s.fleet.deadline_ns);
+           },
+       .print = [](const Scenario& s) { return if_set(s.fleet.deadline_ns, format_duration); }},
+      {.name = "fleet.retry_after",
+       .flag = "--retry-after",
+       .in = kLoadgen,
+       .help = "what to do with a Retry-After: ignore, exact or jittered (hint plus full jitter)",
+       .type = "MODE",
+       .default_text = "ignore",
+       .example = "exact",
+       .parse =
+           [](Scenario& s, const json& v) {
+             return assign(parse_enum(kRetryAfterModes, as_text(v), "a Retry-After mode"),
+                           s.fleet.retry_after);
+           },
+       .print = [](const Scenario& s) -> Printed { return to_string(s.fleet.retry_after); }},
+      {.name = "fleet.retry_budget",
+       .flag = "--retry-budget",
+       .in = kLoadgen,
+       .help = "MAX_TOKENS,RATIO, gRPC-style retry throttling",
+       .type = "MAX_TOKENS,RATIO",
+       .example = "10,0.1",
+       .parse =
+           [](Scenario& s, const json& v) {
+             return assign(parse_retry_budget(as_text(v)), s.fleet.retry_budget);
+           },
+       .print =
+           [](const Scenario& s) { return if_set(s.fleet.retry_budget, format_retry_budget); }},
+      {.name = "fleet.breaker",
+       .flag = "--breaker",
+       .in = kLoadgen,
+       .help = "FAILURES,COOLDOWN circuit breaker, e.g. 5,30s",
+       .type = "FAILURES,COOLDOWN",
+       .example = "5,30s",
+       .parse = [](Scenario& s,
+                   const json& v) { return assign(parse_breaker(as_text(v)), s.fleet.breaker); },
+       .print = [](const Scenario& s) { return if_set(s.fleet.breaker, format_breaker); }},
+      {.name = "fleet.multiplier",
+       .flag = "--multiplier",
+       .in = kLoadgen,
+       .help = "the exponential strategies' growth per retry (default 2)",
+       .type = "NUMBER",
+       .default_text = "2",
+       .example = "3",
+       .parse =
+           [](Scenario& s, const json& v) {
+             return assign(parse_positive_real(as_text(v)), s.fleet.multiplier);
+           },
+       .print = [](const Scenario& s) -> Printed {
+         if (!shows_refinement(s, s.fleet.multiplier != FleetConfig{}.multiplier))
+           return std::nullopt;
+         return s.fleet.multiplier;
+       },
+       .check =
+           [](const Scenario& s) {
+             return problem_if(s.fleet.multiplier < 1, "must be at least 1");
+           }},
+      {.name = "fleet.randomization",
+       .flag = "--randomization",
+       .in = kLoadgen,
+       .help = "proportional jitter's factor r: the delay times uniform(1-r, 1+r)",
+       .type = "FRACTION",
+       .default_text = "0",
+       .example = "0.5",
+       .parse =
+           [](Scenario& s, const json& v) {
+             return assign(parse_fraction(as_text(v)), s.fleet.randomization);
+           },
+       .print = [](const Scenario& s) -> Printed {
+         if (!shows_refinement(s, s.fleet.randomization != FleetConfig{}.randomization))
+           return std::nullopt;
+         return s.fleet.randomization;
        }},
-      {"fleet.jitter",
-       [](Scenario& s, const json& v) {
-         return assign(parse_duration_ns(as_text(v)), s.fleet.jitter_ns);
+      {.name = "fleet.jitter",
+       .flag = "--jitter",
+       .in = kLoadgen,
+       .help = "additive jitter's bound: the delay plus uniform(0, JITTER)",
+       .type = "DURATION",
+       .default_text = "0s",
+       .example = "200ms",
+       .parse =
+           [](Scenario& s, const json& v) {
+             return assign(parse_duration_ns(as_text(v)), s.fleet.jitter_ns);
+           },
+       .print = [](const Scenario& s) -> Printed {
+         if (!shows_refinement(s, s.fleet.jitter_ns != FleetConfig{}.jitter_ns))
+           return std::nullopt;
+         return format_duration(s.fleet.jitter_ns);
+       },
+       .check =
+           [](const Scenario& s) {
+             return problem_if(s.fleet.jitter_ns < 0, "must be a duration >= 0");
+           }},
+      {.name = "fleet.retry_quota",
+       .flag = "--retry-quota",
+       .in = kLoadgen,
+       .help =
+           "CAPACITY,RETRY_COST,TIMEOUT_COST,REFUND, the AWS SDKs' retry quota, e.g. 500,5,10,1",
+       .type = "CAPACITY,RETRY_COST,TIMEOUT_COST,REFUND",
+       .example = "500,5,10,1",
+       .parse =
+           [](Scenario& s, const json& v) {
+             return assign(parse_retry_quota(as_text(v)), s.fleet.retry_quota);
+           },
+       .print = [](const Scenario& s) { return if_set(s.fleet.retry_quota, format_retry_quota); }},
+      {.name = "fleet.adaptive_rate",
+       .flag = "--adaptive-rate",
+       .in = kLoadgen,
+       .help = "on: the AWS SDKs' CUBIC client-side rate limiter (adaptive retry mode)",
+       .type = "on|off",
+       .default_text = "off",
+       .example = "on",
+       .parse =
+           [](Scenario& s, const json& v) {
+             return assign(parse_on_off(as_text(v)), s.fleet.adaptive_rate);
+           },
+       .print = [](const Scenario& s) -> Printed {
+         if (!shows_refinement(s, s.fleet.adaptive_rate)) return std::nullopt;
+         return format_on_off(s.fleet.adaptive_rate);
        }},
-      {"fleet.retry_quota",
-       [](Scenario& s, const json& v) {
-         return assign(parse_retry_quota(as_text(v)), s.fleet.retry_quota);
+      {.name = "fleet.adaptive_throttle",
+       .flag = "--adaptive-throttle",
+       .in = kLoadgen,
+       .help = "K,WINDOW, the SRE book's client-side adaptive throttling, e.g. 2,2m",
+       .type = "K,WINDOW",
+       .example = "2,2m",
+       .parse =
+           [](Scenario& s, const json& v) {
+             return assign(parse_adaptive_throttle(as_text(v)), s.fleet.adaptive_throttle);
+           },
+       .print =
+           [](const Scenario& s) {
+             return if_set(s.fleet.adaptive_throttle, format_adaptive_throttle);
+           }},
+      {.name = "fleet.retry_ratio",
+       .flag = "--retry-ratio",
+       .in = kLoadgen,
+       .help = "RATIO,WINDOW, a per-client retry budget: retries at most RATIO of requests, e.g. "
+               "0.1,2m",
+       .type = "RATIO,WINDOW",
+       .example = "0.1,2m",
+       .parse =
+           [](Scenario& s, const json& v) {
+             return assign(parse_retry_ratio(as_text(v)), s.fleet.retry_ratio);
+           },
+       .print = [](const Scenario& s) { return if_set(s.fleet.retry_ratio, format_retry_ratio); }},
+      {.name = "fleet.timeout",
+       .flag = "--timeout",
+       .in = kLoadgen,
+       .help = "per-request timeout, e.g. 10s",
+       .type = "DURATION",
+       .default_text = "30s",
+       .example = "10s",
+       .parse =
+           [](Scenario& s, const json& v) {
+             return assign(parse_positive_duration(as_text(v)), s.fleet.timeout_ns);
+           },
+       .print = [](const Scenario& s) -> Printed { return format_duration(s.fleet.timeout_ns); }},
+      {.name = "fleet.seed",
+       .flag = "--seed",
+       .in = kLoadgen,
+       .help = "seed of the fleet's random streams",
+       .type = "INT",
+       .default_text = "1",
+       .example = "7",
+       .parse = [](Scenario& s, const json& v) { return set_seed(s.fleet.seed, v); },
+       .print = [](const Scenario& s) -> Printed { return s.fleet.seed; }},
+      {.name = "fleet.tokens",
+       .flag = "--tokens",
+       .in = kLoadgen,
+       .help = "tokens every request declares, sent in the provider's token header (X-Tokens); the "
+               "simulator charges them against the provider's token allowance and spend cap",
+       .type = "INT",
+       .example = "2000",
+       .parse = [](Scenario& s,
+                   const json& v) { return assign(parse_count(as_text(v)), s.fleet.tokens); },
+       .print = [](const Scenario& s) -> Printed {
+         if (!s.fleet.tokens) return std::nullopt;
+         return *s.fleet.tokens;
        }},
-      {"fleet.adaptive_rate",
-       [](Scenario& s, const json& v) {
-         return assign(parse_on_off(as_text(v)), s.fleet.adaptive_rate);
+      {.name = "fleet.hop_delay",
+       .flag = "--hop-delay",
+       .in = kLoadgen,
+       .help = "occ mode, simulate only: one network hop, MEAN,SD of a normal folded at zero "
+               "(10ms,2ms)",
+       .type = "MEAN,SD",
+       .default_text = "10ms,2ms",
+       .example = "5ms,1ms",
+       .parse =
+           [](Scenario& s, const json& v) {
+             return assign(parse_hop_delay(as_text(v)), s.fleet.hop_delay);
+           },
+       // Only in occ mode, so a plain scenario's document stays as it was.
+       .print = [](const Scenario& s) -> Printed {
+         if (!occ(s)) return std::nullopt;
+         return format_hop_delay(s.fleet.hop_delay);
        }},
-      {"fleet.adaptive_throttle",
-       [](Scenario& s, const json& v) {
-         return assign(
-             parse_windowed<AdaptiveThrottleConfig>(
-                 as_text(v), false, "an adaptive throttle; expected K,WINDOW (e.g. 2,2m)"),
-             s.fleet.adaptive_throttle);
+      // Provider
+      {.name = "provider.allowance",
+       .flag = "--allowance",
+       .in = kBothBinaries,
+       .help = "per-tenant allowance: N/s, N/min or N/h",
+       .type = "RATE",
+       .example = "100/s",
+       .parse = [](Scenario& s,
+                   const json& v) { return assign(parse_rate(as_text(v)), s.provider.allowance); },
+       .print = [](const Scenario& s) { return if_set(s.provider.allowance, format_rate); }},
+      {.name = "provider.limiter",
+       .flag = "--limiter",
+       .in = kBothBinaries,
+       .help = "fixed-window, sliding-window or token-bucket",
+       .type = "LIMITER",
+       .default_text = "fixed-window",
+       .example = "token-bucket",
+       .parse =
+           [](Scenario& s, const json& v) {
+             return assign(parse_enum(kLimiters, as_text(v), "a limiter"), s.provider.limiter);
+           },
+       .print = [](const Scenario& s) -> Printed { return to_string(s.provider.limiter); }},
+      {.name = "provider.burst",
+       .flag = "--burst",
+       .in = kBothBinaries,
+       .help = "token bucket size (default: one second of allowance)",
+       .type = "INT",
+       .example = "20",
+       .parse = [](Scenario& s,
+                   const json& v) { return assign(parse_count(as_text(v)), s.provider.burst); },
+       .print = [](const Scenario& s) -> Printed {
+         if (!s.provider.burst) return std::nullopt;
+         return *s.provider.burst;
+       },
+       .check =
+           [](const Scenario& s) {
+             return problem_if(s.provider.burst && *s.provider.burst <= 0, "must be at least 1");
+           }},
+      {.name = "provider.capacity",
+       .flag = "--capacity",
+       .in = kBothBinaries,
+       .help = "global capacity across tenants, answered 529: N/s",
+       .type = "RATE",
+       .example = "1000/s",
+       .parse = [](Scenario& s,
+                   const json& v) { return assign(parse_rate(as_text(v)), s.provider.capacity); },
+       .print = [](const Scenario& s) { return if_set(s.provider.capacity, format_rate); }},
+      {.name = "provider.outages",
+       .flag = "--outage",
+       .in = kBothBinaries,
+       .help = "START-END[:STATUS], STATUS 503 (default), 529, 500 or reset; repeatable; replaces "
+               "the file's outages",
+       .type = "START-END[:STATUS]",
+       .example = "0s-30s:529",
+       .list = true,
+       .parse = [](Scenario& s, const json& v) { return set_outages(s.provider, v); },
+       .print = [](const Scenario& s) -> Printed {
+         json list = json::array();
+         for (const auto& w : s.provider.outages) list.push_back(format_outage(w));
+         return list;
+       },
+       .check = overlapping_outages},
+      {.name = "provider.error_rate",
+       .flag = "--error-rate",
+       .in = kBothBinaries,
+       .help = "fraction of requests answered 400",
+       .type = "FRACTION",
+       .default_text = "0",
+       .example = "0.1",
+       .parse =
+           [](Scenario& s, const json& v) {
+             return assign(parse_fraction(as_text(v)), s.provider.error_rate);
+           },
+       .print = [](const Scenario& s) -> Printed { return s.provider.error_rate; }},
+      {.name = "provider.latency",
+       .flag = "--latency",
+       .in = kBothBinaries,
+       .help = "service time: 5ms, or a uniform range 5ms-20ms",
+       .type = "DURATION[-DURATION]",
+       .default_text = "0s",
+       .example = "5ms-20ms",
+       .parse = [](Scenario& s, const json& v) -> Error {
+         const auto latency = parse_latency(as_text(v));
+         if (!latency) return latency.error();
+         s.provider.latency_min_ns = latency->min_ns;
+         s.provider.latency_max_ns = latency->max_ns;
+         return std::nullopt;
+       },
+       .print = [](const Scenario& s) -> Printed {
+         return format_latency(s.provider.latency_min_ns, s.provider.latency_max_ns);
+       },
+       .check =
+           [](const Scenario& s) {
+             const auto& p = s.provider;
+             return problem_if(!(p.latency_min_ns >= 0 && p.latency_max_ns >= p.latency_min_ns),
+                               "must be a duration >= 0 or a range LOW-HIGH");
+           }},
+      {.name = "provider.tenant_header",
+       .flag = "--tenant-header",
+       .in = kBothBinaries,
+       .help = "header naming the tenant (default X-Api-Key); of an Authorization, fakeprovider "
+               "takes the bearer token (or a SigV4 access key id)",
+       .type = "HEADER",
+       .default_text = "X-Api-Key",
+       .example = "X-Key",
+       .parse =
+           [](Scenario& s, const json& v) {
+             return assign(parse_header_name(as_text(v)), s.provider.tenant_header);
+           },
+       .print = [](const Scenario& s) -> Printed { return s.provider.tenant_header; },
+       .check =
+           [](const Scenario& s) {
+             return problem_if(s.provider.tenant_header.empty(), "must not be empty");
+           }},
+      {.name = "provider.retry_after",
+       .flag = "--retry-after",
+       .in = kBothBinaries,
+       .help = "send Retry-After on 429/503/529: on or off",
+       .type = "on|off",
+       .default_text = "on",
+       .example = "off",
+       .parse =
+           [](Scenario& s, const json& v) {
+             return assign(parse_on_off(as_text(v)), s.provider.retry_after);
+           },
+       .print = [](const Scenario& s) -> Printed { return format_on_off(s.provider.retry_after); }},
+      {.name = "provider.ratelimit_headers",
+       .flag = "--ratelimit-headers",
+       .in = kBothBinaries,
+       .help = "none, ietf, x-ratelimit, anthropic (anthropic-ratelimit-requests-*, -tokens-*) or "
+               "openai (x-ratelimit-limit-requests, ...); default: the dialect's (fakeprovider "
+               "--dialect), ietf",
+       .type = "HEADERS",
+       .example = "x-ratelimit",
+       .parse =
+           [](Scenario& s, const json& v) {
+             return assign(parse_enum(kHeaderDialects, as_text(v), "a header dialect"),
+                           s.provider.ratelimit_headers);
+           },
+       // The headers sent: the dialect's when none are given.
+       .print = [](const Scenario& s) -> Printed {
+         return to_string(ratelimit_headers_of(s.provider));
        }},
-      {"fleet.retry_ratio",
-       [](Scenario& s, const json& v) {
-         return assign(parse_windowed<RetryRatioConfig>(
-                           as_text(v), true, "a retry ratio; expected RATIO,WINDOW (e.g. 0.1,2m)"),
-                       s.fleet.retry_ratio);
+      {.name = "provider.dialect",
+       .flag = "--dialect",
+       .in = kFakeprovider,
+       .help = "the API real SDKs expect: openai (x-ratelimit-*-requests, its error body, a 200 "
+               "shaped as a chat completion), anthropic (anthropic-ratelimit-*, its errors, a "
+               "Message), aws (a throttle is 400 ThrottlingException, the spend cap 400 "
+               "ServiceQuotaExceededException) or generic (default: RateLimit-* and "
+               "Anthropic-shaped errors); --ratelimit-headers, when given, overrides its "
+               "rate-limit headers",
+       .type = "DIALECT",
+       .default_text = "generic",
+       .example = "openai",
+       .dialect = true,
+       .parse =
+           [](Scenario& s, const json& v) {
+             return assign(parse_enum(kDialects, as_text(v), "a dialect"), s.provider.dialect);
+           },
+       // Only when not the default, so a scenario without one reads as before.
+       .print = [](const Scenario& s) -> Printed {
+         if (s.provider.dialect == Dialect::kGeneric) return std::nullopt;
+         return to_string(s.provider.dialect);
        }},
-      {"fleet.timeout",
-       [](Scenario& s, const json& v) {
-         return assign(parse_positive_duration(as_text(v)), s.fleet.timeout_ns);
+      {.name = "provider.retry_after_ms",
+       .flag = "--retry-after-ms",
+       .in = kFakeprovider,
+       .help = "on: beside Retry-After (whole seconds) send retry-after-ms, the hint in "
+               "milliseconds rounded up, which the OpenAI and Anthropic SDKs read first; off "
+               "(default)",
+       .type = "on|off",
+       .default_text = "off",
+       .example = "on",
+       .dialect = true,
+       .parse =
+           [](Scenario& s, const json& v) {
+             return assign(parse_on_off(as_text(v)), s.provider.retry_after_ms);
+           },
+       .print = [](const Scenario& s) -> Printed {
+         if (!s.provider.retry_after_ms) return std::nullopt;
+         return format_on_off(true);
        }},
-      {"fleet.seed",
-       [](Scenario& s, const json& v) {
-         std::int64_t seed = 0;
-         auto e = assign(parse_count(as_text(v)), seed);
-         s.fleet.seed = static_cast<std::uint64_t>(seed);
-         return e;
+      {.name = "provider.retry_after_jitter",
+       .flag = "--retry-after-jitter",
+       .in = kFakeprovider,
+       .help =
+           "FRACTION 0-1: stretch each rejection's hint by a factor drawn from [1, 1+FRACTION), "
+           "per client and send from --seed, so rejected clients are not all told the same "
+           "time; never shorter than the hint; 0 (default) off",
+       .type = "FRACTION",
+       .default_text = "0",
+       .example = "0.5",
+       .dialect = true,
+       .parse =
+           [](Scenario& s, const json& v) {
+             return assign(parse_fraction(as_text(v)), s.provider.retry_after_jitter);
+           },
+       .print = [](const Scenario& s) -> Printed {
+         if (!(s.provider.retry_after_jitter > 0)) return std::nullopt;
+         return s.provider.retry_after_jitter;
        }},
-      {"fleet.tokens",
-       [](Scenario& s, const json& v) { return assign(parse_count(as_text(v)), s.fleet.tokens); }},
+      {.name = "provider.seed",
+       .flag = "--seed",
+       .in = kBothBinaries,
+       .help = "seed of the provider's injected errors and latency",
+       .type = "INT",
+       .default_text = "1",
+       .example = "7",
+       .parse = [](Scenario& s, const json& v) { return set_seed(s.provider.seed, v); },
+       .print = [](const Scenario& s) -> Printed { return s.provider.seed; }},
+      // LLM quotas
+      {.name = "provider.token_allowance",
+       .flag = "--token-allowance",
+       .in = kBothBinaries,
+       .help = "per-tenant tokens per window, e.g. 80000/min; each request costs the tokens it "
+               "declares, answered 429 token_rate_exceeded",
+       .type = "RATE",
+       .example = "80000/min",
+       .parse =
+           [](Scenario& s, const json& v) {
+             return assign(parse_rate(as_text(v)), s.provider.token_allowance);
+           },
+       .print = [](const Scenario& s) { return if_set(s.provider.token_allowance, format_rate); }},
+      {.name = "provider.spend_cap",
+       .flag = "--spend-cap",
+       .in = kBothBinaries,
+       .help = "tokens per tenant for the whole run, never refilled (POST /admin/reset restores "
+               "it); beyond it 429 spend_cap_exceeded with x-should-retry: false and no "
+               "Retry-After",
+       .type = "INT",
+       .example = "300000",
+       .parse = [](Scenario& s,
+                   const json& v) { return assign(parse_count(as_text(v)), s.provider.spend_cap); },
+       .print = [](const Scenario& s) -> Printed {
+         if (!s.provider.spend_cap) return std::nullopt;
+         return *s.provider.spend_cap;
+       }},
+      {.name = "provider.token_header",
+       .flag = "--token-header",
+       .in = kBothBinaries,
+       .help = "request header declaring the request's tokens (default X-Tokens)",
+       .type = "HEADER",
+       .default_text = "X-Tokens",
+       .example = "X-T",
+       .parse =
+           [](Scenario& s, const json& v) {
+             return assign(parse_header_name(as_text(v)), s.provider.token_header);
+           },
+       .print = [](const Scenario& s) -> Printed {
+         if (!uses_tokens(s)) return std::nullopt;
+         return s.provider.token_header;
+       }},
+      {.name = "provider.token_field",
+       .flag = "--token-field",
+       .in = kBothBinaries,
+       .help = "top-level JSON body field declaring the tokens when the header is absent, e.g. "
+               "max_tokens (default: none; the body is not read)",
+       .type = "NAME",
+       .example = "max_tokens",
+       .parse = [](Scenario& s, const json& v) -> Error {
+         s.provider.token_field = as_text(v);
+         return std::nullopt;
+       },
+       .print = [](const Scenario& s) -> Printed {
+         if (!uses_tokens(s) || s.provider.token_field.empty()) return std::nullopt;
+         return s.provider.token_field;
+       }},
+      {.name = "provider.default_tokens",
+       .flag = "--default-tokens",
+       .in = kBothBinaries,
+       .help = "tokens counted for a request that declares none (default 1)",
+       .type = "INT",
+       .default_text = "1",
+       .example = "3",
+       .parse =
+           [](Scenario& s, const json& v) {
+             return assign(parse_count(as_text(v)), s.provider.default_tokens);
+           },
+       .print = [](const Scenario& s) -> Printed {
+         if (!uses_tokens(s)) return std::nullopt;
+         return s.provider.default_tokens;
+       }},
+      // occ mode
+      {.name = "provider.mode",
+       .flag = "--mode",
+       .in = kBothBinaries,
+       .help = "plain, or occ: one versioned row, GET /row then PUT /row with If-Match, 412 on a "
+               "conflict",
+       .type = "MODE",
+       .default_text = "plain",
+       .example = "occ",
+       .parse =
+           [](Scenario& s, const json& v) {
+             return assign(parse_enum(kModes, as_text(v), "a mode"), s.provider.mode);
+           },
+       // Only in occ mode, so a plain scenario's document stays as it was.
+       .print = [](const Scenario& s) -> Printed {
+         if (!occ(s)) return std::nullopt;
+         return to_string(s.provider.mode);
+       }},
+      // fakeprovider's own: in loadgen, --hop-delay is the simulator's network (fleet.hop_delay).
+      {.name = "provider.hop_delay",
+       .flag = "--hop-delay",
+       .in = kFakeprovider,
+       .help = "emulate loadgen simulate's network (occ mode's model) on this fast one: hold each "
+               "request one hop, MEAN,SD of a normal folded at zero (e.g. 10ms,2ms, as simulate's "
+               "--hop-delay), decide it then, and answer one more hop later; scenario time, scaled "
+               "by --time-scale (default: none, decide on arrival)",
+       .type = "MEAN,SD",
+       .example = "10ms,2ms",
+       .parse =
+           [](Scenario& s, const json& v) {
+             return assign(parse_hop_delay(as_text(v)), s.provider.hop_delay);
+           },
+       .print = [](const Scenario& s) { return if_set(s.provider.hop_delay, format_hop_delay); }},
   };
-  return table;
+  return fields;
+}
+
+// The rules that involve more than one field: every broken one, each named by a field.
+void check_across_fields(const Scenario& s, Problems& errors) {
+  const auto& f = s.fleet;
+  const auto need = [&](bool ok, const std::string& what) {
+    if (!ok) errors.push_back(what);
+  };
+  const bool uses_base = f.strategy != StrategyKind::kNone;
+  need(!uses_base || f.cap_ns >= f.base_ns,
+       "fleet.cap: " + format_duration(f.cap_ns) + " is below fleet.base " +
+           format_duration(f.base_ns) + "; the cap must be at least the base");
+  if (!f.stages.empty()) {
+    need(f.workload == WorkloadKind::kSteady,
+         "fleet.stages: stages are the steady workload's arrival rate, and imply it; leave "
+         "fleet.workload out (it is " +
+             std::string(to_string(f.workload)) + ")");
+    need(!f.rate, "fleet.stages: give stages or a rate, not both");
+    need(!f.duration_ns, "fleet.duration: stages set how long items arrive; leave it out");
+  } else if (f.workload == WorkloadKind::kSteady) {
+    need(f.rate.has_value(),
+         "fleet.rate: the steady workload needs an arrival rate, e.g. 50/s, or stages");
+    need(f.items || f.duration_ns,
+         "fleet.duration: the steady workload needs a duration or an item count, e.g. 60s");
+  }
+  if (f.workload != WorkloadKind::kSteady)
+    need(!f.rate, "fleet.rate: only the steady workload takes a rate; use --workload steady");
+  // The occ cycle holds its client for a read and a write; the open model's free-client
+  // accounting is not built for it.
+  need(!(f.open_model() && occ(s)),
+       "fleet.workload: occ mode runs the storm and queue workloads, not steady or stages");
+  need(f.item_count() > 0, "fleet.items: the workload creates no items; give at least 1");
+  need(f.item_count() <= kMaxItems, "fleet.items: at most " + std::to_string(kMaxItems) +
+                                        " (a steady workload makes rate x duration, stages "
+                                        "the area under the ramp)");
 }
 
 }  // namespace
 
+std::string_view ScenarioField::section() const {
+  const auto dot = name.find('.');
+  return dot == std::string_view::npos ? std::string_view{} : name.substr(0, dot);
+}
+
+std::string_view ScenarioField::key() const {
+  const auto dot = name.find('.');
+  return dot == std::string_view::npos ? name : name.substr(dot + 1);
+}
+
+const std::vector<ScenarioField>& scenario_fields() {
+  return table();
+}
+
+const ScenarioField* find_field(std::string_view name) {
+  for (const auto& f : table()) {
+    if (f.name == name) return &f;
+  }
+  return nullptr;
+}
+
 std::optional<std::string> set_field(Scenario& s, std::string_view field, const json& value) {
-  for (const auto& f : fields()) {
-    if (f.name != field) continue;
+  if (const auto* f = find_field(field)) {
     if (value.is_null())
       return std::string(field) + ": null is not a value; leave the key out instead";
-    if (auto error = f.set(s, value)) return std::string(field) + ": " + *error;
+    if (auto error = f->parse(s, value)) return std::string(field) + ": " + *error;
     return std::nullopt;
   }
   // The nearest key is the likely fix; fifty names are not.
@@ -484,79 +867,29 @@ std::optional<std::string> set_field(Scenario& s, std::string_view field, const 
 
 std::vector<std::string> field_names() {
   std::vector<std::string> names;
-  for (const auto& f : fields()) names.emplace_back(f.name);
+  for (const auto& f : table()) names.emplace_back(f.name);
   return names;
 }
 
-Parsed<StrategyKind> parse_strategy(std::string_view text) {
-  return parse_enum(kStrategies, text, "a strategy");
-}
-
-// "0s-30s", "0s-30s:529", "10s-20s:reset"
-Parsed<OutageWindow> parse_outage(std::string_view text) {
-  const std::string t(text);
-  const auto bad = [&](const std::string& why) {
-    return Parsed<OutageWindow>::fail("'" + t + "' is not an outage (" + why +
-                                      "); expected START-END[:STATUS] with STATUS one of " +
-                                      enum_choices(kOutageActions) + ", e.g. 0s-30s:503");
-  };
-  const auto dash = t.find('-');
-  if (dash == std::string::npos) return bad("no '-'");
-  const auto colon = t.find(':', dash);
-  const auto start = parse_duration_ns(t.substr(0, dash));
-  const auto end =
-      parse_duration_ns(t.substr(dash + 1, colon == std::string::npos ? colon : colon - dash - 1));
-  if (!start) return bad(start.error());
-  if (!end) return bad(end.error());
-  if (*end <= *start) return bad("it ends before it starts");
-  OutageWindow w{*start, *end, OutageAction::kStatus503};
-  if (colon != std::string::npos) {
-    const auto action = parse_enum(kOutageActions, t.substr(colon + 1), "an outage status");
-    if (!action) return bad(action.error());
-    w.action = *action;
+json to_json(const Scenario& s) {
+  json out{{"provider", json::object()}, {"fleet", json::object()}};
+  for (const auto& f : table()) {
+    auto value = f.print(s);
+    if (!value) continue;
+    auto& section = f.section().empty() ? out : out[std::string(f.section())];
+    section[std::string(f.key())] = std::move(*value);
   }
-  return Parsed<OutageWindow>::ok(w);
+  return out;
 }
 
-std::string format_outage(const OutageWindow& w) {
-  return format_duration(w.start_ns) + "-" + format_duration(w.end_ns) + ":" +
-         std::string(enum_name(kOutageActions, w.action));
-}
-
-std::string_view to_string(LimiterKind k) {
-  return enum_name(kLimiters, k);
-}
-std::string_view to_string(WorkloadKind k) {
-  return enum_name(kWorkloads, k);
-}
-std::string_view to_string(StrategyKind k) {
-  return enum_name(kStrategies, k);
-}
-std::string_view to_string(RetryAfterMode k) {
-  return enum_name(kRetryAfterModes, k);
-}
-std::string_view to_string(RateLimitHeaders k) {
-  return enum_name(kHeaderDialects, k);
-}
-std::string_view to_string(Dialect k) {
-  return enum_name(kDialects, k);
-}
-RateLimitHeaders ratelimit_headers_of(const ProviderConfig& p) {
-  if (p.ratelimit_headers) return *p.ratelimit_headers;
-  switch (p.dialect) {
-    case Dialect::kOpenAi:
-      return RateLimitHeaders::kOpenAi;
-    case Dialect::kAnthropic:
-      return RateLimitHeaders::kAnthropic;
-    case Dialect::kAws:
-      return RateLimitHeaders::kNone;  // DynamoDB and Bedrock send none
-    case Dialect::kGeneric:
-      break;
+std::vector<std::string> validate(const Scenario& s) {
+  Problems errors;
+  for (const auto& f : table()) {
+    if (f.check == nullptr) continue;
+    for (const auto& problem : f.check(s)) errors.push_back(std::string(f.name) + ": " + problem);
   }
-  return RateLimitHeaders::kIetf;
-}
-std::string_view to_string(ProviderMode k) {
-  return enum_name(kModes, k);
+  check_across_fields(s, errors);
+  return errors;
 }
 
 }  // namespace stampede

@@ -3,22 +3,23 @@
 #include <algorithm>
 
 namespace stampede {
-namespace {
 
-bool is_repeatable(std::string_view field) {
-  const auto named = [&](const ScenarioFlag& f) { return f.field == field && f.repeatable; };
-  return std::any_of(kProviderFlags.begin(), kProviderFlags.end(), named) ||
-         std::any_of(kFleetFlags.begin(), kFleetFlags.end(), named);
+std::string loadgen_flag(const ScenarioField& f) {
+  const auto& fields = scenario_fields();
+  const bool taken =
+      f.section() == "provider" && std::any_of(fields.begin(), fields.end(), [&](const auto& o) {
+        return o.section() == "fleet" && (o.in & kLoadgen) != 0 && o.flag == f.flag;
+      });
+  return taken ? "--provider-" + std::string(f.flag.substr(2)) : std::string(f.flag);
 }
-
-}  // namespace
 
 Parsed<Scenario> build_scenario_from_flags(const std::string& path, const FlagValues& values) {
   std::vector<FieldOverride> overrides;
   for (const auto& [field, given] : values) {
     if (given.empty()) continue;
-    overrides.push_back(
-        {field, is_repeatable(field) ? nlohmann::json(given) : nlohmann::json(given.back())});
+    const auto* f = find_field(field);
+    const bool list = f != nullptr && f->list;
+    overrides.push_back({field, list ? nlohmann::json(given) : nlohmann::json(given.back())});
   }
   return build_scenario(path, overrides);
 }

@@ -16,7 +16,6 @@
 
 #include "binned_counts.hpp"
 #include "duration.hpp"
-#include "field_value_help.hpp"
 #include "generated/version.hpp"
 #include "http_token.hpp"
 #include "json_text.hpp"
@@ -67,57 +66,21 @@ struct Args {
   std::string max_items = "1000000";
 };
 
-// A scenario flag's type and default in --help, as every other flag shows its own.
-void describe_value(CLI::Option& opt, std::string_view field) {
-  const auto help = field_value_help(field);
-  if (!help) return;
-  opt.type_name(std::string(help->type));
-  if (!help->default_text.empty()) opt.default_str(std::string(help->default_text));
-}
-
-// fakeprovider's own, the wire's: loadgen simulate has no wire (docs/ADMIN_API.md#dialects).
-void add_dialect_flags(CLI::App& app, Args& args) {
-  const auto add = [&](const char* flag, const char* field, const std::string& help) {
-    describe_value(*app.add_option(flag, args.values[field], help)->group("Dialect")->expected(1),
-                   field);
-  };
-  add("--dialect", "provider.dialect",
-      "the API real SDKs expect: openai (x-ratelimit-*-requests, its error body, a 200 shaped as "
-      "a chat completion), anthropic (anthropic-ratelimit-*, its errors, a Message), aws (a "
-      "throttle is 400 ThrottlingException, the spend cap 400 ServiceQuotaExceededException) "
-      "or generic (default: RateLimit-* and Anthropic-shaped errors); --ratelimit-headers, when "
-      "given, overrides its rate-limit headers");
-  add("--retry-after-ms", "provider.retry_after_ms",
-      "on: beside Retry-After (whole seconds) send retry-after-ms, the hint in milliseconds "
-      "rounded up, which the OpenAI and Anthropic SDKs read first; off (default)");
-  add("--retry-after-jitter", "provider.retry_after_jitter",
-      "FRACTION 0-1: stretch each rejection's hint by a factor drawn from [1, 1+FRACTION), per "
-      "client and send from --seed, so rejected clients are not all told the same time; "
-      "never shorter than the hint; 0 (default) off");
-}
-
+// fakeprovider takes the provider section's fields, and lists the wire's own under "Dialect"
+// (loadgen simulate has no wire: docs/ADMIN_API.md#dialects).
 void add_scenario_flags(CLI::App& app, Args& args) {
   app.add_option("--scenario", args.scenario,
                  "scenario file (JSON); only its provider section is used; flags override it")
       ->type_name("FILE")
       ->check(CLI::ExistingFile.description(""));
-  for (const auto& f : kProviderFlags) {
+  for (const auto& f : scenario_fields()) {
+    if ((f.in & kFakeprovider) == 0) continue;
     auto* opt =
-        app.add_option(std::string(f.flag), args.values[std::string(f.field)], std::string(f.help));
-    opt->group("Provider");
-    describe_value(*opt, f.field);
-    if (!f.repeatable) opt->expected(1);
+        app.add_option(std::string(f.flag), args.values[std::string(f.name)], std::string(f.help));
+    opt->group(f.dialect ? "Dialect" : "Provider")->type_name(std::string(f.type));
+    if (!f.default_text.empty()) opt->default_str(std::string(f.default_text));
+    if (!f.list) opt->expected(1);
   }
-  // fakeprovider's own: in loadgen, --hop-delay is the simulator's network (fleet.hop_delay).
-  app.add_option("--hop-delay", args.values["provider.hop_delay"],
-                 "emulate loadgen simulate's network (occ mode's model) on this fast one: hold "
-                 "each request one hop, MEAN,SD of a normal folded at zero (e.g. 10ms,2ms, as "
-                 "simulate's --hop-delay), decide it then, and answer one more hop later; "
-                 "scenario time, scaled by --time-scale (default: none, decide on arrival)")
-      ->group("Provider")
-      ->expected(1)
-      ->type_name("MEAN,SD");
-  add_dialect_flags(app, args);
 }
 
 Parsed<Scenario> scenario_from(const Args& args) {

@@ -13,7 +13,6 @@
 #include "cli/run_args.hpp"
 #include "cli/simulate_args.hpp"
 #include "cli/usage_errors.hpp"
-#include "field_value_help.hpp"
 #include "generated/version.hpp"
 #include "live/http/tls_settings.hpp"
 #include "nearest_name.hpp"
@@ -30,20 +29,14 @@ struct ScenarioArgs {
   FlagValues values;  // field -> flag values
 };
 
-std::string flag_name_in_loadgen(const ScenarioFlag& f, bool provider) {
-  if (!provider) return std::string(f.flag);
-  for (const auto& fleet : kFleetFlags) {
-    if (fleet.flag == f.flag) return "--provider-" + std::string(f.flag.substr(2));
-  }
-  return std::string(f.flag);
+// A scenario flag's type and default in --help, as every other flag shows its own.
+void describe_value(CLI::Option& opt, const ScenarioField& field) {
+  opt.type_name(std::string(field.type));
+  if (!field.default_text.empty()) opt.default_str(std::string(field.default_text));
 }
 
-// A scenario flag's type and default in --help, as every other flag shows its own.
 void describe_value(CLI::Option& opt, std::string_view field) {
-  const auto help = field_value_help(field);
-  if (!help) return;
-  opt.type_name(std::string(help->type));
-  if (!help->default_text.empty()) opt.default_str(std::string(help->default_text));
+  if (const auto* f = find_field(field)) describe_value(opt, *f);
 }
 
 // The type and default --help shows for each flag of loadgen's own (--max-duration
@@ -111,22 +104,24 @@ void one_value_each_time(CLI::Option& opt) {
 void add_scenario_flags(CLI::App& cmd, ScenarioArgs& args, bool fleet = true) {
   cmd.add_option("--scenario", args.path, "scenario file (JSON); flags override its fields")
       ->check(CLI::ExistingFile.description(""));
-  auto add = [&](const ScenarioFlag& f, bool provider, const char* group) {
-    auto* opt = cmd.add_option(flag_name_in_loadgen(f, provider), args.values[std::string(f.field)],
-                               std::string(f.help));
+  auto add = [&](const ScenarioField& f, const char* group) {
+    auto* opt =
+        cmd.add_option(loadgen_flag(f), args.values[std::string(f.name)], std::string(f.help));
     opt->group(group);
-    describe_value(*opt, f.field);
+    describe_value(*opt, f);
     if (!fleet) {
       one_value_each_time(*opt);  // the last of a flag given twice still wins, as in run
-    } else if (!f.repeatable) {
+    } else if (!f.list) {
       opt->expected(1);
     }
   };
-  if (fleet) {
-    for (const auto& f : kFleetFlags) add(f, false, "Fleet");
-  }
-  for (const auto& f : kProviderFlags)
-    add(f, true, fleet ? "Provider (simulated)" : "Provider (as started: the summary's peak)");
+  const auto declare = [&](std::string_view section, const char* group) {
+    for (const auto& f : scenario_fields()) {
+      if (f.section() == section && (f.in & kLoadgen) != 0) add(f, group);
+    }
+  };
+  if (fleet) declare("fleet", "Fleet");
+  declare("provider", fleet ? "Provider (simulated)" : "Provider (as started: the summary's peak)");
 }
 
 Parsed<Scenario> scenario_from(const ScenarioArgs& args) {

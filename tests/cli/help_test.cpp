@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "scenario_fields.hpp"
+#include "scenario_flags.hpp"
 #include "support/files.hpp"
 #include "support/process.hpp"
 #include "support/temp_dir.hpp"
@@ -189,4 +191,34 @@ TEST_CASE("help: run lists --allowance with the target, as what its live peak is
 TEST_CASE("help: run says --api-key falls back to STAMPEDE_API_KEY") {
   const auto key = option_in(help_of({"loadgen", {"run", "--help"}}), "--api-key");
   CHECK(key.description.find("$STAMPEDE_API_KEY") != std::string::npos);
+}
+
+// The flags are made from the field table: an entry added there is in these pages as it says.
+TEST_CASE(
+    "help: every scenario field's flag is in its binaries' --help with its type and default") {
+  struct Page {
+    HelpPage page;
+    unsigned binary;
+    bool fleet;  // loadgen exec takes the provider's fields only
+  };
+  for (const auto& p : {Page{{"loadgen", {"simulate", "--help"}}, stampede::kLoadgen, true},
+                        Page{{"loadgen", {"run", "--help"}}, stampede::kLoadgen, true},
+                        Page{{"loadgen", {"exec", "--help"}}, stampede::kLoadgen, false},
+                        Page{{"fakeprovider", {"--help"}}, stampede::kFakeprovider, false}}) {
+    CAPTURE(p.page.args.front());
+    const auto options = help_of(p.page);
+    for (const auto& f : stampede::scenario_fields()) {
+      if ((f.in & p.binary) == 0 || (f.section() == "fleet" && !p.fleet)) continue;
+      CAPTURE(f.name);
+      const auto flag =
+          p.binary == stampede::kLoadgen ? stampede::loadgen_flag(f) : std::string(f.flag);
+      const auto o = option_in(options, flag);
+      std::string spec = flag + " " + std::string(f.type);
+      if (!f.default_text.empty()) spec += "=" + std::string(f.default_text);
+      CHECK(o.spec.rfind(spec, 0) == 0);
+      CHECK(o.description.find(std::string(f.help.substr(0, 20))) != std::string::npos);
+      if (p.binary == stampede::kFakeprovider)
+        CHECK(o.group == (f.dialect ? "Dialect" : "Provider"));
+    }
+  }
 }

@@ -37,11 +37,8 @@ const std::set<std::string> kSwitches{"--quiet", "-q", "--no-report"};
 // flag already has is spelled with a "provider-" prefix, as loadgen's main.cpp registers it.
 std::map<std::string, std::string> scenario_flag_fields() {
   std::map<std::string, std::string> fields;
-  for (const auto& f : kFleetFlags) fields[std::string(f.flag)] = f.field;
-  for (const auto& f : kProviderFlags) {
-    const bool taken = std::any_of(kFleetFlags.begin(), kFleetFlags.end(),
-                                   [&](const ScenarioFlag& fleet) { return fleet.flag == f.flag; });
-    fields[taken ? "--provider-" + std::string(f.flag.substr(2)) : std::string(f.flag)] = f.field;
+  for (const auto& f : scenario_fields()) {
+    if ((f.in & kLoadgen) != 0) fields[loadgen_flag(f)] = f.name;
   }
   return fields;
 }

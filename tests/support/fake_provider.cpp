@@ -89,8 +89,8 @@ Exited run_provider_to_exit(const std::vector<std::string>& args) {
 std::vector<std::string> provider_args(const Fields& fields) {
   std::vector<std::string> args;
   for (const auto& [field, value] : fields) {
-    for (const auto& f : stampede::kProviderFlags) {
-      if (f.field == field) {
+    for (const auto& f : stampede::scenario_fields()) {
+      if (f.name == field && (f.in & stampede::kFakeprovider) != 0) {
         args.emplace_back(f.flag);
         args.push_back(value);
       }
