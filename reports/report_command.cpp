@@ -5,6 +5,7 @@
 #include <iostream>
 #include <set>
 
+#include "exit_codes.hpp"
 #include "html_report.hpp"
 #include "one_line.hpp"
 #include "output_path.hpp"
@@ -13,12 +14,9 @@
 namespace stampede {
 namespace {
 
-constexpr int kBadInput = 2;
-constexpr int kCannotWrite = 3;
-
 int bad_input(const std::string& message) {
   std::cerr << "loadgen report: " << one_line(message) << "\n";
-  return kBadInput;
+  return kExitUsage;
 }
 
 bool all_distinct(const std::vector<std::string>& values) {
@@ -62,7 +60,7 @@ int run_report_command(const ReportCommand& cmd) {
   const auto labels = cmd.labels.empty() ? input_labels(cmd.inputs, strategies) : cmd.labels;
   if (auto error = write_output(cmd.out_path, render_report(runs, labels))) {
     std::cerr << "loadgen report: " << *error << "\n";
-    return kCannotWrite;
+    return kExitUnreachable;
   }
   if (!cmd.quiet) std::cout << "report: " << cmd.out_path << "\n";
   return 0;

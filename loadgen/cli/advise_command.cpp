@@ -4,8 +4,8 @@
 #include <utility>
 #include <vector>
 
-#include "cli/exit_codes.hpp"
 #include "cli/fleet_args.hpp"
+#include "exit_codes.hpp"
 #include "rate.hpp"
 #include "scenario.hpp"
 

@@ -3,7 +3,7 @@
 #include <string>
 #include <vector>
 
-#include "live/live_engine.hpp"
+#include "live/engine.hpp"
 
 namespace stampede {
 

@@ -39,7 +39,7 @@ void take_fleet(const ExecArgs& a, ExecCommand& cmd, Errors& errors) {
 
 void take_target(const ExecArgs& a, ExecCommand& cmd, Errors& errors) {
   if (auto url = take(parse_target_url(a.url), errors)) cmd.url = *url;
-  if (auto admin = take(parse_url_flag("--provider-admin", a.output.provider_admin), errors))
+  if (auto admin = take(parse_target_url(a.output.provider_admin, "--provider-admin"), errors))
     cmd.provider_admin = *admin;
   cmd.provider_admin_token = a.output.provider_admin_token;
 }

@@ -21,7 +21,7 @@
 #include "cli/fleet_outputs.hpp"
 #include "cli/signal_descriptor.hpp"
 #include "gate.hpp"
-#include "live/live_engine.hpp"
+#include "live/engine.hpp"
 #include "live/probe.hpp"
 #include "live/provider_admin.hpp"
 #include "one_line.hpp"

@@ -6,10 +6,10 @@
 #include <vector>
 
 #include "assertion.hpp"
-#include "cli/exit_codes.hpp"
 #include "cli/progress_line.hpp"
 #include "duration.hpp"
-#include "live/live_request.hpp"
+#include "exit_codes.hpp"
+#include "live/request.hpp"
 #include "scenario.hpp"
 
 namespace stampede {

@@ -60,13 +60,4 @@ Parsed<std::string> read_text_file(const std::string& flag, const std::string& p
   return Parsed<std::string>::ok(text.str());
 }
 
-// parse_target_url (live/) names --url in its errors; until it takes the flag's name, a URL of
-// another flag swaps that one known prefix for its own.
-Parsed<TargetUrl> parse_url_flag(const std::string& flag, const std::string& text) {
-  constexpr std::string_view kUrlFlag = "--url";
-  auto url = parse_target_url(text);
-  if (url || flag == kUrlFlag || url.error().rfind(kUrlFlag, 0) != 0) return url;
-  return Parsed<TargetUrl>::fail(flag + url.error().substr(kUrlFlag.size()));
-}
-
 }  // namespace stampede

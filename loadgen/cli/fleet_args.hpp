@@ -6,8 +6,8 @@
 #include <vector>
 
 #include "cli/usage_errors.hpp"
-#include "live/live_request.hpp"
 #include "live/http/tls_settings.hpp"
+#include "live/request.hpp"
 #include "parsed.hpp"
 #include "policy/shard.hpp"
 
@@ -47,7 +47,6 @@ std::string report_flag(const std::string& report);
 Parsed<std::string> read_text_file(const std::string& flag, const std::string& path);
 
 // A URL given to flag, its errors naming that flag.
-Parsed<TargetUrl> parse_url_flag(const std::string& flag, const std::string& text);
 
 // The outputs run and exec share: the files, the report beside --out, the quiet flag and
 // --progress-every (on the wall, its error added to errors).

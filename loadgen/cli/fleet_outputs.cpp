@@ -3,7 +3,7 @@
 #include <cstdio>
 #include <iostream>
 
-#include "cli/exit_codes.hpp"
+#include "exit_codes.hpp"
 #include "html_report.hpp"
 #include "output_path.hpp"
 #include "url_redaction.hpp"

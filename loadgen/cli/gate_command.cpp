@@ -4,8 +4,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "cli/exit_codes.hpp"
 #include "cli/usage_errors.hpp"
+#include "exit_codes.hpp"
 #include "gate.hpp"
 #include "results.hpp"
 

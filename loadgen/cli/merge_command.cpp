@@ -7,8 +7,8 @@
 #include <map>
 #include <sstream>
 
-#include "cli/exit_codes.hpp"
 #include "cli/live_comparison.hpp"
+#include "exit_codes.hpp"
 #include "gate.hpp"
 #include "json_int.hpp"
 #include "output_path.hpp"

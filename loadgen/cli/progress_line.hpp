@@ -5,7 +5,7 @@
 #include <string>
 
 #include "duration.hpp"
-#include "live/live_engine.hpp"
+#include "live/engine.hpp"
 
 namespace stampede {
 

@@ -88,7 +88,7 @@ void take_request(const RunArgs& a, const Scenario& s, const EnvLookup& env, Run
 void take_admin(const FleetOutputArgs& o, RunCommand& cmd, Errors& errors) {
   cmd.provider_admin_token = o.provider_admin_token;
   if (!o.provider_admin.empty())
-    cmd.provider_admin = take(parse_url_flag("--provider-admin", o.provider_admin), errors);
+    cmd.provider_admin = take(parse_target_url(o.provider_admin, "--provider-admin"), errors);
 }
 
 void take_shard(const RunArgs& a, const Scenario& s, const EnvLookup& env, RunCommand& cmd,

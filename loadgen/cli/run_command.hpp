@@ -5,10 +5,10 @@
 #include <vector>
 
 #include "assertion.hpp"
-#include "cli/exit_codes.hpp"
 #include "cli/progress_line.hpp"
-#include "live/live_engine.hpp"
-#include "live/live_request.hpp"
+#include "exit_codes.hpp"
+#include "live/engine.hpp"
+#include "live/request.hpp"
 #include "policy/shard.hpp"
 #include "scenario.hpp"
 

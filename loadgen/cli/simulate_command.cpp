@@ -5,7 +5,7 @@
 #include <cstdio>
 #include <iostream>
 
-#include "cli/exit_codes.hpp"
+#include "exit_codes.hpp"
 #include "html_report.hpp"
 #include "output_path.hpp"
 #include "sim/sim_trials.hpp"

@@ -2,7 +2,7 @@
 
 #include <iostream>
 
-#include "cli/exit_codes.hpp"
+#include "exit_codes.hpp"
 #include "one_line.hpp"
 
 namespace stampede {

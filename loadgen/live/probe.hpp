@@ -4,7 +4,7 @@
 #include <string>
 
 #include "live/http/tls_settings.hpp"
-#include "live/live_request.hpp"
+#include "live/request.hpp"
 #include "parsed.hpp"
 
 namespace stampede {

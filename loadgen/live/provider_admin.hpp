@@ -7,7 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "binned_counts.hpp"
-#include "live/live_request.hpp"
+#include "live/request.hpp"
 #include "parsed.hpp"
 
 namespace stampede {

@@ -269,13 +269,13 @@ TEST_CASE("flag checks: advise names every bad flag") {
 }
 
 TEST_CASE("flag checks: a URL of another flag than --url is named by its own flag") {
-  const auto admin = parse_url_flag("--provider-admin", "localhost:8081");
+  const auto admin = parse_target_url("localhost:8081", "--provider-admin");
   REQUIRE_FALSE(admin);
   CHECK(admin.error().rfind("--provider-admin: 'localhost:8081' ", 0) == 0);
-  const auto url = parse_url_flag("--url", "localhost:8081");
+  const auto url = parse_target_url("localhost:8081");
   REQUIRE_FALSE(url);
   CHECK(url.error().rfind("--url: 'localhost:8081' ", 0) == 0);
-  CHECK(parse_url_flag("--provider-admin", "http://127.0.0.1:8081")->port == 8081);
+  CHECK(parse_target_url("http://127.0.0.1:8081", "--provider-admin")->port == 8081);
 }
 
 TEST_CASE("flag checks: durations and the grace, by table") {

@@ -1,6 +1,6 @@
 #include <doctest/doctest.h>
 
-#include "live/live_request.hpp"
+#include "live/request.hpp"
 
 using namespace stampede;
 

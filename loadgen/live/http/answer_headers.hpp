@@ -2,7 +2,7 @@
 
 #include <string_view>
 
-#include "live/live_client.hpp"
+#include "live/client.hpp"
 
 namespace stampede {
 

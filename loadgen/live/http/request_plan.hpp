@@ -6,7 +6,7 @@
 #include <string_view>
 #include <vector>
 
-#include "live/live_client.hpp"
+#include "live/client.hpp"
 
 namespace stampede {
 

@@ -4,9 +4,9 @@
 #include <cstdint>
 #include <vector>
 
+#include "live/client.hpp"
 #include "live/http/request_plan.hpp"
 #include "live/http/transport_error.hpp"
-#include "live/live_client.hpp"
 
 namespace stampede {
 

@@ -11,7 +11,7 @@
 
 #include "live/dead_letter_writer.hpp"
 #include "live/http/transport_error.hpp"
-#include "live/live_request.hpp"
+#include "live/request.hpp"
 #include "policy/shard.hpp"
 #include "results.hpp"
 #include "scenario.hpp"

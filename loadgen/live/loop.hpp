@@ -5,9 +5,9 @@
 #include <memory>
 #include <vector>
 
+#include "live/client.hpp"
+#include "live/engine.hpp"
 #include "live/http/transport.hpp"
-#include "live/live_client.hpp"
-#include "live/live_engine.hpp"
 #include "live/timer_heap.hpp"
 
 namespace stampede {

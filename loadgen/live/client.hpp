@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "live/live_engine.hpp"
-#include "live/live_occ.hpp"
+#include "live/engine.hpp"
+#include "live/occ.hpp"
 #include "policy/arrival_schedule.hpp"
 #include "policy/item_life.hpp"
 #include "policy/workload.hpp"

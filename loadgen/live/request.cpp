@@ -1,4 +1,4 @@
-#include "live/live_request.hpp"
+#include "live/request.hpp"
 
 #include <curl/curl.h>
 
@@ -41,10 +41,10 @@ std::string url_part(CURLU* u, CURLUPart part) {
 
 }  // namespace
 
-Parsed<TargetUrl> parse_target_url(std::string_view text) {
+Parsed<TargetUrl> parse_target_url(std::string_view text, std::string_view flag) {
   const std::string t(text);
   const auto bad = [&](const std::string& why) {
-    return Parsed<TargetUrl>::fail("--url: '" + redact_url(t) + "' " + why +
+    return Parsed<TargetUrl>::fail(std::string(flag) + ": '" + redact_url(t) + "' " + why +
                                    "; expected http://HOST[:PORT][/PATH] or https://...");
   };
   std::unique_ptr<CURLU, UrlDeleter> u(curl_url());

@@ -1,4 +1,4 @@
-#include "live/live_occ.hpp"
+#include "live/occ.hpp"
 
 #include "model/versioned_row.hpp"
 

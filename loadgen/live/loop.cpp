@@ -1,4 +1,4 @@
-#include "live/live_loop.hpp"
+#include "live/loop.hpp"
 
 #include <sys/epoll.h>
 #include <sys/eventfd.h>

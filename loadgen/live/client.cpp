@@ -1,4 +1,4 @@
-#include "live/live_client.hpp"
+#include "live/client.hpp"
 
 #include <algorithm>
 

@@ -20,7 +20,8 @@ struct TargetUrl {
   std::string target = "/";  // the request line's: path and query
 };
 
-Parsed<TargetUrl> parse_target_url(std::string_view text);
+// flag: the option the URL came from, named in the error.
+Parsed<TargetUrl> parse_target_url(std::string_view text, std::string_view flag = "--url");
 
 // What every client sends, apart from the per-attempt trace headers.
 struct LiveRequest {

@@ -1,4 +1,4 @@
-#include "live/live_engine.hpp"
+#include "live/engine.hpp"
 
 #include <sys/eventfd.h>
 #include <sys/resource.h>
@@ -14,7 +14,7 @@
 
 #include "enum_table.hpp"
 #include "live/http/connections.hpp"
-#include "live/live_loop.hpp"
+#include "live/loop.hpp"
 
 namespace stampede {
 namespace {
