@@ -23,7 +23,8 @@ void take_shard(const SimulateArgs& a, const EnvLookup& env, SimulateCommand& cm
   if (!shard) return;
   cmd.shard = *shard;
   if (shard->sharded() && a.trials > 1)
-    errors.push_back("--shard: a sharded simulation takes one trial; drop --trials or run unsharded");
+    errors.push_back(
+        "--shard: a sharded simulation takes one trial; drop --trials or run unsharded");
 }
 
 void take_outputs(const SimulateArgs& a, SimulateCommand& cmd, Errors& errors) {
