@@ -58,9 +58,9 @@ std::vector<SvgPoint> cdf_points(const Plot& p, const LogHistogram& h,
     // Flat across the gap since the last bucket, then up through this one.
     const auto lower = std::max(b.lower, h.min());
     const auto upper = std::min(b.upper, h.max());
-    points.push_back({p.x(to_x(lower)), p.y(seen / total * 100)});
+    points.push_back({p.x(to_x(lower)), p.y(static_cast<double>(seen) / total * 100)});
     seen += b.count;
-    points.push_back({p.x(to_x(std::max(lower, upper))), p.y(seen / total * 100)});
+    points.push_back({p.x(to_x(std::max(lower, upper))), p.y(static_cast<double>(seen) / total * 100)});
   }
   return points;
 }
@@ -118,7 +118,7 @@ ChartScale attempts_extent(const Results& r, std::int64_t column_ns) {
   const auto& h = r.recording.sends_per_item;
   ChartScale s{column_ns, static_cast<double>(h.max()), 0};
   for (const auto& b : buckets_of(h)) {
-    s.y_max = std::max(s.y_max, 100.0 * static_cast<double>(b.count) / h.count());
+    s.y_max = std::max(s.y_max, 100.0 * static_cast<double>(b.count) / static_cast<double>(h.count()));
   }
   return s;
 }
@@ -140,7 +140,7 @@ std::string attempts_chart(const Results& r, const ChartScale& scale) {
   const double bar = std::clamp(slot * 0.8, 1.0, 36.0);
   p.svg().begin_group({{"fill", kAttemptsColor}});
   for (const auto& b : buckets_of(h)) {
-    const double share = 100.0 * static_cast<double>(b.count) / h.count();
+    const double share = 100.0 * static_cast<double>(b.count) / static_cast<double>(h.count());
     const double cx = p.x(static_cast<double>(b.lower));
     const std::string sends = b.upper - b.lower > 1
                                   ? format_count(static_cast<double>(b.lower)) + "\u2013" +
@@ -203,7 +203,7 @@ ChartScale lateness_extent(const Results& r, std::int64_t column_ns) {
   const auto edges = lateness_edges(h.max());
   ChartScale s{column_ns, static_cast<double>(edges.size()), 0};
   for (auto n : lateness_counts(h, edges)) {
-    s.y_max = std::max(s.y_max, 100.0 * static_cast<double>(n) / h.count());
+    s.y_max = std::max(s.y_max, 100.0 * static_cast<double>(n) / static_cast<double>(h.count()));
   }
   return s;
 }
@@ -226,7 +226,7 @@ std::string lateness_chart(const Results& r, const ChartScale& scale) {
   p.svg().begin_group({{"fill", kLatenessColor}});
   for (std::size_t i = 0; i < counts.size(); ++i) {
     if (counts[i] == 0) continue;
-    const double share = 100.0 * static_cast<double>(counts[i]) / h.count();
+    const double share = 100.0 * static_cast<double>(counts[i]) / static_cast<double>(h.count());
     const std::string range =
         (i == 0 ? "under " : format_ns(edges[i - 1]) + "\u2013") + format_ns(edges[i]);
     p.svg().rect(p.x(static_cast<double>(i)) + 1, p.y(share),

@@ -286,7 +286,7 @@ std::string assertion_section(const std::vector<Results>& runs,
     out += "<tr>" + element("td", text, "key");
     for (const auto& r : runs) {
       const auto v = std::find_if(r.verdicts.begin(), r.verdicts.end(),
-                                  [&](const Verdict& v) { return v.text == text; });
+                                  [&](const Verdict& each) { return each.text == text; });
       if (v == r.verdicts.end()) {
         out += element("td", "not checked");
       } else {

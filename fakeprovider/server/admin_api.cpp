@@ -66,7 +66,7 @@ httplib::Server::HandlerWithContentReader skipping_body(PostHandler handler) {
 
 // A stats document with its turn: the turn is given back when the answer is done with it.
 struct HeldDocument {
-  explicit HeldDocument(std::counting_semaphore<>& turns) : turns(turns) {}
+  explicit HeldDocument(std::counting_semaphore<>& held_turns) : turns(held_turns) {}
   ~HeldDocument() {
     doc.reset();
     turns.release();

@@ -84,13 +84,15 @@ RssJudgement judge(const std::vector<std::int64_t>& kib) {
   return j;
 }
 
+double mib(std::int64_t kib) { return static_cast<double>(kib) / 1024.0; }
+
 std::string describe(const char* who, const RssJudgement& j) {
   char line[320];
   std::snprintf(line, sizeof line,
                 "%-12s RSS MiB: warm-up max %.1f, next window max %.1f (baseline), last window "
                 "max %.1f, allowed %.1f: %s",
-                who, j.warm_max_kib / 1024.0, j.baseline_kib / 1024.0, j.last_max_kib / 1024.0,
-                j.allowed_kib / 1024.0, j.flat() ? "flat" : "GREW");
+                who, mib(j.warm_max_kib), mib(j.baseline_kib), mib(j.last_max_kib),
+                mib(j.allowed_kib), j.flat() ? "flat" : "GREW");
   return line;
 }
 
@@ -100,7 +102,7 @@ std::string timeline(const char* who, const std::vector<std::int64_t>& kib) {
   for (std::size_t s = 0; s < kib.size(); ++s) {
     if (s % 60 != 0 && s + 1 != kib.size()) continue;
     char figure[32];
-    std::snprintf(figure, sizeof figure, " %zu s %.1f", s + 1, kib[s] / 1024.0);
+    std::snprintf(figure, sizeof figure, " %zu s %.1f", s + 1, mib(kib[s]));
     text += figure;
   }
   return text;
