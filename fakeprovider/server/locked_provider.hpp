@@ -52,7 +52,7 @@ class LockedProvider {
     SendRules send_rules;  // which headers number a send; max_items bounds the counting
   };
   struct Admission {
-    std::int64_t t_ns;  // the arrival, in scenario time
+    std::int64_t t_ns;  // the time the arrival was decided at, in scenario time
     Decision decision;
     std::optional<std::uint64_t> row_version;  // a row request's: the version to send as the ETag
   };
