@@ -13,8 +13,9 @@ std::string csv_field(std::string_view text) {
   return out;
 }
 
-void ArrivalLog::record(std::uint64_t seq, std::int64_t t_ns, std::string_view tenant, int status,
-                        const SendAttribution& send, std::string_view client_id) {
+void ArrivalLog::record(std::uint64_t seq, std::int64_t t_ns, std::int64_t decided_t_ns,
+                        std::string_view tenant, int status, const SendAttribution& send,
+                        std::string_view client_id) {
   auto it = tenant_index_.find(tenant);
   if (it == tenant_index_.end()) {
     it =
@@ -22,7 +23,7 @@ void ArrivalLog::record(std::uint64_t seq, std::int64_t t_ns, std::string_view t
             .first;
     tenant_names_.emplace_back(tenant);
   }
-  rows_.push_back({seq, t_ns, it->second, status, send, std::string(client_id)});
+  rows_.push_back({seq, t_ns, decided_t_ns, it->second, status, send, std::string(client_id)});
 }
 
 void ArrivalLog::clear() {
@@ -45,8 +46,8 @@ std::string ArrivalLog::to_csv(const std::vector<const ArrivalLog*>& logs) {
     cursors.push_back(std::move(c));
     rows += log->rows_.size();
   }
-  std::string out = "t_ns,tenant,status,attempt,client_id,send_rule\n";
-  out.reserve(out.size() + rows * 40);
+  std::string out = "t_ns,tenant,status,attempt,client_id,send_rule,decided_t_ns\n";
+  out.reserve(out.size() + rows * 52);
   // Each log is in decision order already: a merge by seq, with a handful of logs.
   for (std::size_t n = 0; n < rows; ++n) {
     Cursor* first = nullptr;
@@ -68,6 +69,8 @@ std::string ArrivalLog::to_csv(const std::vector<const ArrivalLog*>& logs) {
     out += csv_field(r.client_id);
     out += ',';
     out += send_rule_label(r.send);
+    out += ',';
+    out += std::to_string(r.decided_t_ns);
     out += '\n';
   }
   return out;

@@ -18,24 +18,29 @@ namespace stampede {
 // the caller serialises calls.
 class ArrivalLog {
  public:
-  // seq: the arrival's place in the order of decisions; status: the answer's status code, 0
-  // for a connection reset without an answer; send: which send it is, and by which rule.
-  void record(std::uint64_t seq, std::int64_t t_ns, std::string_view tenant, int status,
-              const SendAttribution& send, std::string_view client_id);
+  // seq: the arrival's place in the order of decisions; t_ns: when its bytes came in (the
+  // stamp); decided_t_ns: the time the limiters decided it at, which is t_ns or later (the
+  // latest time decided yet, when another thread decided a later arrival first); status: the
+  // answer's status code, 0 for a connection reset without an answer; send: which send it
+  // is, and by which rule.
+  void record(std::uint64_t seq, std::int64_t t_ns, std::int64_t decided_t_ns,
+              std::string_view tenant, int status, const SendAttribution& send,
+              std::string_view client_id);
 
   std::size_t size() const { return rows_.size(); }
   void clear();
 
-  // "t_ns,tenant,status,attempt,client_id,send_rule" and one line per arrival of all the logs,
-  // in the order of decisions (RFC 4180 quoting). attempt is empty for an unattributed
-  // arrival; send_rule is send_rule_label. The column came last so readers of the first five
-  // read on.
+  // "t_ns,tenant,status,attempt,client_id,send_rule,decided_t_ns" and one line per arrival of
+  // all the logs, in the order of decisions (RFC 4180 quoting), so t_ns need not be in order.
+  // attempt is empty for an unattributed arrival; send_rule is send_rule_label. The newer
+  // columns came last so readers of the first five (or six) read on.
   static std::string to_csv(const std::vector<const ArrivalLog*>& logs);
 
  private:
   struct Row {
     std::uint64_t seq;
     std::int64_t t_ns;
+    std::int64_t decided_t_ns;
     std::uint32_t tenant;  // index into tenant_names_: keys repeat, rows do not copy them
     std::int32_t status;
     SendAttribution send;

@@ -74,9 +74,13 @@ std::vector<LockedProvider::Admission> LockedProvider::admit_all(
 
 std::int64_t LockedProvider::arrival_t_ns(std::int64_t seen_steady_ns) {
   // Another thread may have decided a request it saw a moment later: the limiters need time
-  // in order, and the log records the time they used.
+  // in order, and the stats count each arrival in the window that decided it.
   last_t_ns_ = std::max(clock_.to_scenario_ns(seen_steady_ns), last_t_ns_);
   return last_t_ns_;
+}
+
+std::int64_t LockedProvider::stamp_t_ns(std::int64_t seen_steady_ns) const {
+  return std::max<std::int64_t>(0, clock_.to_scenario_ns(seen_steady_ns));
 }
 
 void LockedProvider::decide_with_store(Lock& lock, std::span<const Arrival> arrivals,
@@ -127,7 +131,7 @@ LockedProvider::Decided LockedProvider::settle(std::int64_t t_ns, Decision d, co
   if (options_.config.retry_after_jitter > 0 && d.retry_after_ns.value_or(0) > 0)
     jitter_hint(d, a.tenant, a.send, a.client_id, attribution, seq);
   retries_.record(t_ns, a.send.item, attribution, d);
-  return {t_ns, d, row_version, attribution, seq, epoch_};
+  return {t_ns, stamp_t_ns(a.seen_steady_ns), d, row_version, attribution, seq, epoch_};
 }
 
 void LockedProvider::record(std::size_t thread, const Decided& out, const Arrival& a) {
@@ -137,7 +141,8 @@ void LockedProvider::record(std::size_t thread, const Decided& out, const Arriva
   const Decision& d = out.decision;
   r.stats.record(out.t_ns, a.tenant, d.outcome(), out.attribution, d.reason);
   if (options_.keep_log)
-    r.log.record(out.seq, out.t_ns, a.tenant, d.status, out.attribution, a.client_id);
+    r.log.record(out.seq, out.stamp_t_ns, out.t_ns, a.tenant, d.status, out.attribution,
+                 a.client_id);
 }
 
 // Keyed by who the request is and which send: a client's hints do not depend on the others'.

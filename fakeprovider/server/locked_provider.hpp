@@ -52,7 +52,7 @@ class LockedProvider {
     SendRules send_rules;  // which headers number a send; max_items bounds the counting
   };
   struct Admission {
-    std::int64_t t_ns;  // the arrival, in scenario time
+    std::int64_t t_ns;  // the time the arrival was decided at, in scenario time
     Decision decision;
     std::optional<std::uint64_t> row_version;  // a row request's: the version to send as the ETag
   };
@@ -122,7 +122,8 @@ class LockedProvider {
   };
   // An arrival decided, under the lock, for its recorder.
   struct Decided {
-    std::int64_t t_ns;
+    std::int64_t t_ns;        // the time it was decided at: the limiters', the stats'
+    std::int64_t stamp_t_ns;  // when its bytes came in: the arrival log's
     Decision decision;
     std::optional<std::uint64_t> row_version;
     SendAttribution attribution;
@@ -132,6 +133,10 @@ class LockedProvider {
   using Lock = std::unique_lock<AdaptiveMutex>;
   // The arrival's time: monotonic across the threads, under the lock.
   std::int64_t arrival_t_ns(std::int64_t seen_steady_ns);
+  // When its bytes came in, on this epoch's clock (0 for bytes before its start), under the
+  // lock: a thread kept off the CPU decides its arrivals late, at another's later time, and
+  // the log still says when they came.
+  std::int64_t stamp_t_ns(std::int64_t seen_steady_ns) const;
   // The store's answers to the arrivals at asking[i] (of arrivals, timed at t_ns[i]): lock is
   // let go for the round trip and held again on return.
   void decide_with_store(Lock& lock, std::span<const Arrival> arrivals,

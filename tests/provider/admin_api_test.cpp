@@ -96,10 +96,12 @@ TEST_CASE("stats and metrics count exactly what was sent") {
   CHECK(final_stats.at("totals") == stats.at("totals"));
   const auto rows = parse_csv(read_file(p.arrivals_path()));
   REQUIRE(rows.size() == 23);
-  CHECK(rows[0] ==
-        std::vector<std::string>{"t_ns", "tenant", "status", "attempt", "client_id", "send_rule"});
-  CHECK(rows[20] == std::vector<std::string>{rows[20][0], "k1", "429", "20", "", "x-attempt"});
-  CHECK(rows[21] == std::vector<std::string>{rows[21][0], "odd,\"key", "200", "", "", "none"});
+  CHECK(rows[0] == std::vector<std::string>{"t_ns", "tenant", "status", "attempt", "client_id",
+                                            "send_rule", "decided_t_ns"});
+  CHECK(rows[20] ==
+        std::vector<std::string>{rows[20][0], "k1", "429", "20", "", "x-attempt", rows[20][6]});
+  CHECK(rows[21] ==
+        std::vector<std::string>{rows[21][0], "odd,\"key", "200", "", "", "none", rows[21][6]});
   CHECK(rows[22][3] == "");
   CHECK(rows[22][5] == "malformed:x-attempt");
 }
@@ -177,7 +179,7 @@ TEST_CASE("POST /admin/outage starts an outage now, with Retry-After to its end"
   REQUIRE(p.stop() == 0);
   const auto rows = parse_csv(read_file(p.arrivals_path()));
   REQUIRE(rows.size() == 2);
-  const auto t_ns = std::stoll(rows[1][0]);
+  const auto t_ns = std::stoll(rows[1][6]);  // decided_t_ns: the hint's time
   CHECK(answer.header_int("retry-after") == (end_ns - t_ns + kNsPerSec - 1) / kNsPerSec);
 }
 

@@ -29,22 +29,24 @@ TEST_CASE("CSV fields are quoted only when they must be") {
 TEST_CASE("the arrival logs of several threads merge in the order of decisions") {
   ArrivalLog a;
   ArrivalLog b;
-  a.record(0, 5, "k1", 200, nth(1), "c1");
-  b.record(1, 7, "k,2", 429, nth(3, SendRule::kStainlessRetryCount), "");
-  a.record(2, 7, "k1", 0, {SendStatus::kMalformed, SendRule::kAmzSdkRequest}, "c\"3");
-  b.record(3, 9, "k1", 429, nth(2, SendRule::kClientHeader), "c4");
-  b.record(4, 9, "k1", 429, {}, "c5");
+  a.record(0, 5, 5, "k1", 200, nth(1), "c1");
+  b.record(1, 7, 7, "k,2", 429, nth(3, SendRule::kStainlessRetryCount), "");
+  a.record(2, 7, 8, "k1", 0, {SendStatus::kMalformed, SendRule::kAmzSdkRequest}, "c\"3");
+  b.record(3, 6, 8, "k1", 429, nth(2, SendRule::kClientHeader), "c4");
+  b.record(4, 9, 9, "k1", 429, {}, "c5");
   CHECK(a.size() == 2);
-  // The send_rule column last, so readers of the first five read on; no number, no attempt.
+  // The send_rule and decided_t_ns columns last, so readers of the first five read on; no
+  // number, no attempt. Rows in the order of decisions: a stamp (t_ns) may go back, as c4's.
   CHECK(ArrivalLog::to_csv({&a, &b}) ==
-        "t_ns,tenant,status,attempt,client_id,send_rule\n"
-        "5,k1,200,1,c1,x-attempt\n"
-        "7,\"k,2\",429,3,,x-stainless-retry-count\n"
-        "7,k1,0,,\"c\"\"3\",malformed:amz-sdk-request\n"
-        "9,k1,429,2,c4,client-header\n"
-        "9,k1,429,,c5,none\n");
+        "t_ns,tenant,status,attempt,client_id,send_rule,decided_t_ns\n"
+        "5,k1,200,1,c1,x-attempt,5\n"
+        "7,\"k,2\",429,3,,x-stainless-retry-count,7\n"
+        "7,k1,0,,\"c\"\"3\",malformed:amz-sdk-request,8\n"
+        "6,k1,429,2,c4,client-header,8\n"
+        "9,k1,429,,c5,none,9\n");
   a.clear();
-  CHECK(ArrivalLog::to_csv({&a}) == "t_ns,tenant,status,attempt,client_id,send_rule\n");
+  CHECK(ArrivalLog::to_csv({&a}) ==
+        "t_ns,tenant,status,attempt,client_id,send_rule,decided_t_ns\n");
 }
 
 TEST_CASE("stats of several threads add up") {
@@ -115,8 +117,8 @@ TEST_CASE("a send number of 10^12 or 2^63-1 is binned in 16+ and sizes nothing")
   CHECK(stats.by_send().labels() == kSendLabels);
   CHECK(stats.by_send().at(0, kSendLabels - 1) == 2);
   ArrivalLog log;
-  log.record(0, 0, "a", 200, nth(1'000'000'000'000), "c");
-  CHECK(ArrivalLog::to_csv({&log}).find("\n0,a,200,1000000000000,c,x-attempt\n") !=
+  log.record(0, 0, 0, "a", 200, nth(1'000'000'000'000), "c");
+  CHECK(ArrivalLog::to_csv({&log}).find("\n0,a,200,1000000000000,c,x-attempt,0\n") !=
         std::string::npos);
 }
 

@@ -24,21 +24,21 @@ std::int64_t ceil_seconds(std::int64_t ns) {
 }
 
 // Replays the arrival log through the model, in the order the server decided, and checks that
-// every answer a client saw is the model's answer at its recorded arrival time: status,
+// every answer a client saw is the model's answer at its recorded decision time: status,
 // Retry-After and the RateLimit headers. answers: by X-Client-Id.
 void check_answers_match_model(const Fields& fields, const RecordingProvider& p,
                                const std::map<std::string, Response>& answers) {
   const auto rows = parse_csv(read_file(p.arrivals_path()));
   REQUIRE(rows.size() == answers.size() + 1);
-  CHECK(rows[0] ==
-        std::vector<std::string>{"t_ns", "tenant", "status", "attempt", "client_id", "send_rule"});
+  CHECK(rows[0] == std::vector<std::string>{"t_ns", "tenant", "status", "attempt", "client_id",
+                                            "send_rule", "decided_t_ns"});
   ProviderPolicy model(provider_config(fields));
   for (std::size_t i = 1; i < rows.size(); ++i) {
     const auto& row = rows[i];
-    REQUIRE(row.size() == 6);
+    REQUIRE(row.size() == 7);
     CAPTURE(i);
-    CAPTURE(row[0]);
-    const Decision d = model.admit(std::stoll(row[0]), row[1]);
+    CAPTURE(row[6]);
+    const Decision d = model.admit(std::stoll(row[6]), row[1]);
     CHECK(std::stoi(row[2]) == d.status);
     const auto it = answers.find(row[4]);
     REQUIRE(it != answers.end());
@@ -307,7 +307,7 @@ TEST_CASE("--hop-delay decides a request one hop after it was sent and answers o
   for (std::size_t i = 1; i < rows.size(); ++i) {
     CAPTURE(rows[i][4]);
     const auto [sent, answered] = window.at(rows[i][4]);
-    const std::int64_t decided = std::stoll(rows[i][0]);
+    const std::int64_t decided = std::stoll(rows[i][6]);
     CHECK(decided >= sent + kHop - kRounding);
     CHECK(decided <= answered - kHop + kRounding);
   }

@@ -181,7 +181,7 @@ std::map<std::string, std::int64_t> jittered_hints(const std::string& seed, int 
   for (std::size_t i = 1; i < rows.size(); ++i) {
     const auto& row = rows[i];
     CAPTURE(row[4]);
-    const Decision d = model.admit(std::stoll(row[0]), row[1]);
+    const Decision d = model.admit(std::stoll(row[6]), row[1]);  // decided_t_ns
     if (d.status != 429) continue;
     CHECK(row[5] == "client-header");
     const std::uint64_t who = item_key(SendRule::kClientHeader, row[4]);

@@ -79,7 +79,7 @@ TEST_CASE("provider: spaces and tabs after a header value are not part of it (RF
   CHECK(tenants.at("k").at("requests") == 4);
   REQUIRE(p.stop() == 0);
   const auto rows = parse_csv(read_file(p.arrivals_path()));
-  REQUIRE(rows.size() == 5);  // t_ns,tenant,status,attempt,client_id,send_rule
+  REQUIRE(rows.size() == 5);  // the header and four arrivals
   const std::vector<std::vector<std::string>> want{{"k", "1", "c", "client-header"},
                                                    {"k", "2", "c", "client-header"},
                                                    {"k", "3", "", "x-attempt"},

@@ -126,13 +126,14 @@ std::unique_ptr<RedisQuota> open_store(const RedisServer& redis, const std::stri
   return store;
 }
 
-// The arrival log's times, in the order of decisions.
+// The times the arrival log says each arrival was decided at (its last column), in the order
+// of decisions.
 std::vector<std::int64_t> logged_times(const LockedProvider& provider) {
   std::istringstream csv(provider.arrivals_csv());
   std::string line;
   std::getline(csv, line);  // the header
   std::vector<std::int64_t> out;
-  while (std::getline(csv, line)) out.push_back(std::stoll(line.substr(0, line.find(','))));
+  while (std::getline(csv, line)) out.push_back(std::stoll(line.substr(line.rfind(',') + 1)));
   return out;
 }
 
