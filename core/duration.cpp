@@ -56,7 +56,8 @@ Parsed<std::int64_t> parse_duration_ns(std::string_view text) {
   for (const auto& [name, factor] : kUnits) {
     if (unit != name) continue;
     if (whole > INT64_MAX / factor - 1) return fail("too large");
-    const auto frac_ns = static_cast<std::int64_t>(std::llround(fraction * static_cast<double>(factor)));
+    const auto frac_ns =
+        static_cast<std::int64_t>(std::llround(fraction * static_cast<double>(factor)));
     return Parsed<std::int64_t>::ok(whole * factor + frac_ns);
   }
   return fail("unknown unit '" + std::string(unit) + "'");

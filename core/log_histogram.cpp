@@ -19,7 +19,8 @@ constexpr std::int64_t kSub = 1 << kSubBits;
 
 std::size_t LogHistogram::bucket_of(std::int64_t value) {
   if (value < kSub) return static_cast<std::size_t>(std::max<std::int64_t>(0, value));
-  const int exp = static_cast<int>(std::bit_width(static_cast<std::uint64_t>(value))) - 1;  // >= kSubBits
+  const int exp =
+      static_cast<int>(std::bit_width(static_cast<std::uint64_t>(value))) - 1;  // >= kSubBits
   const auto sub = (value >> (exp - kSubBits)) & (kSub - 1);
   return static_cast<std::size_t>(kSub + (exp - kSubBits) * kSub + sub);
 }
@@ -58,7 +59,8 @@ void LogHistogram::merge(const LogHistogram& other) {
 
 std::int64_t LogHistogram::quantile(double q) const {
   if (!count_) return 0;
-  const auto rank = static_cast<std::int64_t>(std::ceil(std::clamp(q, 0.0, 1.0) * static_cast<double>(count_)));
+  const auto rank =
+      static_cast<std::int64_t>(std::ceil(std::clamp(q, 0.0, 1.0) * static_cast<double>(count_)));
   std::int64_t seen = 0;
   for (std::size_t b = 0; b < buckets_.size(); ++b) {
     seen += buckets_[b];

@@ -18,7 +18,9 @@ class LogHistogram {
   std::int64_t count() const { return count_; }
   std::int64_t min() const { return count_ ? min_ : 0; }
   std::int64_t max() const { return count_ ? max_ : 0; }
-  double mean() const { return count_ ? static_cast<double>(sum_) / static_cast<double>(count_) : 0.0; }
+  double mean() const {
+    return count_ ? static_cast<double>(sum_) / static_cast<double>(count_) : 0.0;
+  }
   // The value at quantile q in [0, 1]: a bucket's midpoint, clamped to the recorded range.
   std::int64_t quantile(double q) const;
 

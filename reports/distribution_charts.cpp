@@ -60,7 +60,8 @@ std::vector<SvgPoint> cdf_points(const Plot& p, const LogHistogram& h,
     const auto upper = std::min(b.upper, h.max());
     points.push_back({p.x(to_x(lower)), p.y(static_cast<double>(seen) / total * 100)});
     seen += b.count;
-    points.push_back({p.x(to_x(std::max(lower, upper))), p.y(static_cast<double>(seen) / total * 100)});
+    points.push_back(
+        {p.x(to_x(std::max(lower, upper))), p.y(static_cast<double>(seen) / total * 100)});
   }
   return points;
 }
@@ -118,7 +119,8 @@ ChartScale attempts_extent(const Results& r, std::int64_t column_ns) {
   const auto& h = r.recording.sends_per_item;
   ChartScale s{column_ns, static_cast<double>(h.max()), 0};
   for (const auto& b : buckets_of(h)) {
-    s.y_max = std::max(s.y_max, 100.0 * static_cast<double>(b.count) / static_cast<double>(h.count()));
+    s.y_max =
+        std::max(s.y_max, 100.0 * static_cast<double>(b.count) / static_cast<double>(h.count()));
   }
   return s;
 }

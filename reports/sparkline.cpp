@@ -38,7 +38,9 @@ std::string arrivals_sparkline(const Results& r, std::size_t width) {
   }
   const double span_s = bin_s * static_cast<double>(h.bins());
   std::string scale = "t=0-" + format_count(span_s) + " s, peak " + format_count(peak) + "/s";
-  if (per_glyph > 1) scale += ", busiest second of every " + format_count(bin_s * static_cast<double>(per_glyph)) + " s";
+  if (per_glyph > 1)
+    scale +=
+        ", busiest second of every " + format_count(bin_s * static_cast<double>(per_glyph)) + " s";
   return std::string(r.provider_side ? "arrivals/s " : "sends/s ") + "\u2595" + sparkline(values) +
          "\u258f " + scale;
 }

@@ -84,7 +84,9 @@ RssJudgement judge(const std::vector<std::int64_t>& kib) {
   return j;
 }
 
-double mib(std::int64_t kib) { return static_cast<double>(kib) / 1024.0; }
+double mib(std::int64_t kib) {
+  return static_cast<double>(kib) / 1024.0;
+}
 
 std::string describe(const char* who, const RssJudgement& j) {
   char line[320];
