@@ -1,6 +1,8 @@
 #pragma once
 
 #include <cstdint>
+#include <ctime>
+#include <string>
 
 namespace stampede {
 
@@ -13,6 +15,17 @@ inline std::int64_t days_from_civil(std::int64_t y, unsigned m, unsigned d) {
   const unsigned doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
   const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
   return era * 146097 + static_cast<std::int64_t>(doe) - 719468;
+}
+
+// A second since the epoch as UTC text in a strftime format: the HTTP Date header's
+// IMF-fixdate, or RFC 3339 as Anthropic sends its reset times.
+inline std::string format_utc(std::int64_t epoch_s, const char* format) {
+  const auto t = static_cast<std::time_t>(epoch_s);
+  std::tm utc{};
+  gmtime_r(&t, &utc);
+  char text[64];
+  std::strftime(text, sizeof text, format, &utc);
+  return text;
 }
 
 }  // namespace stampede

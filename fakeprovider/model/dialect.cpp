@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "civil_date.hpp"
 #include "duration.hpp"
 #include "model/retry_hint.hpp"
 #include "saturating.hpp"
@@ -198,12 +199,7 @@ std::int64_t ceil_units(std::int64_t ns, std::int64_t unit_ns) {
 
 // RFC 3339 in UTC, as Anthropic sends its reset times: 2025-01-02T03:04:05Z.
 std::string rfc3339(std::int64_t epoch_s) {
-  const auto t = static_cast<std::time_t>(epoch_s);
-  std::tm utc{};
-  gmtime_r(&t, &utc);
-  char text[32];
-  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
-  return text;
+  return format_utc(epoch_s, "%Y-%m-%dT%H:%M:%SZ");
 }
 
 // The IETF draft's RateLimit-* fields carry one quota: the one a 429 for tokens is about, or

@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "civil_date.hpp"
 #include "model/versioned_row.hpp"
 
 namespace stampede {
@@ -36,12 +37,7 @@ std::int64_t epoch_s_now() {
 
 // The Date header's value for a second since the epoch (RFC 9110's IMF-fixdate).
 std::string http_date(std::int64_t epoch_s) {
-  const auto t = static_cast<std::time_t>(epoch_s);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char text[40];
-  std::strftime(text, sizeof text, "%a, %d %b %Y %H:%M:%S GMT", &tm);
-  return text;
+  return format_utc(epoch_s, "%a, %d %b %Y %H:%M:%S GMT");
 }
 
 // The last answer built on this server thread, and by which writer, with its Date: the

@@ -9,6 +9,7 @@
 #include "policy/workload.hpp"
 #include "saturating.hpp"
 #include "sim/event_queue.hpp"
+#include "sim/sim_fleet.hpp"
 
 namespace stampede {
 namespace {
@@ -40,16 +41,11 @@ class OccSimulation {
         life_(ItemLife::from(s.fleet)),
         provider_(s.provider),
         workload_(s.fleet, o.shard.count),
-        shared_guards_(RetryPolicy::make_guards(s.fleet)),
-        per_client_guards_(shared_guards_.any()) {}
+        fleet_(s.fleet) {}
 
   Results run() {
-    const auto n = static_cast<std::size_t>(scenario_.fleet.clients);
-    clients_.reserve(n);
-    for (std::size_t c = 0; c < n; ++c) clients_.emplace_back(make_stream(scenario_.fleet.seed, c));
-    if (per_client_guards_) guards_.assign(n, shared_guards_);
     rec_.items = items_of(scenario_.fleet, options_.shard);
-    for (std::uint32_t c = 0; c < n; ++c) take_next_item(c, 0);
+    for (std::uint32_t c = 0; c < fleet_.size(); ++c) take_next_item(c, 0);
     loop();
     return simulation_results(scenario_, std::move(rec_));
   }
@@ -80,27 +76,23 @@ class OccSimulation {
   // the shard's own are recorded.
   bool mine(std::uint32_t client) const { return options_.shard.owns(client); }
 
-  ClientGuards& guards(std::uint32_t client) {
-    return per_client_guards_ ? guards_[client] : shared_guards_;
-  }
-
   void push(std::uint32_t c, std::int64_t t_ns, OccEvent kind) {
     queue_.push(t_ns, c, static_cast<std::uint8_t>(kind));
   }
 
   void take_next_item(std::uint32_t c, std::int64_t now_ns) {
-    auto& cl = clients_[c];
+    auto& cl = fleet_[c];
     const auto item = workload_.next(c, cl.work.id);
     if (!item) return;
     cl.work = *item;
-    push(c, life_.begin(now_ns, *item, cl.item, &cl.cycle, guards(c)), OccEvent::kSend);
+    push(c, life_.begin(now_ns, *item, cl.item, &cl.cycle, fleet_.guards(c)), OccEvent::kSend);
   }
 
   // The client's next request (the cycle says which) falls due at t_ns; it arrives a hop later.
   void send(std::uint32_t c, std::int64_t t_ns) {
-    auto& cl = clients_[c];
+    auto& cl = fleet_[c];
     const bool write = cl.cycle.writing;
-    const Step due = life_.on_send_due(t_ns, cl.item, &cl.cycle, guards(c), cl.rng);
+    const Step due = life_.on_send_due(t_ns, cl.item, &cl.cycle, fleet_.guards(c), cl.rng);
     if (due.kind != Step::Kind::kSendNow) return follow(c, t_ns, due);
     if (write && mine(c)) ++rec_.writes;
     cl.sent_ns = t_ns;
@@ -110,7 +102,7 @@ class OccSimulation {
 
   // The provider's layers first, as for any request; then the row, at this very moment.
   void arrive(std::uint32_t c, std::int64_t t_ns) {
-    auto& cl = clients_[c];
+    auto& cl = fleet_[c];
     const Decision d = provider_.admit(t_ns, {}, tokens_);
     cl.status = d.status;
     if (d.status == 200) {
@@ -133,13 +125,13 @@ class OccSimulation {
   }
 
   void answered(std::uint32_t c, std::int64_t t_ns) {
-    auto& cl = clients_[c];
+    auto& cl = fleet_[c];
     if (mine(c)) rec_.record_send(cl.sent_ns, cl.item.sends, cl.outcome);
     Answer answer{cl.outcome, cl.status, std::nullopt, std::nullopt, std::nullopt};
     if (cl.retry_after_ns >= 0) answer.retry_after_ns = cl.retry_after_ns;
     if (!cl.should_retry) answer.should_retry = false;
     if (!cl.cycle.writing && cl.status == 200) answer.version = cl.version;
-    follow(c, t_ns, life_.on_outcome(t_ns, answer, cl.item, &cl.cycle, guards(c), cl.rng));
+    follow(c, t_ns, life_.on_outcome(t_ns, answer, cl.item, &cl.cycle, fleet_.guards(c), cl.rng));
   }
 
   // What the item life said: the write now, a read again later, or the item's end.
@@ -160,7 +152,7 @@ class OccSimulation {
         break;
     }
     if (mine(c))
-      record_item_end(rec_, step, t_ns, clients_[c].work.intended_ns, clients_[c].item.sends);
+      record_item_end(rec_, step, t_ns, fleet_[c].work.intended_ns, fleet_[c].item.sends);
     take_next_item(c, t_ns);
   }
 
@@ -171,10 +163,7 @@ class OccSimulation {
   const DeclaredTokens tokens_{scenario_.fleet.tokens, false};  // what every request declares
   VersionedRow row_;
   Workload workload_;
-  ClientGuards shared_guards_;
-  bool per_client_guards_;
-  std::vector<ClientGuards> guards_;
-  std::vector<OccClient> clients_;
+  SimFleet<OccClient> fleet_;
   EventQueue queue_;
   Recording rec_;
 };

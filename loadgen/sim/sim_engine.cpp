@@ -9,7 +9,7 @@
 #include "policy/workload.hpp"
 #include "saturating.hpp"
 #include "sim/event_queue.hpp"
-#include "sim/huge_page_allocator.hpp"
+#include "sim/sim_fleet.hpp"
 
 namespace stampede {
 namespace {
@@ -47,10 +47,6 @@ std::int32_t hint_seconds(std::int64_t retry_after_ns) {
 // miss to memory.
 constexpr std::size_t kPrefetchAhead = 16;
 
-// Per-client arrays, read at random.
-template <class T>
-using ClientArray = std::vector<T, HugePageAllocator<T>>;
-
 class Simulation {
  public:
   Simulation(const Scenario& s, const SimOptions& o)
@@ -60,19 +56,14 @@ class Simulation {
         provider_(s.provider),
         workload_(s.fleet, o.shard.count),
         schedule_(s.fleet),
-        shared_guards_(RetryPolicy::make_guards(s.fleet)),
-        per_client_guards_(shared_guards_.any()) {}
+        fleet_(s.fleet) {}
 
   Results run() {
-    const auto n = static_cast<std::size_t>(scenario_.fleet.clients);
-    clients_.reserve(n);
-    for (std::size_t c = 0; c < n; ++c) clients_.emplace_back(make_stream(scenario_.fleet.seed, c));
-    if (per_client_guards_) guards_.assign(n, shared_guards_);
     rec_.items = items_of(scenario_.fleet, options_.shard);
     if (scenario_.fleet.open_model()) {
       start_arrivals();
     } else {
-      for (std::uint32_t c = 0; c < n; ++c) take_next_item(c, 0);
+      for (std::uint32_t c = 0; c < fleet_.size(); ++c) take_next_item(c, 0);
     }
     loop();
     return simulation_results(scenario_, std::move(rec_));
@@ -95,7 +86,7 @@ class Simulation {
           send(e.client, e.t_ns);
           break;
         case EventKind::kAnswer:
-          answer(e.client, e.t_ns, clients_[e.client].answer);
+          answer(e.client, e.t_ns, fleet_[e.client].answer);
           break;
         case EventKind::kArrival:
           arrive(e.client, e.t_ns);
@@ -108,7 +99,7 @@ class Simulation {
   void prefetch(std::size_t ahead) {
     const TimedEvent* e = queue_.peek_ahead(ahead);
     if (e && static_cast<EventKind>(e->kind) != EventKind::kArrival)
-      __builtin_prefetch(&clients_[e->client]);
+      __builtin_prefetch(&fleet_[e->client]);
   }
 
   void schedule(std::uint32_t client, std::int64_t t_ns, EventKind kind) {
@@ -118,10 +109,6 @@ class Simulation {
   // Sharded: every client is simulated, only the shard's own are recorded.
   bool mine(std::uint32_t client) const { return options_.shard.owns(client); }
 
-  ClientGuards& guards(std::uint32_t client) {
-    return per_client_guards_ ? guards_[client] : shared_guards_;
-  }
-
   // The open model, split as a sharded fleet runs it: arrival k belongs to shard k mod N and
   // takes a free client of that shard's (c mod N the same), so each shard simulates alike.
   void start_arrivals() {
@@ -130,7 +117,7 @@ class Simulation {
       streams_.emplace_back(schedule_, g, groups);
       pools_.emplace_back();
     }
-    for (std::uint32_t c = 0; c < clients_.size(); ++c) pools_[c % groups].release(c);
+    for (std::uint32_t c = 0; c < fleet_.size(); ++c) pools_[c % groups].release(c);
     for (std::uint32_t g = 0; g < groups; ++g) schedule_arrival(g);
   }
 
@@ -153,20 +140,21 @@ class Simulation {
 
   void take_next_item(std::uint32_t c, std::int64_t now_ns) {
     if (!pools_.empty()) return pools_[c % pools_.size()].release(c);
-    const auto item = workload_.next(c, clients_[c].work.id);
+    const auto item = workload_.next(c, fleet_[c].work.id);
     if (!item) return;
     start_item(c, *item, now_ns);
   }
 
   void start_item(std::uint32_t c, const WorkItem& item, std::int64_t now_ns) {
-    clients_[c].work = item;
-    schedule(c, life_.begin(now_ns, item, clients_[c].item, nullptr, guards(c)), EventKind::kSend);
+    fleet_[c].work = item;
+    schedule(c, life_.begin(now_ns, item, fleet_[c].item, nullptr, fleet_.guards(c)),
+             EventKind::kSend);
   }
 
   void send(std::uint32_t c, std::int64_t t_ns) {
-    auto& cl = clients_[c];
+    auto& cl = fleet_[c];
     // Dropped on the client by an adaptive throttle: no send, no arrival, a 429 all the same.
-    const Step due = life_.on_send_due(t_ns, cl.item, nullptr, guards(c), cl.rng);
+    const Step due = life_.on_send_due(t_ns, cl.item, nullptr, fleet_.guards(c), cl.rng);
     if (due.kind != Step::Kind::kSendNow) return follow(c, t_ns, due);
     const Decision d = provider_.admit(t_ns, {}, tokens_);
     const Outcome seen =
@@ -188,11 +176,11 @@ class Simulation {
   }
 
   void answer(std::uint32_t c, std::int64_t t_ns, PendingAnswer a) {
-    auto& cl = clients_[c];
+    auto& cl = fleet_[c];
     Answer answer{a.outcome, 0, std::nullopt, std::nullopt, std::nullopt};
     if (a.retry_after_s >= 0) answer.retry_after_ns = std::int64_t{a.retry_after_s} * kNsPerSec;
     if (!a.should_retry) answer.should_retry = false;
-    follow(c, t_ns, life_.on_outcome(t_ns, answer, cl.item, nullptr, guards(c), cl.rng));
+    follow(c, t_ns, life_.on_outcome(t_ns, answer, cl.item, nullptr, fleet_.guards(c), cl.rng));
   }
 
   // What the item life said: send again later, or the item's end and the client's next.
@@ -206,7 +194,7 @@ class Simulation {
       if (step.at_ns <= options_.horizon_ns) schedule(c, step.at_ns, EventKind::kSend);
       return;
     }
-    const auto& cl = clients_[c];
+    const auto& cl = fleet_[c];
     if (mine(c)) record_item_end(rec_, step, t_ns, cl.work.intended_ns, cl.item.sends);
     take_next_item(c, t_ns);
   }
@@ -220,10 +208,7 @@ class Simulation {
   const ArrivalSchedule schedule_;
   std::vector<ArrivalStream> streams_;  // the open model only: one per shard
   std::vector<ClientPool> pools_;       // the free clients of each
-  ClientGuards shared_guards_;
-  bool per_client_guards_;
-  ClientArray<ClientGuards> guards_;
-  ClientArray<SimClient> clients_;
+  SimFleet<SimClient> fleet_;
   EventQueue queue_;
   Recording rec_;
 };
