@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "model/send_attribution.hpp"
+#include "open_quota.hpp"
 #include "scenario_clock.hpp"
 #include "server/locked_provider.hpp"
 #include "store/redis_quota.hpp"
@@ -113,19 +114,6 @@ void check_others_go_on(LockedProvider& provider, HeldStore& store, Release rele
   CHECK(a.decision.quota_t_ns.has_value());
 }
 
-// A RedisQuota on the test's redis-server, joined.
-std::unique_ptr<RedisQuota> open_store(const RedisServer& redis, const std::string& prefix,
-                                       const ProviderConfig& config) {
-  auto target = parse_redis_url(redis.url(prefix));
-  auto limits = script_limits(config);
-  REQUIRE(target);
-  REQUIRE(limits);
-  auto store = std::make_unique<RedisQuota>(*target, *limits, 1.0);
-  REQUIRE(!store->connect());
-  REQUIRE(store->join(ScenarioClock::unix_ns()));
-  return store;
-}
-
 // The times the arrival log says each arrival was decided at (its last column), in the order
 // of decisions.
 std::vector<std::int64_t> logged_times(const LockedProvider& provider) {
@@ -170,7 +158,7 @@ TEST_CASE("LockedProvider with a Redis store: the others go on while a round tri
   RedisServer redis;
   if (!redis_or_skip(redis)) return;
   auto o = options(nullptr, 2);
-  const auto redis_store = open_store(redis, "locked", o.config);
+  const auto redis_store = open_quota(redis, "locked", o.config);
   // Held on its way to Redis, not in Redis: hiredis gives up on a paused Redis after a second,
   // and a test must not race that.
   HeldStore store(redis_store.get());
@@ -185,7 +173,7 @@ TEST_CASE("LockedProvider with a Redis store: two threads' arrivals are logged o
   if (!redis_or_skip(redis)) return;
   auto o = options(nullptr, 2);
   o.config.allowance = Rate{50, kSec};
-  const auto redis_store = open_store(redis, "ordered", o.config);
+  const auto redis_store = open_quota(redis, "ordered", o.config);
   o.store = redis_store.get();
   LockedProvider provider(o);
   std::vector<std::thread> threads;

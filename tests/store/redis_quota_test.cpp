@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "model/provider_policy.hpp"
+#include "open_quota.hpp"
 #include "rng.hpp"
 #include "store/redis_quota.hpp"
 #include "support/redis.hpp"
@@ -87,12 +88,6 @@ void require_same(const Decision& got, const Decision& want) {
   }
 }
 
-std::int64_t wall_now() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-
 ProviderConfig config(LimiterKind kind, Rate allowance, Rate capacity,
                       std::optional<std::int64_t> burst = std::nullopt) {
   ProviderConfig c;
@@ -101,21 +96,6 @@ ProviderConfig config(LimiterKind kind, Rate allowance, Rate capacity,
   c.capacity = capacity;
   c.burst = burst;
   return c;
-}
-
-std::unique_ptr<RedisQuota> open(const RedisServer& redis, const std::string& prefix,
-                                 const ProviderConfig& c) {
-  auto target = parse_redis_url(redis.url(prefix));
-  auto limits = script_limits(c);
-  REQUIRE(target);
-  INFO(limits.error());
-  REQUIRE(limits);
-  auto store = std::make_unique<RedisQuota>(*target, *limits, 1.0);
-  const auto e = store->connect();
-  INFO(e.value_or(""));
-  REQUIRE(!e);
-  REQUIRE(store->join(wall_now()));
-  return store;
 }
 
 }  // namespace
@@ -142,7 +122,7 @@ TEST_CASE("the Redis store answers every arrival as the in-process limiters do")
   };
   int prefix = 0;
   for (const auto& c : cases) {
-    auto store = open(redis, "same-" + std::to_string(prefix++), c.config);
+    auto store = open_quota(redis, "same-" + std::to_string(prefix++), c.config);
     ProviderPolicy local(c.config);
     ProviderPolicy shared(c.config, store.get());
     int served = 0, capacity = 0, allowance = 0;
@@ -196,7 +176,7 @@ TEST_CASE("the Redis store answers the token quotas as the in-process layers do"
     cfg.token_allowance = c.tokens;
     cfg.spend_cap = c.spend_cap;
     cfg.default_tokens = 3;
-    auto store = open(redis, "tokens-" + std::to_string(prefix++), cfg);
+    auto store = open_quota(redis, "tokens-" + std::to_string(prefix++), cfg);
     ProviderPolicy local(cfg);
     ProviderPolicy shared(cfg, store.get());
     std::array<int, kDecisionReasonCount> seen{};
@@ -234,8 +214,8 @@ TEST_CASE("replicas share one token allowance and one spend cap, a reset restore
   c.limiter = LimiterKind::kFixedWindow;
   c.token_allowance = Rate{50, kSec};
   c.spend_cap = 100;
-  auto store_a = open(redis, "spend", c);
-  auto store_b = open(redis, "spend", c);
+  auto store_a = open_quota(redis, "spend", c);
+  auto store_b = open_quota(redis, "spend", c);
   ProviderPolicy a(c, store_a.get());
   ProviderPolicy b(c, store_b.get());
   const auto tokens = [](std::int64_t n) { return DeclaredTokens{n, false}; };
@@ -300,8 +280,8 @@ TEST_CASE("replicas share one allowance, and a reset on one is followed by the o
   RedisServer redis;
   if (!redis_or_skip(redis)) return;
   const auto c = config(LimiterKind::kFixedWindow, {5, kSec}, {1000, kSec});
-  auto a = open(redis, "shared", c);
-  auto b = open(redis, "shared", c);
+  auto a = open_quota(redis, "shared", c);
+  auto b = open_quota(redis, "shared", c);
   CHECK(a->epoch_wall_ns() == b->epoch_wall_ns());  // b joined a's scenario
   int admitted = 0;
   for (int i = 0; i < 8; ++i) {
@@ -328,7 +308,7 @@ TEST_CASE("a store lost mid-run answers unavailable: 503, not a crash") {
   RedisServer redis;
   if (!redis_or_skip(redis)) return;
   const auto c = config(LimiterKind::kTokenBucket, {5, kSec}, {1000, kSec});
-  auto store = open(redis, "lost", c);
+  auto store = open_quota(redis, "lost", c);
   CHECK(!store->decide(0, "t", 1).unavailable);
   redis.stop();
   for (int i = 0; i < 3; ++i) CHECK(store->decide(kSec + i, "t", 1).unavailable);

@@ -9,6 +9,7 @@
 #include <thread>
 #include <vector>
 
+#include "open_quota.hpp"
 #include "rng.hpp"
 #include "scenario_clock.hpp"
 #include "store/redis_quota.hpp"
@@ -22,21 +23,6 @@ using namespace support;
 namespace {
 
 constexpr std::int64_t kSec = 1'000'000'000;
-
-std::unique_ptr<RedisQuota> open(const RedisServer& redis, const std::string& prefix,
-                                 const ProviderConfig& c) {
-  auto target = parse_redis_url(redis.url(prefix));
-  auto limits = script_limits(c);
-  REQUIRE(target);
-  INFO(limits.error());
-  REQUIRE(limits);
-  auto store = std::make_unique<RedisQuota>(*target, *limits, 1.0);
-  const auto e = store->connect();
-  INFO(e.value_or(""));
-  REQUIRE(!e);
-  REQUIRE(store->join(ScenarioClock::unix_ns()));
-  return store;
-}
 
 void require_same(const std::optional<LimitVerdict>& got, const std::optional<LimitVerdict>& want) {
   REQUIRE(got.has_value() == want.has_value());
@@ -73,8 +59,8 @@ TEST_CASE("decide_all answers a batch as one decide after another does, for ever
     c.token_allowance = Rate{400, kSec};
     c.spend_cap = 8000;  // reached part-way
     const std::string name = "batch-" + std::to_string(prefix++);
-    auto one_by_one = open(redis, name + "-one", c);
-    auto batched = open(redis, name + "-all", c);
+    auto one_by_one = open_quota(redis, name + "-one", c);
+    auto batched = open_quota(redis, name + "-all", c);
     // Arrivals from three tenants in bursts, some at the same nanosecond, some out of order
     // (the store decides them at its latest time), costing 0 to more than the allowance.
     Rng rng = make_stream(3, static_cast<std::uint64_t>(kind));
@@ -117,7 +103,7 @@ TEST_CASE("a batch stops where one decide would lose the store: the rest answer 
   ProviderConfig c;
   c.limiter = LimiterKind::kTokenBucket;
   c.allowance = Rate{7, kSec};  // the bucket's time scaled by 7: beyond 2^53 after 14.9 days
-  auto store = open(redis, "beyond", c);
+  auto store = open_quota(redis, "beyond", c);
   const std::int64_t far_ns = 20LL * 24 * 3600 * kSec;
   const std::vector<QuotaAsk> asks{{kSec, "t", 1}, {far_ns, "t", 1}, {far_ns + 1, "t", 1}};
   const auto got = store->decide_all(asks);
@@ -134,8 +120,8 @@ TEST_CASE("a batch asked on an old epoch is decided on the new one's clock") {
   if (!redis_or_skip(redis)) return;
   ProviderConfig c;
   c.allowance = Rate{5, kSec};
-  auto a = open(redis, "epoch", c);
-  auto b = open(redis, "epoch", c);
+  auto a = open_quota(redis, "epoch", c);
+  auto b = open_quota(redis, "epoch", c);
   REQUIRE(b->reset(a->epoch_wall_ns() + 10 * kSec));  // t = 0 ten seconds later
   const std::vector<QuotaAsk> asks{{10 * kSec + 7, "t", 1}, {10 * kSec + 9, "t", 1}};
   const auto got = a->decide_all(asks);
