@@ -24,7 +24,7 @@ FUZZ_TARGETS := fuzz_scenario fuzz_duration fuzz_rate fuzz_assertion fuzz_retry_
                 fuzz_results fuzz_provider_request fuzz_http_response fuzz_admin_request fuzz_merge
 SOURCES = $(shell find core fakeprovider loadgen reports tests bench fuzz -name '*.cpp' -o -name '*.hpp' 2>/dev/null)
 
-.PHONY: all deps deps-test build build-tests install package test test-unit test-slow test-bench asan tsan fuzz fmt fmt-check demo golden bench clean
+.PHONY: all deps deps-test build build-tests install package test test-unit test-slow test-soak test-slow-rest test-bench asan tsan fuzz fmt fmt-check demo golden bench clean
 
 all: build
 
@@ -79,6 +79,14 @@ test-unit: build-tests
 
 test-slow: build-tests
 	$(CTEST) -L slow
+
+# test-slow in two: the soak (ten minutes of mostly waiting on a light, steady load) and the
+# rest, so CI can run the soak beside the sanitizer builds.
+test-soak: build-tests
+	$(CTEST) -L slow -R '^soak: '
+
+test-slow-rest: build-tests
+	$(CTEST) -L slow -E '^soak: '
 
 test-bench: build-tests
 	$(CTEST) -L bench
