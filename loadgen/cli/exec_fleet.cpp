@@ -16,6 +16,7 @@
 #include <unordered_map>
 
 #include "duration.hpp"
+#include "enum_table.hpp"
 #include "scenario_clock.hpp"
 
 namespace stampede {
@@ -141,17 +142,11 @@ struct ChildSetup {
 }  // namespace
 
 std::string_view to_string(FleetStop s) {
-  switch (s) {
-    case FleetStop::kNone:
-      return "";
-    case FleetStop::kSignal:
-      return "signal";
-    case FleetStop::kMaxDuration:
-      return "max_duration";
-    case FleetStop::kTimeout:
-      return "timeout";
-  }
-  return "?";
+  constexpr EnumTable<FleetStop, 4> kNames{{{FleetStop::kNone, ""},
+                                            {FleetStop::kSignal, "signal"},
+                                            {FleetStop::kMaxDuration, "max_duration"},
+                                            {FleetStop::kTimeout, "timeout"}}};
+  return enum_name(kNames, s);
 }
 
 Fleet::Fleet(FleetSpec spec, const SignalDescriptor& signals)

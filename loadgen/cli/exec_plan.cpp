@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "enum_table.hpp"
+
 namespace stampede {
 namespace {
 
@@ -83,15 +85,10 @@ ExecOutcome outcome_of(const ProcessEnd& end) {
 }
 
 std::string_view to_string(ExecOutcome o) {
-  switch (o) {
-    case ExecOutcome::kDelivered:
-      return "delivered";
-    case ExecOutcome::kDeadLettered:
-      return "dead_lettered";
-    case ExecOutcome::kUnfinished:
-      return "unfinished";
-  }
-  return "?";
+  constexpr EnumTable<ExecOutcome, 3> kNames{{{ExecOutcome::kDelivered, "delivered"},
+                                              {ExecOutcome::kDeadLettered, "dead_lettered"},
+                                              {ExecOutcome::kUnfinished, "unfinished"}}};
+  return enum_name(kNames, o);
 }
 
 std::string end_label(const ProcessEnd& end) {

@@ -3,6 +3,7 @@
 #include <optional>
 #include <utility>
 
+#include "enum_table.hpp"
 #include "gate.hpp"
 #include "scenario_clock.hpp"
 
@@ -140,18 +141,20 @@ void take_bounds(const RunArgs& a, std::optional<double> scale, RunCommand& cmd,
   if (auto g = take(grace_ns(o.grace, timeout_wall_ns), errors)) cmd.options.grace_ns = *g;
 }
 
+constexpr EnumTable<HttpClient, 3> kHttpClients{
+    {{HttpClient::kAuto, "auto"}, {HttpClient::kNative, "native"}, {HttpClient::kCurl, "libcurl"}}};
+
 void take_http_client(const RunArgs& a, RunCommand& cmd, Errors& errors) {
-  const std::string& scheme = cmd.request.url.scheme;  // empty when --url was bad
-  if (a.http_client == "native") {
-    if (!scheme.empty() && scheme != "http")
-      errors.push_back("--http-client native: the native client speaks plain http, not " + scheme +
-                       "; use auto or libcurl");
-    cmd.options.http_client = HttpClient::kNative;
-  } else if (a.http_client == "libcurl") {
-    cmd.options.http_client = HttpClient::kCurl;
-  } else if (a.http_client != "auto") {
+  const auto client = find_enum(kHttpClients, a.http_client);
+  if (!client) {
     errors.push_back("--http-client: '" + a.http_client + "' is not auto, native or libcurl");
+    return;
   }
+  const std::string& scheme = cmd.request.url.scheme;  // empty when --url was bad
+  if (*client == HttpClient::kNative && !scheme.empty() && scheme != "http")
+    errors.push_back("--http-client native: the native client speaks plain http, not " + scheme +
+                     "; use auto or libcurl");
+  cmd.options.http_client = *client;
 }
 
 // Before the probe: a path found bad after the run would lose it.

@@ -2,28 +2,21 @@
 
 #include <limits>
 
+#include "enum_table.hpp"
 #include "saturating.hpp"
 
 namespace stampede {
 
 std::string_view to_string(DeadLetterReason r) {
-  switch (r) {
-    case DeadLetterReason::kNone:
-      return "none";
-    case DeadLetterReason::kNotRetryable:
-      return "not_retryable";
-    case DeadLetterReason::kAttempts:
-      return "attempts_exhausted";
-    case DeadLetterReason::kDeadline:
-      return "deadline";
-    case DeadLetterReason::kBudget:
-      return "retry_budget";
-    case DeadLetterReason::kQuota:
-      return "retry_quota";
-    case DeadLetterReason::kRetryRatio:
-      return "retry_ratio";
-  }
-  return "?";
+  constexpr EnumTable<DeadLetterReason, 7> kNames{
+      {{DeadLetterReason::kNone, "none"},
+       {DeadLetterReason::kNotRetryable, "not_retryable"},
+       {DeadLetterReason::kAttempts, "attempts_exhausted"},
+       {DeadLetterReason::kDeadline, "deadline"},
+       {DeadLetterReason::kBudget, "retry_budget"},
+       {DeadLetterReason::kQuota, "retry_quota"},
+       {DeadLetterReason::kRetryRatio, "retry_ratio"}}};
+  return enum_name(kNames, r);
 }
 
 RetryPolicy RetryPolicy::from(const FleetConfig& f) {
