@@ -3,23 +3,22 @@
 #include <algorithm>
 #include <iterator>
 
+#include "enum_table.hpp"
+
 namespace stampede {
 
-const char* ConnectionRefusals::describe(Kind kind) {
-  switch (kind) {
-    case Kind::kAtLimit:
-      return "refused at --max-connections";
-    case Kind::kNoDescriptors:
-      return "refused for want of file descriptors (RLIMIT_NOFILE)";
-    case Kind::kSlowHeaders:
-      return "closed for request headers slower than --header-timeout";
-    case Kind::kSlowBody:
-      return "closed for a request body not complete --header-timeout after its first byte";
-    case Kind::kBadFraming:
-      return "answered 400/501 and closed for a Transfer-Encoding or Content-Length whose body "
-             "end cannot be found";
-  }
-  return "";
+std::string_view ConnectionRefusals::describe(Kind kind) {
+  constexpr EnumTable<Kind, kKinds> kDescriptions{
+      {{Kind::kAtLimit, "refused at --max-connections"},
+       {Kind::kNoDescriptors, "refused for want of file descriptors (RLIMIT_NOFILE)"},
+       {Kind::kSlowHeaders, "closed for request headers slower than --header-timeout"},
+       {Kind::kSlowBody,
+        "closed for a request body not complete --header-timeout after its first byte"},
+       {Kind::kBadFraming,
+        "answered 400/501 and closed for a Transfer-Encoding or Content-Length whose body end "
+        "cannot be found"}}};
+  static_assert(is_dense(kDescriptions));
+  return kDescriptions[static_cast<std::size_t>(kind)].second;
 }
 
 void ConnectionRefusals::note(Kind kind, std::int64_t now_ns) {
@@ -40,7 +39,8 @@ void ConnectionRefusals::print_locked(std::int64_t now_ns) {
   const char* sep = " ";
   for (int k = 0; k < kKinds; ++k) {
     if (counts_[k] == 0) continue;
-    line += sep + std::to_string(counts_[k]) + " " + describe(static_cast<Kind>(k));
+    line += sep + std::to_string(counts_[k]) + " ";
+    line += describe(static_cast<Kind>(k));
     sep = ", ";
     counts_[k] = 0;
   }

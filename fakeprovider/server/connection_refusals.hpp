@@ -4,6 +4,7 @@
 #include <mutex>
 #include <ostream>
 #include <string>
+#include <string_view>
 
 namespace stampede {
 
@@ -22,7 +23,7 @@ class ConnectionRefusals {
   // Prints what was counted since the last line, if anything and the period has passed (or
   // whatever the time, at the end).
   void flush(std::int64_t now_ns, bool at_end = false);
-  static const char* describe(Kind kind);
+  static std::string_view describe(Kind kind);
 
  private:
   void print_locked(std::int64_t now_ns);

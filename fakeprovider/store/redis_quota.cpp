@@ -6,6 +6,7 @@
 #include <cstring>
 #include <iostream>
 
+#include "enum_table.hpp"
 #include "generated/store/redis_quota_script.hpp"
 #include "one_line.hpp"
 #include "saturating.hpp"
@@ -24,16 +25,12 @@ constexpr std::size_t kArrivalFields = 2 + 3 * kReplyFields;
 constexpr std::int64_t kRetryNs = 1'000'000'000;  // reconnect at most once a second
 const timeval kTimeout{1, 0};
 
+// The script's one-letter name of each limiter (redis_quota.lua).
 std::string kind_code(LimiterKind kind) {
-  switch (kind) {
-    case LimiterKind::kFixedWindow:
-      return "f";
-    case LimiterKind::kSlidingWindow:
-      return "s";
-    case LimiterKind::kTokenBucket:
-      break;
-  }
-  return "b";
+  constexpr EnumTable<LimiterKind, 3> kCodes{{{LimiterKind::kFixedWindow, "f"},
+                                              {LimiterKind::kSlidingWindow, "s"},
+                                              {LimiterKind::kTokenBucket, "b"}}};
+  return std::string(enum_name(kCodes, kind));
 }
 
 void add_limit(std::vector<std::string>& args, const std::optional<ScriptLimit>& l) {
