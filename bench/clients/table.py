@@ -37,7 +37,11 @@ def arrivals_by_client(path):
     clients = {}
     with open(path, newline="") as f:
         for row in csv.DictReader(f):
-            clients.setdefault(row["client_id"], []).append((int(row["t_ns"]), int(row["status"])))
+            # The hint counts from when the provider decided (decided_t_ns: the time its limiter
+            # used); the arrival itself is t_ns, the stamp. Older logs have only t_ns.
+            t = int(row["t_ns"])
+            decided = int(row.get("decided_t_ns") or t)
+            clients.setdefault(row["client_id"], []).append((t, int(row["status"]), decided))
     for rows in clients.values():
         rows.sort()
     return clients
@@ -77,9 +81,9 @@ def waits_after_hints(clients, windows):
     """wait - hint (ns) of every retry that followed an answer with a Retry-After."""
     offsets = []
     for rows in clients.values():
-        for (t, status), (t_next, _) in zip(rows, rows[1:]):
+        for (_, status, decided), (t_next, _, _) in zip(rows, rows[1:]):
             if status != 200 and status != 0:
-                offsets.append((t_next - t) - hint_ns(t, windows))
+                offsets.append((t_next - decided) - hint_ns(decided, windows))
     return offsets
 
 
@@ -87,7 +91,7 @@ def peak_retries(clients):
     """(retries, second) of the busiest second of retries."""
     per_second = {}
     for rows in clients.values():
-        for t, _ in rows[1:]:
+        for t, _, _ in rows[1:]:
             per_second[t // NS] = per_second.get(t // NS, 0) + 1
     if not per_second:
         return 0, None
