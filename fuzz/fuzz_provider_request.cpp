@@ -116,7 +116,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
             credential_key("Authorization", tenant.c_str()), claim, headers.client.value, {},
             parse_declared_tokens(in.ConsumeBool() ? tokens.c_str() : nullptr));
         const auto& d = admission.decision;
-        if (d.retry_after_ns >= 0 && retry_after_seconds(d.retry_after_ns) < 1) std::abort();
+        if (d.retry_after_ns && retry_after_seconds(*d.retry_after_ns) < 1) std::abort();
       }
     }
   }
