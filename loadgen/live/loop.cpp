@@ -47,6 +47,7 @@ LiveLoop::LiveLoop(LiveShared& shared, unsigned index, unsigned loops) : shared_
   const auto clients =
       static_cast<std::uint32_t>(shared.options.shard.clients_below(shared.scenario.fleet.clients));
   clients_.resize((clients - index + loops - 1) / loops);
+  heap_.reserve(clients_.size());  // a client waits on one entry at most
   epoll_fd_ = epoll_create1(EPOLL_CLOEXEC);
   if (epoll_fd_ < 0) fail("epoll_create1");
   timer_fd_ = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
