@@ -1,7 +1,9 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <queue>
+#include <utility>
 #include <vector>
 
 namespace stampede {
@@ -20,6 +22,13 @@ class TimerHeap {
     }
   };
 
+  // Room for n entries, taken and touched now: a heap that grows in a storm copies itself and
+  // faults its new pages in while sends fall due.
+  void reserve(std::size_t n) {
+    std::vector<Entry> room(n);
+    room.clear();
+    heap_ = decltype(heap_)(std::greater<>{}, std::move(room));
+  }
   void push(std::int64_t due_ns, std::uint32_t client) { heap_.push({due_ns, seq_++, client}); }
   bool empty() const { return heap_.empty(); }
   std::size_t size() const { return heap_.size(); }
