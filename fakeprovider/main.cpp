@@ -331,7 +331,8 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--arrivals-out", args.arrivals_out,
                  "on exit, write every arrival here (CSV: "
-                 "t_ns,tenant,status,attempt,client_id,send_rule)")
+                 "t_ns,tenant,status,attempt,client_id,send_rule,decided_t_ns; t_ns when its "
+                 "bytes came in, decided_t_ns the time its limiters used)")
       ->type_name("FILE");
   app.add_option("--stats-out", args.stats_out, "on exit, write the final stats JSON here")
       ->type_name("FILE");
