@@ -17,9 +17,10 @@ inline std::int64_t days_from_civil(std::int64_t y, unsigned m, unsigned d) {
   return era * 146097 + static_cast<std::int64_t>(doe) - 719468;
 }
 
-// A second since the epoch as UTC text in a strftime format: the HTTP Date header's
+// A whole second since the epoch as UTC text in a strftime format (format_utc in results.hpp
+// takes nanoseconds and writes RFC 3339 to the millisecond): the HTTP Date header's
 // IMF-fixdate, or RFC 3339 as Anthropic sends its reset times.
-inline std::string format_utc(std::int64_t epoch_s, const char* format) {
+inline std::string strftime_utc(std::int64_t epoch_s, const char* format) {
   const auto t = static_cast<std::time_t>(epoch_s);
   std::tm utc{};
   gmtime_r(&t, &utc);

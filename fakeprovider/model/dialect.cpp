@@ -199,7 +199,7 @@ std::int64_t ceil_units(std::int64_t ns, std::int64_t unit_ns) {
 
 // RFC 3339 in UTC, as Anthropic sends its reset times: 2025-01-02T03:04:05Z.
 std::string rfc3339(std::int64_t epoch_s) {
-  return format_utc(epoch_s, "%Y-%m-%dT%H:%M:%SZ");
+  return strftime_utc(epoch_s, "%Y-%m-%dT%H:%M:%SZ");
 }
 
 // The IETF draft's RateLimit-* fields carry one quota: the one a 429 for tokens is about, or

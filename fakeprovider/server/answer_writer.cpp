@@ -37,7 +37,7 @@ std::int64_t epoch_s_now() {
 
 // The Date header's value for a second since the epoch (RFC 9110's IMF-fixdate).
 std::string http_date(std::int64_t epoch_s) {
-  return format_utc(epoch_s, "%a, %d %b %Y %H:%M:%S GMT");
+  return strftime_utc(epoch_s, "%a, %d %b %Y %H:%M:%S GMT");
 }
 
 // The last answer built on this server thread, and by which writer, with its Date: the

@@ -53,8 +53,6 @@ class ItemLife {
     return (item.retries > 0 || item.sends > 0) && !(occ && occ->writing);
   }
 
-  const RetryPolicy& policy() const { return policy_; }
-
  private:
   RetryPolicy policy_;
 };
