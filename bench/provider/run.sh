@@ -7,7 +7,8 @@
 # Environment: DURATION (wrk run per point, default 10s), CONNECTIONS (default "50 400 1000"),
 # BURSTS (default "1000 5000"), REPEAT (rounds per connection count and per burst, default 3;
 # the summary lines are the medians), MODES (fakeprovider --arrival-stamp modes, default
-# "watch read").
+# "watch read"), FLOORS (floor_server.cpp's ways to wait measured beside them, default
+# "epoll uring"; empty for none).
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -19,6 +20,7 @@ connections=${CONNECTIONS:-50 400 1000}
 bursts=${BURSTS:-1000 5000}
 repeat=${REPEAT:-3}
 modes=${MODES:-watch read}
+floors=${FLOORS-epoll uring}
 # fakeprovider's allowance and the same rate in nginx's words: all but a few answers are 429.
 allowance=100/min
 nginx_rate=100r/m
@@ -80,22 +82,41 @@ for mode in $modes; do
   port[$mode]=$data_port
   pid_of[$mode]=$fp_pid
 done
+# The floor (floor_server.cpp): fakeprovider's 429 bytes and nothing else, as fast as the
+# kernel lets any server answer under this wrk on this machine.
+servers=$modes
+for way in $floors; do
+  flags=()
+  if [ "$way" = uring ]; then flags=(-DWITH_URING -luring); fi
+  if ! g++ -O2 -std=c++20 -pthread -o "$tmp/floor-$way" "$root/bench/provider/floor_server.cpp" \
+    "${flags[@]}" 2>"$tmp/floor-$way.err"; then
+    echo "run.sh: floor $way not built (for uring: apt-get install liburing-dev), left out" >&2
+    continue
+  fi
+  "$tmp/floor-$way" "$way" 2 >"$tmp/floor-$way.port" &
+  pids+=("$!")
+  pid_of[floor-$way]=$!
+  for _ in $(seq 1 500); do [ -s "$tmp/floor-$way.port" ] && break; sleep 0.01; done
+  port[floor-$way]=$(cat "$tmp/floor-$way.port")
+  servers="$servers floor-$way"
+done
 start_nginx
-for mode in $modes; do
+for mode in $servers; do
   cmp -s <(first_429_body "${port[$mode]}") <(first_429_body "$nginx_port") ||
+    [[ $mode == floor-* ]] ||
     { echo "run.sh: fakeprovider ($mode) and nginx answer 429 with different bodies" >&2; exit 1; }
 done
 nginx_workers=$(pgrep -P "$(cat "$tmp/nginx/nginx.pid")" | tr '\n' ' ')
-printf '%-6s %-6s %-6s | %-36s | %-36s | %s\n' conns round stamp \
-  "fakeprovider req/s, p99 ms, CPU us/req" "nginx limit_req req/s, p99 ms, CPU us/req" "ratio"
+printf '%-6s %-6s %-11s | %-36s | %-36s | %s\n' conns round server \
+  "server req/s, p99 ms, CPU us/req" "nginx limit_req req/s, p99 ms, CPU us/req" "ratio"
 summary=()
 for c in $connections; do
-  for mode in $modes; do : >"$tmp/points-$mode"; done
+  for mode in $servers; do : >"$tmp/points-$mode"; done
   for r in $(seq 1 "$repeat"); do
-    # nginx in the middle, the fakeproviders around it in turn, so a drift in the machine's
-    # load favours no one.
+    # nginx second, the others around it in turn, so a drift in the machine's load favours
+    # no one.
     # shellcheck disable=SC2086
-    order=($modes)
+    order=($servers)
     [ $((r % 2)) = 0 ] && order=($(printf '%s\n' "${order[@]}" | tac))
     declare -A result=()
     result[${order[0]}]=$(wrk_point "http://127.0.0.1:${port[${order[0]}]}/" "$c" "${pid_of[${order[0]}]}")
@@ -105,21 +126,21 @@ for c in $connections; do
       result[$mode]=$(wrk_point "http://127.0.0.1:${port[$mode]}/" "$c" "${pid_of[$mode]}")
     done
     read -r ng_rps ng_p99 ng_non2xx ng_total ng_cpu <<<"$ng"
-    for mode in $modes; do
+    for mode in $servers; do
       read -r fp_rps fp_p99 fp_non2xx fp_total fp_cpu <<<"${result[$mode]}"
       echo "$fp_rps $fp_p99 $fp_cpu $ng_rps $ng_p99 $ng_cpu" >>"$tmp/points-$mode"
-      printf '%-6s %-6s %-6s | %8s %8s %6s (429: %3s%%) | %8s %8s %6s (429: %3s%%) | %sx\n' \
+      printf '%-6s %-6s %-11s | %8s %8s %6s (429: %3s%%) | %8s %8s %6s (429: %3s%%) | %sx\n' \
         "$c" "$r" "$mode" "$fp_rps" "$fp_p99" "$fp_cpu" "$((100 * fp_non2xx / fp_total))" \
         "$ng_rps" "$ng_p99" "$ng_cpu" "$((100 * ng_non2xx / ng_total))" \
         "$(python3 -c "print(f'{$fp_rps / $ng_rps:.2f}')")"
     done
   done
-  for mode in $modes; do
+  for mode in $servers; do
     summary+=("$(python3 - "$c" "$mode" "$tmp/points-$mode" <<'PY'
 import statistics, sys
 rows = [list(map(float, line.split())) for line in open(sys.argv[3])]
 m = [statistics.median(col) for col in zip(*rows)]
-print(f"{sys.argv[1]:<6} median {sys.argv[2]:<6} | {m[0]:8.0f} {m[1]:8.2f} {m[2]:6.1f}"
+print(f"{sys.argv[1]:<6} median {sys.argv[2]:<11} | {m[0]:8.0f} {m[1]:8.2f} {m[2]:6.1f}"
       f"             | {m[3]:8.0f} {m[4]:8.2f} {m[5]:6.1f}             | {m[0] / m[3]:.2f}x")
 PY
 )")
