@@ -9,6 +9,7 @@
 
 #include <chrono>
 
+#include "model/arrival_edge.hpp"
 #include "scenario_clock.hpp"
 
 namespace stampede {
@@ -82,15 +83,15 @@ void ArrivalStamper::run() {
       if (events[i].data.fd == stop_fd_) return;
       waiting[m++] = {events[i].data.fd, POLLIN, 0};
     }
+    const std::int64_t polled_from_ns = ScenarioClock::steady_ns();
     poll(waiting, static_cast<nfds_t>(m), 0);
     // Read after poll: bytes it found were in by then, so no stamp is ever early.
     const std::int64_t now_ns = ScenarioClock::steady_ns();
     for (int i = 0; i < m; ++i) {
       if (!(waiting[i].revents & POLLIN)) continue;
-      // The earliest edge since the connection's last answer is the arrival.
       Slot& slot = slots_[waiting[i].fd];
       std::int64_t seen = slot.seen_ns.load(std::memory_order_relaxed);
-      if (seen == 0 || seen <= slot.answered_ns.load(std::memory_order_relaxed)) {
+      if (edge_is_arrival(seen, slot.answered_ns.load(std::memory_order_relaxed), polled_from_ns)) {
         slot.seen_ns.compare_exchange_strong(seen, now_ns, std::memory_order_relaxed);
       }
     }
