@@ -329,10 +329,10 @@ TEST_CASE("an unreachable provider admin is one line, exit 3, and no process sta
   FakeProvider provider({});
   REQUIRE(provider.started());
   TempDir dir;
-  const auto r = run_exec(dir,
-                          {"--clients", "3", "--url", provider.url(), "--provider-admin",
-                           "http://127.0.0.1:" + std::to_string(support::unused_port())},
-                          {"touch", dir.file("started.{client}")});
+  const support::RefusedPort dead;
+  const auto r =
+      run_exec(dir, {"--clients", "3", "--url", provider.url(), "--provider-admin", dead.url("")},
+               {"touch", dir.file("started.{client}")});
   CHECK(r.code == 3);
   CHECK(one_line(r.err));
   CHECK(r.err.find("loadgen: provider admin unreachable: GET http://127.0.0.1:") == 0);

@@ -101,7 +101,8 @@ TEST_CASE("live: credentials in --url and --api-key appear in no output of loadg
 
 TEST_CASE("live: a target that cannot be reached is named without its credentials") {
   TempDir dir;
-  const std::string url = "http://127.0.0.1:" + std::to_string(unused_port()) + "/v1";
+  const RefusedPort dead;
+  const std::string url = dead.url("/v1");
   Process run(STAMPEDE_BIN_DIR "/loadgen",
               {"run", "--url", with_credentials(url), "--api-key", kApiKey, "--clients", "2",
                "--junit", dir.file("junit.xml")},

@@ -320,7 +320,8 @@ TEST_CASE("tenant keys go round-robin, trace headers carry the send number") {
 }
 
 TEST_CASE("an unreachable target exits 3, bad flags exit 2") {
-  const std::string dead_url = "http://127.0.0.1:" + std::to_string(unused_port()) + "/";
+  const RefusedPort dead;
+  const std::string dead_url = dead.url();
   auto r = run_loadgen({"--url", dead_url, "--clients", "5"});
   CHECK(r.code == 3);
   CHECK(r.err.find("unreachable") != std::string::npos);

@@ -210,9 +210,9 @@ TEST_CASE("a target that accepts and never answers fails the run: timeouts, not 
 
 TEST_CASE("a refused target is exit 3 with a JUnit error; the gate's usage errors send nothing") {
   SUBCASE("refused: exit 3, and the JUnit file holds the error") {
+    const RefusedPort dead;
     const auto r =
-        run_with_junit({"--url", "http://127.0.0.1:" + std::to_string(unused_port()) + "/",
-                        "--clients", "3", "--assert", "requests < 10"});
+        run_with_junit({"--url", dead.url(), "--clients", "3", "--assert", "requests < 10"});
     CHECK(r.run.code == 3);
     CHECK(has(r.run.err, "loadgen: target unreachable: cannot connect to"));
     CHECK(has(r.junit, "tests=\"1\" failures=\"0\" errors=\"1\""));

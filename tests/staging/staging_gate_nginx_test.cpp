@@ -133,9 +133,13 @@ TEST_CASE(
   auto started = start_nginx();
   if (!started) return;
   const std::string url = started->http_url();
-  // Staging was there, and now is not: nothing listens on its port.
+  // Staging was there, and now is not: nothing listens on its port, held so that no other
+  // test's server is given it.
+  const int port = started->http_port();
   started->stop_and_read_log();
   started.reset();
+  const support::RefusedPort gone(port);
+  REQUIRE_MESSAGE(gone.port() == port, "another process took nginx's port as it stopped");
   const auto r = run_with_junit({"--url", url, "--clients", "3", "--assert", "requests < 10"});
   INFO("stderr: " << r.run.err);
   CHECK(r.run.code == 3);

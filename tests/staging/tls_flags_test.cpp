@@ -128,7 +128,8 @@ TEST_CASE(
 }
 
 TEST_CASE("the CA variables are read for https only, as curl reads them") {
-  const std::string http = "http://127.0.0.1:" + std::to_string(support::unused_port()) + "/v1";
+  const support::RefusedPort dead;
+  const std::string http = dead.url("/v1");
   // Not read over http: the run goes on to find nothing listening.
   const auto r = run_loadgen({"--url", http, "--clients", "2", "--max-duration", "10s"},
                              with_variable("SSL_CERT_FILE", "/nonexistent.pem"));

@@ -82,6 +82,7 @@ class NginxStaging {
   bool started() const { return started_; }
   const std::string& error() const { return error_; }  // why it did not start
   std::string http_url(const std::string& path = "/v1") const;
+  int http_port() const { return http_port_; }
   std::string https_url(const std::string& path = "/v1",
                         const std::string& host = "127.0.0.1") const;
   // The certificates (made only with https).

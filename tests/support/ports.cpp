@@ -29,6 +29,29 @@ int unused_port() {
   return bound ? ntohs(a.sin_port) : 0;
 }
 
+RefusedPort::RefusedPort() : RefusedPort(0) {}
+
+RefusedPort::RefusedPort(int port) {
+  fd_ = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  // SO_REUSEADDR: a server's port is bound again past its connections in TIME_WAIT.
+  const int one = 1;
+  if (port != 0 && fd_ >= 0) setsockopt(fd_, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+  sockaddr_in a = loopback(port);
+  socklen_t len = sizeof a;
+  if (fd_ < 0 || bind(fd_, reinterpret_cast<sockaddr*>(&a), len) != 0 ||
+      getsockname(fd_, reinterpret_cast<sockaddr*>(&a), &len) != 0)
+    return;
+  port_ = ntohs(a.sin_port);
+}
+
+RefusedPort::~RefusedPort() {
+  if (fd_ >= 0) close(fd_);
+}
+
+std::string RefusedPort::url(const std::string& path) const {
+  return "http://127.0.0.1:" + std::to_string(port_) + path;
+}
+
 bool accepts_connections(int port) {
   const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   sockaddr_in a = loopback(port);
