@@ -67,7 +67,11 @@ std::int64_t most_admitted_in_a_second(const json& results) {
 // the merged results (written to merged.json in dir).
 json run_shards_and_merge(const std::string& scenario, const TempDir& dir, int n,
                           const std::vector<const FakeProvider*>& providers) {
-  const std::string start_at = epoch_seconds_from_now(1.5);
+  // Time for every shard to start and open its connections before the shared start: a shard 0
+  // still setting up at --start-at resets the provider after the others' first sends (1.5 s
+  // was too little for four ASan shards on a loaded 2-core machine: shards 0.5 s late, 400
+  // requests instead of 600).
+  const std::string start_at = epoch_seconds_from_now(5);
   std::vector<std::unique_ptr<Process>> shards;
   std::vector<std::string> merge{"merge", "--quiet", "-o", dir.file("merged.json")};
   for (int i = 0; i < n; ++i) {
@@ -174,10 +178,12 @@ TEST_CASE("acceptance: three replicas sharing Redis, four shards, enforce one al
   CHECK(most_admitted_in_a_second(merged) == 100);
   CHECK(shared_bins == single_bins);
   for (const auto& r : replicas) CHECK(r->stats()["requests"].get<std::int64_t>() > 0);
-  // Requests within 5% and the drain within half a window (0.5 s) of the one-process run:
-  // without jitter every retry round lands just after a window opens, so the counts are the
+  // Requests within 5% and the drain in the same window as the one-process run's: without
+  // jitter every retry round lands just after a window opens, so the counts are the
   // one-process ones unless a send is late by most of a window (it then moves to the next
-  // window, changing requests by a round and the drain by a whole second).
+  // window, changing requests by a round and the drain by a whole second). Slower answers
+  // (seven processes on two cores, under a sanitizer) move the drain within its window:
+  // 0.3-0.45 s later than the one-process run's with three CPU hogs beside the test.
   const double a = one["counts"]["requests"].get<double>();
   const double b = merged["counts"]["requests"].get<double>();
   const double drain_one = one["summary"]["drain_s"].get<double>();
@@ -185,7 +191,7 @@ TEST_CASE("acceptance: three replicas sharing Redis, four shards, enforce one al
   MESSAGE("requests: one process " << a << ", four shards on three replicas " << b << "; drain "
                                    << drain_one << " s vs " << drain_merged << " s");
   CHECK(std::abs(b - a) <= 0.05 * a);
-  CHECK(std::abs(drain_merged - drain_one) < 0.5);
+  CHECK(std::floor(drain_merged) == std::floor(drain_one));
 }
 
 TEST_CASE("only shard 0 resets the provider, a shard past --start-at says how late") {
