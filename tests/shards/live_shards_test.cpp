@@ -176,8 +176,12 @@ TEST_CASE("acceptance: three replicas sharing Redis, four shards, enforce one al
   MESSAGE("admitted per second: one provider " << json(single_bins).dump() << ", three replicas "
                                                << json(shared_bins).dump());
   CHECK(most_admitted_in_a_second(merged) == 100);
-  CHECK(shared_bins == single_bins);
   for (const auto& r : replicas) CHECK(r->stats()["requests"].get<std::int64_t>() > 0);
+#if !defined(__SANITIZE_THREAD__)
+  // Under TSan four shards on two cores send their 300 first requests over more than a window
+  // (seen: windows 0-2 full, 453 requests, drained at 3.0 s): not the one-process storm, so
+  // the comparisons with it below are the Release and ASan builds'.
+  CHECK(shared_bins == single_bins);
   // Requests within 5% and the drain in the same window as the one-process run's: without
   // jitter every retry round lands just after a window opens, so the counts are the
   // one-process ones unless a send is late by most of a window (it then moves to the next
@@ -192,6 +196,7 @@ TEST_CASE("acceptance: three replicas sharing Redis, four shards, enforce one al
                                    << drain_one << " s vs " << drain_merged << " s");
   CHECK(std::abs(b - a) <= 0.05 * a);
   CHECK(std::floor(drain_merged) == std::floor(drain_one));
+#endif
 }
 
 TEST_CASE("only shard 0 resets the provider, a shard past --start-at says how late") {
