@@ -114,7 +114,9 @@ TEST_CASE(
   // The provider's per-item record says the same: every retry came at its hint, in waves.
   CHECK(r["provider"]["results"]["items"]["followed"] == 24);
   CHECK(r["summary"]["hint_share"].get<double>() > 0.9);
-  CHECK(r["summary"]["lockstep"].get<double>() > 0.8);
+  // Retries spread evenly would give about 0.1. 0.75 was seen on a slower machine, where a
+  // wave of 24 curl processes straddled two 100 ms bins.
+  CHECK(r["summary"]["lockstep"].get<double>() > 0.5);
   // The report beside --out, as run writes it.
   CHECK_FALSE(support::read_file(dir.file("out/curl-fleet.html")).empty());
 }
