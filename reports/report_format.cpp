@@ -40,6 +40,10 @@ std::string format_tick(double v) {
   const double a = std::fabs(v);
   if (a >= 1e6) return printf_string("%gM", v / 1e6);
   if (a >= 1e4) return printf_string("%gk", v / 1e3);
+  return format_general(v);
+}
+
+std::string format_general(double v) {
   return printf_string("%g", v);
 }
 

@@ -14,6 +14,10 @@ std::string format_count(double v);
 // An axis tick: 0, 250, 1.5k, 20k, 1M.
 std::string format_tick(double v);
 
+// printf's %g: six significant digits and no trailing zeros (0.1, 2.5e-05), as a flag's value
+// is echoed back in a message or a JUnit attribute.
+std::string format_general(double v);
+
 // A time in seconds: "89.7 s", "543 s", "0.25 s", "12 ms" below a second.
 std::string format_seconds(double s);
 

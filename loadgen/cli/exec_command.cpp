@@ -25,6 +25,7 @@
 #include "live/probe.hpp"
 #include "live/provider_admin.hpp"
 #include "one_line.hpp"
+#include "report_format.hpp"
 #include "scenario_clock.hpp"
 #include "terminal_summary.hpp"
 #include "url_redaction.hpp"
@@ -34,7 +35,6 @@ extern char** environ;
 namespace stampede {
 namespace {
 
-constexpr std::int64_t kProbeTimeoutMs = 5'000;
 constexpr std::int64_t kWatchPollNs = 10 * kNsPerMs;
 
 void say(const std::string& message) {
@@ -212,10 +212,9 @@ std::optional<std::pair<int, std::string>> check_provider(const ProviderAdmin& a
     return std::pair{kExitUnreachable, "provider admin unreachable: " + answer.error};
   const auto& stats = answer.stats;
   if (stats->time_scale != 1) {
-    char scale[32];
-    std::snprintf(scale, sizeof scale, "%g", stats->time_scale);
     return std::pair{kExitUsage,
-                     "--provider-admin: the provider runs at --time-scale " + std::string(scale) +
+                     "--provider-admin: the provider runs at --time-scale " +
+                         format_general(stats->time_scale) +
                          "; real clients sleep wall time (a Retry-After: 2 is two wall seconds), "
                          "so exec needs a provider at --time-scale 1"};
   }

@@ -1,18 +1,10 @@
 #include "cli/junit_writer.hpp"
 
 #include <algorithm>
-#include <cstdio>
+
+#include "report_format.hpp"
 
 namespace stampede {
-namespace {
-
-std::string number(double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.6g", v);
-  return buf;
-}
-
-}  // namespace
 
 std::string xml_escape(const std::string& text) {
   std::string out;
@@ -49,8 +41,8 @@ std::vector<JunitCase> junit_cases(const std::vector<Verdict>& verdicts) {
       cases.push_back({v.text, JunitCase::State::kPassed, {}});
       continue;
     }
-    std::string message =
-        v.text + " failed: actual " + number(v.actual) + ", compared with " + number(v.expected);
+    std::string message = v.text + " failed: actual " + format_general(v.actual) +
+                          ", compared with " + format_general(v.expected);
     if (!v.why.empty()) message += ": " + v.why;
     cases.push_back({v.text, JunitCase::State::kFailed, std::move(message)});
   }
@@ -69,9 +61,9 @@ std::string format_junit(const std::string& suite_name, const std::vector<JunitC
   const std::string suite = xml_escape(suite_name);
   std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
   out += "<testsuites tests=\"" + tests + "\" failures=\"" + failures + "\" errors=\"" + errors +
-         "\" time=\"" + number(time_s) + "\">\n";
+         "\" time=\"" + format_general(time_s) + "\">\n";
   out += "  <testsuite name=\"" + suite + "\" tests=\"" + tests + "\" failures=\"" + failures +
-         "\" errors=\"" + errors + "\" time=\"" + number(time_s) + "\">\n";
+         "\" errors=\"" + errors + "\" time=\"" + format_general(time_s) + "\">\n";
   for (const auto& c : cases) {
     out += "    <testcase classname=\"" + suite + "\" name=\"" + xml_escape(c.name) + "\"";
     if (c.state == JunitCase::State::kPassed) {

@@ -20,6 +20,7 @@
 #include "live/provider_admin.hpp"
 #include "one_line.hpp"
 #include "output_path.hpp"
+#include "report_format.hpp"
 #include "scenario_clock.hpp"
 #include "sim/sim_engine.hpp"
 #include "sim/sim_trials.hpp"
@@ -29,7 +30,6 @@
 namespace stampede {
 namespace {
 
-constexpr std::int64_t kProbeTimeoutMs = 5'000;
 // A start later than this after --start-at is said on stderr too; the results say any.
 constexpr double kLateWorthSaying = 0.01;
 
@@ -45,12 +45,6 @@ int harness_failure(const RunCommand& cmd, const std::string& message) {
   return refuse(cmd, kExitUnreachable, message);
 }
 
-std::string number(double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%g", v);
-  return buf;
-}
-
 // Before any load: a fakeprovider whose clock runs at another scale keeps windows the fleet
 // misreads, and every number after would be wrong.
 std::optional<int> check_provider_scale(const RunCommand& cmd, const ProviderAdmin& admin) {
@@ -61,9 +55,10 @@ std::optional<int> check_provider_scale(const RunCommand& cmd, const ProviderAdm
   const auto& stats = answer.stats;
   if (stats->time_scale == cmd.options.time_scale) return std::nullopt;
   return refuse(cmd, kExitUsage,
-                "--time-scale " + number(cmd.options.time_scale) + ": the fakeprovider at " +
-                    redact_url(admin.url().text) + " runs at --time-scale " +
-                    number(stats->time_scale) + "; give both the same");
+                "--time-scale " + format_general(cmd.options.time_scale) +
+                    ": the fakeprovider at " + redact_url(admin.url().text) +
+                    " runs at --time-scale " + format_general(stats->time_scale) +
+                    "; give both the same");
 }
 
 // Runs the engine until it finishes, a signal stops it, or --max-duration does.

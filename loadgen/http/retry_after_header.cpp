@@ -16,7 +16,7 @@ constexpr std::array<std::string_view, 7> kDays{"Mon", "Tue", "Wed", "Thu", "Fri
 constexpr std::array<std::string_view, 7> kLongDays{"Monday", "Tuesday",  "Wednesday", "Thursday",
                                                     "Friday", "Saturday", "Sunday"};
 
-std::string_view trim(std::string_view s) {
+std::string_view trim_header_value(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
   while (!s.empty() &&
          (s.back() == ' ' || s.back() == '\t' || s.back() == '\r' || s.back() == '\n'))
@@ -143,7 +143,7 @@ std::optional<std::int64_t> asctime_date(std::string_view text) {
 }  // namespace
 
 std::optional<std::int64_t> parse_http_date(std::string_view text) {
-  text = trim(text);
+  text = trim_header_value(text);
   if (auto t = imf_fixdate(text)) return t;
   if (auto t = rfc850_date(text)) return t;
   return asctime_date(text);
@@ -152,7 +152,7 @@ std::optional<std::int64_t> parse_http_date(std::string_view text) {
 std::optional<RetryAfterHint> parse_retry_after(std::string_view value, std::int64_t now_epoch_ns) {
   // A huge delta saturates rather than wraps: it still means "not for a very long time".
   constexpr std::int64_t kMaxSeconds = std::numeric_limits<std::int64_t>::max() / kNsPerSecond;
-  value = trim(value);
+  value = trim_header_value(value);
   if (value.empty()) return std::nullopt;
   if (std::all_of(value.begin(), value.end(), [](char ch) { return ch >= '0' && ch <= '9'; })) {
     std::int64_t seconds = 0;

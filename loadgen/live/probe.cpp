@@ -4,19 +4,15 @@
 #include <openssl/opensslv.h>
 #include <openssl/ssl.h>
 
-#include <memory>
 #include <string_view>
 
+#include "live/http/curl_handles.hpp"
 #include "live/http/curl_transport.hpp"
 #include "one_line.hpp"
 #include "url_redaction.hpp"
 
 namespace stampede {
 namespace {
-
-struct EasyDeleter {
-  void operator()(CURL* e) const { curl_easy_cleanup(e); }
-};
 
 std::string host_port(const TargetUrl& url) {
   const bool v6 = url.host.find(':') != std::string::npos;
@@ -96,7 +92,7 @@ std::string ProbedTarget::resolve_entry(const TargetUrl& url) const {
 Parsed<ProbedTarget> probe_target(const TargetUrl& url, const TlsSettings& tls,
                                   std::int64_t timeout_ms) {
   using Result = Parsed<ProbedTarget>;
-  std::unique_ptr<CURL, EasyDeleter> easy(curl_easy_init());
+  CurlEasy easy(curl_easy_init());
   if (!easy) return Result::fail("curl_easy_init failed");
   char error[CURL_ERROR_SIZE] = {};
   CURL* e = easy.get();

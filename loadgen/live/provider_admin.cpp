@@ -3,8 +3,8 @@
 #include <curl/curl.h>
 
 #include <cstdio>
-#include <memory>
 
+#include "live/http/curl_handles.hpp"
 #include "results.hpp"
 #include "url_redaction.hpp"
 
@@ -12,13 +12,6 @@ namespace stampede {
 namespace {
 
 constexpr long kAdminTimeoutMs = 10'000;
-
-struct EasyDeleter {
-  void operator()(CURL* e) const { curl_easy_cleanup(e); }
-};
-struct ListDeleter {
-  void operator()(curl_slist* l) const { curl_slist_free_all(l); }
-};
 
 std::size_t append(char* data, std::size_t size, std::size_t n, void* out) {
   static_cast<std::string*>(out)->append(data, size * n);
@@ -49,14 +42,14 @@ Parsed<ProviderStats> parse_provider_stats(const nlohmann::json& j) {
 
 Parsed<std::string> ProviderAdmin::call(const char* method, const std::string& path,
                                         long* status_out) const {
-  std::unique_ptr<CURL, EasyDeleter> easy(curl_easy_init());
+  CurlEasy easy(curl_easy_init());
   if (!easy) return Parsed<std::string>::fail("curl_easy_init failed");
   std::string url = base_.text;
   while (!url.empty() && url.back() == '/') url.pop_back();
   url += path;
   std::string body;
   char error[CURL_ERROR_SIZE] = {};
-  std::unique_ptr<curl_slist, ListDeleter> headers;
+  CurlList headers;
   if (!token_.empty())
     headers.reset(curl_slist_append(nullptr, ("Authorization: Bearer " + token_).c_str()));
   CURL* e = easy.get();
