@@ -18,9 +18,6 @@ using namespace support;
 
 namespace {
 
-const std::string kStorm = STAMPEDE_SOURCE_DIR "/examples/storm.json";
-const std::string kResults =
-    STAMPEDE_SOURCE_DIR "/tests/report/golden/storm_full_jitter.results.json";
 // Nothing listens on port 1: a run that wrongly accepted its input fails fast, not hangs.
 const std::vector<std::string> kRun{"run",
                                     "--url",
@@ -32,7 +29,7 @@ const std::vector<std::string> kRun{"run",
                                     "2s",
                                     "--no-report"};
 // A server that wrongly started is killed after this, and the row fails.
-constexpr int kBoundMs = 30'000;
+constexpr int kBadInputBoundMs = 30'000;
 
 struct Row {
   std::string binary;
@@ -40,16 +37,11 @@ struct Row {
   std::vector<std::string> wanted;  // every one must be on the line
 };
 
-std::vector<std::string> with(std::vector<std::string> base, const std::vector<std::string>& more) {
-  base.insert(base.end(), more.begin(), more.end());
-  return base;
-}
-
 void check_usage_error(const Row& row) {
   std::string joined = row.binary;
   for (const auto& a : row.args) joined += " '" + a + "'";
   CAPTURE(joined);
-  const auto r = run_binary(row.binary, row.args, kBoundMs);
+  const auto r = run_binary(row.binary, row.args, kBadInputBoundMs);
   CAPTURE(r.err);
   CHECK(r.code == 2);
   CHECK(r.out.empty());
@@ -204,7 +196,7 @@ TEST_CASE("run: every target and run flag given a bad value") {
 
 TEST_CASE("report: results files it cannot read are one line naming the file") {
   const TempDir dir;
-  const std::string whole = read_file(kResults);
+  const std::string whole = read_file(kStormResults);
   REQUIRE(whole.size() > 1000);
   const auto not_json = dir.write("not.json", "this is not JSON\n");
   const auto array = dir.write("array.json", "[1, 2, 3]\n");
@@ -238,14 +230,14 @@ TEST_CASE("report: results files it cannot read are one line naming the file") {
       report({overflow, "-o", out}, {"overflow.json", "overflow"}),
       report({wide_bins, "-o", out}, {"wide_bins.json", "bin_ms"}),
       report({dir.path(), "-o", out}, {dir.path()}),
-      report({kResults, "-o", out, "--label", "a", "--label", "b"}, {"--label"}),
-      report({kResults}, {"--out"}),
+      report({kStormResults, "-o", out, "--label", "a", "--label", "b"}, {"--label"}),
+      report({kStormResults}, {"--out"}),
   };
   for (const auto& row : rows) {
     std::string joined;
     for (const auto& a : row.args) joined += " '" + a + "'";
     CAPTURE(joined);
-    const auto r = run_binary("loadgen", row.args, kBoundMs);
+    const auto r = run_binary("loadgen", row.args, kBadInputBoundMs);
     CAPTURE(r.err);
     CHECK(r.code == 2);
     CHECK(r.out.empty());

@@ -11,9 +11,8 @@ using namespace support;
 
 namespace {
 
-const std::string kStorm = STAMPEDE_SOURCE_DIR "/examples/storm.json";
 // A command that wrongly started is killed after this, and the check fails.
-constexpr int kBoundMs = 30'000;
+constexpr int kErrorRunBoundMs = 30'000;
 
 std::vector<std::string> lines_of(const std::string& text) {
   std::vector<std::string> lines;
@@ -25,7 +24,7 @@ std::vector<std::string> lines_of(const std::string& text) {
 // Each wanted text on its own line, in order, and nothing else on stderr.
 void check_every_error(const std::vector<std::string>& args,
                        const std::vector<std::string>& wanted) {
-  const auto r = run_binary("loadgen", args, kBoundMs);
+  const auto r = run_binary("loadgen", args, kErrorRunBoundMs);
   CAPTURE(r.err);
   CHECK(r.code == 2);
   CHECK(r.out.empty());

@@ -33,7 +33,7 @@ EnvLookup env_of(std::map<std::string, std::string> vars) {
 }
 
 template <class Args>
-struct Row {
+struct FlagRow {
   std::string name;
   std::function<void(Args&)> edit;
   std::vector<std::string> wanted;  // each the start of one error, in order; none: accepted
@@ -69,7 +69,7 @@ ExecArgs good_exec() {
 }  // namespace
 
 TEST_CASE("flag checks: run names every bad flag, each once, in order") {
-  const std::vector<Row<RunArgs>> rows{
+  const std::vector<FlagRow<RunArgs>> rows{
       {"good flags", [](RunArgs&) {}, {}},
       {"a bad url and a bad client",
        [](RunArgs& a) {
@@ -173,7 +173,7 @@ TEST_CASE("flag checks: run's shard comes from the Indexed Job's variables") {
 }
 
 TEST_CASE("flag checks: exec names every bad flag") {
-  const std::vector<Row<ExecArgs>> rows{
+  const std::vector<FlagRow<ExecArgs>> rows{
       {"good flags", [](ExecArgs&) {}, {}},
       {"more per process than clients, and a scale",
        [](ExecArgs& a) {
@@ -206,7 +206,7 @@ TEST_CASE("flag checks: exec names every bad flag") {
 }
 
 TEST_CASE("flag checks: simulate names every bad flag") {
-  const std::vector<Row<SimulateArgs>> rows{
+  const std::vector<FlagRow<SimulateArgs>> rows{
       {"good flags", [](SimulateArgs&) {}, {}},
       {"a bad horizon and a bad shard",
        [](SimulateArgs& a) {
@@ -236,7 +236,7 @@ TEST_CASE("flag checks: simulate names every bad flag") {
 }
 
 TEST_CASE("flag checks: advise names every bad flag") {
-  const std::vector<Row<AdviseArgs>> rows{
+  const std::vector<FlagRow<AdviseArgs>> rows{
       {"good flags", [](AdviseArgs&) {}, {}},
       {"no allowance, a bad demand, a bad horizon",
        [](AdviseArgs& a) {

@@ -16,8 +16,6 @@ using namespace support;
 
 namespace {
 
-const std::string kStorm = STAMPEDE_SOURCE_DIR "/examples/storm.json";
-
 // The one line a usage error prints, with every wanted part on it.
 void check_usage_error(const std::string& binary, const std::vector<std::string>& args,
                        const std::vector<std::string>& wanted,

@@ -24,7 +24,7 @@ using nlohmann::json;
 namespace {
 
 // Generous: the fixed runs take well under a second; a regression that loops is killed.
-constexpr int kBoundMs = 60'000;
+constexpr int kHostileRunBoundMs = 60'000;
 constexpr std::int64_t kSmallFile = 1'000'000;
 
 std::int64_t size_of(const std::string& path) {
@@ -34,11 +34,6 @@ std::int64_t size_of(const std::string& path) {
 
 std::vector<std::string> outage_sim(const std::string& outage, const std::string& mode) {
   return {"simulate", "--clients", "2", "--outage", outage, "--retry-after", mode};
-}
-
-std::vector<std::string> with(std::vector<std::string> a, const std::vector<std::string>& b) {
-  a.insert(a.end(), b.begin(), b.end());
-  return a;
 }
 
 std::int64_t overflow_total(const json& histogram) {
@@ -56,8 +51,8 @@ TEST_CASE("simulate: an outage to the end of time, Retry-After followed, leaves 
     const auto out = dir.file("results.json");
     // Exit 0: simulate's exit is its assertions', and none were given; the two items are
     // counted unfinished, their retries due after the 7-day horizon.
-    const auto r =
-        run_binary("loadgen", with(outage_sim("0s-2562046h:503", mode), {"--out", out}), kBoundMs);
+    const auto r = run_binary("loadgen", with(outage_sim("0s-2562046h:503", mode), {"--out", out}),
+                              kHostileRunBoundMs);
     INFO(r.err);
     CHECK(r.code == 0);
     CHECK(r.err.empty());
@@ -71,7 +66,7 @@ TEST_CASE("simulate: an outage to the end of time, Retry-After followed, leaves 
     const auto asked = run_binary(
         "loadgen",
         with(outage_sim("0s-2562046h:503", mode), {"--quiet", "--assert", "unfinished == 0"}),
-        kBoundMs);
+        kHostileRunBoundMs);
     CHECK(asked.code == 1);
   }
 }
@@ -79,8 +74,8 @@ TEST_CASE("simulate: an outage to the end of time, Retry-After followed, leaves 
 TEST_CASE("simulate: a hundred-hour outage is delivered, its late sends past the last bin") {
   const TempDir dir;
   const auto out = dir.file("results.json");
-  const auto r =
-      run_binary("loadgen", with(outage_sim("0s-100h:503", "exact"), {"--out", out}), kBoundMs);
+  const auto r = run_binary("loadgen", with(outage_sim("0s-100h:503", "exact"), {"--out", out}),
+                            kHostileRunBoundMs);
   INFO(r.err);
   CHECK(r.code == 0);                // no assertions given; every item delivered
   CHECK(size_of(out) < kSmallFile);  // was 115 MB
@@ -98,14 +93,15 @@ TEST_CASE("merge: shards of a hundred-hour wait add their overflow bins, byte fo
   const std::vector<std::string> sim{"simulate", "--quiet",     "--no-report",   "--clients", "4",
                                      "--outage", "0s-100h:503", "--retry-after", "exact"};
   const auto whole = dir.file("whole.json");
-  REQUIRE(run_binary("loadgen", with(sim, {"--out", whole}), kBoundMs).code == 0);
+  REQUIRE(run_binary("loadgen", with(sim, {"--out", whole}), kHostileRunBoundMs).code == 0);
   std::vector<std::string> merge{"merge", "--quiet", "-o", dir.file("merged.json")};
   for (const std::string shard : {"0/2", "1/2"}) {
     const auto out = dir.file("shard-" + shard.substr(0, 1) + ".json");
-    REQUIRE(run_binary("loadgen", with(sim, {"--shard", shard, "--out", out}), kBoundMs).code == 0);
+    REQUIRE(run_binary("loadgen", with(sim, {"--shard", shard, "--out", out}), kHostileRunBoundMs)
+                .code == 0);
     merge.push_back(out);
   }
-  const auto m = run_binary("loadgen", merge, kBoundMs);
+  const auto m = run_binary("loadgen", merge, kHostileRunBoundMs);
   INFO(m.err);
   CHECK(m.code == 0);
   CHECK(read_file(dir.file("merged.json")) == read_file(whole));
@@ -120,7 +116,7 @@ TEST_CASE("report: an older document with more rows than the bound still reads, 
   REQUIRE(
       run_binary("loadgen",
                  with(outage_sim("0s-100h:503", "exact"), {"--quiet", "--no-report", "--out", out}),
-                 kBoundMs)
+                 kHostileRunBoundMs)
           .code == 0);
   auto doc = json::parse(read_file(out));
   auto& rows = doc["histograms"]["client_sends_by_outcome"]["counts"];
@@ -129,7 +125,7 @@ TEST_CASE("report: an older document with more rows than the bound still reads, 
   rows.back()[0] = 7;
   const auto old = dir.write("old.json", doc.dump());
   const auto html = dir.file("old.html");
-  const auto r = run_binary("loadgen", {"report", "--quiet", old, "-o", html}, kBoundMs);
+  const auto r = run_binary("loadgen", {"report", "--quiet", old, "-o", html}, kHostileRunBoundMs);
   INFO(r.err);
   CHECK(r.code == 0);
   CHECK(size_of(html) > 0);

@@ -19,12 +19,6 @@ using nlohmann::json;
 
 namespace {
 
-const std::string kStorm = STAMPEDE_SOURCE_DIR "/examples/storm.json";
-
-Exited loadgen(const std::vector<std::string>& args) {
-  return run_binary("loadgen", args);
-}
-
 std::vector<std::string> lines_starting(const std::string& text, const std::string& prefix) {
   std::vector<std::string> out;
   for (const auto& line : lines(text)) {
@@ -38,7 +32,8 @@ std::vector<std::string> lines_starting(const std::string& text, const std::stri
 }  // namespace
 
 TEST_CASE("simulate: the storm without jitter fails exactly the three expectations") {
-  const auto r = loadgen({"simulate", "--scenario", kStorm, "--strategy", "exponential"});
+  const auto r =
+      run_binary("loadgen", {"simulate", "--scenario", kStorm, "--strategy", "exponential"});
   CHECK(r.code == 1);
   CHECK(r.err.empty());
   const auto failed = lines_starting(r.out, "FAIL");
@@ -57,8 +52,8 @@ TEST_CASE("simulate: the storm without jitter fails exactly the three expectatio
 TEST_CASE("simulate: the storm with full jitter passes for seeds 1, 2, 3") {
   for (const char* seed : {"1", "2", "3"}) {
     CAPTURE(std::string(seed));
-    const auto r =
-        loadgen({"simulate", "--scenario", kStorm, "--strategy", "full-jitter", "--seed", seed});
+    const auto r = run_binary(
+        "loadgen", {"simulate", "--scenario", kStorm, "--strategy", "full-jitter", "--seed", seed});
     CHECK(r.code == 0);
     CHECK(lines_starting(r.out, "FAIL").empty());
     CHECK(lines_starting(r.out, "PASS").size() == 4);
@@ -69,8 +64,9 @@ TEST_CASE("simulate: the storm with full jitter passes for seeds 1, 2, 3") {
 TEST_CASE("simulate: --out twice with the same seed writes byte-identical results") {
   const TempDir dir;
   const auto run = [&](const std::string& name, const char* seed) {
-    const auto r = loadgen({"simulate", "--scenario", kStorm, "--strategy", "full-jitter", "--seed",
-                            seed, "--quiet", "--out", dir.file(name)});
+    const auto r =
+        run_binary("loadgen", {"simulate", "--scenario", kStorm, "--strategy", "full-jitter",
+                               "--seed", seed, "--quiet", "--out", dir.file(name)});
     CHECK(r.code == 0);
     CHECK(r.out.empty());  // --quiet
     return read_file(dir.file(name));
@@ -100,12 +96,13 @@ TEST_CASE("simulate: --out twice with the same seed writes byte-identical result
 }
 
 TEST_CASE("simulate: --assert adds to the expectations, a failing one exits 1 naming it") {
-  const auto pass = loadgen({"simulate", "--scenario", kStorm, "--strategy", "full-jitter",
+  const auto pass =
+      run_binary("loadgen", {"simulate", "--scenario", kStorm, "--strategy", "full-jitter",
                              "--assert", "dead_lettered == 0", "--assert", "amplification < 10"});
   CHECK(pass.code == 0);
   CHECK(lines_starting(pass.out, "PASS").size() == 6);
-  const auto fail = loadgen({"simulate", "--scenario", kStorm, "--strategy", "full-jitter",
-                             "--assert", "requests < 100"});
+  const auto fail = run_binary("loadgen", {"simulate", "--scenario", kStorm, "--strategy",
+                                           "full-jitter", "--assert", "requests < 100"});
   CHECK(fail.code == 1);
   const auto failed = lines_starting(fail.out, "FAIL");
   REQUIRE(failed.size() == 1);
@@ -113,8 +110,8 @@ TEST_CASE("simulate: --assert adds to the expectations, a failing one exits 1 na
 }
 
 TEST_CASE("simulate: an unknown metric in --assert is a usage error") {
-  const auto r = loadgen({"simulate", "--scenario", kStorm, "--strategy", "full-jitter", "--assert",
-                          "bogus_metric < 1"});
+  const auto r = run_binary("loadgen", {"simulate", "--scenario", kStorm, "--strategy",
+                                        "full-jitter", "--assert", "bogus_metric < 1"});
   CHECK(r.code == 2);
   CHECK(r.out.empty());
   const auto err = lines(r.err);
@@ -159,7 +156,7 @@ TEST_CASE("simulate: bad input is one line naming the field, the value and what 
     CAPTURE(joined);
     std::vector<std::string> args{"simulate"};
     args.insert(args.end(), r.args.begin(), r.args.end());
-    const auto res = loadgen(args);
+    const auto res = run_binary("loadgen", args);
     CHECK(res.code == 2);
     CHECK(res.out.empty());
     const auto err = lines(res.err);
@@ -177,7 +174,7 @@ TEST_CASE("simulate: a scenario file it may not read is one line naming it") {
   const TempDir dir;
   const auto locked = dir.write("locked.json", "{}");
   REQUIRE(chmod(locked.c_str(), 0) == 0);
-  const auto r = loadgen({"simulate", "--scenario", locked});
+  const auto r = run_binary("loadgen", {"simulate", "--scenario", locked});
   CHECK(r.code == 2);
   const auto err = lines(r.err);
   REQUIRE(err.size() == 1);
@@ -190,7 +187,7 @@ TEST_CASE("advise: the seed's fleet arithmetic") {
       "--base", "1s",        "--cap", "8s",          "--max-attempts", "5"};
   auto with_json = fleet;
   with_json.push_back("--json");
-  const auto r = loadgen(with_json);
+  const auto r = run_binary("loadgen", with_json);
   REQUIRE(r.code == 0);
   const auto j = json::parse(r.out);
   CHECK(j.at("allowance_per_s").get<double>() == doctest::Approx(66.67).epsilon(1e-3));
@@ -205,7 +202,7 @@ TEST_CASE("advise: the seed's fleet arithmetic") {
   CHECK(j.at("min_base_s").get<double>() == doctest::Approx(6.0).epsilon(0.01));
   CHECK(j.at("worst_wait_s").get<double>() == doctest::Approx(23.0));
 
-  const auto text = loadgen(fleet);
+  const auto text = run_binary("loadgen", fleet);
   CHECK(text.code == 0);
   for (const char* want : {"66.7/s", "first round that fits: 4", "6.0s", "worst case 23.0s"}) {
     CAPTURE(std::string(want));
@@ -214,8 +211,8 @@ TEST_CASE("advise: the seed's fleet arithmetic") {
 }
 
 TEST_CASE("advise: a demand above the allowance reports the deficit and backlog") {
-  const auto r = loadgen({"advise", "--clients", "400", "--allowance", "4000/min", "--demand",
-                          "8000/min", "--over", "10m", "--json"});
+  const auto r = run_binary("loadgen", {"advise", "--clients", "400", "--allowance", "4000/min",
+                                        "--demand", "8000/min", "--over", "10m", "--json"});
   REQUIRE(r.code == 0);
   const auto j = json::parse(r.out);
   CHECK(j.at("deficit_per_min").get<double>() == doctest::Approx(4000));
@@ -228,7 +225,7 @@ TEST_CASE("advise --check gates a configuration: exit 1 when no retry round fits
   const auto with = [&](std::vector<std::string> extra) {
     auto args = fleet;
     args.insert(args.end(), extra.begin(), extra.end());
-    return loadgen(args);
+    return run_binary("loadgen", args);
   };
   // Full jitter's fourth round spreads 400 clients over 8 s: 50/s, within 66.7/s.
   CHECK(with({"--strategy", "full-jitter", "--max-attempts", "5"}).code == 0);
@@ -251,7 +248,7 @@ TEST_CASE("advise: bad input is a usage error") {
            {"advise", "--clients", "400", "--allowance", "4000/min", "--strategy", "foo"},
            {"advise", "--clients", "400", "--allowance", "4000/min", "--demand", "lots"}}) {
     CAPTURE(args.back());
-    const auto r = loadgen(args);
+    const auto r = run_binary("loadgen", args);
     CHECK(r.code == 2);
     CHECK(lines(r.err).size() == 1);
   }
@@ -261,19 +258,19 @@ TEST_CASE("--help ends with a copy-pasteable example, --version names the versio
   for (const auto& args : std::vector<std::vector<std::string>>{
            {"--help"}, {"simulate", "--help"}, {"advise", "--help"}}) {
     CAPTURE(args.front());
-    const auto r = loadgen(args);
+    const auto r = run_binary("loadgen", args);
     CHECK(r.code == 0);
     const auto out = lines(r.out);
     REQUIRE_FALSE(out.empty());
     CHECK(out.back().rfind("  loadgen ", 0) == 0);
   }
-  const auto v = loadgen({"--version"});
+  const auto v = run_binary("loadgen", {"--version"});
   CHECK(v.code == 0);
   CHECK(v.out.rfind("loadgen ", 0) == 0);
   CHECK(contains(v.out, "."));
 }
 
 TEST_CASE("no subcommand or an unknown flag is a usage error") {
-  CHECK(loadgen({}).code == 2);
-  CHECK(loadgen({"simulate", "--no-such-flag"}).code == 2);
+  CHECK(run_binary("loadgen", {}).code == 2);
+  CHECK(run_binary("loadgen", {"simulate", "--no-such-flag"}).code == 2);
 }

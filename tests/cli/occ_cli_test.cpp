@@ -12,20 +12,15 @@
 using namespace support;
 using nlohmann::json;
 
-namespace {
-
-Exited loadgen(const std::vector<std::string>& args) {
-  return run_binary("loadgen", args);
-}
-
-}  // namespace
+namespace {}  // namespace
 
 TEST_CASE("simulate --mode occ: writes and drain_s in the summary, --trials reports the means") {
   TempDir dir;
   const auto out = dir.file("occ.json");
-  const auto r = loadgen({"simulate", "--mode", "occ", "--clients", "20", "--strategy",
-                          "full-jitter", "--base", "10ms", "--cap", "2s", "--trials", "5",
-                          "--assert", "writes >= 20", "--out", out, "--no-report"});
+  const auto r =
+      run_binary("loadgen", {"simulate", "--mode", "occ", "--clients", "20", "--strategy",
+                             "full-jitter", "--base", "10ms", "--cap", "2s", "--trials", "5",
+                             "--assert", "writes >= 20", "--out", out, "--no-report"});
   INFO(r.err);
   CHECK(r.code == 0);
   CHECK(contains(r.out, "the means of 5 trials, trial t with seed 1 + t"));
@@ -49,8 +44,8 @@ TEST_CASE("simulate --shard 1/2 --mode occ: records its half of the items, of th
   whole_args.insert(whole_args.end(), {"--out", whole});
   auto half_args = args;
   half_args.insert(half_args.end(), {"--shard", "1/2", "--out", half});
-  const auto w = loadgen(whole_args);
-  const auto h = loadgen(half_args);
+  const auto w = run_binary("loadgen", whole_args);
+  const auto h = run_binary("loadgen", half_args);
   INFO(h.err);
   REQUIRE(w.code == 0);
   REQUIRE(h.code == 0);
@@ -67,13 +62,13 @@ TEST_CASE("simulate --mode occ: the same seed prints the same, byte for byte") {
       "--seed",   "9",      "--strategy", "decorrelated-jitter", "--base",
       "5ms",      "--cap",  "2s",         "--hop-delay",         "5ms,1ms",
       "--trials", "3"};
-  const auto a = loadgen(args);
-  const auto b = loadgen(args);
+  const auto a = run_binary("loadgen", args);
+  const auto b = run_binary("loadgen", args);
   CHECK(a.code == 0);
   CHECK(a.out == b.out);
   auto other = args;
   other[6] = "10";
-  CHECK(loadgen(other).out != a.out);
+  CHECK(run_binary("loadgen", other).out != a.out);
 }
 
 TEST_CASE("occ flags: bad values are one line naming the flag and what is accepted") {
@@ -90,7 +85,7 @@ TEST_CASE("occ flags: bad values are one line naming the flag and what is accept
   for (const auto& c : cases) {
     std::vector<std::string> args{"simulate"};
     args.insert(args.end(), c.args.begin(), c.args.end());
-    const auto r = loadgen(args);
+    const auto r = run_binary("loadgen", args);
     CAPTURE(r.err);
     CHECK(r.code == 2);
     CHECK(contains(r.err, c.says));
@@ -103,7 +98,7 @@ TEST_CASE("run --mode occ refuses a method or a body: it sends GET and PUT itsel
        {std::vector<std::string>{"--method", "POST"}, std::vector<std::string>{"--body", "{}"}}) {
     std::vector<std::string> args{"run", "--mode", "occ", "--url", "http://127.0.0.1:9/row"};
     args.insert(args.end(), flag.begin(), flag.end());
-    const auto r = loadgen(args);
+    const auto r = run_binary("loadgen", args);
     CAPTURE(r.err);
     CHECK(r.code == 2);
     CHECK(contains(r.err, flag[0] + ": occ mode sends GET, then PUT"));

@@ -28,10 +28,8 @@ using namespace support;
 
 namespace {
 
-const std::string kResults =
-    STAMPEDE_SOURCE_DIR "/tests/report/golden/storm_full_jitter.results.json";
 // A process that wrongly went on to run or serve is killed after this, and the case fails.
-constexpr int kBoundMs = 10'000;
+constexpr int kWentOnBoundMs = 10'000;
 
 bool exists(const std::string& path) {
   std::error_code ignored;
@@ -74,11 +72,6 @@ struct Command {
   std::vector<std::string> args;  // everything but the output flag
 };
 
-std::vector<std::string> with(std::vector<std::string> base, const std::vector<std::string>& more) {
-  base.insert(base.end(), more.begin(), more.end());
-  return base;
-}
-
 // The flag given path is refused with exit 2 and one line naming flag, path and problem.
 void check_refused(const Command& c, const std::vector<std::string>& output,
                    const std::string& flag, const std::string& path, const std::string& problem) {
@@ -86,7 +79,7 @@ void check_refused(const Command& c, const std::vector<std::string>& output,
   std::string joined = c.binary;
   for (const auto& a : args) joined += " '" + a + "'";
   CAPTURE(joined);
-  const auto r = run_binary(c.binary, args, kBoundMs);
+  const auto r = run_binary(c.binary, args, kWentOnBoundMs);
   CAPTURE(r.err);
   CHECK(r.code == 2);
   CHECK(r.out.empty());  // fakeprovider says "listening on" only once it serves
@@ -145,8 +138,8 @@ TEST_CASE("simulate: --out and --report are checked before the simulation") {
 }
 
 TEST_CASE("merge and report: -o is checked before any input is read") {
-  check_bad_paths({"loadgen", {"merge", kResults}}, "-o");
-  check_bad_paths({"loadgen", {"report", kResults}}, "-o");
+  check_bad_paths({"loadgen", {"merge", kStormResults}}, "-o");
+  check_bad_paths({"loadgen", {"report", kStormResults}}, "-o");
 }
 
 TEST_CASE("fakeprovider: --stats-out and --arrivals-out are checked before it serves") {
@@ -172,7 +165,7 @@ TEST_CASE("simulate --out through a symlink writes its target; the link stays a 
   std::filesystem::create_directory(dir.file("data"));
   const auto link = dir.file("r.json");
   REQUIRE(symlink("data/target.json", link.c_str()) == 0);
-  const auto r = run_binary("loadgen", with(simulate().args, {"--out", link}), kBoundMs);
+  const auto r = run_binary("loadgen", with(simulate().args, {"--out", link}), kWentOnBoundMs);
   CHECK_MESSAGE(r.code == 0, r.err);
   CHECK(std::filesystem::is_symlink(std::filesystem::symlink_status(link)));
   CHECK(nlohmann::json::parse(read_file(dir.file("data/target.json"))).contains("summary"));
@@ -183,7 +176,8 @@ TEST_CASE("simulate --out to a device writes it in place, with no report beside 
   TempDir dir;
   NullTwin twin(dir.file("null"));
   REQUIRE(twin.made());
-  const auto r = run_binary("loadgen", with(simulate().args, {"--out", twin.path()}), kBoundMs);
+  const auto r =
+      run_binary("loadgen", with(simulate().args, {"--out", twin.path()}), kWentOnBoundMs);
   CHECK_MESSAGE(r.code == 0, r.err);
   CHECK(twin.intact());
   CHECK_FALSE(exists(dir.file("null.html")));
@@ -204,10 +198,10 @@ TEST_CASE("run and fakeprovider with every output on a device: each stays a devi
   std::vector<std::string> args{"run",          "--url", provider.url(),       "--clients", "5",
                                 "--time-scale", "0.05",  "--allow-time-scale", "-q"};
   for (const auto& flag : kRunFlags) args = with(args, {flag, twin(flag.substr(2))});
-  const auto r = run_binary("loadgen", args, kBoundMs);
+  const auto r = run_binary("loadgen", args, kWentOnBoundMs);
   CHECK_MESSAGE(r.code == 0, r.err);
   provider.process().signal(SIGTERM);
-  CHECK(provider.process().wait(kBoundMs) == 0);
+  CHECK(provider.process().wait(kWentOnBoundMs) == 0);
   for (const auto& t : twins) {
     CAPTURE(t->path());
     CHECK(t->intact());

@@ -14,8 +14,6 @@ using nlohmann::json;
 
 namespace {
 
-const std::string kStorm = STAMPEDE_SOURCE_DIR "/examples/storm.json";
-
 struct PresetRow {
   std::string name;
   bool bounded;  // gives up after a few attempts, so the 30 s outage dead-letters items

@@ -34,7 +34,7 @@ std::vector<Quote> quotes_in(const std::string& doc) {
       Quote q;
       std::istringstream words(line.substr(10));
       for (std::string w; words >> w;) {
-        if (w.rfind("examples/", 0) == 0) w = STAMPEDE_SOURCE_DIR "/" + w;
+        if (w.rfind("examples/", 0) == 0) w = source_path(w);
         q.args.push_back(w);
       }
       out.push_back(q);
@@ -55,7 +55,7 @@ bool printed(const std::string& output, const std::string& quoted) {
 }  // namespace
 
 TEST_CASE("reading guide: every run it quotes is what the quoted command prints") {
-  const auto quotes = quotes_in(read_file(STAMPEDE_SOURCE_DIR "/docs/READING.md"));
+  const auto quotes = quotes_in(read_file(source_path("docs/READING.md")));
   REQUIRE(quotes.size() >= 3);
   for (const auto& q : quotes) {
     std::string joined;

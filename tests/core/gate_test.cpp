@@ -9,6 +9,7 @@
 
 #include "gate.hpp"
 #include "results.hpp"
+#include "support/process.hpp"
 
 using namespace stampede;
 
@@ -328,7 +329,7 @@ TEST_CASE("a document without the clients' send histogram or statuses still load
 }
 
 TEST_CASE("every metric has its row in docs/RESULTS.md") {
-  std::ifstream in(STAMPEDE_SOURCE_DIR "/docs/RESULTS.md");
+  std::ifstream in(support::source_path("docs/RESULTS.md"));
   REQUIRE(in);
   const std::string doc((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   for (const auto& m : kMetrics) {

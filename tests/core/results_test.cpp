@@ -4,6 +4,7 @@
 
 #include "results.hpp"
 #include "sim/sim_engine.hpp"
+#include "support/process.hpp"
 
 using namespace stampede;
 using nlohmann::json;
@@ -11,7 +12,7 @@ using nlohmann::json;
 namespace {
 
 Scenario storm(StrategyKind strategy) {
-  auto s = load_scenario_file(STAMPEDE_SOURCE_DIR "/examples/storm.json");
+  auto s = load_scenario_file(support::source_path("examples/storm.json"));
   REQUIRE_MESSAGE(s, s.error());
   Scenario out = *s;
   out.fleet.strategy = strategy;

@@ -10,6 +10,7 @@
 
 #include "duration.hpp"
 #include "scenario.hpp"
+#include "support/process.hpp"
 
 using namespace stampede;
 using nlohmann::json;
@@ -432,7 +433,7 @@ TEST_CASE("a scenario survives to_json and back") {
   const auto defaults = scenario_from_json(to_json(Scenario{}));
   REQUIRE_MESSAGE(defaults, defaults.error());
   CHECK(to_json(*defaults) == to_json(Scenario{}));
-  const auto storm = load_scenario_file(STAMPEDE_SOURCE_DIR "/examples/storm.json");
+  const auto storm = load_scenario_file(support::source_path("examples/storm.json"));
   REQUIRE_MESSAGE(storm, storm.error());
   const auto storm_back = scenario_from_json(to_json(*storm));
   REQUIRE(storm_back);

@@ -27,7 +27,7 @@ using nlohmann::json;
 
 namespace {
 
-const std::string kScale = "0.05";
+const std::string kWritesScale = "0.05";
 // The storm below takes about a second of wall time: the first moments land in the probe and
 // the connect phase, the last ones around its end and its final writes.
 const std::vector<int> kDelaysMs = {0, 10, 30, 60, 120, 400, 850, 1000, 1300};
@@ -81,8 +81,8 @@ void check_loadgen_outputs(const TempDir& dir) {
 // A storm that ends by itself: 300 clients against 20/s (at --time-scale 0.05, about a wall
 // second), full jitter, six retries at most, so some items are dead-lettered.
 std::vector<std::string> loadgen_args(const FakeProvider& p, const TempDir& dir) {
-  std::vector<std::string> args{"run",  "--quiet",           "--url", p.url(), "--time-scale",
-                                kScale, "--allow-time-scale"};
+  std::vector<std::string> args{"run",        "--quiet",           "--url", p.url(), "--time-scale",
+                                kWritesScale, "--allow-time-scale"};
   const std::vector<std::string> storm{"--clients",      "300", "--strategy", "full-jitter",
                                        "--base",         "1s",  "--cap",      "8s",
                                        "--max-attempts", "6",   "--assert",   "delivered >= 0"};
@@ -107,10 +107,10 @@ TEST_CASE("loadgen stopped by a signal at any moment leaves only whole files") {
     const int delay_ms = kDelaysMs[moment];
     CAPTURE(sig);
     CAPTURE(delay_ms);
-    FakeProvider p({"--allowance", "20/s", "--time-scale", kScale});
+    FakeProvider p({"--allowance", "20/s", "--time-scale", kWritesScale});
     REQUIRE(p.started());
     TempDir dir;
-    Process run(STAMPEDE_BIN_DIR "/loadgen", loadgen_args(p, dir), dir, "loadgen");
+    Process run(bin_path("loadgen"), loadgen_args(p, dir), dir, "loadgen");
     std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms));
     run.signal(sig);
     const int code = run.wait(60'000);
@@ -130,10 +130,10 @@ TEST_CASE("loadgen stopped by a signal at any moment leaves only whole files") {
 
 TEST_CASE("a second signal aborts in-flight requests and still leaves whole files") {
   // Answers held 20 scenario seconds (one wall second): requests are in flight at the signals.
-  FakeProvider p({"--latency", "20s", "--time-scale", kScale});
+  FakeProvider p({"--latency", "20s", "--time-scale", kWritesScale});
   REQUIRE(p.started());
   TempDir dir;
-  Process run(STAMPEDE_BIN_DIR "/loadgen", loadgen_args(p, dir), dir, "loadgen");
+  Process run(bin_path("loadgen"), loadgen_args(p, dir), dir, "loadgen");
   REQUIRE(wait_until(
       [&] {
         const auto s = p.stats();
@@ -158,10 +158,10 @@ TEST_CASE("fakeprovider stopped at any moment of a storm leaves whole arrival an
     CAPTURE(sig);
     CAPTURE(delay_ms);
     TempDir dir;
-    FakeProvider p({"--allowance", "20/s", "--time-scale", kScale, "--arrivals-out",
+    FakeProvider p({"--allowance", "20/s", "--time-scale", kWritesScale, "--arrivals-out",
                     dir.file("arrivals.csv"), "--stats-out", dir.file("stats.json")});
     REQUIRE(p.started());
-    Process run(STAMPEDE_BIN_DIR "/loadgen", loadgen_args(p, dir), dir, "loadgen");
+    Process run(bin_path("loadgen"), loadgen_args(p, dir), dir, "loadgen");
     std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms));
     p.process().signal(sig);
     p.process().signal(sig);  // again, during its shutdown or its writes

@@ -26,12 +26,7 @@ using nlohmann::json;
 
 namespace {
 
-const std::string kScale = "0.05";
-
-std::vector<std::string> with(std::vector<std::string> base, const std::vector<std::string>& more) {
-  base.insert(base.end(), more.begin(), more.end());
-  return base;
-}
+const std::string kFaultsScale = "0.05";
 
 std::string url_at(int port) {
   return "http://127.0.0.1:" + std::to_string(port) + "/v1/messages";
@@ -66,7 +61,7 @@ struct BackgroundRun {
   TempDir dir;
   Process process;
   explicit BackgroundRun(const std::vector<std::string>& args)
-      : process(STAMPEDE_BIN_DIR "/loadgen",
+      : process(bin_path("loadgen"),
                 with({"run", "--quiet", "--out", dir.file("r.json"), "--dead-letter",
                       dir.file("dead.jsonl")},
                      args),
@@ -87,11 +82,11 @@ struct BackgroundRun {
 TEST_CASE(
     "provider killed mid-storm: connection errors, retries per policy, dead letters, exit 1") {
   const int port = unused_port();
-  FakeProvider p({"--outage", "0s-1000s:503", "--retry-after", "off", "--time-scale", kScale},
+  FakeProvider p({"--outage", "0s-1000s:503", "--retry-after", "off", "--time-scale", kFaultsScale},
                  ProviderOptions{.port = port});
   REQUIRE(p.started());
   // Ten scenario seconds between sends: the kill lands long before any item's second send.
-  BackgroundRun run({"--url", url_at(port), "--time-scale", kScale, "--allow-time-scale",
+  BackgroundRun run({"--url", url_at(port), "--time-scale", kFaultsScale, "--allow-time-scale",
                      "--clients", "20", "--strategy", "fixed", "--base", "10s", "--max-attempts",
                      "3", "--assert", "delivered == items"});
   REQUIRE(first_sends_in(p, 20));
@@ -117,11 +112,11 @@ TEST_CASE(
   const int port = unused_port();
   std::optional<FakeProvider> p;
   p.emplace(std::vector<std::string>{"--outage", "0s-1000s:503", "--retry-after", "off",
-                                     "--time-scale", kScale},
+                                     "--time-scale", kFaultsScale},
             ProviderOptions{.port = port});
   REQUIRE(p->started());
   // Retries every 2-4 scenario seconds (100-200 ms of wall time), with no attempt cap.
-  BackgroundRun run({"--url", url_at(port), "--time-scale", kScale, "--allow-time-scale",
+  BackgroundRun run({"--url", url_at(port), "--time-scale", kFaultsScale, "--allow-time-scale",
                      "--clients", "20", "--strategy", "exponential", "--base", "2s", "--cap", "4s",
                      "--max-attempts", "0", "--assert", "delivered == items"});
   REQUIRE(first_sends_in(*p, 20));
@@ -130,7 +125,7 @@ TEST_CASE(
   // Down for several retry intervals, so every client meets the refusal at least once (a
   // margin, not a measurement: the check below is on the run's own counts).
   std::this_thread::sleep_for(std::chrono::milliseconds(1500));
-  p.emplace(std::vector<std::string>{"--time-scale", kScale}, ProviderOptions{.port = port});
+  p.emplace(std::vector<std::string>{"--time-scale", kFaultsScale}, ProviderOptions{.port = port});
   REQUIRE(p->started());
   const Run r = run.finish();
   INFO(r.err);
@@ -146,12 +141,12 @@ TEST_CASE(
 
 TEST_CASE("answers slower than --timeout are timeouts, retried like any retryable failure") {
   // The provider holds each answer 5 scenario seconds; the clients wait 1.
-  FakeProvider p({"--latency", "5s", "--time-scale", kScale});
+  FakeProvider p({"--latency", "5s", "--time-scale", kFaultsScale});
   REQUIRE(p.started());
   const Run r =
-      run_loadgen({"--url", p.url(), "--time-scale", kScale, "--allow-time-scale", "--clients",
-                   "10", "--strategy", "fixed", "--base", "1s", "--max-attempts", "2", "--timeout",
-                   "1s", "--assert", "delivered == items"});
+      run_loadgen({"--url", p.url(), "--time-scale", kFaultsScale, "--allow-time-scale",
+                   "--clients", "10", "--strategy", "fixed", "--base", "1s", "--max-attempts", "2",
+                   "--timeout", "1s", "--assert", "delivered == items"});
   INFO(r.err);
   CHECK(r.code == 1);
   REQUIRE(r.results.is_object());

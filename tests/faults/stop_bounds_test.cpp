@@ -65,7 +65,7 @@ TEST_CASE("loadgen: a signal after --max-duration stopped the run ends it at onc
   FakeProvider p({"--latency", "600s"});
   REQUIRE(p.started());
   TempDir dir;
-  Process run(STAMPEDE_BIN_DIR "/loadgen",
+  Process run(bin_path("loadgen"),
               {"run", "--quiet", "--url", p.url(), "--clients", "2", "--max-duration", "300ms",
                "--grace", "10m", "--timeout", "20m", "--assert", "delivered >= 0", "--out",
                dir.file("r.json"), "--dead-letter", dir.file("dead.jsonl")},

@@ -18,6 +18,7 @@
 #include "report_format.hpp"
 #include "results.hpp"
 #include "scenario.hpp"
+#include "support/process.hpp"
 #include "terminal_summary.hpp"
 
 using namespace stampede;
@@ -29,7 +30,7 @@ constexpr std::int64_t kSec = 1'000'000'000;
 constexpr std::int64_t kMaxDelayNs = std::numeric_limits<std::int64_t>::max() / kSec * kSec;
 
 json golden_results() {
-  std::ifstream in(STAMPEDE_SOURCE_DIR "/tests/report/golden/storm_full_jitter.results.json");
+  std::ifstream in(support::source_path("tests/report/golden/storm_full_jitter.results.json"));
   std::stringstream text;
   text << in.rdbuf();
   return json::parse(text.str());

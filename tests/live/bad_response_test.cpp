@@ -15,7 +15,7 @@ using nlohmann::json;
 
 namespace {
 
-const char kOk[] = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok";
+const char kOkAnswer[] = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok";
 
 std::string repeat(const std::string& s, int n) {
   std::string out;
@@ -87,7 +87,7 @@ TEST_CASE("live: a malformed answer is bad_response from both clients, not conne
     script.push_back({k.bytes, true});
     want.push_back(k.outcome);
   }
-  script.push_back({kOk, true});
+  script.push_back({kOkAnswer, true});
   want.push_back("ok");
   std::map<std::string, json> results;
   for (const std::string client : {"native", "libcurl"}) {
@@ -169,7 +169,7 @@ TEST_CASE("live: a malformed answer's Retry-After is not followed, by either cli
       "HTTP/1.1 429 Slow\r\nRetry-After: 3600\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n";
   for (const std::string client : {"native", "libcurl"}) {
     CAPTURE(client);
-    ScriptedServer s({{broken, true}, {kOk, true}});
+    ScriptedServer s({{broken, true}, {kOkAnswer, true}});
     const Run r = run_loadgen({"--url", s.url(), "--clients", "1", "--strategy", "fixed", "--base",
                                "10ms", "--max-attempts", "1", "--retry-after", "exact",
                                "--http-client", client, "--timeout", "5s"});
@@ -184,7 +184,7 @@ TEST_CASE("live: Retry-After between spaces and tabs is read by both clients") {
   for (const std::string client : {"native", "libcurl"}) {
     CAPTURE(client);
     ScriptedServer s(
-        {{"HTTP/1.1 429 Slow\r\nRetry-After: \t0\t \r\nContent-Length: 0\r\n\r\n"}, {kOk}});
+        {{"HTTP/1.1 429 Slow\r\nRetry-After: \t0\t \r\nContent-Length: 0\r\n\r\n"}, {kOkAnswer}});
     const Run r = one_item(s, client, 1);
     INFO(r.err);
     REQUIRE(r.code == 0);

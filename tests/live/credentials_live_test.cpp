@@ -45,7 +45,7 @@ TEST_CASE("live: credentials in --url and --api-key appear in no output of loadg
                                          "attempts.jsonl"};
   // Three attempts against 10/s for 40 clients at once: some are dead-lettered, so the dead
   // letters are not empty.
-  Process run(STAMPEDE_BIN_DIR "/loadgen",
+  Process run(bin_path("loadgen"),
               {"run",
                "--url",
                with_credentials(p.url()),
@@ -103,7 +103,7 @@ TEST_CASE("live: a target that cannot be reached is named without its credential
   TempDir dir;
   const RefusedPort dead;
   const std::string url = dead.url("/v1");
-  Process run(STAMPEDE_BIN_DIR "/loadgen",
+  Process run(bin_path("loadgen"),
               {"run", "--url", with_credentials(url), "--api-key", kApiKey, "--clients", "2",
                "--junit", dir.file("junit.xml")},
               dir, "loadgen");
@@ -113,7 +113,7 @@ TEST_CASE("live: a target that cannot be reached is named without its credential
   check_no_secret("junit", read_file(dir.file("junit.xml")));
   // A malformed --api-key is refused without being echoed.
   Process bad(
-      STAMPEDE_BIN_DIR "/loadgen",
+      bin_path("loadgen"),
       {"run", "--url", url, "--api-key", std::string(kApiKey) + "\nsecond", "--clients", "1"}, dir,
       "bad");
   CHECK(bad.wait(60'000) == 2);

@@ -7,6 +7,7 @@
 #include "live/dead_letter_writer.hpp"
 #include "live/timer_heap.hpp"
 #include "sim/sim_engine.hpp"
+#include "support/process.hpp"
 
 using namespace stampede;
 
@@ -74,7 +75,7 @@ TEST_CASE("JUnit XML: a failed check says why, a run that could not be done is a
 }
 
 TEST_CASE("a run compared with its own simulation matches") {
-  auto s = load_scenario_file(STAMPEDE_SOURCE_DIR "/examples/storm.json");
+  auto s = load_scenario_file(support::source_path("examples/storm.json"));
   REQUIRE(s);
   const Results sim = simulate(*s);
   const auto c = compare_with_simulation(sim, sim);

@@ -24,13 +24,6 @@ using nlohmann::json;
 
 namespace {
 
-const std::string kLoadgen = STAMPEDE_BIN_DIR "/loadgen";
-
-std::vector<std::string> with(std::vector<std::string> base, const std::vector<std::string>& more) {
-  base.insert(base.end(), more.begin(), more.end());
-  return base;
-}
-
 std::vector<std::string> target(const FakeProvider& p, const std::string& scale) {
   return {"--url", p.url(), "--provider-admin", p.admin(), "--time-scale", scale};
 }
@@ -248,7 +241,7 @@ TEST_CASE("SIGTERM mid-run leaves valid results and dead-letter files") {
   FakeProvider p({"--outage", "0s-1000s:503", "--time-scale", "0.05"});
   REQUIRE(p.started());
   TempDir dir;
-  Process run(kLoadgen,
+  Process run(kLoadgenBin,
               with({"run", "--clients", "50", "--strategy", "fixed", "--base", "1s", "--quiet",
                     "--out", dir.file("r.json"), "--dead-letter", dir.file("dead.jsonl"), "--junit",
                     dir.file("junit.xml"), "--assert", "delivered == items"},

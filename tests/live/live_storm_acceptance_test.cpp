@@ -14,8 +14,6 @@ using namespace support;
 
 namespace {
 
-const std::string kStorm = STAMPEDE_SOURCE_DIR "/examples/storm.json";
-
 Run storm(const std::string& strategy) {
   FakeProvider p({"--scenario", kStorm, "--time-scale", "0.1"});
   REQUIRE(p.started());

@@ -19,7 +19,7 @@ using nlohmann::json;
 
 namespace {
 
-std::int64_t count(const json& r, const char* name) {
+std::int64_t count_of(const json& r, const char* name) {
   return r["counts"][name].get<std::int64_t>();
 }
 
@@ -53,16 +53,17 @@ TEST_CASE("live: steady with a small pool through an outage drops arrivals, and 
   INFO(r.err);
   REQUIRE(r.results.is_object());
   const auto& j = r.results;
-  CHECK(count(j, "items") == 600);
-  const auto dropped = count(j, "dropped");
+  CHECK(count_of(j, "items") == 600);
+  const auto dropped = count_of(j, "dropped");
   CHECK(dropped > 0);
-  CHECK(count(j, "delivered") > 0);
-  CHECK(count(j, "delivered") + count(j, "dead_lettered") + count(j, "unfinished") + dropped ==
+  CHECK(count_of(j, "delivered") > 0);
+  CHECK(count_of(j, "delivered") + count_of(j, "dead_lettered") + count_of(j, "unfinished") +
+            dropped ==
         600);
   CHECK(j["summary"]["dropped"].get<double>() == static_cast<double>(dropped));
   // A dropped item is never sent: the first sends are the items that found a client.
   CHECK(sum(first_sends_per_second(j), 0, 1000) == 600 - dropped);
-  CHECK(j["provider"]["requests"] == count(j, "requests"));
+  CHECK(j["provider"]["requests"] == count_of(j, "requests"));
 }
 
 TEST_CASE("live: stages ramp the clients' first sends up, hold them, and ramp them down") {
@@ -76,9 +77,9 @@ TEST_CASE("live: stages ramp the clients' first sends up, hold them, and ramp th
   const auto& j = r.results;
   CHECK(j["scenario"]["fleet"]["workload"] == "steady");
   CHECK(j["scenario"]["fleet"]["stages"] == "6s:40/s,4s:40/s,6s:0/s");
-  CHECK(count(j, "items") == 120 + 160 + 120);
-  CHECK(count(j, "dropped") == 0);
-  CHECK(count(j, "delivered") == 400);
+  CHECK(count_of(j, "items") == 120 + 160 + 120);
+  CHECK(count_of(j, "dropped") == 0);
+  CHECK(count_of(j, "delivered") == 400);
   const auto sends = first_sends_per_second(j);
   // In thirds of each ramp (2 s each), expected 13, 40, 67 up; 80 per 2 s held; 67, 40, 13
   // down. A loop that wakes late moves a send into the next second, never out of the run:

@@ -25,7 +25,7 @@ constexpr std::size_t kAll = std::string::npos;
 
 // What a parse came to. Only a complete response's fields are compared: an unfinished or
 // malformed one's are whatever the parser had read so far.
-struct Outcome {
+struct ParseOutcome {
   State state = State::kIncomplete;
   int status = 0;
   std::string retry_after;
@@ -34,10 +34,10 @@ struct Outcome {
   bool keep_alive = false;
   std::size_t used = 0;  // bytes the response took, when complete or still incomplete
   std::string error;
-  bool operator==(const Outcome&) const = default;
+  bool operator==(const ParseOutcome&) const = default;
 };
 
-std::ostream& operator<<(std::ostream& out, const Outcome& o) {
+std::ostream& operator<<(std::ostream& out, const ParseOutcome& o) {
   return out << "{state " << static_cast<int>(o.state) << ", status " << o.status
              << ", retry_after '" << o.retry_after << "', etag '" << o.etag << "', should_retry "
              << (o.should_retry ? (*o.should_retry ? "true" : "false") : "none") << ", keep_alive "
@@ -59,8 +59,8 @@ struct Case {
   std::string error{};
 };
 
-Outcome expected(const Case& c) {
-  Outcome o;
+ParseOutcome expected(const Case& c) {
+  ParseOutcome o;
   o.state = c.state;
   if (c.state == State::kError) {
     o.error = c.error;
@@ -77,10 +77,10 @@ Outcome expected(const Case& c) {
 }
 
 // Feeds raw cut at `cuts` (ascending offsets), the way a socket might deliver it.
-Outcome parse(const Case& c, const std::vector<std::size_t>& cuts) {
+ParseOutcome parse(const Case& c, const std::vector<std::size_t>& cuts) {
   HttpResponseParser p;
   p.reset(c.head);
-  Outcome o;
+  ParseOutcome o;
   std::size_t from = 0;
   for (std::size_t i = 0; i <= cuts.size() && o.state == State::kIncomplete; ++i) {
     const std::size_t to = i < cuts.size() ? cuts[i] : c.raw.size();
@@ -91,7 +91,7 @@ Outcome parse(const Case& c, const std::vector<std::size_t>& cuts) {
   }
   if (o.state == State::kIncomplete && c.close) o.state = p.close();
   if (o.state == State::kError) {
-    Outcome failed;
+    ParseOutcome failed;
     failed.state = State::kError;
     failed.error = p.error();
     return failed;
@@ -127,10 +127,10 @@ std::vector<std::vector<std::size_t>> splits(std::size_t n) {
 // is reported; the rest would say it again.
 void check(const Case& c) {
   CAPTURE(c.name);
-  const Outcome want = expected(c);
+  const ParseOutcome want = expected(c);
   CHECK(parse(c, {}) == want);
   for (const auto& cuts : splits(c.raw.size())) {
-    const Outcome got = parse(c, cuts);
+    const ParseOutcome got = parse(c, cuts);
     if (got == want) continue;
     std::string at;
     for (const std::size_t cut : cuts) at += std::to_string(cut) + " ";

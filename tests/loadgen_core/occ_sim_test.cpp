@@ -27,7 +27,7 @@ Scenario occ(StrategyKind strategy, std::int64_t clients, std::uint64_t seed = 1
   return s;
 }
 
-std::int64_t arrivals(const Results& r, Outcome o) {
+std::int64_t occ_arrivals(const Results& r, Outcome o) {
   const auto& h = r.recording.provider_by_outcome;
   std::int64_t n = 0;
   for (std::size_t b = 0; b < h.bins(); ++b) n += h.at(b, static_cast<std::size_t>(o));
@@ -42,7 +42,7 @@ void check_every_item_delivered(const Results& r, std::int64_t clients) {
   CHECK(r.recording.provider_by_outcome.total() == r.recording.requests);
   CHECK(r.recording.client_by_outcome.total() == r.recording.requests);
   // Every write that failed was a 412, and a failed write was read again before the next.
-  const auto conflicts = arrivals(r, Outcome::kClientError);
+  const auto conflicts = occ_arrivals(r, Outcome::kClientError);
   CHECK(r.recording.writes == clients + conflicts);
   CHECK(r.recording.requests == 2 * r.recording.writes);
 }
@@ -135,7 +135,7 @@ TEST_CASE("occ sim: the provider's layers apply, so an allowance spreads the her
   s.provider.allowance = parse_rate("20/s").value();
   const Results r = simulate_occ(s);
   CHECK(r.recording.delivered == 50);
-  CHECK(arrivals(r, Outcome::kRateLimited) > 0);
+  CHECK(occ_arrivals(r, Outcome::kRateLimited) > 0);
 }
 
 namespace {
@@ -166,7 +166,7 @@ TEST_CASE("occ sim: an adaptive throttle drops sends on the client, as the plain
   // answer; the dropping fleet retries more often than it was answered with a failure.
   const auto retries = [](const Results& r) { return r.recording.backoff.total() / 2; };
   const auto failed = [](const Results& r) {
-    return r.recording.requests - arrivals(r, Outcome::kOk);
+    return r.recording.requests - occ_arrivals(r, Outcome::kOk);
   };
   CHECK(retries(plain) <= failed(plain));
   CHECK(retries(dropping) > failed(dropping));
@@ -177,9 +177,9 @@ TEST_CASE("occ sim: every request declares the fleet's tokens, so a token quota 
   // hundreds in its first second. Undeclared, the quota counted nothing and admitted all.
   const Results r =
       simulate_occ(occ_herd({{"fleet.tokens", 1000}, {"provider.token_allowance", "5000/s"}}));
-  CHECK(arrivals(r, Outcome::kRateLimited) > 0);
-  CHECK(arrivals(simulate_occ(occ_herd({{"provider.token_allowance", "5000/s"}})),
-                 Outcome::kRateLimited) == 0);
+  CHECK(occ_arrivals(r, Outcome::kRateLimited) > 0);
+  CHECK(occ_arrivals(simulate_occ(occ_herd({{"provider.token_allowance", "5000/s"}})),
+                     Outcome::kRateLimited) == 0);
   CHECK(r.recording.delivered + r.recording.dead_lettered + r.recording.unfinished == 50);
 }
 

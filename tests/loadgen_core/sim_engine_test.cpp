@@ -10,13 +10,14 @@
 #include "policy/arrival_schedule.hpp"
 #include "sim/sim_engine.hpp"
 #include "stages.hpp"
+#include "support/process.hpp"
 
 using namespace stampede;
 
 namespace {
 
 Scenario storm(StrategyKind strategy, std::uint64_t seed = 1) {
-  auto s = load_scenario_file(STAMPEDE_SOURCE_DIR "/examples/storm.json");
+  auto s = load_scenario_file(support::source_path("examples/storm.json"));
   REQUIRE_MESSAGE(s, s.error());
   Scenario out = *s;
   out.fleet.strategy = strategy;
@@ -262,7 +263,7 @@ TEST_CASE("simulated LLM quotas: items refused by the spend cap on their first s
 }
 
 TEST_CASE("the LLM quotas example meets its expectations: the capped items are given up") {
-  auto s = load_scenario_file(STAMPEDE_SOURCE_DIR "/examples/llm_quotas.json");
+  auto s = load_scenario_file(support::source_path("examples/llm_quotas.json"));
   REQUIRE_MESSAGE(s, s.error());
   const Results r = simulate(*s);
   check_every_item_accounted_for(r, 200);

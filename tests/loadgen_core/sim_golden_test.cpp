@@ -21,12 +21,13 @@
 #include "results.hpp"
 #include "scenario.hpp"
 #include "sim/sim_trials.hpp"
+#include "support/process.hpp"
 
 using namespace stampede;
 
 namespace {
 
-const char* const kGoldens = STAMPEDE_SOURCE_DIR "/tests/loadgen_core/golden/sim_digests.txt";
+const std::string kGoldens = support::source_path("tests/loadgen_core/golden/sim_digests.txt");
 
 struct GoldenCase {
   std::string name;
@@ -112,7 +113,7 @@ std::uint64_t fnv1a(const std::string& s) {
 
 // "digest requests delivered dead_lettered" of one case.
 std::string line_of(const GoldenCase& c) {
-  const std::string path = c.file.empty() ? "" : STAMPEDE_SOURCE_DIR "/examples/" + c.file;
+  const std::string path = c.file.empty() ? "" : support::source_path("examples/" + c.file);
   const auto scenario = build_scenario(path, c.overrides);
   REQUIRE_MESSAGE(scenario, c.name << ": " << scenario.error());
   SimOptions options;

@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include "sim/sim_engine.hpp"
+#include "support/process.hpp"
 
 using namespace stampede;
 
@@ -11,7 +12,7 @@ namespace {
 
 // examples/storm.json without its outage: 1000 senders at t=0 against 100/s.
 Summary storm_without_outage(StrategyKind strategy, std::int64_t max_attempts) {
-  auto s = load_scenario_file(STAMPEDE_SOURCE_DIR "/examples/storm.json");
+  auto s = load_scenario_file(support::source_path("examples/storm.json"));
   REQUIRE_MESSAGE(s, s.error());
   Scenario scenario = *s;
   scenario.provider.outages.clear();
@@ -44,7 +45,7 @@ TEST_CASE("with no outage, peak_retry_ratio ranks every jitter below exponential
 }
 
 TEST_CASE("after an outage, peak_retry_ratio measures the recovery as peak_ratio does") {
-  auto s = load_scenario_file(STAMPEDE_SOURCE_DIR "/examples/storm.json");
+  auto s = load_scenario_file(support::source_path("examples/storm.json"));
   REQUIRE_MESSAGE(s, s.error());
   const Summary exponential = simulate(*s).summary;
   // Every arrival after the outage is a retry: the two peaks are the same second.

@@ -9,6 +9,7 @@
 
 #include "generated/version.hpp"
 #include "support/files.hpp"
+#include "support/process.hpp"
 #include "support/temp_dir.hpp"
 #include "support/tools.hpp"
 
@@ -28,9 +29,8 @@ TEST_CASE(
     doctest::skip(may_not_run())) {
   TempDir dir;
   const std::string log = dir.file("check.log");
-  const std::string command = std::string(STAMPEDE_SOURCE_DIR) +
-                              "/tests/package/check_package.sh " STAMPEDE_SOURCE_DIR " " +
-                              STAMPEDE_BIN_DIR "/.. " + dir.path() + " > " + log + " 2>&1";
+  const std::string command = source_path("tests/package/check_package.sh") + " " + source_dir() +
+                              " " + bin_path("..") + " " + dir.path() + " > " + log + " 2>&1";
   const int status = std::system(command.c_str());
   const std::string out = read_file(log);
   INFO(out);

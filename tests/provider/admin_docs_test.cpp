@@ -58,7 +58,7 @@ TEST_CASE("docs: ADMIN_API.md lists and counts the totals and reasons keys the p
   REQUIRE(http(p.data_port(), "GET", "/", {{"X-Api-Key", "k"}}).status == 200);
   const auto stats = p.stats();
   CHECK(p.stop() == 0);
-  const std::string doc = read_file(STAMPEDE_SOURCE_DIR "/docs/ADMIN_API.md");
+  const std::string doc = read_file(source_path("docs/ADMIN_API.md"));
   for (const std::string name : {"totals", "reasons"}) {
     CAPTURE(name);
     const auto sent = member_names(stats.at(name));

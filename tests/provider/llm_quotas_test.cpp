@@ -13,7 +13,7 @@ using namespace support;
 
 namespace {
 
-std::string error_reason(const Response& r) {
+std::string quota_reason(const Response& r) {
   return nlohmann::json::parse(r.body).at("error").at("reason").get<std::string>();
 }
 
@@ -49,7 +49,7 @@ TEST_CASE("a token allowance answers 429 token_rate_exceeded with a Retry-After"
   CHECK(c.request("POST", "/v1/messages", tokens("600")).status == 200);
   const auto r = c.request("POST", "/v1/messages", tokens("500"));
   CHECK(r.status == 429);
-  CHECK(error_reason(r) == "token_rate_exceeded");
+  CHECK(quota_reason(r) == "token_rate_exceeded");
   CHECK(r.header_int("retry-after") >= 1);
   CHECK(r.header_int("retry-after") <= 60);
   CHECK_FALSE(r.has("x-should-retry"));
@@ -57,7 +57,7 @@ TEST_CASE("a token allowance answers 429 token_rate_exceeded with a Retry-After"
   CHECK(c.request("POST", "/v1/messages", tokens("400")).status == 200);
   const auto too_large = c.request("POST", "/v1/messages", tokens("1001"));
   CHECK(too_large.status == 429);
-  CHECK(error_reason(too_large) == "request_too_large");
+  CHECK(quota_reason(too_large) == "request_too_large");
   CHECK(too_large.header("x-should-retry") == "false");
   CHECK_FALSE(too_large.has("retry-after"));
   const auto stats = p.stats();
@@ -76,7 +76,7 @@ TEST_CASE("a spend cap answers 429 spend_cap_exceeded, x-should-retry: false, no
   for (int i = 0; i < 2; ++i) {
     const auto r = c.request("POST", "/", tokens("600"));
     CHECK(r.status == 429);
-    CHECK(error_reason(r) == "spend_cap_exceeded");
+    CHECK(quota_reason(r) == "spend_cap_exceeded");
     CHECK(r.header("x-should-retry") == "false");
     CHECK_FALSE(r.has("retry-after"));
     // Not a rate: no rate-limit numbers either.
@@ -207,7 +207,7 @@ TEST_CASE("with --token-field the tokens come from the JSON body when the header
   CHECK(c.request("POST", "/", {}, R"({"model":"m"})").header_int("ratelimit-remaining") == 598);
   const auto bad = c.request("POST", "/", {}, R"({"max_tokens":"lots"})");
   CHECK(bad.status == 400);
-  CHECK(error_reason(bad) == "invalid_tokens");
+  CHECK(quota_reason(bad) == "invalid_tokens");
   CHECK(bad.body.find("X-Tokens (or the JSON body's max_tokens)") != std::string::npos);
   // A body larger than the field's limit is not read.
   std::string big = R"({"max_tokens":1,"pad":")" + std::string(1 << 20, 'x') + R"("})";

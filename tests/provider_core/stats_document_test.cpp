@@ -13,7 +13,7 @@ using namespace stampede;
 namespace {
 
 // A send numbered by the client's own X-Attempt.
-SendAttribution send(std::int64_t n) {
+SendAttribution numbered_send(std::int64_t n) {
   return {SendStatus::kAttributed, SendRule::kXAttempt, n};
 }
 
@@ -21,8 +21,8 @@ ArrivalStats recorder(const std::vector<std::string>& tenants) {
   ArrivalStats s(kNsPerSec);
   std::int64_t t_ns = 0;
   for (const auto& tenant : tenants) {
-    s.record(t_ns, tenant, Outcome::kRateLimited, send(2), DecisionReason::kAllowance);
-    s.record(t_ns += kNsPerSec, tenant, Outcome::kOk, send(1));
+    s.record(t_ns, tenant, Outcome::kRateLimited, numbered_send(2), DecisionReason::kAllowance);
+    s.record(t_ns += kNsPerSec, tenant, Outcome::kOk, numbered_send(1));
   }
   return s;
 }

@@ -40,12 +40,6 @@ std::string chromium_command(const TempDir& dir, const std::string& profile) {
          quote(dir.file(profile));
 }
 
-Results fixture(const std::string& name) {
-  auto r = load_results_file(source_path("tests/report/golden/" + name));
-  REQUIRE_MESSAGE(r, r.error());
-  return *r;
-}
-
 // The colours the charts fill with: ok, 429, 5xx, the first send, the axes.
 const std::vector<std::string> kChartColors{"#2e9e5b", "#f2a93b", "#d64545", "#3b4cc0", "#3d4451"};
 
@@ -118,8 +112,8 @@ TEST_CASE("a real browser renders the comparison report, with and without JavaSc
           doctest::skip(skip_unless_ci(browser_missing()))) {
   TempDir dir;
   const auto html = dir.file("storm.html");
-  write_file(html, render_report({fixture("storm_exponential.results.json"),
-                                  fixture("storm_full_jitter.results.json")},
+  write_file(html, render_report({golden_results("storm_exponential.results.json"),
+                                  golden_results("storm_full_jitter.results.json")},
                                  {"exponential", "full-jitter"}));
   const auto with_js = screenshot(dir, html);
   const auto without_js = screenshot_without_javascript(dir, html);
@@ -138,7 +132,7 @@ TEST_CASE("in a real browser, a hostile name is text, not a script or an element
           doctest::description("needs the Debian package chromium") *
           doctest::skip(skip_unless_ci(browser_missing()))) {
   TempDir dir;
-  auto r = fixture("storm_full_jitter.results.json");
+  auto r = golden_results("storm_full_jitter.results.json");
   r.scenario.name = "<script>alert(1)</script>";
   const auto html = dir.file("hostile.html");
   write_file(html, render_report({r}, {"<img src=x onerror=alert(2)>"}));
@@ -158,7 +152,7 @@ TEST_CASE("a real browser shows a staging run's context, its stop and its retry 
           doctest::description("needs the Debian package chromium, and python3") *
           doctest::skip(skip_unless_ci(browser_missing()))) {
   TempDir dir;
-  auto r = fixture("staging_run.results.json");
+  auto r = golden_results("staging_run.results.json");
   REQUIRE(r.context);
   r.context->stopped_by = "--max-duration 5s";
   r.recording.unfinished = 7;

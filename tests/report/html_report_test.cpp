@@ -24,12 +24,6 @@ namespace {
 
 const std::string kHostile = "<script>alert(1)</script>";
 
-Results fixture(const std::string& name) {
-  auto r = load_results_file(source_path("tests/report/golden/" + name));
-  REQUIRE_MESSAGE(r, r.error());
-  return *r;
-}
-
 std::size_t count_of(const std::string& text, const std::string& what) {
   std::size_t n = 0;
   for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
@@ -91,27 +85,28 @@ bool has_python() {
 }  // namespace
 
 TEST_CASE("the report of the fixed-seed storm matches its golden file") {
-  const auto fj = fixture("storm_full_jitter.results.json");
-  const auto exp = fixture("storm_exponential.results.json");
+  const auto fj = golden_results("storm_full_jitter.results.json");
+  const auto exp = golden_results("storm_exponential.results.json");
   check_golden("storm_full_jitter.html", without_version(render_report({fj}, {"full-jitter"})));
   check_golden("storm_comparison.html",
                without_version(render_report({exp, fj}, {"exponential", "full-jitter"})));
   // A live run against a fakeprovider standing in for staging: no admin API, so the clients'
   // view alone (see golden/README.md for how it was made).
-  check_golden("staging_run.html", without_version(render_report(
-                                       {fixture("staging_run.results.json")}, {"full-jitter"})));
+  check_golden("staging_run.html",
+               without_version(
+                   render_report({golden_results("staging_run.results.json")}, {"full-jitter"})));
 }
 
 TEST_CASE("rendering is deterministic") {
-  const auto fj = fixture("storm_full_jitter.results.json");
+  const auto fj = golden_results("storm_full_jitter.results.json");
   CHECK(render_report({fj}, {"a"}) == render_report({fj}, {"a"}));
 }
 
 TEST_CASE("the report is well-formed XHTML with its charts, sections and tooltips" *
           doctest::skip(skip_unless_ci(!has_python()))) {
   TempDir dir;
-  const auto exp = fixture("storm_exponential.results.json");
-  const auto fj = fixture("storm_full_jitter.results.json");
+  const auto exp = golden_results("storm_exponential.results.json");
+  const auto fj = golden_results("storm_full_jitter.results.json");
   const auto single = checked(render_report({fj}, {"full-jitter"}), dir, "single.html");
   CHECK(single["sections"] == nlohmann::json({"summary", "arrivals", "waves", "retries", "backoff",
                                               "latency", "attempts", "assertions", "scenario"}));
@@ -141,9 +136,10 @@ TEST_CASE("the report shows the numbers of its results file" *
   REQUIRE(s["drain_s"] == 89.727);
   REQUIRE(s["p99_s"] == 85.094);
   REQUIRE(j["scenario"]["fleet"]["seed"] == 1);
-  const auto text = checked(render_report({fixture("storm_full_jitter.results.json")}, {"fj"}), dir,
-                            "fj.html")["text"]
-                        .get<std::string>();
+  const auto text =
+      checked(render_report({golden_results("storm_full_jitter.results.json")}, {"fj"}), dir,
+              "fj.html")["text"]
+          .get<std::string>();
   for (const char* shown : {"7,508",
                             "7.51",
                             "0.49\u00d7",
@@ -197,7 +193,7 @@ TEST_CASE("a fixed-seed simulation from the real binary gives a report with its 
 TEST_CASE("a hostile label, scenario name or assertion shows as text" *
           doctest::skip(skip_unless_ci(!has_python()))) {
   TempDir dir;
-  auto r = fixture("storm_full_jitter.results.json");
+  auto r = golden_results("storm_full_jitter.results.json");
   r.scenario.name = kHostile;
   r.scenario.description = kHostile + " & \"quotes\"";
   r.scenario.provider.tenant_header = kHostile;
@@ -213,7 +209,7 @@ TEST_CASE("a hostile label, scenario name or assertion shows as text" *
 TEST_CASE("control characters and broken UTF-8 in a name still give a well-formed page" *
           doctest::skip(skip_unless_ci(!has_python()))) {
   TempDir dir;
-  auto r = fixture("storm_full_jitter.results.json");
+  auto r = golden_results("storm_full_jitter.results.json");
   r.scenario.name = std::string("nul\0bell\x07 bad\xFF utf8\xC3", 20);
   const auto found = checked(render_report({r}, {"\x01label"}), dir, "broken.html");
   CHECK(found["h1"] == "nul\uFFFDbell\uFFFD bad\uFFFD utf8\uFFFD");
@@ -222,7 +218,7 @@ TEST_CASE("control characters and broken UTF-8 in a name still give a well-forme
 TEST_CASE("a live run adds client sends against provider arrivals, and wake lateness" *
           doctest::skip(skip_unless_ci(!has_python()))) {
   TempDir dir;
-  auto r = fixture("storm_full_jitter.results.json");
+  auto r = golden_results("storm_full_jitter.results.json");
   const auto simulated = render_report({r}, {});
   CHECK(simulated.find("id=\"fidelity\"") == std::string::npos);
   CHECK(simulated.find("id=\"lateness\"") == std::string::npos);
@@ -256,7 +252,7 @@ TEST_CASE("empty input still gives a valid page" * doctest::skip(skip_unless_ci(
 }
 
 TEST_CASE("a chart a run did not record gets a placeholder panel beside the runs that did") {
-  auto fj = fixture("storm_full_jitter.results.json");
+  auto fj = golden_results("storm_full_jitter.results.json");
   Results empty;
   empty.engine = "simulate";
   const auto html = render_report({fj, empty}, {"fj", "empty"});
@@ -329,7 +325,7 @@ TEST_CASE("a million-client simulation's report stays small") {
 
 TEST_CASE("write_report writes one run's page, its default path sits beside the results") {
   TempDir dir;
-  const auto fj = fixture("storm_full_jitter.results.json");
+  const auto fj = golden_results("storm_full_jitter.results.json");
   CHECK_FALSE(write_report(fj, dir.file("fj.html")));
   CHECK(read_file(dir.file("fj.html")) == render_report({fj}, {default_label(fj)}));
   CHECK(write_report(fj, dir.file("missing/fj.html")).has_value());
@@ -344,7 +340,7 @@ TEST_CASE("write_report writes one run's page, its default path sits beside the 
 
 TEST_CASE("the summary counts the assertions its table shows, a duplicate once") {
   // A document written before duplicates were merged: an expectation repeated by --assert.
-  auto r = fixture("storm_full_jitter.results.json");
+  auto r = golden_results("storm_full_jitter.results.json");
   r.verdicts = {{"peak_ratio <= 2", true, 0.5, 2, {}},
                 {"drain_s <= 120", false, 130, 120, {}},
                 {"peak_ratio <= 2", true, 0.5, 2, {}},
@@ -367,7 +363,7 @@ std::string section_of(const std::string& html, const std::string& id) {
 TEST_CASE("a staging run's report says where and when it ran, and draws what the gate is about" *
           doctest::skip(skip_unless_ci(!has_python()))) {
   TempDir dir;
-  const auto r = fixture("staging_run.results.json");
+  const auto r = golden_results("staging_run.results.json");
   REQUIRE(r.context);
   const auto html = render_report({r}, {});
   const auto found = checked(html, dir, "staging.html");
@@ -409,7 +405,7 @@ TEST_CASE("a staging run's report says where and when it ran, and draws what the
 TEST_CASE("a run stopped early says so at the top, and why" *
           doctest::skip(skip_unless_ci(!has_python()))) {
   TempDir dir;
-  auto r = fixture("staging_run.results.json");
+  auto r = golden_results("staging_run.results.json");
   r.context->stopped_by = "--max-duration 5s";
   r.recording.unfinished = 12;
   const auto html = render_report({r}, {});
@@ -422,6 +418,6 @@ TEST_CASE("a run stopped early says so at the top, and why" *
   CHECK(banner < html.find("<section id=\"summary\">"));
   CHECK(section_of(html, "dead-letters").find("unfinished: 12 items") != std::string::npos);
   // A simulation has no wall clock: no run section, no banner.
-  const auto sim = render_report({fixture("storm_full_jitter.results.json")}, {});
+  const auto sim = render_report({golden_results("storm_full_jitter.results.json")}, {});
   CHECK(sim.find("<section id=\"context\">") == std::string::npos);
 }

@@ -8,12 +8,23 @@
 
 #include <string>
 
+#include <doctest/doctest.h>
+
 #include <nlohmann/json.hpp>
+
+#include "results.hpp"
 
 #include "support/process.hpp"
 #include "support/tools.hpp"
 
 namespace report_test {
+
+// A results file of tests/report/golden/, read as the report reads one.
+inline stampede::Results golden_results(const std::string& name) {
+  auto r = stampede::load_results_file(support::source_path("tests/report/golden/" + name));
+  REQUIRE_MESSAGE(r, r.error());
+  return *r;
+}
 
 inline std::string quote(const std::string& s) {
   std::string out = "'";

@@ -12,12 +12,6 @@ using namespace support;
 
 namespace {
 
-Results fixture(const std::string& name) {
-  auto r = load_results_file(source_path("tests/report/golden/" + name));
-  REQUIRE_MESSAGE(r, r.error());
-  return *r;
-}
-
 std::size_t blanks(const std::string& s) {
   std::size_t n = 0;
   for (char c : s) n += c == ' ' ? 1 : 0;
@@ -44,8 +38,8 @@ TEST_CASE("a sparkline scales to its largest value, zero is a gap") {
 }
 
 TEST_CASE("the lockstep storm's sparkline is spikes and gaps, the jittered one is filled") {
-  const auto lockstep = arrivals_sparkline(fixture("storm_exponential.results.json"), 60);
-  const auto jittered = arrivals_sparkline(fixture("storm_full_jitter.results.json"), 60);
+  const auto lockstep = arrivals_sparkline(golden_results("storm_exponential.results.json"), 60);
+  const auto jittered = arrivals_sparkline(golden_results("storm_full_jitter.results.json"), 60);
   CAPTURE(lockstep);
   CAPTURE(jittered);
   CHECK(lockstep.starts_with("arrivals/s "));
@@ -66,7 +60,7 @@ TEST_CASE("a run with no arrivals has no sparkline") {
 }
 
 TEST_CASE("the terminal summary ends with the sparkline") {
-  const auto r = fixture("storm_exponential.results.json");
+  const auto r = golden_results("storm_exponential.results.json");
   const auto summary = format_terminal_summary(r);
   const auto last_line_start = summary.rfind('\n', summary.size() - 2);
   CHECK(summary.substr(last_line_start + 1) == arrivals_sparkline(r) + "\n");

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "support/files.hpp"
+#include "support/process.hpp"
 #include "support/temp_dir.hpp"
 #include "support/tools.hpp"
 
@@ -17,8 +18,8 @@ using namespace support;
 
 namespace {
 
-const std::string kBin = STAMPEDE_BIN_DIR;
-const std::string kSource = STAMPEDE_SOURCE_DIR;
+const std::string kBin = bin_dir();
+const std::string kSource = source_dir();
 
 bool have_python_yaml() {
   return python_imports(find_program("python3"), "yaml");

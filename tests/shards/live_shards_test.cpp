@@ -22,8 +22,6 @@ using nlohmann::json;
 
 namespace {
 
-const std::string kLoadgen = STAMPEDE_BIN_DIR "/loadgen";
-
 // 300 clients, a storm at t=0 into 100 a second in fixed windows. Exponential backoff without
 // jitter sends every retry round at one moment just after a window opens (t=1 s, 3 s): 300,
 // 200 and 100 sends, 600 requests, drained at t=3 s. A harness late by less than most of a
@@ -79,14 +77,14 @@ json run_shards_and_merge(const std::string& scenario, const TempDir& dir, int n
     auto a = fleet_args(scenario, *providers[static_cast<std::size_t>(i) % providers.size()]);
     a.insert(a.begin(), {"run", "--quiet", "--no-report", "--out", out, "--shard",
                          std::to_string(i) + "/" + std::to_string(n), "--start-at", start_at});
-    shards.push_back(std::make_unique<Process>(kLoadgen, a, dir, "shard-" + std::to_string(i)));
+    shards.push_back(std::make_unique<Process>(kLoadgenBin, a, dir, "shard-" + std::to_string(i)));
     merge.push_back(out);
   }
   for (int i = 0; i < n; ++i) {
     INFO("shard " << i << ": " << shards[static_cast<std::size_t>(i)]->err());
     CHECK(shards[static_cast<std::size_t>(i)]->wait(60'000) == 0);
   }
-  Process merging(kLoadgen, merge, dir, "merge");
+  Process merging(kLoadgenBin, merge, dir, "merge");
   const int merged_code = merging.wait(60'000);
   INFO(merging.err());
   REQUIRE(merged_code == 0);
@@ -230,7 +228,7 @@ TEST_CASE("--shard is checked like every flag: one line, exit 2") {
             "3 shards of 2 clients"},
            {{"run", "--url", "http://127.0.0.1:1/", "--start-at", "soon"}, "--start-at: 'soon'"},
        }) {
-    Process p(kLoadgen, args, dir, "bad");
+    Process p(kLoadgenBin, args, dir, "bad");
     CHECK(p.wait(10'000) == 2);
     INFO(p.err());
     CHECK(p.err().find(says) != std::string::npos);

@@ -15,9 +15,6 @@ using namespace support;
 
 namespace {
 
-const std::string kLoadgen = STAMPEDE_BIN_DIR "/loadgen";
-const std::string kStorm = STAMPEDE_SOURCE_DIR "/examples/storm.json";
-
 struct Exit {
   int code = -1;
   std::string err;
@@ -25,7 +22,7 @@ struct Exit {
 
 Exit loadgen(const TempDir& dir, std::vector<std::string> args) {
   static int runs = 0;
-  Process p(kLoadgen, args, dir, "loadgen-" + std::to_string(runs++));
+  Process p(kLoadgenBin, args, dir, "loadgen-" + std::to_string(runs++));
   Exit e;
   e.code = p.wait(60'000);
   e.err = p.err();
@@ -36,11 +33,6 @@ Exit loadgen(const TempDir& dir, std::vector<std::string> args) {
 // fails three of its four expectations, as it is meant to).
 bool finished(const Exit& e) {
   return e.code == 0 || e.code == 1;
-}
-
-std::vector<std::string> with(std::vector<std::string> a, const std::vector<std::string>& b) {
-  a.insert(a.end(), b.begin(), b.end());
-  return a;
 }
 
 // simulate --shard i/N for every i, merged; returns merge's exit.

@@ -149,7 +149,7 @@ TEST_CASE("slow: soak: steady load with resets, outages and stats reads every se
   const std::string url = "http://127.0.0.1:" + std::to_string(provider.data_port()) + "/v1";
   // Retries without end or deadline, so every item is delivered in the end and nothing piles
   // up as dead letters; the Retry-After of a 429 (up to a minute) is taken as given.
-  support::Process loadgen(STAMPEDE_BIN_DIR "/loadgen",
+  support::Process loadgen(support::bin_path("loadgen"),
                            {"run",
                             "--url",
                             url,

@@ -31,11 +31,11 @@ using support::write_file;
 
 namespace {
 
-const std::string kSource = STAMPEDE_SOURCE_DIR;
-const std::string kBin = STAMPEDE_BIN_DIR;
+const std::string kSource = support::source_dir();
+const std::string kBin = support::bin_dir();
 const std::vector<std::string> kPrograms{"loadgen", "fakeprovider", "make",  "apt-get",
                                          "docker",  "openssl",      "cmake", "curl"};
-constexpr int kWaitMs = 300'000;
+constexpr int kDocRunWaitMs = 300'000;
 
 // How a command of the doc is covered: run by the case named, or not run, and why.
 struct Coverage {
@@ -149,7 +149,7 @@ Shell run_in(const TempDir& repo, const std::string& command, EnvChanges env) {
     env.push_back({name, std::nullopt});
   Process p("/bin/sh", {"-c", "cd '" + repo.file("") + "' && " + command}, repo, "sh", env);
   Shell s;
-  s.code = p.wait(kWaitMs);
+  s.code = p.wait(kDocRunWaitMs);
   s.out = p.out();
   s.err = p.err();
   return s;

@@ -20,6 +20,7 @@
 
 using support::contains;
 using support::FakeProvider;
+using support::kLoadgenBin;
 using support::lines;
 using support::Process;
 using support::start_nginx;
@@ -27,8 +28,7 @@ using support::TempDir;
 
 namespace {
 
-const std::string kLoadgen = std::string(STAMPEDE_BIN_DIR) + "/loadgen";
-constexpr int kWaitMs = 60'000;
+constexpr int kCiRunWaitMs = 60'000;
 
 struct Output {
   int code = -1;
@@ -38,9 +38,9 @@ struct Output {
 // loadgen with these arguments, run in dir (its working directory is the test's: any file
 // it made there by mistake would show).
 Output loadgen(const TempDir& dir, const std::vector<std::string>& args) {
-  Process p(kLoadgen, args, dir, "loadgen");
+  Process p(kLoadgenBin, args, dir, "loadgen");
   Output o;
-  o.code = p.wait(kWaitMs);
+  o.code = p.wait(kCiRunWaitMs);
   o.out = p.out();
   o.err = p.err();
   return o;
@@ -123,12 +123,12 @@ TEST_CASE("on a terminal: the line is redrawn in place, in scenario seconds too"
   FakeProvider p({"--allowance", "5/s", "--time-scale", "0.1"});
   REQUIRE(p.started());
   TempDir dir;
-  const std::string command = kLoadgen + " run --url " + p.url() + " --provider-admin " +
+  const std::string command = kLoadgenBin + " run --url " + p.url() + " --provider-admin " +
                               p.admin() +
                               " --time-scale 0.1 --clients 30 --workload steady --rate 2/s "
                               "--duration 20s --max-duration 60s";
   Process shown("/usr/bin/script", {"-qec", command, dir.file("typescript")}, dir, "script");
-  CHECK(shown.wait(kWaitMs) == 0);
+  CHECK(shown.wait(kCiRunWaitMs) == 0);
   const std::string screen = shown.out();
   INFO("terminal: " << screen);
   const auto at = screen.find("\rt=");

@@ -26,13 +26,9 @@ using support::run_loadgen;
 using support::SilentListener;
 using support::start_nginx;
 using support::TempDir;
+using support::with;
 
 namespace {
-
-std::vector<std::string> with(std::vector<std::string> base, const std::vector<std::string>& more) {
-  base.insert(base.end(), more.begin(), more.end());
-  return base;
-}
 
 struct JunitRun {
   support::Run run;
@@ -155,7 +151,7 @@ TEST_CASE(
   support::FakeProvider provider({});
   REQUIRE(provider.started());
   TempDir dir;
-  support::Process exec(std::string(STAMPEDE_BIN_DIR) + "/loadgen",
+  support::Process exec(support::bin_path("loadgen"),
                         {"exec", "--clients", "2", "--url", url, "--provider-admin",
                          provider.admin(), "--junit", dir.file("junit.xml"), "--", "/bin/true"},
                         dir, "exec");

@@ -12,6 +12,7 @@
 #include <thread>
 #include <vector>
 
+#include "duration.hpp"
 #include "model/send_attribution.hpp"
 #include "open_quota.hpp"
 #include "scenario_clock.hpp"
@@ -24,7 +25,6 @@ using namespace support;
 
 namespace {
 
-constexpr std::int64_t kSec = 1'000'000'000;
 // Only a guard against a test that would otherwise hang: what it waits for takes microseconds.
 constexpr auto kHangGuard = std::chrono::seconds(30);
 
@@ -79,7 +79,7 @@ class TickingStore : public SharedStore {
 
 LockedProvider::Options options(SharedStore* store, std::size_t threads) {
   LockedProvider::Options o;
-  o.config.allowance = Rate{1000, kSec};
+  o.config.allowance = Rate{1000, kNsPerSec};
   o.store = store;
   o.threads = threads;
   o.keep_log = true;
@@ -172,7 +172,7 @@ TEST_CASE("LockedProvider with a Redis store: two threads' arrivals are logged o
   RedisServer redis;
   if (!redis_or_skip(redis)) return;
   auto o = options(nullptr, 2);
-  o.config.allowance = Rate{50, kSec};
+  o.config.allowance = Rate{50, kNsPerSec};
   const auto redis_store = open_quota(redis, "ordered", o.config);
   o.store = redis_store.get();
   LockedProvider provider(o);

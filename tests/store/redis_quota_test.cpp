@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "duration.hpp"
 #include "model/provider_policy.hpp"
 #include "open_quota.hpp"
 #include "rng.hpp"
@@ -19,8 +20,6 @@ using namespace stampede;
 using namespace support;
 
 namespace {
-
-constexpr std::int64_t kSec = 1'000'000'000;
 
 struct Arrival {
   std::int64_t t_ns;
@@ -109,16 +108,20 @@ TEST_CASE("the Redis store answers every arrival as the in-process limiters do")
     std::int64_t jump_ns;
   };
   const std::vector<Case> cases{
-      {"fixed window", config(LimiterKind::kFixedWindow, {20, kSec}, {45, kSec}), kSec / 3},
-      {"sliding window", config(LimiterKind::kSlidingWindow, {20, kSec}, {45, kSec}), kSec / 3},
-      {"token bucket", config(LimiterKind::kTokenBucket, {20, kSec}, {45, kSec}), kSec / 3},
+      {"fixed window", config(LimiterKind::kFixedWindow, {20, kNsPerSec}, {45, kNsPerSec}),
+       kNsPerSec / 3},
+      {"sliding window", config(LimiterKind::kSlidingWindow, {20, kNsPerSec}, {45, kNsPerSec}),
+       kNsPerSec / 3},
+      {"token bucket", config(LimiterKind::kTokenBucket, {20, kNsPerSec}, {45, kNsPerSec}),
+       kNsPerSec / 3},
       // 7/s: the bucket's time is scaled by 7; the jump takes it six days from t = 0, where
       // a double's spacing is still 1 for every value the script handles.
       {"token bucket 7/s, burst 3, days in",
-       config(LimiterKind::kTokenBucket, {7, kSec}, {40, 2 * kSec}, 3), 6 * 24 * 3600 * kSec},
+       config(LimiterKind::kTokenBucket, {7, kNsPerSec}, {40, 2 * kNsPerSec}, 3),
+       6 * 24 * 3600 * kNsPerSec},
       {"sliding window of a minute, days in",
-       config(LimiterKind::kSlidingWindow, {30, 60 * kSec}, {1000, 60 * kSec}),
-       6 * 24 * 3600 * kSec},
+       config(LimiterKind::kSlidingWindow, {30, 60 * kNsPerSec}, {1000, 60 * kNsPerSec}),
+       6 * 24 * 3600 * kNsPerSec},
   };
   int prefix = 0;
   for (const auto& c : cases) {
@@ -155,24 +158,24 @@ TEST_CASE("the Redis store answers the token quotas as the in-process layers do"
     std::int64_t jump_ns;
   };
   const std::vector<Case> cases{
-      {"fixed window", LimiterKind::kFixedWindow, {400, kSec}, 6000, kSec / 3},
-      {"sliding window", LimiterKind::kSlidingWindow, {400, kSec}, 6000, kSec / 3},
-      {"token bucket", LimiterKind::kTokenBucket, {400, kSec}, 6000, kSec / 3},
+      {"fixed window", LimiterKind::kFixedWindow, {400, kNsPerSec}, 6000, kNsPerSec / 3},
+      {"sliding window", LimiterKind::kSlidingWindow, {400, kNsPerSec}, 6000, kNsPerSec / 3},
+      {"token bucket", LimiterKind::kTokenBucket, {400, kNsPerSec}, 6000, kNsPerSec / 3},
       // 70/s: the bucket's time is scaled by 7, its burst is the whole 70; days from t = 0.
       {"token bucket 70/s, days in",
        LimiterKind::kTokenBucket,
-       {70, kSec},
+       {70, kNsPerSec},
        1500,
-       6 * 24 * 3600 * kSec},
+       6 * 24 * 3600 * kNsPerSec},
       {"sliding window of ten seconds, days in",
        LimiterKind::kSlidingWindow,
-       {3000, 10 * kSec},
+       {3000, 10 * kNsPerSec},
        8000,
-       6 * 24 * 3600 * kSec},
+       6 * 24 * 3600 * kNsPerSec},
   };
   int prefix = 0;
   for (const auto& c : cases) {
-    auto cfg = config(c.kind, {20, kSec}, {80, kSec});
+    auto cfg = config(c.kind, {20, kNsPerSec}, {80, kNsPerSec});
     cfg.token_allowance = c.tokens;
     cfg.spend_cap = c.spend_cap;
     cfg.default_tokens = 3;
@@ -212,7 +215,7 @@ TEST_CASE("replicas share one token allowance and one spend cap, a reset restore
   if (!redis_or_skip(redis)) return;
   ProviderConfig c;
   c.limiter = LimiterKind::kFixedWindow;
-  c.token_allowance = Rate{50, kSec};
+  c.token_allowance = Rate{50, kNsPerSec};
   c.spend_cap = 100;
   auto store_a = open_quota(redis, "spend", c);
   auto store_b = open_quota(redis, "spend", c);
@@ -228,30 +231,30 @@ TEST_CASE("replicas share one token allowance and one spend cap, a reset restore
   CHECK(over.tokens->remaining == 20);
   CHECK(b.admit(2, "t", tokens(20)).status == 200);  // spent: 50
   // One spend cap: 50 more across the two, then nothing but what is left of it.
-  CHECK(a.admit(kSec, "t", tokens(30)).status == 200);
-  CHECK(b.admit(kSec + 1, "t", tokens(20)).status == 200);  // spent: 100
-  const Decision capped = a.admit(2 * kSec, "t", tokens(1));
+  CHECK(a.admit(kNsPerSec, "t", tokens(30)).status == 200);
+  CHECK(b.admit(kNsPerSec + 1, "t", tokens(20)).status == 200);  // spent: 100
+  const Decision capped = a.admit(2 * kNsPerSec, "t", tokens(1));
   CHECK(capped.status == 429);
   CHECK(capped.reason == DecisionReason::kSpendCap);
   CHECK(!capped.should_retry);
   CHECK_FALSE(capped.retry_after_ns);
-  CHECK(b.admit(2 * kSec + 1, "t", tokens(1)).reason == DecisionReason::kSpendCap);
-  CHECK(b.admit(2 * kSec + 2, "u", tokens(1)).status == 200);  // per tenant
-  CHECK(b.admit(2 * kSec + 3, "t", tokens(0)).status == 200);  // nothing left, nothing asked
+  CHECK(b.admit(2 * kNsPerSec + 1, "t", tokens(1)).reason == DecisionReason::kSpendCap);
+  CHECK(b.admit(2 * kNsPerSec + 2, "u", tokens(1)).status == 200);  // per tenant
+  CHECK(b.admit(2 * kNsPerSec + 3, "t", tokens(0)).status == 200);  // nothing left, nothing asked
 
   // A reset on b restores the cap for both replicas.
-  REQUIRE(store_b->reset(store_b->epoch_wall_ns() + 10 * kSec));
-  CHECK(a.admit(10 * kSec + 5, "t", tokens(40)).status == 200);
-  CHECK(b.admit(11 * kSec, "t", tokens(40)).status == 200);
-  CHECK(a.admit(12 * kSec, "t", tokens(40)).reason == DecisionReason::kSpendCap);
-  CHECK(a.admit(12 * kSec + 1, "t", tokens(20)).status == 200);
+  REQUIRE(store_b->reset(store_b->epoch_wall_ns() + 10 * kNsPerSec));
+  CHECK(a.admit(10 * kNsPerSec + 5, "t", tokens(40)).status == 200);
+  CHECK(b.admit(11 * kNsPerSec, "t", tokens(40)).status == 200);
+  CHECK(a.admit(12 * kNsPerSec, "t", tokens(40)).reason == DecisionReason::kSpendCap);
+  CHECK(a.admit(12 * kNsPerSec + 1, "t", tokens(20)).status == 200);
 }
 
 TEST_CASE("script_limits: the token quotas are kept in the store, within exact arithmetic") {
   ProviderConfig c;
   c.limiter = LimiterKind::kTokenBucket;
-  c.allowance = Rate{50, 60 * kSec};
-  c.token_allowance = Rate{80000, 60 * kSec};
+  c.allowance = Rate{50, 60 * kNsPerSec};
+  c.token_allowance = Rate{80000, 60 * kNsPerSec};
   c.spend_cap = 1'000'000;
   const auto ok = script_limits(c);
   INFO(ok.error());
@@ -262,7 +265,7 @@ TEST_CASE("script_limits: the token quotas are kept in the store, within exact a
   CHECK(ok->spend_cap == 1'000'000);
 
   // 12345/s leaves the bucket's scaled time beyond 2^53 within the week.
-  c.token_allowance = Rate{12345, kSec};
+  c.token_allowance = Rate{12345, kNsPerSec};
   const auto big = script_limits(c);
   REQUIRE(!big);
   CHECK(big.error().find("--token-allowance") != std::string::npos);
@@ -279,7 +282,7 @@ TEST_CASE("script_limits: the token quotas are kept in the store, within exact a
 TEST_CASE("replicas share one allowance, and a reset on one is followed by the others") {
   RedisServer redis;
   if (!redis_or_skip(redis)) return;
-  const auto c = config(LimiterKind::kFixedWindow, {5, kSec}, {1000, kSec});
+  const auto c = config(LimiterKind::kFixedWindow, {5, kNsPerSec}, {1000, kNsPerSec});
   auto a = open_quota(redis, "shared", c);
   auto b = open_quota(redis, "shared", c);
   CHECK(a->epoch_wall_ns() == b->epoch_wall_ns());  // b joined a's scenario
@@ -291,14 +294,14 @@ TEST_CASE("replicas share one allowance, and a reset on one is followed by the o
   CHECK(admitted == 5);
 
   // b decides a later arrival first: a's earlier one is decided at b's time, in order.
-  CHECK(b->decide(kSec + 500, "t", 1).t_ns == kSec + 500);
-  const auto late = a->decide(kSec + 100, "t", 1);
-  CHECK(late.t_ns == kSec + 500);
+  CHECK(b->decide(kNsPerSec + 500, "t", 1).t_ns == kNsPerSec + 500);
+  const auto late = a->decide(kNsPerSec + 100, "t", 1);
+  CHECK(late.t_ns == kNsPerSec + 500);
 
   const std::int64_t old_epoch = a->epoch_wall_ns();
-  REQUIRE(b->reset(old_epoch + 10 * kSec));  // t = 0 ten seconds later
-  const auto after = a->decide(10 * kSec + 7, "t", 1);
-  CHECK(a->epoch_wall_ns() == old_epoch + 10 * kSec);
+  REQUIRE(b->reset(old_epoch + 10 * kNsPerSec));  // t = 0 ten seconds later
+  const auto after = a->decide(10 * kNsPerSec + 7, "t", 1);
+  CHECK(a->epoch_wall_ns() == old_epoch + 10 * kNsPerSec);
   CHECK(after.t_ns == 7);  // the same moment on the new clock
   CHECK(after.allowance->admitted);
   CHECK(after.allowance->remaining == 4);  // a fresh allowance
@@ -307,14 +310,14 @@ TEST_CASE("replicas share one allowance, and a reset on one is followed by the o
 TEST_CASE("a store lost mid-run answers unavailable: 503, not a crash") {
   RedisServer redis;
   if (!redis_or_skip(redis)) return;
-  const auto c = config(LimiterKind::kTokenBucket, {5, kSec}, {1000, kSec});
+  const auto c = config(LimiterKind::kTokenBucket, {5, kNsPerSec}, {1000, kNsPerSec});
   auto store = open_quota(redis, "lost", c);
   CHECK(!store->decide(0, "t", 1).unavailable);
   redis.stop();
-  for (int i = 0; i < 3; ++i) CHECK(store->decide(kSec + i, "t", 1).unavailable);
+  for (int i = 0; i < 3; ++i) CHECK(store->decide(kNsPerSec + i, "t", 1).unavailable);
   ProviderPolicy policy(c, store.get());
-  const Decision d = policy.admit(2 * kSec, "t");
+  const Decision d = policy.admit(2 * kNsPerSec, "t");
   CHECK(d.status == 503);
   CHECK(d.reason == DecisionReason::kStoreUnavailable);
-  CHECK(d.retry_after_ns == kSec);
+  CHECK(d.retry_after_ns == kNsPerSec);
 }

@@ -9,6 +9,7 @@
 #include <thread>
 #include <vector>
 
+#include "duration.hpp"
 #include "open_quota.hpp"
 #include "rng.hpp"
 #include "scenario_clock.hpp"
@@ -21,8 +22,6 @@ using namespace stampede;
 using namespace support;
 
 namespace {
-
-constexpr std::int64_t kSec = 1'000'000'000;
 
 void require_same(const std::optional<LimitVerdict>& got, const std::optional<LimitVerdict>& want) {
   REQUIRE(got.has_value() == want.has_value());
@@ -54,9 +53,9 @@ TEST_CASE("decide_all answers a batch as one decide after another does, for ever
        {LimiterKind::kFixedWindow, LimiterKind::kSlidingWindow, LimiterKind::kTokenBucket}) {
     ProviderConfig c;
     c.limiter = kind;
-    c.allowance = Rate{20, kSec};
-    c.capacity = Rate{50, kSec};
-    c.token_allowance = Rate{400, kSec};
+    c.allowance = Rate{20, kNsPerSec};
+    c.capacity = Rate{50, kNsPerSec};
+    c.token_allowance = Rate{400, kNsPerSec};
     c.spend_cap = 8000;  // reached part-way
     const std::string name = "batch-" + std::to_string(prefix++);
     auto one_by_one = open_quota(redis, name + "-one", c);
@@ -102,10 +101,10 @@ TEST_CASE("a batch stops where one decide would lose the store: the rest answer 
   if (!redis_or_skip(redis)) return;
   ProviderConfig c;
   c.limiter = LimiterKind::kTokenBucket;
-  c.allowance = Rate{7, kSec};  // the bucket's time scaled by 7: beyond 2^53 after 14.9 days
+  c.allowance = Rate{7, kNsPerSec};  // the bucket's time scaled by 7: beyond 2^53 after 14.9 days
   auto store = open_quota(redis, "beyond", c);
-  const std::int64_t far_ns = 20LL * 24 * 3600 * kSec;
-  const std::vector<QuotaAsk> asks{{kSec, "t", 1}, {far_ns, "t", 1}, {far_ns + 1, "t", 1}};
+  const std::int64_t far_ns = 20LL * 24 * 3600 * kNsPerSec;
+  const std::vector<QuotaAsk> asks{{kNsPerSec, "t", 1}, {far_ns, "t", 1}, {far_ns + 1, "t", 1}};
   const auto got = store->decide_all(asks);
   REQUIRE(got.size() == 3);
   CHECK(!got[0].unavailable);
@@ -119,11 +118,11 @@ TEST_CASE("a batch asked on an old epoch is decided on the new one's clock") {
   RedisServer redis;
   if (!redis_or_skip(redis)) return;
   ProviderConfig c;
-  c.allowance = Rate{5, kSec};
+  c.allowance = Rate{5, kNsPerSec};
   auto a = open_quota(redis, "epoch", c);
   auto b = open_quota(redis, "epoch", c);
-  REQUIRE(b->reset(a->epoch_wall_ns() + 10 * kSec));  // t = 0 ten seconds later
-  const std::vector<QuotaAsk> asks{{10 * kSec + 7, "t", 1}, {10 * kSec + 9, "t", 1}};
+  REQUIRE(b->reset(a->epoch_wall_ns() + 10 * kNsPerSec));  // t = 0 ten seconds later
+  const std::vector<QuotaAsk> asks{{10 * kNsPerSec + 7, "t", 1}, {10 * kNsPerSec + 9, "t", 1}};
   const auto got = a->decide_all(asks);
   CHECK(a->epoch_wall_ns() == b->epoch_wall_ns());
   CHECK(got[0].t_ns == 7);

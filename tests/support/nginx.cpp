@@ -19,7 +19,7 @@ namespace {
 constexpr const char* kNginx = "/usr/sbin/nginx";
 constexpr const char* kOpenssl = "/usr/bin/openssl";
 constexpr int kStepTimeoutMs = 20'000;
-constexpr int kReadyTimeoutMs = 10'000;
+constexpr int kNginxReadyMs = 10'000;
 constexpr int kPortTries = 5;
 
 // The extensions of each certificate, named in the openssl commands; nothing taken from the
@@ -184,7 +184,7 @@ bool NginxStaging::start_on(int http_port, int https_port) {
         return (!http_port || accepts_connections(http_port)) &&
                (!https_port || accepts_connections(https_port));
       },
-      kReadyTimeoutMs);
+      kNginxReadyMs);
   if (ready && !exited) {
     http_port_ = http_port;
     https_port_ = https_port;
@@ -238,7 +238,7 @@ std::string NginxStaging::https_url(const std::string& path, const std::string& 
 std::vector<LogLine> NginxStaging::stop_and_read_log() {
   if (process_) {
     process_->signal(SIGQUIT);  // graceful: finishes what it is serving and flushes the log
-    process_->wait(kReadyTimeoutMs);
+    process_->wait(kNginxReadyMs);
     process_.reset();
   }
   std::vector<LogLine> log;

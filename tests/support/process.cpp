@@ -16,12 +16,25 @@ extern char** environ;
 
 namespace support {
 
+std::string bin_dir() {
+  return STAMPEDE_BIN_DIR;
+}
+
+std::string source_dir() {
+  return STAMPEDE_SOURCE_DIR;
+}
+
 std::string bin_path(const std::string& name) {
-  return std::string(STAMPEDE_BIN_DIR) + "/" + name;
+  return bin_dir() + "/" + name;
 }
 
 std::string source_path(const std::string& relative) {
-  return std::string(STAMPEDE_SOURCE_DIR) + "/" + relative;
+  return source_dir() + "/" + relative;
+}
+
+std::vector<std::string> with(std::vector<std::string> base, const std::vector<std::string>& more) {
+  base.insert(base.end(), more.begin(), more.end());
+  return base;
 }
 
 bool wait_until(const std::function<bool()>& condition, int timeout_ms) {

@@ -19,7 +19,12 @@ namespace support {
 // builds on a loaded machine, where every run bounds itself far sooner.
 constexpr int kSafetyTimeoutMs = 180'000;
 
-// A binary of this build (STAMPEDE_BIN_DIR), and a file of the source tree.
+// The directory of this build's binaries and the source tree's root. Only process.cpp uses
+// their absolute paths (STAMPEDE_BIN_DIR, STAMPEDE_SOURCE_DIR), so that no other test's
+// object depends on where the tree is checked out.
+std::string bin_dir();
+std::string source_dir();
+// A binary of this build, and a file of the source tree.
 std::string bin_path(const std::string& name);
 std::string source_path(const std::string& relative);
 
@@ -60,6 +65,15 @@ struct Exited {
 // Runs a binary of this build with these arguments to its exit.
 Exited run_binary(const std::string& name, const std::vector<std::string>& args,
                   int timeout_ms = kSafetyTimeoutMs, const EnvChanges& env = {});
+
+// What many cases run: this build's loadgen, the reference storm and the golden results of
+// its full-jitter run.
+inline const std::string kLoadgenBin = bin_path("loadgen");
+inline const std::string kStorm = source_path("examples/storm.json");
+inline const std::string kStormResults =
+    source_path("tests/report/golden/storm_full_jitter.results.json");
+// A command's arguments with more after them.
+std::vector<std::string> with(std::vector<std::string> base, const std::vector<std::string>& more);
 // The same for any program, named by its path.
 Exited run_program(const std::string& path, const std::vector<std::string>& args,
                    int timeout_ms = kSafetyTimeoutMs, const EnvChanges& env = {});

@@ -9,7 +9,7 @@ namespace support {
 namespace {
 
 const std::string kRedisServer = "/usr/bin/redis-server";
-constexpr int kReadyTimeoutMs = 10'000;
+constexpr int kRedisReadyMs = 10'000;
 
 }  // namespace
 
@@ -30,14 +30,14 @@ RedisServer::RedisServer() {
         dir_, "redis-" + std::to_string(attempt));
     ready_ = wait_until(
         [&] { return process_->out().find("Ready to accept connections") != std::string::npos; },
-        kReadyTimeoutMs);
+        kRedisReadyMs);
   }
 }
 
 void RedisServer::stop() {
   if (process_) {
     process_->signal(SIGKILL);
-    process_->wait(kReadyTimeoutMs);
+    process_->wait(kRedisReadyMs);
   }
   ready_ = false;
 }
