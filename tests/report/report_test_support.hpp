@@ -50,10 +50,6 @@ inline ShellResult run(const std::string& command, bool with_stderr = true) {
   return p;
 }
 
-inline bool have_python_yaml() {
-  return support::python_imports(support::find_program("python3"), "yaml");
-}
-
 // check_xhtml.py's findings about a report file, or a JSON null with the parser's message in
 // `error` when the file is not well-formed XML.
 inline nlohmann::json check_xhtml(const std::string& html_path, std::string* error = nullptr) {

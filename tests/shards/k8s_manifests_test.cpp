@@ -21,10 +21,6 @@ namespace {
 const std::string kBin = bin_dir();
 const std::string kSource = source_dir();
 
-bool have_python_yaml() {
-  return python_imports(find_program("python3"), "yaml");
-}
-
 // The binaries' --help, as check_k8s.py reads them.
 void write_helps(const TempDir& dir) {
   for (const auto& [name, command] :
@@ -58,8 +54,8 @@ std::string replaced(std::string text, const std::string& from, const std::strin
 
 }  // namespace
 
-TEST_CASE("the Kubernetes manifests pass the schema check" *
-          doctest::skip(skip_unless_ci(!have_python_yaml()))) {
+TEST_CASE("the Kubernetes manifests pass the schema check") {
+  if (!require_tool(have_python_yaml(), "python3-yaml", "apt-get install python3-yaml")) return;
   TempDir dir;
   write_helps(dir);
   const auto c = check(kSource + "/deploy/k8s", dir);
@@ -68,8 +64,8 @@ TEST_CASE("the Kubernetes manifests pass the schema check" *
   CHECK(c.output.find("documents ok") != std::string::npos);
 }
 
-TEST_CASE("the schema check catches a broken manifest" *
-          doctest::skip(skip_unless_ci(!have_python_yaml()))) {
+TEST_CASE("the schema check catches a broken manifest") {
+  if (!require_tool(have_python_yaml(), "python3-yaml", "apt-get install python3-yaml")) return;
   TempDir dir;
   write_helps(dir);
   const std::string job = read_file(kSource + "/deploy/k8s/loadgen-job.yaml");

@@ -35,4 +35,8 @@ bool python_imports(const std::string& python, const std::string& modules) {
          run_program(python, {"-c", "import " + modules}, 60'000).code == 0;
 }
 
+bool have_python_yaml() {
+  return python_imports(find_program("python3"), "yaml");
+}
+
 }  // namespace support

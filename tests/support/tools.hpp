@@ -19,6 +19,10 @@ bool have_executable(const std::string& path);
 // Whether this python interpreter (a path; empty: none) imports these modules, e.g. "yaml"
 // or "requests, tenacity".
 bool python_imports(const std::string& python, const std::string& modules);
+// Whether python3 imports yaml. Ask it inside a case (require_tool), not in a doctest::skip
+// decorator: every case runs in a process of its own, and the decorators of all a binary's
+// cases run at each process's start, so a decorator would start python3 once a case.
+bool have_python_yaml();
 
 // For a doctest::skip decorator: skip when the tool is missing, outside CI only.
 inline bool skip_unless_ci(bool missing) {
