@@ -81,8 +81,8 @@ package: build
 # storm's exact match with the simulation ("bench: ...") depends on the machine's spare CPU, so
 # it is a benchmark (bench/live), not a gate: `make test-bench` runs it.
 # Six cases a core: the Release cases spend most of their time waiting (303 s of case time
-# in 77 s of CPU), so at two a core a re-run took 77 s of wall and the cores stood half idle;
-# at six it takes 43 s. The slow cases (thousands of connections) and the sanitizer trees
+# in 83 s of CPU), so at two a core a run took 77 s of wall and the cores stood half idle;
+# at six it takes 32 s (bench/build/README.md). The slow cases (thousands of connections) and the sanitizer trees
 # (several times the CPU a case) keep two a core.
 CTEST_JOBS ?= $(shell echo $$(( $(JOBS) * 6 )))
 HEAVY_CTEST_JOBS ?= $(shell echo $$(( $(JOBS) * 2 )))

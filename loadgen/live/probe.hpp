@@ -19,14 +19,15 @@ struct ProbedTarget {
   std::string resolve_entry(const TargetUrl& url) const;
 };
 
+// How long `run` and `exec` give the target to connect, before any load.
+constexpr std::int64_t kProbeTimeoutMs = 5'000;
+
 // Connects once (TCP, and for https the TLS handshake with the fleet's settings) without
 // sending a request, so the provider records nothing. The error is one line saying why the
 // target cannot be reached: "target unreachable: ..." for the connection, "TLS: HOST:PORT ..."
 // with libcurl's reason for the handshake (an untrusted certificate, a CA file or client
 // certificate it cannot use), or a server that asks for a client certificate when the fleet
 // has none: every request would be refused (nginx answers 400, others end the connection).
-// How long `run` and `exec` give the target to connect, before any load.
-constexpr std::int64_t kProbeTimeoutMs = 5'000;
 Parsed<ProbedTarget> probe_target(const TargetUrl& url, const TlsSettings& tls,
                                   std::int64_t timeout_ms);
 

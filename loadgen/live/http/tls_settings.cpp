@@ -8,8 +8,9 @@
 
 #include <cerrno>
 #include <cstring>
-#include <memory>
 #include <string_view>
+
+#include "live/http/curl_handles.hpp"
 
 namespace stampede {
 namespace {
@@ -218,7 +219,7 @@ void apply_tls(void* e, const TlsSettings& tls) {
 namespace {
 
 std::string libcurl_default(CURLINFO what) {
-  std::unique_ptr<CURL, void (*)(CURL*)> easy(curl_easy_init(), curl_easy_cleanup);
+  CurlEasy easy(curl_easy_init());
   char* path = nullptr;
   if (!easy || curl_easy_getinfo(easy.get(), what, &path) != CURLE_OK || !path) return "";
   return path;
