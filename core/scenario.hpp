@@ -80,6 +80,9 @@ struct ProviderConfig {
   // fakeprovider only: hold each request one hop before deciding it and one more before
   // answering, the simulator's network (fleet.hop_delay) on a real one. None: answer at once.
   std::optional<HopDelay> hop_delay;
+  // fakeprovider only: forward what is admitted to this URL (parse_upstream_url), and pass its
+  // answers back; empty: answer here.
+  std::string upstream;
 };
 
 struct RetryBudgetConfig {

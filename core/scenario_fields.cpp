@@ -8,6 +8,7 @@
 #include "field_values.hpp"
 #include "nearest_name.hpp"
 #include "policy_presets.hpp"
+#include "upstream_url.hpp"
 
 namespace stampede {
 namespace {
@@ -788,6 +789,31 @@ const std::vector<ScenarioField>& table() {
              return assign(parse_hop_delay(as_text(v)), s.provider.hop_delay);
            },
        .print = [](const Scenario& s) { return if_set(s.provider.hop_delay, format_hop_delay); }},
+      {.name = "provider.upstream",
+       .flag = "--upstream",
+       .in = kFakeprovider,
+       .help = "proxy mode: forward every request the provider admits to this service, "
+               "http://HOST:PORT[/PREFIX] or https://..., and pass its answer back; refused "
+               "ones are answered here and never reach it (docs/PROXY.md; default: none, "
+               "answer 200 here)",
+       .type = "URL",
+       .example = "http://127.0.0.1:9000/api",
+       .parse = [](Scenario& s, const json& v) -> Error {
+         const auto url = parse_upstream_url(as_text(v));
+         if (!url) return url.error();
+         s.provider.upstream = as_text(v);
+         return std::nullopt;
+       },
+       .print = [](const Scenario& s) -> Printed {
+         if (s.provider.upstream.empty()) return std::nullopt;
+         return s.provider.upstream;
+       },
+       .check =
+           [](const Scenario& s) {
+             return problem_if(
+                 !s.provider.upstream.empty() && s.provider.mode == ProviderMode::kOcc,
+                 "occ mode's row answers itself; give no upstream with mode occ");
+           }},
   };
   return fields;
 }

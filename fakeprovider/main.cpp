@@ -31,6 +31,7 @@
 #include "server/listen_address.hpp"
 #include "server/locked_provider.hpp"
 #include "store/redis_quota.hpp"
+#include "upstream/upstream_flags.hpp"
 
 using namespace stampede;
 
@@ -42,6 +43,9 @@ constexpr int kRuntimeError = 1;
 constexpr rlim_t kSpareDescriptors = 64;
 // 16 bytes a slot, twice as many slots: 10 million items fill at most 512 MiB.
 constexpr std::size_t kMaxItemsLimit = 10'000'000;
+// libmicrohttpd's default, which the answers a proxy passes back need: the provider's own
+// answers fit in far less.
+constexpr std::size_t kProxyMemoryPerConnection = 32 * 1024;
 
 struct Args {
   std::string scenario;
@@ -64,6 +68,7 @@ struct Args {
   std::string item_header = "X-Request-Id,amz-sdk-invocation-id,Idempotency-Key";
   std::string client_header = "X-Client-Id";
   std::string max_items = "1000000";
+  UpstreamFlags upstream;  // its url is the scenario's provider.upstream (--upstream)
 };
 
 // fakeprovider takes the provider section's fields, and lists the wire's own under "Dialect"
@@ -81,6 +86,41 @@ void add_scenario_flags(CLI::App& app, Args& args) {
     if (!f.default_text.empty()) opt->default_str(std::string(f.default_text));
     if (!f.list) opt->expected(1);
   }
+}
+
+// Proxy mode's flags beside --upstream (a scenario field: provider.upstream).
+void add_proxy_flags(CLI::App& app, UpstreamFlags& f) {
+  const auto* group = "Proxy (with --upstream; docs/PROXY.md)";
+  app.add_option("--upstream-cacert", f.cacert,
+                 "https upstream: trust this CA bundle (PEM) instead of the system's")
+      ->type_name("FILE")
+      ->group(group);
+  app.add_flag("--upstream-insecure", f.insecure,
+               "https upstream: check neither its certificate nor its name (a test bench only)")
+      ->group(group);
+  app.add_option("--upstream-timeout", f.timeout,
+                 "how long the upstream may be silent, before its answer (then 504) or within "
+                 "it (then the stream is cut); whole seconds")
+      ->type_name("DURATION")
+      ->capture_default_str()
+      ->group(group);
+  app.add_option("--upstream-connections", f.connections,
+                 "keep-alive connections to the upstream, per data-plane thread; requests "
+                 "beyond wait for one")
+      ->type_name("N")
+      ->capture_default_str()
+      ->group(group);
+  app.add_flag("--upstream-strip-headers", f.strip_headers,
+               "do not forward the headers stampede reads (the tenant header unless it is "
+               "Authorization, X-Attempt, --attempt-header, --client-header); by default they "
+               "go on as they came")
+      ->group(group);
+  app.add_option("--max-body", f.max_body,
+                 "the longest request body forwarded; a longer one is answered 413 and never "
+                 "reaches the upstream")
+      ->type_name("BYTES")
+      ->capture_default_str()
+      ->group(group);
 }
 
 Parsed<Scenario> scenario_from(const Args& args) {
@@ -234,6 +274,12 @@ int serve(const Args& args) {
   if (!header_timeout) return fail(kUsageError, "--header-timeout: " + header_timeout.error());
   const auto send_rules = send_rules_from(args);
   if (!send_rules) return fail(kUsageError, send_rules.error());
+  UpstreamFlags upstream_flags = args.upstream;
+  upstream_flags.url = scenario->provider.upstream;
+  const auto upstream =
+      upstream_config_from(upstream_flags, {scenario->provider.tenant_header, "X-Attempt",
+                                            send_rules->attempt_header, send_rules->client_header});
+  if (!upstream) return fail(kUsageError, upstream.error());
   // Before serving: a path found bad at exit would lose every arrival recorded.
   if (auto e = check_output_flags({{"--arrivals-out", args.arrivals_out},
                                    {"--stats-out", args.stats_out},
@@ -261,13 +307,19 @@ int serve(const Args& args) {
   data_config.watch_arrivals = args.arrival_stamp == "watch";
   data_config.idle_timeout_s = static_cast<unsigned>(*idle_timeout / kNsPerSec);
   data_config.header_timeout_ns = *header_timeout;
+  data_config.upstream = *upstream;
+  // Forwarded answers carry the upstream's headers, which libmicrohttpd writes out of the
+  // connection's memory.
+  if (*upstream) data_config.memory_per_connection = kProxyMemoryPerConnection;
   DataPlane data_plane(data_config, provider);
   if (auto e = data_plane.start()) return fail(kRuntimeError, *e);
   AdminApi admin({*admin_listen, args.admin_token}, provider);
   if (auto e = admin.start()) return fail(kRuntimeError, *e);
 
   std::cout << "listening on " << listen->url(data_plane.port()) << "\n"
-            << "admin on " << admin_listen->url(admin.port()) << std::endl;
+            << "admin on " << admin_listen->url(admin.port()) << "\n";
+  if (*upstream) std::cout << "forwarding what is admitted to " << (*upstream)->url.base() << "\n";
+  std::cout << std::flush;
 
   int signal_number = 0;
   sigwait(&stop_signals, &signal_number);
@@ -331,8 +383,9 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--arrivals-out", args.arrivals_out,
                  "on exit, write every arrival here (CSV: "
-                 "t_ns,tenant,status,attempt,client_id,send_rule,decided_t_ns; t_ns when its "
-                 "bytes came in, decided_t_ns the time its limiters used)")
+                 "t_ns,tenant,status,attempt,client_id,send_rule,decided_t_ns,upstream; t_ns when "
+                 "its bytes came in, decided_t_ns the time its limiters used, upstream what the "
+                 "upstream answered a forwarded one)")
       ->type_name("FILE");
   app.add_option("--stats-out", args.stats_out, "on exit, write the final stats JSON here")
       ->type_name("FILE");
@@ -403,6 +456,7 @@ int main(int argc, char** argv) {
          "(default stampede). Without it they live in this process. Arrivals are still "
          "recorded per replica")
       ->type_name("URL");
+  add_proxy_flags(app, args.upstream);
   app.footer(
       "Example:\n"
       "  fakeprovider --allowance 100/s --outage 0s-30s:503 --listen 127.0.0.1:8080 "

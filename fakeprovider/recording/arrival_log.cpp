@@ -13,9 +13,9 @@ std::string csv_field(std::string_view text) {
   return out;
 }
 
-void ArrivalLog::record(std::uint64_t seq, std::int64_t t_ns, std::int64_t decided_t_ns,
-                        std::string_view tenant, int status, const SendAttribution& send,
-                        std::string_view client_id) {
+std::size_t ArrivalLog::record(std::uint64_t seq, std::int64_t t_ns, std::int64_t decided_t_ns,
+                               std::string_view tenant, int status, const SendAttribution& send,
+                               std::string_view client_id) {
   auto it = tenant_index_.find(tenant);
   if (it == tenant_index_.end()) {
     it =
@@ -23,7 +23,12 @@ void ArrivalLog::record(std::uint64_t seq, std::int64_t t_ns, std::int64_t decid
             .first;
     tenant_names_.emplace_back(tenant);
   }
-  rows_.push_back({seq, t_ns, decided_t_ns, it->second, status, send, std::string(client_id)});
+  rows_.push_back({seq, t_ns, decided_t_ns, it->second, status, 0, send, std::string(client_id)});
+  return rows_.size() - 1;
+}
+
+void ArrivalLog::set_upstream(std::size_t row, int upstream) {
+  if (row < rows_.size()) rows_[row].upstream = upstream;
 }
 
 void ArrivalLog::clear() {
@@ -46,7 +51,7 @@ std::string ArrivalLog::to_csv(const std::vector<const ArrivalLog*>& logs) {
     cursors.push_back(std::move(c));
     rows += log->rows_.size();
   }
-  std::string out = "t_ns,tenant,status,attempt,client_id,send_rule,decided_t_ns\n";
+  std::string out = "t_ns,tenant,status,attempt,client_id,send_rule,decided_t_ns,upstream\n";
   out.reserve(out.size() + rows * 52);
   // Each log is in decision order already: a merge by seq, with a handful of logs.
   for (std::size_t n = 0; n < rows; ++n) {
@@ -71,6 +76,10 @@ std::string ArrivalLog::to_csv(const std::vector<const ArrivalLog*>& logs) {
     out += send_rule_label(r.send);
     out += ',';
     out += std::to_string(r.decided_t_ns);
+    out += ',';
+    if (r.upstream > 0) out += std::to_string(r.upstream);
+    if (r.upstream == kUpstreamFailed) out += "error";
+    if (r.upstream == kUpstreamTimedOut) out += "timeout";
     out += '\n';
   }
   return out;

@@ -22,18 +22,22 @@ class ArrivalLog {
   // stamp); decided_t_ns: the time the limiters decided it at, which is t_ns or later (the
   // latest time decided yet, when another thread decided a later arrival first); status: the
   // answer's status code, 0 for a connection reset without an answer; send: which send it
-  // is, and by which rule.
-  void record(std::uint64_t seq, std::int64_t t_ns, std::int64_t decided_t_ns,
-              std::string_view tenant, int status, const SendAttribution& send,
-              std::string_view client_id);
+  // is, and by which rule. Returns the row's number, for set_upstream.
+  std::size_t record(std::uint64_t seq, std::int64_t t_ns, std::int64_t decided_t_ns,
+                     std::string_view tenant, int status, const SendAttribution& send,
+                     std::string_view client_id);
+  // Proxy mode: what the upstream answered the row's request (a status, or kUpstreamFailed or
+  // kUpstreamTimedOut), once it has.
+  void set_upstream(std::size_t row, int upstream);
 
   std::size_t size() const { return rows_.size(); }
   void clear();
 
-  // "t_ns,tenant,status,attempt,client_id,send_rule,decided_t_ns" and one line per arrival of
-  // all the logs, in the order of decisions (RFC 4180 quoting), so t_ns need not be in order.
-  // attempt is empty for an unattributed arrival; send_rule is send_rule_label. The newer
-  // columns came last so readers of the first five (or six) read on.
+  // "t_ns,tenant,status,attempt,client_id,send_rule,decided_t_ns,upstream" and one line per
+  // arrival of all the logs, in the order of decisions (RFC 4180 quoting), so t_ns need not be
+  // in order. attempt is empty for an unattributed arrival; send_rule is send_rule_label;
+  // upstream is empty unless the request was forwarded, then the upstream's status, "error" or
+  // "timeout". The newer columns came last so readers of the first five (or six) read on.
   static std::string to_csv(const std::vector<const ArrivalLog*>& logs);
 
  private:
@@ -43,6 +47,7 @@ class ArrivalLog {
     std::int64_t decided_t_ns;
     std::uint32_t tenant;  // index into tenant_names_: keys repeat, rows do not copy them
     std::int32_t status;
+    std::int32_t upstream;  // 0: not forwarded (or no answer yet)
     SendAttribution send;
     std::string client_id;
   };
@@ -51,6 +56,10 @@ class ArrivalLog {
   std::vector<std::string> tenant_names_;
   std::map<std::string, std::uint32_t, std::less<>> tenant_index_;
 };
+
+// What set_upstream records when the upstream gave no answer.
+inline constexpr int kUpstreamFailed = -1;
+inline constexpr int kUpstreamTimedOut = -2;
 
 // A CSV field, quoted when it holds a comma, a quote or a line break.
 std::string csv_field(std::string_view text);

@@ -20,6 +20,15 @@ json totals_json(const ArrivalStats::Totals& t) {
   return by_outcome;
 }
 
+constexpr std::array<const char*, ArrivalStats::kUpstreamCounts> kUpstreamNames = {
+    "upstream_429", "upstream_5xx", "upstream_error"};
+
+json upstream_json(const ArrivalStats::UpstreamCounts& counts) {
+  json out = json::object();
+  for (std::size_t i = 0; i < counts.size(); ++i) out[kUpstreamNames[i]] = counts[i];
+  return out;
+}
+
 json reasons_json(const ArrivalStats::Totals& t) {
   json by_reason = json::object();
   for (std::size_t i = 0; i < kDecisionReasonCount; ++i) {
@@ -99,6 +108,16 @@ void ArrivalStats::record(std::int64_t t_ns, std::string_view tenant, Outcome ou
   }
 }
 
+void ArrivalStats::record_upstream(int upstream) {
+  if (upstream == 429) {
+    ++upstream_[static_cast<std::size_t>(Upstream::k429)];
+  } else if (upstream >= 500 && upstream < 600) {
+    ++upstream_[static_cast<std::size_t>(Upstream::k5xx)];
+  } else if (upstream == kUpstreamFailed || upstream == kUpstreamTimedOut) {
+    ++upstream_[static_cast<std::size_t>(Upstream::kError)];
+  }
+}
+
 void ArrivalStats::merge(const ArrivalStats& other) {
   merge_counts(other);
   for (const auto& [key, t] : other.tenants_) tenants_[key] += t;
@@ -112,6 +131,7 @@ void ArrivalStats::merge_counts(const ArrivalStats& other) {
     sends_.by_status[i] += other.sends_.by_status[i];
   for (std::size_t i = 0; i < kSendRuleCount; ++i)
     sends_.attributed_by_rule[i] += other.sends_.attributed_by_rule[i];
+  for (std::size_t i = 0; i < kUpstreamCounts; ++i) upstream_[i] += other.upstream_[i];
 }
 
 json ArrivalStats::tenant_json(const Totals& t) {
@@ -127,7 +147,8 @@ json ArrivalStats::to_json(std::int64_t clock_ns, double time_scale, bool with_t
               {"reasons", reasons_json(totals_)},
               {"arrivals_by_outcome", by_outcome().to_json(outcome_labels())},
               {"arrivals_by_send", by_send().to_json(send_labels())},
-              {"send_attribution", send_attribution_json(sends_)}};
+              {"send_attribution", send_attribution_json(sends_)},
+              {"upstream", upstream_json(upstream_)}};
   if (!with_tenants) return doc;
   json tenants = json::object();
   for (const auto& [key, t] : tenants_) tenants[key] = tenant_json(t);
@@ -136,12 +157,13 @@ json ArrivalStats::to_json(std::int64_t clock_ns, double time_scale, bool with_t
 }
 
 std::string ArrivalStats::to_prometheus(std::int64_t clock_ns) const {
-  std::string out = prometheus_before_tenants(totals_, sends_);
+  std::string out = prometheus_before_tenants(totals_, sends_, upstream_);
   for (const auto& [key, t] : tenants_) out += prometheus_tenant(key, t);
   return out + prometheus_after_tenants(clock_ns);
 }
 
-std::string ArrivalStats::prometheus_before_tenants(const Totals& all, const SendCounts& sends) {
+std::string ArrivalStats::prometheus_before_tenants(const Totals& all, const SendCounts& sends,
+                                                    const UpstreamCounts& upstream) {
   std::ostringstream out;
   out << "# HELP fakeprovider_requests_total Arrivals by outcome since the start or the last "
          "reset.\n"
@@ -167,6 +189,13 @@ std::string ArrivalStats::prometheus_before_tenants(const Totals& all, const Sen
   for (std::size_t i = 1; i < kSendStatusCount; ++i) {
     out << "fakeprovider_send_attribution_total{status=\"" << to_string(static_cast<SendStatus>(i))
         << "\"} " << sends.by_status[i] << "\n";
+  }
+  out << "# HELP fakeprovider_upstream_answers_total Forwarded arrivals (proxy mode) the "
+         "upstream answered 429 or 5xx, or did not answer (error).\n"
+         "# TYPE fakeprovider_upstream_answers_total counter\n";
+  for (std::size_t i = 0; i < kUpstreamCounts; ++i) {
+    out << "fakeprovider_upstream_answers_total{kind=\"" << kUpstreamNames[i] << "\"} "
+        << upstream[i] << "\n";
   }
   out << "# HELP fakeprovider_tenant_requests_total Arrivals by tenant (the tenant header's "
          "value) and outcome.\n"

@@ -13,6 +13,7 @@
 #include "model/provider_policy.hpp"
 #include "model/send_attribution.hpp"
 #include "outcome.hpp"
+#include "recording/arrival_log.hpp"
 #include "results.hpp"
 
 namespace stampede {
@@ -35,12 +36,21 @@ class ArrivalStats {
     std::array<std::int64_t, kSendRuleCount> attributed_by_rule{};
   };
 
+  // Proxy mode: what the upstream made of the arrivals forwarded to it, apart from the
+  // provider's own outcomes: its 429s, its 5xx, and no answer at all (refused, reset, silent).
+  enum class Upstream { k429, k5xx, kError };
+  static constexpr std::size_t kUpstreamCounts = 3;
+  using UpstreamCounts = std::array<std::int64_t, kUpstreamCounts>;
+
   explicit ArrivalStats(std::int64_t bin_ns);
 
   // send: which send of its item it is, if known: an unattributed arrival counts by outcome,
   // not by send. reason: the layer that answered.
   void record(std::int64_t t_ns, std::string_view tenant, Outcome outcome,
               const SendAttribution& send, DecisionReason reason = DecisionReason::kServed);
+  // upstream: the upstream's status, or kUpstreamFailed / kUpstreamTimedOut (arrival_log.hpp);
+  // a status other than 429 or 5xx counts nothing.
+  void record_upstream(int upstream);
   // Adds another's counts (same bin): each server thread records alone, the stats add them.
   void merge(const ArrivalStats& other);
   // The same without the tenants: what a stats document's head needs.
@@ -49,6 +59,7 @@ class ArrivalStats {
   std::int64_t bin_ns() const { return bins_.provider_by_outcome.bin_ns(); }
   const Totals& totals() const { return totals_; }
   const SendCounts& sends() const { return sends_; }
+  const UpstreamCounts& upstream() const { return upstream_; }
   const std::map<std::string, Totals, std::less<>>& tenants() const { return tenants_; }
   const BinnedCounts& by_outcome() const { return bins_.provider_by_outcome; }
   const BinnedCounts& by_send() const { return bins_.provider_by_send; }
@@ -61,7 +72,8 @@ class ArrivalStats {
   // The GET /metrics page, Prometheus text format 0.0.4; and its pieces, for a page written a
   // piece at a time (StatsDocument): before the tenants, one tenant's lines, after them.
   std::string to_prometheus(std::int64_t clock_ns) const;
-  static std::string prometheus_before_tenants(const Totals& all, const SendCounts& sends);
+  static std::string prometheus_before_tenants(const Totals& all, const SendCounts& sends,
+                                               const UpstreamCounts& upstream);
   static std::string prometheus_tenant(std::string_view tenant, const Totals& t);
   static std::string prometheus_after_tenants(std::int64_t clock_ns);
 
@@ -70,6 +82,7 @@ class ArrivalStats {
   Recording bins_;
   Totals totals_;
   SendCounts sends_;
+  UpstreamCounts upstream_{};
   std::map<std::string, Totals, std::less<>> tenants_;
 };
 

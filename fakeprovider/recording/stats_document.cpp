@@ -91,7 +91,8 @@ bool StatsDocument::write_json(const Write& write, std::size_t piece_bytes) cons
 }
 
 bool StatsDocument::write_prometheus(const Write& write, std::size_t piece_bytes) const {
-  std::string piece = ArrivalStats::prometheus_before_tenants(counts_.totals(), counts_.sends());
+  std::string piece = ArrivalStats::prometheus_before_tenants(counts_.totals(), counts_.sends(),
+                                                              counts_.upstream());
   for (const auto& [key, t] : tenants_) {
     piece += ArrivalStats::prometheus_tenant(key, t);
     if (piece.size() >= piece_bytes) {

@@ -102,20 +102,24 @@ MHD_Response* AnswerWriter::build(const Key& key, std::int64_t date_s, int& stat
   return response;
 }
 
-bool queue_framing_refusal(MHD_Connection* c, const FramingVerdict& verdict) {
-  const nlohmann::ordered_json body{{"type", "error"},
-                                    {"error",
-                                     {{"type", "invalid_request_error"},
-                                      {"reason", "request_framing"},
-                                      {"message", std::string(verdict.reason)}}}};
+bool queue_server_error(MHD_Connection* c, int status, std::string_view type,
+                        std::string_view reason, std::string_view message, bool close) {
+  const nlohmann::ordered_json body{
+      {"type", "error"},
+      {"error", {{"type", type}, {"reason", reason}, {"message", std::string(message)}}}};
   std::string text = body.dump();
   MHD_Response* r =
       MHD_create_response_from_buffer(text.size(), text.data(), MHD_RESPMEM_MUST_COPY);
   MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "application/json");
-  MHD_add_response_header(r, MHD_HTTP_HEADER_CONNECTION, "close");
-  const bool queued = MHD_queue_response(c, static_cast<unsigned>(verdict.status), r) == MHD_YES;
+  if (close) MHD_add_response_header(r, MHD_HTTP_HEADER_CONNECTION, "close");
+  const bool queued = MHD_queue_response(c, static_cast<unsigned>(status), r) == MHD_YES;
   MHD_destroy_response(r);
   return queued;
+}
+
+bool queue_framing_refusal(MHD_Connection* c, const FramingVerdict& verdict) {
+  return queue_server_error(c, verdict.status, "invalid_request_error", "request_framing",
+                            verdict.reason, /*close=*/true);
 }
 
 }  // namespace stampede

@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string_view>
 
 #include "model/dialect.hpp"
 #include "model/provider_policy.hpp"
@@ -41,6 +42,12 @@ class AnswerWriter {
   const AnswerFormat format_;
   const ScenarioClock& clock_;
 };
+
+// An error the server answers itself, outside the provider's model, as the dialects' errors
+// look: {"type":"error","error":{"type":...,"reason":...,"message":...}}. close: the connection
+// is closed once it is out (libmicrohttpd reads no more of it, a body left unread included).
+bool queue_server_error(MHD_Connection* c, int status, std::string_view type,
+                        std::string_view reason, std::string_view message, bool close);
 
 // The 400 or 501 for a request whose body's end cannot be found, queued before any body is
 // read: libmicrohttpd then reads no more of the connection and closes it once this is out.

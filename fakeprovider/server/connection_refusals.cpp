@@ -16,7 +16,8 @@ std::string_view ConnectionRefusals::describe(Kind kind) {
         "closed for a request body not complete --header-timeout after its first byte"},
        {Kind::kBadFraming,
         "answered 400/501 and closed for a Transfer-Encoding or Content-Length whose body end "
-        "cannot be found"}}};
+        "cannot be found"},
+       {Kind::kBodyTooLong, "answered 413 and closed for a body longer than --max-body"}}};
   static_assert(is_dense(kDescriptions));
   return kDescriptions[static_cast<std::size_t>(kind)].second;
 }

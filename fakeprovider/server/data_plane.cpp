@@ -27,6 +27,7 @@ DataPlane::DataPlane(const DataPlaneConfig& config, LockedProvider& provider)
       provider_(provider),
       answers_(make_answer_format(provider.config()), provider.clock()),
       refusals_(std::cerr, kRefusalLogPeriodNs) {
+  if (config_.upstream) proxy_events_ = std::make_unique<ProxyEvents>(*this);
   start_store_batches();
 }
 
@@ -78,8 +79,13 @@ std::unique_ptr<DataPlane::Loop> DataPlane::make_loop() {
       MHD_OPTION_STRICT_FOR_CLIENT, 1,
       // Each connection's memory pool is zeroed between requests: the 32 KiB default made
       // that memset the largest cost of a keep-alive request.
-      MHD_OPTION_CONNECTION_MEMORY_LIMIT, config_.memory_per_connection, MHD_OPTION_END);
+      MHD_OPTION_CONNECTION_MEMORY_LIMIT, config_.memory_per_connection,
+      // Proxy mode forwards the target as it came, which the handler is given unescaped.
+      MHD_OPTION_URI_LOG_CALLBACK, proxying() ? &MhdCallbacks::on_uri : nullptr, this,
+      MHD_OPTION_END);
   if (!loop->daemon) return nullptr;
+  if (proxying())
+    loop->upstream = std::make_unique<UpstreamPool>(*config_.upstream, *proxy_events_);
   loop->epoll_fd = MHD_get_daemon_info(loop->daemon, MHD_DAEMON_INFO_EPOLL_FD)->epoll_fd;
   loop->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
   return loop;
@@ -102,7 +108,9 @@ void DataPlane::stop(std::int64_t max_wait_ns) {
     }
   };
   poll_until(ScenarioClock::steady_ns() + max_wait_ns);
-  // libmicrohttpd must not be stopped with a connection suspended.
+  // libmicrohttpd must not be stopped with a connection suspended: what still waits on the
+  // upstream is answered 502 (or its stream cut), and the service times are cut short.
+  signal_loops(&Loop::drop_upstream);
   timer_.fire_all();
   while (suspended_.load() > 0) std::this_thread::sleep_for(std::chrono::milliseconds(1));
   poll_until(ScenarioClock::steady_ns() + kNsPerSec);

@@ -12,6 +12,7 @@
 #include <thread>
 #include <vector>
 
+#include "model/request_framing.hpp"
 #include "server/answer_writer.hpp"
 #include "server/arrival_stamper.hpp"
 #include "server/batch_thread.hpp"
@@ -19,6 +20,7 @@
 #include "server/deadline_timer.hpp"
 #include "server/listen_address.hpp"
 #include "server/locked_provider.hpp"
+#include "upstream/upstream_config.hpp"
 
 struct MHD_Daemon;
 struct MHD_Connection;
@@ -43,6 +45,8 @@ struct DataPlaneConfig {
   // Stamp arrivals when their bytes come in (a watcher thread), not when a server thread
   // reads them: exact under a burst, for some CPU per request.
   bool watch_arrivals = true;
+  // Proxy mode: what the provider admits is forwarded here and its answer passed back.
+  std::optional<UpstreamConfig> upstream;
 };
 
 // The provider's HTTP side on GNU libmicrohttpd: any method and path. A request arrives when
@@ -73,10 +77,16 @@ struct DataPlaneConfig {
 // beyond the descriptors the process may open, are accepted and closed at once, and counted
 // on stderr at most one line every 10 s.
 //
+// With an upstream (proxy mode), an admitted request is forwarded, its body as it comes in,
+// on the loop's own keep-alive pool (UpstreamPool), its connection suspended until the
+// upstream's answer comes back, which is passed on as it arrives. Refused requests never
+// leave.
+//
 // Its parts: data_plane.cpp starts and stops it; data_plane_loops.cpp holds the event loops,
 // the accepting and the connection limits; data_plane_requests.cpp a request's life (headers,
 // admission, hops and service times, answer); data_plane_store.cpp the store's batches;
-// request_headers.* what is read from the headers; answer_writer.* the answers' bytes.
+// data_plane_proxy.cpp forwarding; request_headers.* what is read from the headers;
+// answer_writer.* the answers' bytes.
 class DataPlane {
  public:
   DataPlane(const DataPlaneConfig& config, LockedProvider& provider);
@@ -124,6 +134,24 @@ class DataPlane {
   void decide_held(MHD_Connection* c, Request& r, Loop* loop);
   void complete(Request* r);
 
+  // Proxy mode (data_plane_proxy.cpp).
+  struct Proxied;      // a request on its way to the upstream and its answer on the way back
+  struct ProxyEvents;  // what the loops' pools tell of the exchanges
+  bool proxying() const { return config_.upstream.has_value(); }
+  // A body declared longer than --max-body: answered 413 before the provider hears of it.
+  bool refuse_long_body(MHD_Connection* c, const RequestFraming& framing);
+  // At the headers: what the upstream will be sent, and sent now if admitted already.
+  void prepare_forward(MHD_Connection* c, const char* method, const RequestFraming& framing,
+                       Request& r);
+  void take_body(Request& r, const char* data, std::size_t size);
+  bool forwards(const Request& r) const;
+  void start_forward(Request& r);
+  // The last call: the upstream's answer queued, or the connection suspended until it comes.
+  bool answer_forwarded(MHD_Connection* c, Request& r);
+  bool queue_forwarded(MHD_Connection* c, Proxied& p);  // the upstream's status and headers
+  void suspend_for_upstream(Proxied& p);
+  void resume_from_upstream(Proxied& p);
+
   // With a shared store and no hop delay, requests wait for the store together
   // (data_plane_store.cpp): each is suspended while one thread asks about the batch it is in.
   struct StoreWait;
@@ -135,7 +163,8 @@ class DataPlane {
   LockedProvider& provider_;
   const AnswerWriter answers_;  // in the provider's dialect
   DeadlineTimer timer_;
-  std::unique_ptr<ArrivalStamper> stamper_;  // null when arrivals are stamped on reading
+  std::unique_ptr<ArrivalStamper> stamper_;    // null when arrivals are stamped on reading
+  std::unique_ptr<ProxyEvents> proxy_events_;  // proxy mode only
   std::vector<std::unique_ptr<Loop>> loops_;
   int listen_fd_ = -1;
   int port_ = 0;

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "server/data_plane.hpp"
+#include "upstream/upstream_pool.hpp"
 
 namespace stampede {
 
@@ -35,6 +36,7 @@ struct DataPlane::Loop {
     bool in_request = false;         // its headers are complete; not yet answered
     bool cut = false;                // closed for a slow request; libmicrohttpd has yet to notice
     std::int64_t body_since_ns = 0;  // in_request, body still coming in: its first byte's time
+    std::string target;  // proxy mode: the request line's target, as it came (not unescaped)
   };
   MHD_Daemon* daemon = nullptr;
   std::unordered_set<Conn*> conns;
@@ -44,6 +46,8 @@ struct DataPlane::Loop {
   std::atomic<bool> quiesce{false};
   std::atomic<bool> quiesced{false};  // the loop has seen quiesce: it no longer accepts
   std::atomic<bool> stop{false};
+  std::atomic<bool> drop_upstream{false};  // the provider is stopping: end what is forwarded
+  std::unique_ptr<UpstreamPool> upstream;  // proxy mode only
   std::mutex handed_mu;
   std::vector<Handed> handed;  // accepted by another loop for this one's daemon
   std::thread thread;
@@ -75,8 +79,29 @@ struct DataPlane::StoreWait {
   Loop* loop;
 };
 
+// A request forwarded (proxy mode): the exchange, and the connection waiting on it.
+struct DataPlane::Proxied : UpstreamExchange {
+  DataPlane* plane = nullptr;
+  MHD_Connection* connection = nullptr;
+  LockedProvider::Ticket ticket;  // the arrival's, for what the upstream answers
+  bool chunked = false;           // a body of unknown length: gathered whole, then forwarded
+  bool too_long = false;          // ... and it ran past --max-body
+  bool started = false;           // handed to the pool
+  bool suspended = false;  // the connection waits for the upstream's head or more of its body
+};
+
+// The pools' news, turned into the connections' resumptions and the arrivals' records.
+struct DataPlane::ProxyEvents : UpstreamEvents {
+  explicit ProxyEvents(DataPlane& owner) : plane(owner) {}
+  void on_head(UpstreamExchange& x) override;
+  void on_body(UpstreamExchange& x) override;
+  void on_end(UpstreamExchange& x) override;
+  DataPlane& plane;
+};
+
 struct DataPlane::Request {
   Decision decision;
+  LockedProvider::Ticket ticket;  // where it was recorded
   std::optional<std::uint64_t> row_version;
   std::int64_t due_steady_ns = 0;  // when the service time is over
   bool served = false;             // the service time has passed
@@ -85,7 +110,8 @@ struct DataPlane::Request {
   bool decided = true;
   std::int64_t seen_steady_ns = 0;
   std::string body;
-  std::unique_ptr<Held> held;  // not decided yet: still on its way in
+  std::unique_ptr<Held> held;        // not decided yet: still on its way in
+  std::unique_ptr<Proxied> proxied;  // proxy mode
 };
 
 // libmicrohttpd's C callbacks. The request ones are in data_plane_requests.cpp, the
@@ -101,6 +127,10 @@ struct MhdCallbacks {
   static void on_connection(void* cls, MHD_Connection* c, void** socket_context,
                             MHD_ConnectionNotificationCode code);
   static DataPlane::Loop::Conn* conn_of(MHD_Connection* c);
+  // Proxy mode: keeps the request line's target as it came, for the upstream.
+  static void* on_uri(void* cls, const char* uri, MHD_Connection* c);
+  // Proxy mode: the next piece of a forwarded answer's body.
+  static ssize_t read_answer(void* cls, std::uint64_t pos, char* buf, std::size_t max);
 };
 
 inline int connection_fd(MHD_Connection* c) {

@@ -30,15 +30,23 @@ void DataPlane::run(Loop& loop) {
     const int wait_ms = poll_wait_ms(loop);
     const bool accepting = !loop.quiesce.load();
     if (!accepting) loop.quiesced.store(true);
-    pollfd fds[3] = {
-        {loop.epoll_fd, POLLIN, 0}, {loop.wake_fd, POLLIN, 0}, {listen_fd_, POLLIN, 0}};
-    poll(fds, accepting ? 3 : 2, wait_ms);
+    UpstreamPool* upstream = loop.upstream.get();
+    pollfd fds[4] = {{loop.epoll_fd, POLLIN, 0},
+                     {loop.wake_fd, POLLIN, 0},
+                     {upstream ? upstream->fd() : -1, POLLIN, 0},
+                     {listen_fd_, POLLIN, 0}};
+    poll(fds, accepting ? 4 : 3, wait_ms);
     if (fds[1].revents & POLLIN) {
       eventfd_t ignored;
       eventfd_read(loop.wake_fd, &ignored);
       add_handed_connections(loop);
     }
-    if (accepting && (fds[2].revents & POLLIN)) accept_connections(loop);
+    if (accepting && (fds[3].revents & POLLIN)) accept_connections(loop);
+    // Before the daemon runs: the connections the upstream's news resumes are served at once.
+    if (upstream) {
+      if (loop.drop_upstream.load()) upstream->fail_all(UpstreamFailure::kStopped);
+      if (fds[2].revents || upstream->timeout_ms() == 0) upstream->run();
+    }
     MHD_run(loop.daemon);
     // After serving: headers that came in are read before any connection is judged slow.
     const std::int64_t now_ns = ScenarioClock::steady_ns();
@@ -55,9 +63,14 @@ int DataPlane::poll_wait_ms(const Loop& loop) const {
   MHD_UNSIGNED_LONG_LONG timeout_ms = 0;
   const auto until_sweep_ms = static_cast<MHD_UNSIGNED_LONG_LONG>(
       std::max<std::int64_t>(0, loop.next_sweep_ns - ScenarioClock::steady_ns()) / kNsPerMs + 1);
-  return static_cast<int>(
+  auto wait_ms = static_cast<int>(
       std::min(MHD_get_timeout(loop.daemon, &timeout_ms) == MHD_YES ? timeout_ms : until_sweep_ms,
                until_sweep_ms));
+  if (loop.upstream) {
+    if (const int upstream_ms = loop.upstream->timeout_ms(); upstream_ms >= 0)
+      wait_ms = std::min(wait_ms, upstream_ms);
+  }
+  return wait_ms;
 }
 
 void DataPlane::accept_connections(Loop& self) {
@@ -174,7 +187,8 @@ void MhdCallbacks::on_connection(void* cls, MHD_Connection* c, void** socket_con
                                  MHD_ConnectionNotificationCode code) {
   DataPlane::Loop& loop = *static_cast<DataPlane*>(cls)->loop_of(c);
   if (code == MHD_CONNECTION_NOTIFY_STARTED) {
-    auto* conn = new DataPlane::Loop::Conn{connection_fd(c)};
+    auto* conn = new DataPlane::Loop::Conn;
+    conn->fd = connection_fd(c);
     loop.conns.insert(conn);
     *socket_context = conn;
     return;

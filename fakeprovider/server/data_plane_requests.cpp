@@ -25,6 +25,7 @@ MHD_Result MhdCallbacks::on_request(void* cls, MHD_Connection* c, const char* ur
   if (*con_cls == nullptr) return on_headers(*self, c, url, method, version, con_cls);
   auto& r = *static_cast<DataPlane::Request*>(*con_cls);
   if (*upload_size != 0) {
+    if (r.proxied) self->take_body(r, upload_data, *upload_size);
     // Kept only while a token field is to be read from it, and only up to the limit: a
     // longer body is not read (and its count is malformed).
     if (!r.decided && r.body.size() <= kMaxTokenBody)
@@ -43,14 +44,17 @@ MHD_Result MhdCallbacks::on_headers(DataPlane& self, MHD_Connection* c, const ch
                                     const char* method, const char* version, void** con_cls) {
   auto* conn = conn_of(c);
   if (conn) conn->in_request = true;
-  const FramingVerdict framing = check_framing(framing_of(c, version));
+  const RequestFraming framing_fields = framing_of(c, version);
+  const FramingVerdict framing = check_framing(framing_fields);
   if (framing.status != 0) {
     const std::int64_t now_ns = ScenarioClock::steady_ns();
     self.refusals_.note(ConnectionRefusals::Kind::kBadFraming, now_ns);
     if (self.stamper_) self.stamper_->answered(connection_fd(c), now_ns);
     return queue_framing_refusal(c, framing) ? MHD_YES : MHD_NO;
   }
+  if (self.proxying() && self.refuse_long_body(c, framing_fields)) return MHD_YES;
   auto* r = self.arrive(c, url, method);
+  if (self.proxying()) self.prepare_forward(c, method, framing_fields, *r);
   if (conn) conn->body_since_ns = r->seen_steady_ns;
   *con_cls = r;
   return MHD_YES;
@@ -99,6 +103,7 @@ void DataPlane::decide(MHD_Connection* c, const char* url, const char* method, R
       provider_.admit(loop_index, r.seen_steady_ns, tenant, send, client_id, row, tokens);
   r.decision = admission.decision;
   r.row_version = admission.row_version;
+  r.ticket = admission.ticket;
   if (r.decision.service_ns > 0) {
     r.due_steady_ns = saturating_add(ScenarioClock::steady_ns(),
                                      provider_.clock().wall_ns(r.decision.service_ns));
@@ -118,6 +123,7 @@ bool DataPlane::answer(MHD_Connection* c, Request& r) {
       setsockopt(fd, SOL_SOCKET, SO_LINGER, &lg, sizeof lg);
     return false;
   }
+  if (forwards(r)) return answer_forwarded(c, r);
   if (d.service_ns > 0 && !r.served) {
     // The service time passes on the timer's thread, not on one of the server's few.
     r.served = true;
@@ -158,6 +164,7 @@ void DataPlane::decide_held(MHD_Connection* c, Request& r, Loop* loop) {
       provider_.admit(h.loop, h.arrives_steady_ns, h.tenant, h.send, h.client_id, row, h.tokens);
   r.decision = a.decision;
   r.row_version = a.row_version;
+  r.ticket = a.ticket;
   r.served = true;  // the service time and the hop back, together
   const std::int64_t back_ns =
       provider_.clock().wall_ns(saturating_add(a.decision.service_ns, provider_.draw_hop_ns()));
@@ -168,6 +175,8 @@ void DataPlane::decide_held(MHD_Connection* c, Request& r, Loop* loop) {
 
 void DataPlane::complete(Request* r) {
   if (!r) return;
+  // A client gone while its request is forwarded: the upstream's answer is not wanted.
+  if (r->proxied && r->proxied->pool) r->proxied->pool->cancel(*r->proxied);
   delete r;
   in_flight_.fetch_sub(1, std::memory_order_relaxed);
 }

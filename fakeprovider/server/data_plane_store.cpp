@@ -46,6 +46,7 @@ void DataPlane::decide_stored(std::vector<StoreWait>& batch) {
     Request& r = *batch[i].request;
     r.decision = admitted[i].decision;
     r.row_version = admitted[i].row_version;
+    r.ticket = admitted[i].ticket;
     r.held.reset();
     r.served = true;  // the service time passes here, suspended still
     if (r.decision.service_ns > 0) {

@@ -39,8 +39,8 @@ LockedProvider::Admission LockedProvider::admit(std::size_t thread, std::int64_t
   const std::int64_t t_ns = arrival_t_ns(seen_steady_ns);
   const Decided out = settle(t_ns, policy_.admit(t_ns, tenant, tokens), a);
   lock.unlock();
-  record(thread, out, a);
-  return {out.t_ns, out.decision, out.row_version};
+  const Ticket ticket = record(thread, out, a);
+  return {out.t_ns, out.decision, out.row_version, ticket};
 }
 
 std::vector<LockedProvider::Admission> LockedProvider::admit_all(
@@ -66,8 +66,8 @@ std::vector<LockedProvider::Admission> LockedProvider::admit_all(
   std::vector<Admission> admitted;
   admitted.reserve(arrivals.size());
   for (std::size_t i = 0; i < arrivals.size(); ++i) {
-    record(arrivals[i].thread, out[i], arrivals[i]);
-    admitted.push_back({out[i].t_ns, out[i].decision, out[i].row_version});
+    const Ticket ticket = record(arrivals[i].thread, out[i], arrivals[i]);
+    admitted.push_back({out[i].t_ns, out[i].decision, out[i].row_version, ticket});
   }
   return admitted;
 }
@@ -134,15 +134,26 @@ LockedProvider::Decided LockedProvider::settle(std::int64_t t_ns, Decision d, co
   return {t_ns, stamp_t_ns(a.seen_steady_ns), d, row_version, attribution, seq, epoch_};
 }
 
-void LockedProvider::record(std::size_t thread, const Decided& out, const Arrival& a) {
-  Recorder& r = *recorders_[thread % recorders_.size()];
+LockedProvider::Ticket LockedProvider::record(std::size_t thread, const Decided& out,
+                                              const Arrival& a) {
+  Ticket ticket{thread % recorders_.size(), out.epoch, std::nullopt};
+  Recorder& r = *recorders_[ticket.thread];
   std::lock_guard lock(r.mu);
-  if (r.epoch != out.epoch) return;
+  if (r.epoch != out.epoch) return ticket;
   const Decision& d = out.decision;
   r.stats.record(out.t_ns, a.tenant, d.outcome(), out.attribution, d.reason);
   if (options_.keep_log)
-    r.log.record(out.seq, out.stamp_t_ns, out.t_ns, a.tenant, d.status, out.attribution,
-                 a.client_id);
+    ticket.log_row = r.log.record(out.seq, out.stamp_t_ns, out.t_ns, a.tenant, d.status,
+                                  out.attribution, a.client_id);
+  return ticket;
+}
+
+void LockedProvider::note_upstream(const Ticket& ticket, int upstream) {
+  Recorder& r = *recorders_[ticket.thread % recorders_.size()];
+  std::lock_guard lock(r.mu);
+  if (r.epoch != ticket.epoch) return;
+  r.stats.record_upstream(upstream);
+  if (ticket.log_row) r.log.set_upstream(*ticket.log_row, upstream);
 }
 
 // Keyed by who the request is and which send: a client's hints do not depend on the others'.

@@ -51,10 +51,17 @@ class LockedProvider {
     SharedStore* store = nullptr;
     SendRules send_rules;  // which headers number a send; max_items bounds the counting
   };
+  // Where an arrival was recorded, for what is learnt of it later (note_upstream).
+  struct Ticket {
+    std::size_t thread = 0;
+    std::uint64_t epoch = 0;
+    std::optional<std::size_t> log_row;  // with keep_log
+  };
   struct Admission {
     std::int64_t t_ns;  // the time the arrival was decided at, in scenario time
     Decision decision;
     std::optional<std::uint64_t> row_version;  // a row request's: the version to send as the ETag
+    Ticket ticket;
   };
 
   // One arrival, as admit is given it: admit_all's. The views are the caller's.
@@ -85,6 +92,11 @@ class LockedProvider {
   // the next gathers.
   std::vector<Admission> admit_all(std::span<const Arrival> arrivals);
   bool has_store() const { return options_.store != nullptr; }
+
+  // Proxy mode: what the upstream answered an admitted arrival (its status, or
+  // kUpstreamFailed / kUpstreamTimedOut), counted apart from the provider's own outcomes and
+  // written beside its row of the log. Nothing, for an arrival from before the last reset.
+  void note_upstream(const Ticket& ticket, int upstream);
 
   // One network hop of provider.hop_delay, in scenario time, from the provider's own stream of
   // hops. Only with a hop delay configured.
@@ -145,7 +157,7 @@ class LockedProvider {
   // The steps after the quota layers, in the order of decisions: the row, the send's number,
   // the hint's jitter, the retry record.
   Decided settle(std::int64_t t_ns, Decision d, const Arrival& a);
-  void record(std::size_t thread, const Decided& out, const Arrival& a);
+  Ticket record(std::size_t thread, const Decided& out, const Arrival& a);
   ArrivalStats merged_stats() const;
   // --retry-after-jitter: the decision's hint drawn for this client and send.
   void jitter_hint(Decision& d, std::string_view tenant, const SendClaim& send,

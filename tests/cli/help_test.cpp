@@ -89,7 +89,9 @@ bool is_switch(const std::string& name) {
                                                   "--check",
                                                   "--partial",
                                                   "--wait-ready",
-                                                  "--no-latency-compensation"};
+                                                  "--no-latency-compensation",
+                                                  "--upstream-insecure",
+                                                  "--upstream-strip-headers"};
   return std::find(kSwitches.begin(), kSwitches.end(), name) != kSwitches.end();
 }
 

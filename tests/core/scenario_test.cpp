@@ -63,7 +63,8 @@ constexpr const char* kEveryField = R"({
     "token_header": "X-Request-Tokens",
     "token_field": "max_tokens",
     "default_tokens": 250,
-    "hop_delay": "20ms,3ms"
+    "hop_delay": "20ms,3ms",
+    "upstream": "http://127.0.0.1:9/base"
   },
   "fleet": {
     "clients": 400,
@@ -128,6 +129,7 @@ void check_every_field(const Scenario& s) {
   CHECK(p.token_field == "max_tokens");
   CHECK(p.default_tokens == 250);
   CHECK(p.hop_delay == HopDelay{20 * kNsPerMs, 3 * kNsPerMs});
+  CHECK(p.upstream == "http://127.0.0.1:9/base");
   const auto& f = s.fleet;
   CHECK(f.clients == 400);
   CHECK(f.workload == WorkloadKind::kSteady);
@@ -173,6 +175,7 @@ TEST_CASE("a scenario file sets every field") {
   // Every field set at once sets some that exclude each other: exactly these.
   CHECK(validate(*s) ==
         std::vector<std::string>{
+            "provider.upstream: occ mode's row answers itself; give no upstream with mode occ",
             "fleet.stages: give stages or a rate, not both",
             "fleet.duration: stages set how long items arrive; leave it out",
             "fleet.workload: occ mode runs the storm and queue workloads, not steady or stages"});

@@ -46,11 +46,11 @@ TEST_CASE("LockedProvider: an arrival decided after a later one is logged at its
   // The log: rows in the order of decisions, each at its stamp, with the time decided at.
   const auto rows = parse_csv(provider.arrivals_csv());
   REQUIRE(rows.size() == 3);
-  CHECK(rows[0].back() == "decided_t_ns");
+  CHECK(rows[0][6] == "decided_t_ns");
   CHECK(rows[1] == std::vector<std::string>{std::to_string(kLater), "t", "200", "", "later", "none",
-                                            std::to_string(kLater)});
+                                            std::to_string(kLater), ""});
   CHECK(rows[2] == std::vector<std::string>{std::to_string(kEarlier), "t", "429", "", "earlier",
-                                            "none", std::to_string(kLater)});
+                                            "none", std::to_string(kLater), ""});
   // The stats count each arrival in the window that decided it: both in second 1.
   CHECK(provider.stats_json().at("requests") == 2);
 }
@@ -62,5 +62,5 @@ TEST_CASE("LockedProvider: bytes that came in before a reset are logged at its t
   const auto rows = parse_csv(provider.arrivals_csv());
   REQUIRE(rows.size() == 2);
   CHECK(rows[1].front() == "0");
-  CHECK(rows[1].back() == "0");
+  CHECK(rows[1][6] == "0");
 }

@@ -121,7 +121,10 @@ std::vector<std::int64_t> logged_times(const LockedProvider& provider) {
   std::string line;
   std::getline(csv, line);  // the header
   std::vector<std::int64_t> out;
-  while (std::getline(csv, line)) out.push_back(std::stoll(line.substr(line.rfind(',') + 1)));
+  while (std::getline(csv, line)) {
+    line.erase(line.rfind(','));  // the upstream column, empty here
+    out.push_back(std::stoll(line.substr(line.rfind(',') + 1)));
+  }
   return out;
 }
 

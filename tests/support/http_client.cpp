@@ -84,6 +84,18 @@ bool Connection::closed_within(int timeout_ms) {
   }
 }
 
+bool Connection::wait_for(const std::string& text, int timeout_ms) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+  while (buffer_.find(text) == std::string::npos) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
+    if (fd_ < 0 || left.count() <= 0) return false;
+    pollfd p{fd_, POLLIN, 0};
+    if (poll(&p, 1, static_cast<int>(left.count())) > 0 && !fill()) return false;
+  }
+  return true;
+}
+
 Response Connection::request(const std::string& method, const std::string& path,
                              const Headers& headers, const std::string& body) {
   std::string req = method + " " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\n";

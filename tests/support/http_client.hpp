@@ -43,6 +43,10 @@ class Connection {
   // Whether the server closes (or resets) the connection within timeout_ms; bytes it sends
   // meanwhile are kept for read_response.
   bool closed_within(int timeout_ms);
+  // Reads until what came in holds text (true), the connection ends or timeout_ms passes; what
+  // came in stays for read_response and received().
+  bool wait_for(const std::string& text, int timeout_ms);
+  const std::string& received() const { return buffer_; }
 
  private:
   bool fill();  // reads more into buffer_; false at end of stream or error
