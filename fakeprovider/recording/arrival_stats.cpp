@@ -23,12 +23,6 @@ json totals_json(const ArrivalStats::Totals& t) {
 constexpr std::array<const char*, ArrivalStats::kUpstreamCounts> kUpstreamNames = {
     "upstream_429", "upstream_5xx", "upstream_error"};
 
-json upstream_json(const ArrivalStats::UpstreamCounts& counts) {
-  json out = json::object();
-  for (std::size_t i = 0; i < counts.size(); ++i) out[kUpstreamNames[i]] = counts[i];
-  return out;
-}
-
 json reasons_json(const ArrivalStats::Totals& t) {
   json by_reason = json::object();
   for (std::size_t i = 0; i < kDecisionReasonCount; ++i) {
@@ -108,6 +102,12 @@ void ArrivalStats::record(std::int64_t t_ns, std::string_view tenant, Outcome ou
   }
 }
 
+json ArrivalStats::upstream_json() const {
+  json out = json::object();
+  for (std::size_t i = 0; i < upstream_.size(); ++i) out[kUpstreamNames[i]] = upstream_[i];
+  return out;
+}
+
 void ArrivalStats::record_upstream(int upstream) {
   if (upstream == 429) {
     ++upstream_[static_cast<std::size_t>(Upstream::k429)];
@@ -148,7 +148,7 @@ json ArrivalStats::to_json(std::int64_t clock_ns, double time_scale, bool with_t
               {"arrivals_by_outcome", by_outcome().to_json(outcome_labels())},
               {"arrivals_by_send", by_send().to_json(send_labels())},
               {"send_attribution", send_attribution_json(sends_)},
-              {"upstream", upstream_json(upstream_)}};
+              {"upstream", upstream_json()}};
   if (!with_tenants) return doc;
   json tenants = json::object();
   for (const auto& [key, t] : tenants_) tenants[key] = tenant_json(t);

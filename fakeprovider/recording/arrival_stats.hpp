@@ -60,6 +60,8 @@ class ArrivalStats {
   const Totals& totals() const { return totals_; }
   const SendCounts& sends() const { return sends_; }
   const UpstreamCounts& upstream() const { return upstream_; }
+  // {"upstream_429": N, "upstream_5xx": N, "upstream_error": N}
+  nlohmann::json upstream_json() const;
   const std::map<std::string, Totals, std::less<>>& tenants() const { return tenants_; }
   const BinnedCounts& by_outcome() const { return bins_.provider_by_outcome; }
   const BinnedCounts& by_send() const { return bins_.provider_by_send; }

@@ -215,6 +215,8 @@ json provider_results_json(const ArrivalStats& stats, const RetryRecord& record,
                              {"items", items_json(record, record.items())},
                              {"hint_waits", hint_waits_json(record.hint_waits())},
                              {"lockstep", lockstep_json(record.lockstep())}};
+  // Proxy mode: what the upstream made of what was forwarded, apart from the provider's own.
+  if (!config.upstream.empty()) doc["provider_results"]["upstream"] = stats.upstream_json();
   return doc;
 }
 

@@ -115,6 +115,7 @@ nlohmann::json provider_section(const TargetUrl& admin, const ProviderStats& sta
                          {"bin_ns", stats.bin_ns},
                          {"time_scale", stats.time_scale}};
   if (!stats.reasons.is_null()) section["reasons"] = stats.reasons;
+  if (!stats.upstream.is_null()) section["upstream"] = stats.upstream;
   return section;
 }
 

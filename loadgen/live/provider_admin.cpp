@@ -31,6 +31,7 @@ Parsed<ProviderStats> parse_provider_stats(const nlohmann::json& j) {
     s.by_outcome = BinnedCounts::from_json(j.at("arrivals_by_outcome"), outcome_labels());
     s.by_send = BinnedCounts::from_json(j.at("arrivals_by_send"));
     if (const auto it = j.find("reasons"); it != j.end() && it->is_object()) s.reasons = *it;
+    if (const auto it = j.find("upstream"); it != j.end() && it->is_object()) s.upstream = *it;
     if (s.by_send.labels() != send_labels().size())
       return Parsed<ProviderStats>::fail("its histograms do not have the send labels");
     return Parsed<ProviderStats>::ok(std::move(s));

@@ -23,6 +23,9 @@ struct ProviderStats {
   // Arrivals by the layer that answered (which quota each 429 was for), as the provider
   // names them; null from a provider that does not count them.
   nlohmann::json reasons;
+  // Proxy mode's count of the upstream's own 429s, 5xx and failures ({"upstream_429": N,
+  // ...}); null from a provider that does not count them.
+  nlohmann::json upstream;
 };
 
 Parsed<ProviderStats> parse_provider_stats(const nlohmann::json& j);

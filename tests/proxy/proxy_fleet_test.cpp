@@ -33,7 +33,8 @@ json herd_through(const std::vector<std::string>& provider_flags) {
   return {{"by_outcome", stats["arrivals_by_outcome"]},
           {"by_send", stats["arrivals_by_send"]},
           {"requests", stats["requests"]},
-          {"upstream", stats["upstream"]}};
+          {"upstream", stats["upstream"]},
+          {"results_upstream", r.results["provider"]["upstream"]}};
 }
 
 }  // namespace
@@ -47,6 +48,8 @@ TEST_CASE("the herd is the same through the proxy: arrivals by second and by sen
   CHECK(proxied["by_send"] == plain["by_send"]);
   CHECK(proxied["by_outcome"] == plain["by_outcome"]);
   CHECK(proxied["upstream"]["upstream_error"] == 0);
+  // The run's results carry the provider's count of the upstream's own answers.
+  CHECK(proxied["results_upstream"] == proxied["upstream"]);
   // Every request the provider admitted reached nginx, and only those.
   const auto log = nginx->stop_and_read_log();
   CHECK(static_cast<std::int64_t>(log.size()) == count_status(log, 200));

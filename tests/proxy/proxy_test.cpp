@@ -169,6 +169,8 @@ TEST_CASE("the upstream's 429 and 503 pass through unchanged and are counted apa
   CHECK(stats["upstream"]["upstream_429"] == 1);
   CHECK(stats["upstream"]["upstream_5xx"] == 1);
   CHECK(stats["upstream"]["upstream_error"] == 0);
+  const json results = json::parse(http(p.admin_port(), "GET", "/admin/results").body);
+  CHECK(results["provider_results"]["upstream"] == stats["upstream"]);
   const auto metrics = http(p.admin_port(), "GET", "/metrics").body;
   CHECK(metrics.find("fakeprovider_upstream_answers_total{kind=\"upstream_429\"} 1") !=
         std::string::npos);
