@@ -43,9 +43,9 @@ constexpr int kRuntimeError = 1;
 constexpr rlim_t kSpareDescriptors = 64;
 // 16 bytes a slot, twice as many slots: 10 million items fill at most 512 MiB.
 constexpr std::size_t kMaxItemsLimit = 10'000'000;
-// libmicrohttpd's default, which the answers a proxy passes back need: the provider's own
-// answers fit in far less.
-constexpr std::size_t kProxyMemoryPerConnection = 32 * 1024;
+// Room for the upstream's headers, which libmicrohttpd writes out of the connection's memory:
+// the provider's own answers fit in far less.
+constexpr std::size_t kProxyMemoryPerConnection = 16 * 1024;
 
 struct Args {
   std::string scenario;
@@ -308,8 +308,6 @@ int serve(const Args& args) {
   data_config.idle_timeout_s = static_cast<unsigned>(*idle_timeout / kNsPerSec);
   data_config.header_timeout_ns = *header_timeout;
   data_config.upstream = *upstream;
-  // Forwarded answers carry the upstream's headers, which libmicrohttpd writes out of the
-  // connection's memory.
   if (*upstream) data_config.memory_per_connection = kProxyMemoryPerConnection;
   DataPlane data_plane(data_config, provider);
   if (auto e = data_plane.start()) return fail(kRuntimeError, *e);

@@ -5,6 +5,7 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cstring>
 
@@ -170,12 +171,24 @@ bool DataPlane::answer_forwarded(MHD_Connection* c, Request& r) {
   return queue_forwarded(c, p);
 }
 
+MHD_Response* DataPlane::forwarded_response(Proxied& p) {
+  if (bodiless(p.status) && p.method != "HEAD")
+    return MHD_create_response_from_buffer(0, nullptr, MHD_RESPMEM_PERSISTENT);
+  // The whole answer is in (most are, a small one in one read): copied, with its length.
+  if (p.ended && p.failure == UpstreamFailure::kNone && p.method != "HEAD") {
+    const std::string_view body = p.answer_pending();
+    return MHD_create_response_from_buffer(body.size(), const_cast<char*>(body.data()),
+                                           MHD_RESPMEM_MUST_COPY);
+  }
+  // Still coming: passed on as it arrives, a block at a time, no larger than the body.
+  const std::size_t block =
+      std::clamp<std::size_t>(p.answer_size.value_or(kAnswerBlockBytes), 1024, kAnswerBlockBytes);
+  return MHD_create_response_from_callback(p.answer_size.value_or(MHD_SIZE_UNKNOWN), block,
+                                           &MhdCallbacks::read_answer, &p, nullptr);
+}
+
 bool DataPlane::queue_forwarded(MHD_Connection* c, Proxied& p) {
-  MHD_Response* response = bodiless(p.status) && p.method != "HEAD"
-                               ? MHD_create_response_from_buffer(0, nullptr, MHD_RESPMEM_PERSISTENT)
-                               : MHD_create_response_from_callback(
-                                     p.answer_size.value_or(MHD_SIZE_UNKNOWN), kAnswerBlockBytes,
-                                     &MhdCallbacks::read_answer, &p, nullptr);
+  MHD_Response* response = forwarded_response(p);
   std::vector<std::string> named;
   for (const auto& [name, value] : p.answer_headers) {
     if (ascii_iequals(name, "connection"))

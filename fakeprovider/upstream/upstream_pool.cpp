@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <charconv>
 #include <chrono>
 
@@ -71,21 +72,27 @@ bool has_header(const std::vector<std::string>& headers, std::string_view name) 
 }  // namespace
 
 struct UpstreamPool::Callbacks {
-  static int on_socket(CURL* /*easy*/, curl_socket_t s, int what, void* userp, void* socketp) {
+  static int on_socket(CURL* /*easy*/, curl_socket_t s, int what, void* userp,
+                       void* /*socketp*/) {
     auto& pool = *static_cast<UpstreamPool*>(userp);
+    Registration& r = pool.registered_[s];
     if (what == CURL_POLL_REMOVE) {
-      epoll_ctl(pool.epoll_fd_, EPOLL_CTL_DEL, s, nullptr);
+      // Kept in the set: a kept-alive connection's next request then costs no epoll_ctl.
+      r.watched = false;
       return 0;
     }
+    const std::uint32_t events =
+        (what & CURL_POLL_IN ? EPOLLIN : 0u) | (what & CURL_POLL_OUT ? EPOLLOUT : 0u);
+    r.watched = true;
+    if (r.in_set && r.events == events) return 0;
     epoll_event ev{};
     ev.data.fd = s;
-    ev.events = (what & CURL_POLL_IN ? EPOLLIN : 0u) | (what & CURL_POLL_OUT ? EPOLLOUT : 0u);
-    if (socketp) {
-      epoll_ctl(pool.epoll_fd_, EPOLL_CTL_MOD, s, &ev);
-    } else {
+    ev.events = events;
+    // The kernel drops a closed descriptor from the set: a new socket may have its number.
+    if (!r.in_set || (epoll_ctl(pool.epoll_fd_, EPOLL_CTL_MOD, s, &ev) != 0 && errno == ENOENT))
       epoll_ctl(pool.epoll_fd_, EPOLL_CTL_ADD, s, &ev);
-      curl_multi_assign(multi_of(pool.multi_), s, &pool);  // known from now on
-    }
+    r.in_set = true;
+    r.events = events;
     return 0;
   }
 
@@ -187,10 +194,19 @@ void UpstreamPool::run() {
   const int n = epoll_wait(epoll_fd_, events, 64, 0);
   int running = 0;
   for (int i = 0; i < n; ++i) {
+    const int fd = events[i].data.fd;
+    Registration& r = registered_[fd];
+    if (!r.watched) {
+      // An idle kept-alive connection the upstream closed or wrote to: libcurl finds out when
+      // it next uses it; until then it leaves the set, or it would be reported on every wait.
+      epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, fd, nullptr);
+      r.in_set = false;
+      continue;
+    }
     const std::uint32_t e = events[i].events;
     const int flags = (e & EPOLLIN ? CURL_CSELECT_IN : 0) | (e & EPOLLOUT ? CURL_CSELECT_OUT : 0) |
                       (e & (EPOLLERR | EPOLLHUP) ? CURL_CSELECT_ERR : 0);
-    curl_multi_socket_action(multi_of(multi_), events[i].data.fd, flags, &running);
+    curl_multi_socket_action(multi_of(multi_), fd, flags, &running);
   }
   if (timer_due_ns_ >= 0 && steady_ns() >= timer_due_ns_) {
     timer_due_ns_ = -1;
@@ -199,30 +215,21 @@ void UpstreamPool::run() {
   finish_done();
 }
 
-void UpstreamPool::start(UpstreamExchange& x) {
-  CURL* h = spare_.empty() ? curl_easy_init() : easy_of(spare_.back());
-  if (!spare_.empty()) spare_.pop_back();
-  x.pool = this;
-  x.handle = h;
-  curl_slist* list = nullptr;
-  for (const auto& header : x.headers) list = curl_slist_append(list, header.c_str());
-  // Not libcurl's own defaults: no Accept the client did not send, and no Expect (libmicrohttpd
-  // answered the client's, and the body is sent without waiting for the upstream's 100).
-  if (!has_header(x.headers, "Accept")) list = curl_slist_append(list, "Accept:");
-  list = curl_slist_append(list, "Expect:");
-  x.header_list = list;
-  const std::string url = base_ + x.target;
-  curl_easy_setopt(h, CURLOPT_URL, url.c_str());
+void* UpstreamPool::take_handle() {
+  if (!spare_.empty()) {
+    void* h = spare_.back();
+    spare_.pop_back();
+    return h;
+  }
+  CURL* h = curl_easy_init();
   curl_easy_setopt(h, CURLOPT_PATH_AS_IS, 1L);  // the path as it came, dot segments and all
-  curl_easy_setopt(h, CURLOPT_HTTPHEADER, list);
   curl_easy_setopt(h, CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_1_1);
   curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
   curl_easy_setopt(h, CURLOPT_TCP_NODELAY, 1L);
-  curl_easy_setopt(h, CURLOPT_PRIVATE, &x);
   curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, &Callbacks::on_header);
-  curl_easy_setopt(h, CURLOPT_HEADERDATA, &x);
   curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, &Callbacks::on_write);
-  curl_easy_setopt(h, CURLOPT_WRITEDATA, &x);
+  curl_easy_setopt(h, CURLOPT_READFUNCTION, &Callbacks::on_read);
+  curl_easy_setopt(h, CURLOPT_SEEKFUNCTION, &Callbacks::on_seek);
   const long timeout_s = static_cast<long>(config_.timeout_ns / 1'000'000'000);
   curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, timeout_s * 1000);
   // Silent (under a byte a second) this long, before the answer or within it: timed out.
@@ -235,19 +242,36 @@ void UpstreamPool::start(UpstreamExchange& x) {
       curl_easy_setopt(h, CURLOPT_SSL_VERIFYHOST, 0L);
     }
   }
-  if (x.method == "HEAD") {
-    curl_easy_setopt(h, CURLOPT_NOBODY, 1L);
-  } else if (x.method != "GET" || x.body_size) {
-    curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, x.method.c_str());
-  }
-  if (x.body_size) {
-    curl_easy_setopt(h, CURLOPT_UPLOAD, 1L);
-    curl_easy_setopt(h, CURLOPT_INFILESIZE_LARGE, static_cast<curl_off_t>(*x.body_size));
-    curl_easy_setopt(h, CURLOPT_READFUNCTION, &Callbacks::on_read);
-    curl_easy_setopt(h, CURLOPT_READDATA, &x);
-    curl_easy_setopt(h, CURLOPT_SEEKFUNCTION, &Callbacks::on_seek);
-    curl_easy_setopt(h, CURLOPT_SEEKDATA, &x);
-  }
+  return h;
+}
+
+void UpstreamPool::start(UpstreamExchange& x) {
+  CURL* h = easy_of(take_handle());
+  x.pool = this;
+  x.handle = h;
+  curl_slist* list = nullptr;
+  for (const auto& header : x.headers) list = curl_slist_append(list, header.c_str());
+  // Not libcurl's own defaults: no Accept the client did not send, and no Expect (libmicrohttpd
+  // answered the client's, and the body is sent without waiting for the upstream's 100).
+  if (!has_header(x.headers, "Accept")) list = curl_slist_append(list, "Accept:");
+  list = curl_slist_append(list, "Expect:");
+  x.header_list = list;
+  const std::string url = base_ + x.target;
+  curl_easy_setopt(h, CURLOPT_URL, url.c_str());
+  curl_easy_setopt(h, CURLOPT_HTTPHEADER, list);
+  curl_easy_setopt(h, CURLOPT_PRIVATE, &x);
+  curl_easy_setopt(h, CURLOPT_HEADERDATA, &x);
+  curl_easy_setopt(h, CURLOPT_WRITEDATA, &x);
+  curl_easy_setopt(h, CURLOPT_READDATA, &x);
+  curl_easy_setopt(h, CURLOPT_SEEKDATA, &x);
+  // A reused handle keeps the last request's method: each is set, or set back, here, in this
+  // order (UPLOAD sets the method to PUT or GET, NOBODY then to HEAD).
+  curl_easy_setopt(h, CURLOPT_UPLOAD, x.body_size ? 1L : 0L);
+  curl_easy_setopt(h, CURLOPT_INFILESIZE_LARGE,
+                   x.body_size ? static_cast<curl_off_t>(*x.body_size) : curl_off_t{-1});
+  curl_easy_setopt(h, CURLOPT_NOBODY, x.method == "HEAD" ? 1L : 0L);
+  const bool custom = x.method != "HEAD" && (x.method != "GET" || x.body_size);
+  curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, custom ? x.method.c_str() : nullptr);
   active_.insert(&x);
   curl_multi_add_handle(multi_of(multi_), h);
 }
@@ -311,7 +335,6 @@ void UpstreamPool::detach(UpstreamExchange& x) {
     curl_easy_cleanup(h);
     return;
   }
-  curl_easy_reset(h);
   spare_.push_back(h);
 }
 

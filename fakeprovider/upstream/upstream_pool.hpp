@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <string>
+#include <unordered_map>
 #include <unordered_set>
 #include <vector>
 
@@ -46,6 +47,7 @@ class UpstreamPool {
   struct Callbacks;
 
  private:
+  void* take_handle();  // a spare easy handle, or a new one with the options every request has
   void finish_done();
   void detach(UpstreamExchange& x);
 
@@ -56,6 +58,13 @@ class UpstreamPool {
   int epoll_fd_ = -1;
   std::int64_t timer_due_ns_ = -1;
   std::vector<void*> spare_;  // easy handles to reuse
+  // libcurl's sockets and what the epoll set holds of them, by descriptor.
+  struct Registration {
+    bool watched = false;  // libcurl wants its events
+    bool in_set = false;
+    std::uint32_t events = 0;
+  };
+  std::unordered_map<int, Registration> registered_;
   std::unordered_set<UpstreamExchange*> active_;
 };
 
