@@ -84,8 +84,7 @@ std::unique_ptr<DataPlane::Loop> DataPlane::make_loop() {
       MHD_OPTION_URI_LOG_CALLBACK, proxying() ? &MhdCallbacks::on_uri : nullptr, this,
       MHD_OPTION_END);
   if (!loop->daemon) return nullptr;
-  if (proxying())
-    loop->upstream = std::make_unique<UpstreamPool>(*config_.upstream, *proxy_events_);
+  if (proxying()) loop->upstream = UpstreamPool::make(*config_.upstream, *proxy_events_);
   loop->epoll_fd = MHD_get_daemon_info(loop->daemon, MHD_DAEMON_INFO_EPOLL_FD)->epoll_fd;
   loop->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
   return loop;

@@ -150,7 +150,7 @@ class DataPlane {
   // The last call: the upstream's answer queued, or the connection suspended until it comes.
   bool answer_forwarded(MHD_Connection* c, Request& r);
   bool queue_forwarded(MHD_Connection* c, Proxied& p);  // the upstream's status and headers
-  static MHD_Response* forwarded_response(Proxied& p);   // and its body, whole or to come
+  static MHD_Response* forwarded_response(Proxied& p);  // and its body, whole or to come
   void suspend_for_upstream(Proxied& p);
   void resume_from_upstream(Proxied& p);
 

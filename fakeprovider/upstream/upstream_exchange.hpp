@@ -50,6 +50,15 @@ struct UpstreamExchange {
   std::string_view answer_pending() const {
     return std::string_view(answer_body).substr(answer_taken);
   }
+  // n bytes of the answer were passed on; returns how many are still pending.
+  std::size_t take(std::size_t n) {
+    answer_taken += n;
+    if (answer_taken == answer_body.size()) {
+      answer_body.clear();
+      answer_taken = 0;
+    }
+    return answer_body.size() - answer_taken;
+  }
 
   // The pool's own: the pool, its libcurl handle, its header list, whether it paused either way.
   UpstreamPool* pool = nullptr;

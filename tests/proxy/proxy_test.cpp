@@ -227,6 +227,21 @@ TEST_CASE("an upstream that is down is 502, and the next request is served once 
   CHECK(rows[2].back() == "200");
 }
 
+TEST_CASE("an upstream that closes a kept-alive connection: the next request still goes through") {
+  UpstreamServer up;
+  REQUIRE(up.started());
+  FakeProvider p(in_front_of(up, {"--threads", "1", "--upstream-connections", "1"}));
+  REQUIRE(p.started());
+  Connection c(p.data_port());
+  for (int i = 0; i < 5; ++i) {
+    CAPTURE(i);
+    const auto r = c.request("GET", "/close-after");
+    CHECK(r.status == 200);
+    CHECK(r.body == "bye");
+  }
+  CHECK(upstream_count(p, "upstream_error") == 0);
+}
+
 TEST_CASE("an upstream that stalls is 504 after --upstream-timeout, and serving goes on") {
   UpstreamServer up;
   REQUIRE(up.started());

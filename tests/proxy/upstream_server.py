@@ -12,6 +12,7 @@ connection, keep-alive). It prints its port on the first line of stdout, then se
   GET  /status/NNN     that status, Retry-After: 7, a small JSON body
   GET  /no-content     204
   GET  /stall          reads the request and never answers (until it is stopped)
+  GET  /close-after    200 "bye", then closes the connection without saying so
   GET  /__count        how many requests it served that were not /__count or /__release
 """
 import hashlib
@@ -103,6 +104,10 @@ class Handler(BaseHTTPRequestHandler):
                              [("Retry-After", "7"), ("Content-Type", "application/json")])
         if path == "/no-content":
             return self.send(204)
+        if path == "/close-after":
+            self.send(200, b"bye")
+            self.close_connection = True
+            return None
         if path == "/stall":
             STOP.wait(120)
             self.close_connection = True

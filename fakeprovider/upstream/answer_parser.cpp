@@ -1,0 +1,182 @@
+#include "upstream/answer_parser.hpp"
+
+#include <algorithm>
+#include <charconv>
+
+#include "http_token.hpp"
+
+namespace stampede {
+namespace {
+
+bool has_token(std::string_view list, std::string_view token) {
+  while (!list.empty()) {
+    const auto comma = list.find(',');
+    if (ascii_iequals(trim_ows(list.substr(0, comma)), token)) return true;
+    if (comma == std::string_view::npos) break;
+    list.remove_prefix(comma + 1);
+  }
+  return false;
+}
+
+template <class T>
+std::optional<T> number(std::string_view text, int base = 10) {
+  T n{};
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n, base);
+  if (text.empty() || ec != std::errc() || end != text.data() + text.size()) return std::nullopt;
+  return n;
+}
+
+}  // namespace
+
+std::size_t AnswerParser::feed(std::string_view data, std::string& body) {
+  std::size_t used = 0;
+  while (used < data.size() && (state_ == State::kHead || state_ == State::kBody)) {
+    const std::string_view rest = data.substr(used);
+    if (state_ == State::kHead) {
+      used += feed_head(rest);
+    } else if (chunked_) {
+      used += feed_chunked(rest, body);
+    } else {
+      const std::size_t n = to_close_ ? rest.size() : std::min(rest.size(), left_);
+      body.append(rest.substr(0, n));
+      used += n;
+      if (!to_close_ && (left_ -= n) == 0) state_ = State::kDone;
+    }
+  }
+  return used;
+}
+
+void AnswerParser::end_of_stream() {
+  if (state_ == State::kBody && to_close_) {
+    state_ = State::kDone;
+  } else if (state_ == State::kHead || state_ == State::kBody) {
+    fail(state_ == State::kHead ? "the connection closed before the answer's head"
+                                : "the connection closed in the middle of the answer's body");
+  }
+}
+
+std::size_t AnswerParser::feed_head(std::string_view data) {
+  const std::size_t before = pending_.size();
+  pending_.append(data.substr(0, std::min(data.size(), kMaxHeadBytes + 4 - before)));
+  const auto end = pending_.find("\r\n\r\n");
+  if (end == std::string::npos) {
+    if (pending_.size() > kMaxHeadBytes) fail("the answer's head is longer than 64 KiB");
+    return pending_.size() - before;
+  }
+  const std::size_t used = end + 4 - before;
+  const std::string head = pending_.substr(0, end);
+  pending_.clear();
+  if (!parse_head(head)) return used;
+  if (status_ < 200 && status_ != 101) {  // an interim answer: the real one follows
+    headers_.clear();
+    return used;
+  }
+  const bool bodiless = head_request_ || status_ < 200 || status_ == 204 || status_ == 304;
+  if (bodiless) {
+    state_ = State::kDone;
+  } else if (chunked_) {
+    state_ = State::kBody;
+  } else if (length_) {
+    left_ = *length_;
+    state_ = left_ == 0 ? State::kDone : State::kBody;
+  } else {
+    to_close_ = true;
+    reusable_ = false;
+    state_ = State::kBody;
+  }
+  return used;
+}
+
+bool AnswerParser::parse_head(std::string_view head) {
+  const auto line_end = head.find("\r\n");
+  const std::string_view status_line = head.substr(0, line_end);
+  if (!status_line.starts_with("HTTP/1.") || status_line.size() < 12 || status_line[8] != ' ') {
+    fail("the answer is not HTTP/1.x");
+    return false;
+  }
+  const auto code = number<int>(status_line.substr(9, 3));
+  if (!code || *code < 100) {
+    fail("the answer's status is not a number");
+    return false;
+  }
+  status_ = *code;
+  bool close = status_line[7] == '0';  // HTTP/1.0 closes unless it says keep-alive
+  headers_.clear();
+  length_.reset();
+  chunked_ = false;
+  std::string_view rest = line_end == std::string_view::npos ? "" : head.substr(line_end + 2);
+  while (!rest.empty()) {
+    const auto next = rest.find("\r\n");
+    const std::string_view field = rest.substr(0, next);
+    rest = next == std::string_view::npos ? "" : rest.substr(next + 2);
+    const auto colon = field.find(':');
+    if (colon == std::string_view::npos || colon == 0) {
+      fail("the answer has a header line without a name");
+      return false;
+    }
+    const std::string_view name = field.substr(0, colon), value = trim_ows(field.substr(colon + 1));
+    headers_.emplace_back(name, value);
+    if (ascii_iequals(name, "transfer-encoding")) {
+      chunked_ = has_token(value, "chunked");
+    } else if (ascii_iequals(name, "content-length")) {
+      const auto n = number<std::size_t>(value);
+      if (!n || (length_ && *length_ != *n)) {
+        fail("the answer's Content-Length is not one number");
+        return false;
+      }
+      length_ = n;
+    } else if (ascii_iequals(name, "connection")) {
+      if (has_token(value, "close")) close = true;
+      if (has_token(value, "keep-alive")) close = false;
+    }
+  }
+  if (chunked_) length_.reset();  // RFC 9112 6.3: chunked wins
+  reusable_ = !close;
+  return true;
+}
+
+std::size_t AnswerParser::feed_chunked(std::string_view data, std::string& body) {
+  std::size_t used = 0;
+  while (used < data.size() && state_ == State::kBody) {
+    const std::string_view rest = data.substr(used);
+    if (chunk_ == Chunk::kData) {
+      const std::size_t n = std::min(rest.size(), left_);
+      body.append(rest.substr(0, n));
+      used += n;
+      if ((left_ -= n) == 0) chunk_ = Chunk::kDataEnd;
+      continue;
+    }
+    // A line: the size line, the CRLF after a chunk's data, or a trailer line.
+    const auto eol = rest.find('\n');
+    if (eol == std::string_view::npos) {
+      pending_.append(rest);
+      if (pending_.size() > kMaxHeadBytes) fail("a chunk-size or trailer line is too long");
+      return used + rest.size();
+    }
+    pending_.append(rest.substr(0, eol + 1));
+    used += eol + 1;
+    std::string_view line = pending_;
+    line.remove_suffix(line.ends_with("\r\n") ? 2 : 1);
+    if (chunk_ == Chunk::kDataEnd) {
+      if (!line.empty()) fail("a chunk's data is longer than its size");
+      chunk_ = Chunk::kSize;
+    } else if (chunk_ == Chunk::kTrailer) {
+      if (line.empty()) state_ = State::kDone;
+    } else {
+      const auto size = number<std::size_t>(trim_ows(line.substr(0, line.find(';'))), 16);
+      if (!size) fail("a chunk size is not a hexadecimal number");
+      left_ = size.value_or(0);
+      chunk_ = left_ == 0 ? Chunk::kTrailer : Chunk::kData;
+    }
+    pending_.clear();
+  }
+  return used;
+}
+
+void AnswerParser::fail(std::string why) {
+  state_ = State::kBad;
+  error_ = std::move(why);
+  reusable_ = false;
+}
+
+}  // namespace stampede

@@ -1,0 +1,79 @@
+#pragma once
+
+#include <sys/socket.h>
+
+#include <array>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "upstream/answer_parser.hpp"
+#include "upstream/upstream_pool.hpp"
+
+namespace stampede {
+
+// The pool for a plain http upstream: non-blocking sockets of its own, one request at a time
+// on each, answers read by AnswerParser. Half of libcurl's CPU per request, which is most of a
+// proxy's own. A kept-alive connection the upstream closed before answering is tried again,
+// once, on a fresh one (the body is kept whole for that).
+class SocketPool final : public UpstreamPool {
+ public:
+  SocketPool(const UpstreamConfig& config, UpstreamEvents& events);
+  ~SocketPool() override;
+  SocketPool(const SocketPool&) = delete;
+  SocketPool& operator=(const SocketPool&) = delete;
+
+  int fd() const override { return epoll_fd_; }
+  int timeout_ms() const override;
+  void run() override;
+  void start(UpstreamExchange& x) override;
+  void body_added(UpstreamExchange& x) override;
+  void answer_taken(UpstreamExchange& x, std::size_t n) override;
+  void cancel(UpstreamExchange& x) override;
+  void fail_all(UpstreamFailure why) override;
+
+ private:
+  struct Conn {
+    int fd = -1;
+    UpstreamExchange* x = nullptr;  // null: idle
+    AnswerParser parser{false};
+    std::string out;  // request bytes not yet written
+    std::size_t out_at = 0;
+    bool connecting = false;
+    bool reused = false;    // it carried an answer before
+    bool answered = false;  // a byte of this exchange's answer came
+    bool paused = false;    // the client is behind: not reading
+    std::uint32_t events = 0;
+    std::int64_t active_ns = 0;  // the last time it made progress
+  };
+  Conn* open_conn();
+  void begin(Conn& c, UpstreamExchange& x);
+  void write_out(Conn& c);
+  void read_in(Conn& c);
+  void take_answer(Conn& c, std::string_view data);
+  void finish(Conn& c);
+  void fail(Conn& c, UpstreamFailure why, const std::string& detail);
+  void retry_or_fail(Conn& c, const std::string& detail);
+  void close_conn(Conn& c);
+  void watch(Conn& c);
+  void serve_waiting();
+  void sweep(std::int64_t now_ns);
+
+  const UpstreamConfig config_;
+  UpstreamEvents& events_;
+  std::string host_header_;
+  sockaddr_storage addr_{};
+  socklen_t addr_len_ = 0;
+  std::string resolve_error_;  // the host could not be resolved: every exchange fails
+  int epoll_fd_ = -1;
+  std::vector<std::unique_ptr<Conn>> conns_;
+  std::vector<std::unique_ptr<Conn>> closed_;  // freed at the end of run(): events may name them
+  std::vector<Conn*> idle_;
+  std::deque<UpstreamExchange*> waiting_;  // for a connection, all of them busy
+  std::int64_t next_sweep_ns_ = -1;
+  std::array<char, 64 * 1024> buffer_{};
+};
+
+}  // namespace stampede
