@@ -45,6 +45,8 @@ struct Lockstep {
 };
 // retries: retry arrivals per kLockstepBinNs bin, one label, bins from t = 0.
 Lockstep lockstep_of(const BinnedCounts& retries, std::int64_t first_rejection_ns);
+// The provider_results section's "lockstep" (and GET /admin/live's).
+nlohmann::json lockstep_json(const Lockstep& l);
 
 // How the retries' waits compare with the Retry-After their item was given with its last
 // rejection. wait = this arrival - when the rejection was answered (its arrival plus its

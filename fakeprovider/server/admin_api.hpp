@@ -8,11 +8,13 @@
 #include <thread>
 
 #include "server/listen_address.hpp"
+#include "server/live_feed.hpp"
 #include "server/locked_provider.hpp"
 
 namespace httplib {
+struct Request;
 struct Response;
-}
+}  // namespace httplib
 
 namespace stampede {
 
@@ -24,7 +26,8 @@ struct AdminConfig {
 };
 
 // The admin API on its own port (cpp-httplib), so polling it never disturbs the data plane's
-// timing: stats, Prometheus metrics, reset, outages on demand, health. docs/ADMIN_API.md.
+// timing: stats, Prometheus metrics, reset, outages on demand, health, and the live stream
+// the dashboard draws. docs/ADMIN_API.md.
 // Whoever can reach it can cost it only so much (BoundedServer: every request within a
 // deadline and a byte budget, 32 connections served at once; two stats documents or metrics
 // pages in flight).
@@ -45,9 +48,12 @@ class AdminApi {
 
  private:
   void add_routes();
+  bool authorized(const httplib::Request& req) const;
   void send_document(httplib::Response& res, StatsDocument::Format format,
                      const char* content_type);
   void send_results(httplib::Response& res);
+  void send_live(httplib::Response& res);
+  void send_dashboard(const httplib::Request& req, httplib::Response& res) const;
 
   AdminConfig config_;
   LockedProvider& provider_;
@@ -55,6 +61,7 @@ class AdminApi {
   // Stats documents and metrics pages being sent, each holding a copy of the tenants'
   // counters.
   std::counting_semaphore<> documents_;
+  LiveFeed feed_;
   std::thread thread_;
   std::atomic<bool> listen_returned_{false};
   int port_ = 0;

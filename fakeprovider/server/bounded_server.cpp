@@ -13,6 +13,7 @@
 #include <cerrno>
 #include <cstring>
 #include <functional>
+#include <limits>
 
 #include "scenario_clock.hpp"
 
@@ -60,6 +61,11 @@ class BoundedStream final : public httplib::Stream {
   }
   // A request ran out of time or bytes, or an answer out of time: the connection ends.
   bool cut() const { return cut_; }
+  // BoundedServer::stream_answer.
+  void stream_answer(int send_buffer_bytes) {
+    answer_deadline_ns_ = std::numeric_limits<std::int64_t>::max();
+    setsockopt(fd_, SOL_SOCKET, SO_SNDBUF, &send_buffer_bytes, sizeof send_buffer_bytes);
+  }
 
   bool is_readable() const override {
     pollfd p{fd_, POLLIN, 0};
@@ -173,6 +179,9 @@ class BoundedStream final : public httplib::Stream {
   bool eof_ = false;
 };
 
+// The stream the calling thread is serving a connection through, for stream_answer.
+thread_local BoundedStream* t_serving = nullptr;
+
 std::int64_t to_ns(time_t sec, time_t usec) {
   return static_cast<std::int64_t>(sec) * 1'000'000'000 + static_cast<std::int64_t>(usec) * 1'000;
 }
@@ -199,6 +208,7 @@ bool BoundedServer::process_and_close_socket(socket_t sock) {
       sock, limits_, [this] { return stopping(); }, to_ns(read_timeout_sec_, read_timeout_usec_),
       to_ns(write_timeout_sec_, write_timeout_usec_));
   const std::int64_t idle_ns = to_ns(keep_alive_timeout_sec_, 0);
+  t_serving = &strm;
   bool ok = false;
   for (std::size_t left = keep_alive_max_count_; left > 0 && !stopping(); --left) {
     if (!strm.await_request(idle_ns)) break;
@@ -210,9 +220,14 @@ bool BoundedServer::process_and_close_socket(socket_t sock) {
                          [](httplib::Request& req) { req.ranges.clear(); });
     if (!ok || connection_closed || strm.cut()) break;
   }
+  t_serving = nullptr;
   shutdown(sock, SHUT_RDWR);
   close(sock);
   return ok;
+}
+
+void BoundedServer::stream_answer(int send_buffer_bytes) {
+  if (t_serving) t_serving->stream_answer(send_buffer_bytes);
 }
 
 }  // namespace stampede

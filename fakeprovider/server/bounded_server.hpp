@@ -40,6 +40,13 @@ class BoundedServer : public httplib::Server {
   // socketpair) as an accepted one is served, and closes it. Only while bound.
   bool serve_connection(socket_t sock) { return process_and_close_socket(sock); }
 
+  // Called on the thread writing an answer (its content provider's), for an answer that is a
+  // stream of events (GET /admin/live): the answer deadline no longer applies, since a stream
+  // lasts as long as its reader reads, and the connection's send buffer is capped at
+  // send_buffer_bytes, so a reader that stops reading blocks the next write, which times out
+  // (the write timeout), and the stream is dropped.
+  static void stream_answer(int send_buffer_bytes);
+
  private:
   bool process_and_close_socket(socket_t sock) override;
   bool stopping() const { return svr_sock_ == INVALID_SOCKET; }

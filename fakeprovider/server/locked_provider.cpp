@@ -259,6 +259,24 @@ nlohmann::json LockedProvider::results_json() const {
                                clock_.time_scale());
 }
 
+LiveSnapshot LockedProvider::live_snapshot() const {
+  const ArrivalStats stats = merged_stats();
+  LiveSnapshot s;
+  s.counts = ArrivalStats(options_.bin_ns);
+  s.counts.merge_counts(stats);
+  s.top_tenants = top_tenants(stats);
+  s.tenants_seen = static_cast<std::int64_t>(stats.tenants().size());
+  s.time_scale = clock_.time_scale();
+  s.allowance = options_.config.allowance;
+  s.capacity = options_.config.capacity;
+  const std::lock_guard lock(mu_);
+  s.clock_ns = clock_.now_ns();
+  s.items_seen = static_cast<std::int64_t>(items_.items());
+  s.lockstep = retries_.lockstep();
+  s.outages = policy_.config().outages;
+  return s;
+}
+
 std::string LockedProvider::metrics_text() const {
   return merged_stats().to_prometheus(clock_.now_ns());
 }
