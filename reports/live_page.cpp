@@ -18,6 +18,7 @@ constexpr const char* kLiveStyle = R"(
 .figures{display:grid;grid-template-columns:repeat(auto-fill,minmax(150px,1fr));gap:6px 18px;margin:4px 0 0}
 .figures div{font-size:12px;color:#5b6270}
 .figures b{display:block;font-size:20px;color:#1f2328;font-variant-numeric:tabular-nums}
+#more-figures{display:contents}
 #status.ended{color:#82071e;font-weight:600}
 .two{display:grid;grid-template-columns:repeat(auto-fit,minmax(480px,1fr));gap:0 14px}
 )";
@@ -49,13 +50,12 @@ json page_config(const LivePage& page) {
             {"outage", kOutageColor}}}};
 }
 
-std::string legend(const std::vector<Layer>& layers, bool limits) {
+// The layers, then the allowance and the outages, drawn over both charts as in the report.
+std::string legend(const std::vector<Layer>& layers) {
   std::vector<LegendEntry> entries;
   for (const auto& l : layers) entries.push_back({l.name, l.color});
-  if (limits) {
-    entries.push_back({"declared allowance", kAllowanceColor, LegendEntry::Kind::kDashed});
-    entries.push_back({"outage", kOutageColor, LegendEntry::Kind::kShade});
-  }
+  entries.push_back({"declared allowance", kAllowanceColor, LegendEntry::Kind::kDashed});
+  entries.push_back({"outage", kOutageColor, LegendEntry::Kind::kShade});
   std::string out = "<div class=\"legend\">";
   for (const auto& e : entries)
     out += "<span>" + legend_swatch(e) + html_escape(e.name) + "</span>";
@@ -63,9 +63,9 @@ std::string legend(const std::vector<Layer>& layers, bool limits) {
 }
 
 std::string chart_section(const char* id, const char* title, const std::string& note,
-                          const std::vector<Layer>& layers, bool limits) {
+                          const std::vector<Layer>& layers) {
   return std::string("<section id=\"") + id + "\"><h2>" + title + "</h2><p class=\"note\">" + note +
-         "</p>" + legend(layers, limits) + "<figure class=\"chart\" id=\"" + id + "-chart\">" +
+         "</p>" + legend(layers) + "<figure class=\"chart\" id=\"" + id + "-chart\">" +
          placeholder_chart("waiting for the first event") + "</figure></section>\n";
 }
 
@@ -258,12 +258,12 @@ std::string render_live_page(const LivePage& page) {
          chart_section("arrivals", "Arrivals per second, by outcome",
                        "What the provider sees each second, from every client, against its "
                        "allowance; outages shaded.",
-                       outcome_layers(), true) +
+                       outcome_layers()) +
          chart_section("waves", "Arrivals per second, by send number",
                        "First sends, first retries, second retries ...: lockstep retries come "
                        "back as one wave per send number. Lockstep score so far: <b "
                        "id=\"lockstep\">-</b>.",
-                       send_layers(), false) +
+                       send_layers()) +
          "</div>\n<section id=\"tenants\"><h2>Tenants</h2><p class=\"note\">The busiest ten by "
          "arrivals, with the share of them answered 429.</p><table><thead><tr><th>tenant</th><th "
          "class=\"num\">arrivals</th><th class=\"num\">429</th></tr></thead><tbody "
