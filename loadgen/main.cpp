@@ -49,7 +49,7 @@ struct FlagValue {
   const char* default_text;
 };
 
-constexpr std::array<FlagValue, 33> kFlagValues{{
+constexpr std::array<FlagValue, 34> kFlagValues{{
     {"--scenario", "FILE", ""},
     {"--out", "FILE", ""},
     {"--report", "FILE", ""},
@@ -73,6 +73,7 @@ constexpr std::array<FlagValue, 33> kFlagValues{{
     {"--max-duration", "DURATION", "1h"},
     {"--grace", "DURATION", ""},
     {"--progress-every", "DURATION", "10s"},
+    {"--dashboard", "HOST:PORT", ""},
     {"--provider-admin", "URL", ""},
     {"--provider-admin-token", "TOKEN", ""},
     {"--per-process", "INT", "1"},
@@ -482,6 +483,13 @@ CLI::App* add_run_command(CLI::App& app, RunFlags& run) {
        "wall-clock bound: stop then, items still going are unfinished (default 1h)",
        "at a stop, how long in-flight requests may still finish, at most --timeout on the wall "
        "(default 2s, or that if shorter); a signal after a stop ends them at once"});
+  run_cmd
+      ->add_option("--dashboard", run.dashboard,
+                   "serve the live dashboard here, e.g. 127.0.0.1:9090 (port 0: any free one): "
+                   "a page at http://HOST:PORT/dashboard that draws the fleet's answers per "
+                   "second as they come, and its items; its URL is printed on stderr before "
+                   "any load. A bad address or a port in use is refused before any load")
+      ->group("Output");
   run_cmd
       ->add_option("--attempts-out", run.attempts_out,
                    "write every attempt as JSON lines (intended, sent, answered, status)")

@@ -32,6 +32,7 @@ json page_config(const LivePage& page) {
     return out;
   };
   return {{"stream", page.stream_path},
+          {"fleet", page.fleet},
           {"outcomes", layers(outcome_layers())},
           {"sends", layers(send_layers())},
           {"frame",
@@ -198,19 +199,28 @@ constexpr const char* kScript = R"JS(
   function figure(id, label, value) {
     return '<div>' + esc(label) + '<b id="' + id + '">' + esc(value) + "</b></div>";
   }
-  function draw(e) {
-    $("requests").textContent = fmt(e.requests);
-    var f = figure("admitted", "admitted", fmt(e.admitted)) +
-      figure("refused", "refused", fmt(e.refused)) +
-      figure("tenants-seen", "tenants seen", fmt(e.tenants_seen)) +
+  // The provider's figures, or the fleet's items.
+  function figures(e) {
+    var f = figure("admitted", "admitted", fmt(e.admitted)) + figure("refused", "refused", fmt(e.refused));
+    if (e.fleet) {
+      return f + figure("delivered", "items delivered", fmt(e.fleet.delivered)) +
+        figure("dead-lettered", "dead-lettered", fmt(e.fleet.dead_lettered)) +
+        figure("in-backoff", "in backoff", fmt(e.fleet.in_backoff)) +
+        figure("in-flight", "in flight", fmt(e.fleet.in_flight)) +
+        figure("since-start", "since the start", fmt(e.clock_ns / 1e9) + " s");
+    }
+    return f + figure("tenants-seen", "tenants seen", fmt(e.tenants_seen)) +
       figure("items-seen", "items and clients counted", fmt(e.items_seen)) +
       figure("since-reset", "since the last reset", fmt(e.clock_ns / 1e9) + " s");
-    $("more-figures").innerHTML = f;
+  }
+  function draw(e) {
+    var unit = C.fleet ? "client answers/s" : "arrivals/s at the provider";
+    $("requests").textContent = fmt(e.requests);
+    $("more-figures").innerHTML = figures(e);
+    $("arrivals-chart").innerHTML = stacked(bins.out, C.outcomes, e, unit, "per second by outcome");
+    if (C.fleet) return;
     $("lockstep").textContent = e.lockstep.retries > 0 ? fmt(e.lockstep.share) : "no retries yet";
-    $("arrivals-chart").innerHTML = stacked(bins.out, C.outcomes, e, "arrivals/s at the provider",
-                                            "arrivals per second by outcome");
-    $("waves-chart").innerHTML = stacked(bins.send, C.sends, e, "arrivals/s at the provider",
-                                         "arrivals per second by send number");
+    $("waves-chart").innerHTML = stacked(bins.send, C.sends, e, unit, "per second by send number");
     $("tenant-rows").innerHTML = e.top_tenants.map(function (t) {
       return "<tr><td class=\"key\">" + esc(t.tenant === "" ? "(no key)" : t.tenant) +
         '</td><td class="num">' + fmt(t.requests) + '</td><td class="num">' +
@@ -225,7 +235,8 @@ constexpr const char* kScript = R"JS(
     keep(bins.send, e.arrivals_by_send, e.from_bin);
     last = e;
     draw(e);
-    $("status").textContent = "live: event " + e.seq + ", " + fmt(e.streams) + " dashboard(s) open";
+    $("status").textContent = "live: event " + e.seq +
+      (e.streams ? ", " + fmt(e.streams) + " dashboard(s) open" : "");
   };
   source.onerror = function () {
     source.close();
@@ -237,6 +248,35 @@ constexpr const char* kScript = R"JS(
 )JS";
 
 }  // namespace
+
+// The provider sees every client: its arrivals, their send numbers and tenants. The fleet's
+// page shows what its own clients read.
+std::string provider_sections() {
+  return "<div class=\"two\">" +
+         chart_section("arrivals", "Arrivals per second, by outcome",
+                       "What the provider sees each second, from every client, against its "
+                       "allowance; outages shaded.",
+                       outcome_layers()) +
+         chart_section("waves", "Arrivals per second, by send number",
+                       "First sends, first retries, second retries ...: lockstep retries come "
+                       "back as one wave per send number. Lockstep score so far: <b "
+                       "id=\"lockstep\">-</b>.",
+                       send_layers()) +
+         "</div>\n<section id=\"tenants\"><h2>Tenants</h2><p class=\"note\">The busiest ten by "
+         "arrivals, with the share of them answered 429.</p><table><thead><tr><th>tenant</th><th "
+         "class=\"num\">arrivals</th><th class=\"num\">429</th></tr></thead><tbody "
+         "id=\"tenant-rows\"></tbody></table></section>\n";
+}
+
+std::string fleet_sections() {
+  return "<div class=\"one\">" +
+         chart_section("arrivals", "Answers per second, by outcome",
+                       "What this fleet's clients read each second, against the declared "
+                       "allowance; the scenario's outages shaded. The provider's view, and the "
+                       "sends by send number, are in the report at the end.",
+                       outcome_layers()) +
+         "</div>\n";
+}
 
 std::string render_live_page(const LivePage& page) {
   const std::string title = html_escape(page.title);
@@ -254,20 +294,8 @@ std::string render_live_page(const LivePage& page) {
          "</h1><p class=\"desc\" id=\"status\">connecting to the stream...</p></header>\n"
          "<section id=\"totals\"><h2>Totals</h2><div class=\"figures\"><div>requests<b "
          "id=\"requests\">0</b></div><span id=\"more-figures\"></span></div></section>\n" +
-         "<div class=\"two\">" +
-         chart_section("arrivals", "Arrivals per second, by outcome",
-                       "What the provider sees each second, from every client, against its "
-                       "allowance; outages shaded.",
-                       outcome_layers()) +
-         chart_section("waves", "Arrivals per second, by send number",
-                       "First sends, first retries, second retries ...: lockstep retries come "
-                       "back as one wave per send number. Lockstep score so far: <b "
-                       "id=\"lockstep\">-</b>.",
-                       send_layers()) +
-         "</div>\n<section id=\"tenants\"><h2>Tenants</h2><p class=\"note\">The busiest ten by "
-         "arrivals, with the share of them answered 429.</p><table><thead><tr><th>tenant</th><th "
-         "class=\"num\">arrivals</th><th class=\"num\">429</th></tr></thead><tbody "
-         "id=\"tenant-rows\"></tbody></table></section>\n</main>\n"
+         (page.fleet ? fleet_sections() : provider_sections()) +
+         "</main>\n"
          "<script type=\"application/json\" id=\"config\">" +
          config + "</script>\n<script>" + kScript + "</script>\n</body>\n</html>\n";
 }

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "json_text.hpp"
+#include "live_fields.hpp"
 #include "results.hpp"
 
 namespace stampede {
@@ -22,19 +22,6 @@ json bins_from(const BinnedCounts& h, const std::vector<std::string>& labels,
     rows.push_back(std::move(row));
   }
   return {{"labels", labels}, {"counts", std::move(rows)}};
-}
-
-json rate_json(const std::optional<Rate>& rate) {
-  if (!rate) return nullptr;
-  return {{"per_s", rate->per_second()}, {"text", format_rate(*rate)}};
-}
-
-json outages_json(const std::vector<OutageWindow>& outages) {
-  json out = json::array();
-  for (const auto& w : outages) {
-    out.push_back({{"start_ns", w.start_ns}, {"end_ns", w.end_ns}, {"outage", format_outage(w)}});
-  }
-  return out;
 }
 
 json tenants_json(const std::vector<LiveTenant>& tenants) {
@@ -104,14 +91,10 @@ json live_event(const LiveSnapshot& s, std::size_t from_bin, std::uint64_t seq) 
           {"items_seen", s.items_seen},
           {"top_tenants", tenants_json(s.top_tenants)},
           {"lockstep", lockstep_json(s.lockstep)},
-          {"allowance", rate_json(s.allowance)},
-          {"capacity", rate_json(s.capacity)},
-          {"outages", outages_json(s.outages)},
+          {"allowance", live_rate_json(s.allowance)},
+          {"capacity", live_rate_json(s.capacity)},
+          {"outages", live_outages_json(s.outages)},
           {"streams", s.streams}};
-}
-
-std::string sse_message(const json& event, std::uint64_t seq) {
-  return "id: " + std::to_string(seq) + "\ndata: " + json_text(event) + "\n\n";
 }
 
 }  // namespace stampede

@@ -51,7 +51,4 @@ std::size_t first_changed_bin(const ArrivalStats& before, const ArrivalStats& no
 // from from_bin to the end. seq numbers the events of a stream.
 nlohmann::json live_event(const LiveSnapshot& s, std::size_t from_bin, std::uint64_t seq);
 
-// The event as the stream sends it: "id: SEQ\ndata: JSON\n\n".
-std::string sse_message(const nlohmann::json& event, std::uint64_t seq);
-
 }  // namespace stampede

@@ -241,9 +241,9 @@ void AdminApi::send_dashboard(const httplib::Request& req, httplib::Response& re
                                      "; Path=/; HttpOnly; SameSite=Strict");
   }
   res.set_header("Cache-Control", "no-store");
-  res.set_content(
-      render_live_page({"fakeprovider (admin port " + std::to_string(port_) + ")", "/admin/live"}),
-      "text/html; charset=utf-8");
+  res.set_content(render_live_page({"fakeprovider (admin port " + std::to_string(port_) + ")",
+                                    "/admin/live", false}),
+                  "text/html; charset=utf-8");
 }
 
 // One stream's place in the feed; its slot is given back when the answer is done with it.

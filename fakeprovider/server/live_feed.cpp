@@ -2,6 +2,7 @@
 
 #include <chrono>
 
+#include "live_fields.hpp"
 #include "scenario_clock.hpp"
 
 namespace stampede {
@@ -54,7 +55,7 @@ void LiveFeed::publish_locked() {
   const std::size_t from = last_ ? first_changed_bin(last_->counts, now.counts) : 0;
   ++seq_;
   kept_.push_back(
-      std::make_shared<const std::string>(sse_message(live_event(now, from, seq_), seq_)));
+      std::make_shared<const std::string>(live_sse_message(live_event(now, from, seq_), seq_)));
   if (kept_.size() > kKept) {
     kept_.pop_front();
     ++kept_seq_;
@@ -66,7 +67,7 @@ void LiveFeed::publish_locked() {
 std::string LiveFeed::full_event_locked() const {
   LiveSnapshot s = *last_;
   s.streams = streams_;
-  return sse_message(live_event(s, 0, seq_), seq_);
+  return live_sse_message(live_event(s, 0, seq_), seq_);
 }
 
 std::optional<LiveFeed::Subscription> LiveFeed::subscribe() {

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "duration.hpp"
+#include "live_fields.hpp"
 #include "recording/live_event.hpp"
 
 using namespace stampede;
@@ -97,5 +98,5 @@ TEST_CASE("live events: the bins from from_bin, the totals, limits, outages and 
 
 TEST_CASE("live events: one server-sent event, its data on one line") {
   const nlohmann::json e{{"seq", 4}, {"tenant", "a\nb"}};
-  CHECK(sse_message(e, 4) == "id: 4\ndata: {\"seq\":4,\"tenant\":\"a\\nb\"}\n\n");
+  CHECK(live_sse_message(e, 4) == "id: 4\ndata: {\"seq\":4,\"tenant\":\"a\\nb\"}\n\n");
 }

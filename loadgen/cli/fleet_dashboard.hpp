@@ -1,0 +1,64 @@
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+
+#include "server/listen_address.hpp"
+
+namespace httplib {
+struct Response;
+}
+
+namespace stampede {
+
+class BoundedServer;
+
+// loadgen run --dashboard HOST:PORT: the live dashboard's page (reports/live_page) and the
+// stream of the fleet's events it draws, on a BoundedServer of its own thread. A thin shell:
+// the run publishes each event, and every stream sends the newest one it has not sent. Each
+// event holds every bin, so a stream that fell behind skips to the newest: nothing is queued
+// for a slow reader, and one that stops reading is dropped by the write timeout.
+class FleetDashboard {
+ public:
+  // Streams at once; more are refused (503).
+  static constexpr std::size_t kMaxStreams = 8;
+
+  explicit FleetDashboard(std::string title);
+  ~FleetDashboard();
+  FleetDashboard(const FleetDashboard&) = delete;
+  FleetDashboard& operator=(const FleetDashboard&) = delete;
+
+  // Binds (a port in use is refused) and serves; the error, if any.
+  std::optional<std::string> start(const ListenAddress& at);
+  // http://HOST:PORT/dashboard
+  const std::string& url() const { return url_; }
+  // The next event, as the stream sends it (sse_message's form).
+  void publish(std::string message);
+  // Ends the streams (the pages say so, keeping their last picture) and the server.
+  void stop();
+
+ private:
+  void send_stream(httplib::Response& res);
+  // The newest event after seq, waiting a while for one; none when stopping or none came.
+  std::shared_ptr<const std::string> newer_than(std::uint64_t& seq);
+
+  std::string title_;
+  std::string url_;
+  std::unique_ptr<BoundedServer> server_;
+  std::thread thread_;
+  std::atomic<bool> listen_returned_{false};
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::shared_ptr<const std::string> latest_;
+  std::uint64_t seq_ = 0;
+  std::size_t streams_ = 0;
+  bool stopping_ = false;
+};
+
+}  // namespace stampede
