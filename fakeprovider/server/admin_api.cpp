@@ -299,15 +299,7 @@ std::optional<std::string> AdminApi::start() {
   if (!bound) return "--admin-listen: " + bound.error();
   port_ = *bound;
   feed_.start();
-  thread_ = std::thread([this] {
-    server_->listen_after_bind();
-    listen_returned_ = true;
-  });
-  // stop() is a no-op until the server runs: wait for it, so a stop right away is not lost.
-  while (!server_->is_running() && !listen_returned_) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
-  if (!server_->is_running()) return "--admin-listen: the admin server stopped at once";
+  if (!server_->serve_in_background()) return "--admin-listen: the admin server stopped at once";
   return std::nullopt;
 }
 
@@ -316,10 +308,8 @@ void AdminApi::serve_connection(int fd) {
 }
 
 void AdminApi::stop() {
-  if (!thread_.joinable()) return;
   feed_.stop();
-  server_->stop();
-  thread_.join();
+  server_->stop_serving();
 }
 
 }  // namespace stampede

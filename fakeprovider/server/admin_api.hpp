@@ -1,11 +1,9 @@
 #pragma once
 
-#include <atomic>
 #include <memory>
 #include <optional>
 #include <semaphore>
 #include <string>
-#include <thread>
 
 #include "server/listen_address.hpp"
 #include "server/live_feed.hpp"
@@ -62,8 +60,6 @@ class AdminApi {
   // counters.
   std::counting_semaphore<> documents_;
   LiveFeed feed_;
-  std::thread thread_;
-  std::atomic<bool> listen_returned_{false};
   int port_ = 0;
 };
 

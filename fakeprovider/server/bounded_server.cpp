@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <array>
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <functional>
 #include <limits>
@@ -190,6 +191,27 @@ std::int64_t to_ns(time_t sec, time_t usec) {
 
 BoundedServer::BoundedServer(const ConnectionLimits& limits) : limits_(limits) {
   new_task_queue = [threads = limits_.threads] { return new httplib::ThreadPool(threads); };
+}
+
+BoundedServer::~BoundedServer() {
+  stop_serving();
+}
+
+bool BoundedServer::serve_in_background() {
+  thread_ = std::thread([this] {
+    listen_after_bind();
+    listen_returned_ = true;
+  });
+  while (!is_running() && !listen_returned_) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  return is_running();
+}
+
+void BoundedServer::stop_serving() {
+  if (!thread_.joinable()) return;
+  stop();
+  thread_.join();
 }
 
 Parsed<int> BoundedServer::bind(const ListenAddress& address) {

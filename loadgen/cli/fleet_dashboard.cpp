@@ -34,15 +34,7 @@ std::optional<std::string> FleetDashboard::start(const ListenAddress& at) {
   const auto bound = svr.bind(at);
   if (!bound) return bound.error();
   url_ = at.url(*bound) + "/dashboard";
-  thread_ = std::thread([this] {
-    server_->listen_after_bind();
-    listen_returned_ = true;
-  });
-  // stop() is a no-op until the server runs: wait for it, so a stop right away is not lost.
-  while (!server_->is_running() && !listen_returned_) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
-  if (!server_->is_running()) return "the dashboard's server stopped at once";
+  if (!server_->serve_in_background()) return "the dashboard's server stopped at once";
   return std::nullopt;
 }
 
@@ -61,9 +53,7 @@ void FleetDashboard::stop() {
     stopping_ = true;
   }
   cv_.notify_all();
-  if (!thread_.joinable()) return;
-  server_->stop();
-  thread_.join();
+  server_->stop_serving();
 }
 
 std::shared_ptr<const std::string> FleetDashboard::newer_than(std::uint64_t& seq) {

@@ -1,13 +1,11 @@
 #pragma once
 
-#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
-#include <thread>
 
 #include "server/listen_address.hpp"
 
@@ -51,8 +49,6 @@ class FleetDashboard {
   std::string title_;
   std::string url_;
   std::unique_ptr<BoundedServer> server_;
-  std::thread thread_;
-  std::atomic<bool> listen_returned_{false};
   std::mutex mu_;
   std::condition_variable cv_;
   std::shared_ptr<const std::string> latest_;

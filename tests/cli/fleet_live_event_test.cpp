@@ -10,18 +10,18 @@ using namespace stampede;
 
 namespace {
 
-// A snapshot at wall second `s` with these cumulative counts.
+// A snapshot at wall second `s` with these cumulative counts (every answered ok delivered).
 LiveProgress snapshot(double s, std::int64_t sent, std::int64_t ok, std::int64_t rate_limited,
                       std::int64_t server_errors, std::int64_t errors) {
-  LiveProgress p;
-  p.elapsed_ns = static_cast<std::int64_t>(s * kNsPerSec);
-  p.sent = sent;
-  p.ok = ok;
-  p.rate_limited = rate_limited;
-  p.server_errors = server_errors;
-  p.errors = errors;
-  p.delivered = ok;
-  return p;
+  return {.elapsed_ns = static_cast<std::int64_t>(s * kNsPerSec),
+          .sent = sent,
+          .ok = ok,
+          .rate_limited = rate_limited,
+          .server_errors = server_errors,
+          .errors = errors,
+          .in_backoff = 0,
+          .delivered = ok,
+          .dead_lettered = 0};
 }
 
 }  // namespace

@@ -30,13 +30,7 @@ def main():
     browser = Browser(chromium, profile)
     readings = []
     try:
-        target = browser.send("Target.createTarget", {"url": "about:blank"})["targetId"]
-        session = browser.send("Target.attachToTarget",
-                               {"targetId": target, "flatten": True})["sessionId"]
-        browser.send("Page.enable", session=session)
-        browser.send("Emulation.setDeviceMetricsOverride",
-                     {"width": int(width), "height": int(height), "deviceScaleFactor": 1,
-                      "mobile": False}, session)
+        session = browser.open_page(width, height)
         browser.send("Page.navigate", {"url": url}, session)
         browser.wait_for("Page.loadEventFired", session)
         loaded = time.monotonic()
