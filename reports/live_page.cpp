@@ -199,15 +199,14 @@ constexpr const char* kScript = R"JS(
   function figure(id, label, value) {
     return '<div>' + esc(label) + '<b id="' + id + '">' + esc(value) + "</b></div>";
   }
-  // The provider's figures, or the fleet's items.
+  // The fleet's own figures when the event has them (loadgen's), else the provider's.
   function figures(e) {
     var f = figure("admitted", "admitted", fmt(e.admitted)) + figure("refused", "refused", fmt(e.refused));
     if (e.fleet) {
-      return f + figure("delivered", "items delivered", fmt(e.fleet.delivered)) +
-        figure("dead-lettered", "dead-lettered", fmt(e.fleet.dead_lettered)) +
-        figure("in-backoff", "in backoff", fmt(e.fleet.in_backoff)) +
-        figure("in-flight", "in flight", fmt(e.fleet.in_flight)) +
-        figure("since-start", "since the start", fmt(e.clock_ns / 1e9) + " s");
+      Object.keys(e.fleet).forEach(function (k) {
+        f += figure(k.replace(/_/g, "-"), k.replace(/_/g, " "), fmt(e.fleet[k]));
+      });
+      return f + figure("since-start", "since the start", fmt(e.clock_ns / 1e9) + " s");
     }
     return f + figure("tenants-seen", "tenants seen", fmt(e.tenants_seen)) +
       figure("items-seen", "items and clients counted", fmt(e.items_seen)) +
@@ -219,7 +218,9 @@ constexpr const char* kScript = R"JS(
     $("more-figures").innerHTML = figures(e);
     $("arrivals-chart").innerHTML = stacked(bins.out, C.outcomes, e, unit, "per second by outcome");
     if (C.fleet) return;
-    $("lockstep").textContent = e.lockstep.retries > 0 ? fmt(e.lockstep.share) : "no retries yet";
+    $("lockstep").textContent = !e.lockstep ? "-" : e.lockstep.retries > 0 ? fmt(e.lockstep.share) :
+      "no retries yet";
+    $("tenants").hidden = e.top_tenants.length === 0;
     $("waves-chart").innerHTML = stacked(bins.send, C.sends, e, unit, "per second by send number");
     $("tenant-rows").innerHTML = e.top_tenants.map(function (t) {
       return "<tr><td class=\"key\">" + esc(t.tenant === "" ? "(no key)" : t.tenant) +

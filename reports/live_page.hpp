@@ -8,7 +8,9 @@ namespace stampede {
 struct LivePage {
   std::string title;        // "fakeprovider on 127.0.0.1:8080"
   std::string stream_path;  // its event stream, on the page's own origin: "/admin/live"
-  bool fleet = false;       // the clients' view (loadgen), not the provider's
+  // The answers a fleet's clients read (loadgen run), not the provider's arrivals: no send
+  // numbers, no tenants.
+  bool fleet = false;
 };
 
 // The live dashboard (fakeprovider's GET /dashboard, loadgen's --dashboard): one self-contained

@@ -5,6 +5,8 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
+#include <pthread.h>
+#include <signal.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -198,10 +200,17 @@ BoundedServer::~BoundedServer() {
 }
 
 bool BoundedServer::serve_in_background() {
+  // The server's threads (this one and the pool it starts) take no signal: a process that
+  // reads its signals from a signalfd (loadgen's SIGCHLD, SIGINT, SIGTERM) blocks them in its
+  // own threads only, and a signal the kernel gave a server thread would be lost, or kill.
+  sigset_t all, before;
+  sigfillset(&all);
+  pthread_sigmask(SIG_BLOCK, &all, &before);
   thread_ = std::thread([this] {
     listen_after_bind();
     listen_returned_ = true;
   });
+  pthread_sigmask(SIG_SETMASK, &before, nullptr);
   while (!is_running() && !listen_returned_) {
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }

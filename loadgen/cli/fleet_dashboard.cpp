@@ -1,6 +1,7 @@
 #include "cli/fleet_dashboard.hpp"
 
 #include <chrono>
+#include <iostream>
 #include <utility>
 
 #include "live_page.hpp"
@@ -16,8 +17,10 @@ constexpr auto kStreamWait = std::chrono::milliseconds(250);
 
 }  // namespace
 
-FleetDashboard::FleetDashboard(std::string title)
-    : title_(std::move(title)), server_(std::make_unique<BoundedServer>(ConnectionLimits{})) {}
+FleetDashboard::FleetDashboard(std::string title, bool clients_view)
+    : title_(std::move(title)),
+      clients_view_(clients_view),
+      server_(std::make_unique<BoundedServer>(ConnectionLimits{})) {}
 
 FleetDashboard::~FleetDashboard() {
   stop();
@@ -28,7 +31,7 @@ std::optional<std::string> FleetDashboard::start(const ListenAddress& at) {
   svr.set_keep_alive_timeout(2);
   svr.Get("/dashboard", [this](const httplib::Request&, httplib::Response& res) {
     res.set_header("Cache-Control", "no-store");
-    res.set_content(render_live_page({title_, "/live", true}), "text/html; charset=utf-8");
+    res.set_content(render_live_page({title_, "/live", clients_view_}), "text/html; charset=utf-8");
   });
   svr.Get("/live", [this](const httplib::Request&, httplib::Response& res) { send_stream(res); });
   const auto bound = svr.bind(at);
@@ -91,6 +94,16 @@ void FleetDashboard::send_stream(httplib::Response& res) {
                                      const std::lock_guard lock(mu_);
                                      return !stopping_;
                                    });
+}
+
+std::optional<std::string> serve_dashboard(const std::optional<ListenAddress>& at,
+                                           const std::string& title, bool clients_view,
+                                           std::optional<FleetDashboard>& dashboard) {
+  if (!at) return std::nullopt;
+  dashboard.emplace(title, clients_view);
+  if (auto e = dashboard->start(*at)) return "--dashboard: " + *e;
+  std::cerr << "loadgen: dashboard on " << dashboard->url() << std::endl;
+  return std::nullopt;
 }
 
 }  // namespace stampede

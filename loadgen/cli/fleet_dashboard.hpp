@@ -27,7 +27,9 @@ class FleetDashboard {
   // Streams at once; more are refused (503).
   static constexpr std::size_t kMaxStreams = 8;
 
-  explicit FleetDashboard(std::string title);
+  // clients_view: the page of the answers the clients read (run), else the page of the
+  // provider's arrivals (exec, whose events carry the provider's counts).
+  FleetDashboard(std::string title, bool clients_view);
   ~FleetDashboard();
   FleetDashboard(const FleetDashboard&) = delete;
   FleetDashboard& operator=(const FleetDashboard&) = delete;
@@ -47,6 +49,7 @@ class FleetDashboard {
   std::shared_ptr<const std::string> newer_than(std::uint64_t& seq);
 
   std::string title_;
+  bool clients_view_;
   std::string url_;
   std::unique_ptr<BoundedServer> server_;
   std::mutex mu_;
@@ -56,5 +59,12 @@ class FleetDashboard {
   std::size_t streams_ = 0;
   bool stopping_ = false;
 };
+
+// --dashboard's server for a fleet command, before anything else (a port in use is refused
+// before any load), its URL said on stderr, --quiet or not: it is what the flag asked for. The
+// error, naming the flag, if it could not be served; nothing without an address.
+std::optional<std::string> serve_dashboard(const std::optional<ListenAddress>& at,
+                                           const std::string& title, bool clients_view,
+                                           std::optional<FleetDashboard>& dashboard);
 
 }  // namespace stampede

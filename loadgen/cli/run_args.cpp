@@ -185,8 +185,6 @@ Checked<RunCommand> check_run(const Scenario& scenario, const std::string& scena
   cmd.options.compensate_latency = !a.no_latency_compensation;
   take_http_client(a, cmd, errors);
   take_outputs(a, cmd, errors);
-  if (!a.dashboard.empty())
-    cmd.dashboard = take("--dashboard", parse_listen_address(a.dashboard), errors);
   return checked(std::move(cmd), std::move(errors));
 }
 

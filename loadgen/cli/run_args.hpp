@@ -22,7 +22,6 @@ struct RunArgs {
   std::vector<std::string> headers;
   std::string time_scale = "1";
   std::string attempts_out;
-  std::string dashboard;  // HOST:PORT
   unsigned loops = 0;
   std::string http_client = "auto";
   bool no_latency_compensation = false;

@@ -372,21 +372,11 @@ int finish(const RunCommand& cmd, LiveRun& run, std::optional<ProviderAdmin>& ad
   return code;
 }
 
-// --dashboard's server, before anything else: a port in use is refused before any load. Its
-// URL is said even with --quiet: it is what the flag asked for.
-std::optional<int> serve_dashboard(const RunCommand& cmd,
-                                   std::optional<FleetDashboard>& dashboard) {
-  if (!cmd.dashboard) return std::nullopt;
-  dashboard.emplace("loadgen run: " + redact_url(cmd.request.url.text));
-  if (auto e = dashboard->start(*cmd.dashboard))
-    return refuse(cmd, kExitUsage, "--dashboard: " + *e);
-  std::cerr << "loadgen: dashboard on " << dashboard->url() << std::endl;
-  return std::nullopt;
-}
-
 int run_checked(const RunCommand& cmd) {
   std::optional<FleetDashboard> dashboard;
-  if (auto code = serve_dashboard(cmd, dashboard)) return *code;
+  if (auto e = serve_dashboard(cmd.dashboard, "loadgen run: " + redact_url(cmd.request.url.text),
+                               true, dashboard))
+    return refuse(cmd, kExitUsage, *e);
   std::optional<ProbedTarget> probed;
   std::optional<ProviderAdmin> admin;
   if (auto code = preflight(cmd, probed, admin)) return *code;

@@ -80,3 +80,33 @@ TEST_CASE("fleet live events: the page's fields, every bin, the fleet's items") 
   CHECK(e.at("allowance").at("text") == "20/s");
   CHECK(e.at("outages").at(0).at("outage") == "1s-2s:503");
 }
+
+TEST_CASE("exec live events: the provider's bins and the processes' ends") {
+  ProviderStats stats;
+  stats.clock_ns = 2 * kNsPerSec;
+  stats.requests = 9;
+  stats.by_outcome = BinnedCounts(kNsPerSec, kOutcomeCount);
+  stats.by_outcome.add(100, static_cast<std::size_t>(Outcome::kOk), 3);
+  stats.by_outcome.add(kNsPerSec + 1, static_cast<std::size_t>(Outcome::kRateLimited), 6);
+  stats.by_send = BinnedCounts(kNsPerSec, kSendLabels);
+  stats.by_send.add(100, 0, 9);
+  const ExecProgress progress{.elapsed_ns = 2 * kNsPerSec,
+                              .released = true,
+                              .running = 4,
+                              .ended = 6,
+                              .delivered = 5,
+                              .dead_lettered = 1};
+  const auto e = exec_live_event(stats, progress, 3, std::nullopt, {});
+  CHECK(e.at("seq") == 3);
+  CHECK(e.at("clock_ns") == 2 * kNsPerSec);
+  CHECK(e.at("requests") == 9);
+  CHECK(e.at("admitted") == 3);
+  CHECK(e.at("refused") == 6);
+  CHECK(e.at("arrivals_by_outcome").at("counts").size() == 2);
+  CHECK(e.at("arrivals_by_send").at("counts").size() == 1);
+  CHECK(e.at("allowance").is_null());
+  CHECK(e.at("fleet") == nlohmann::json{{"delivered", 5},
+                                        {"dead_lettered", 1},
+                                        {"processes_running", 4},
+                                        {"processes_ended", 6}});
+}

@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
 """Readings of a live page in headless Chromium over the DevTools protocol (cdp_screenshot's
 Browser): load URL, then take the steps in order, and print a JSON array of the readings.
+After the screenshot it says "done: shot" on stderr, for a caller that ends the stream then.
 
 usage: cdp_readings.py CHROMIUM PROFILE_DIR WIDTH HEIGHT URL PNG EXPRESSION STEP...
   EXPRESSION: JavaScript whose value is JSON text, the reading.
-  STEP: SECONDS, a reading that many seconds after the load; shot, a screenshot to PNG;
-        until:CONDITION, a reading once the JavaScript CONDITION holds (polled, 60 s at most).
+  STEP: SECONDS, a reading that many seconds after the step before (the load, for the first);
+        shot, a screenshot to PNG; until:CONDITION, a reading once the JavaScript CONDITION
+        holds (polled, 120 s at most: a loaded machine's page may be slow to come).
 Exit 1 with a message when Chromium fails, a page does not load or a condition never holds.
 """
 import base64
@@ -21,6 +23,8 @@ from cdp_screenshot import Browser  # noqa: E402
 def evaluate(browser, session, expression):
     result = browser.send("Runtime.evaluate", {"expression": expression, "returnByValue": True},
                           session)
+    if "exceptionDetails" in result:
+        raise SystemExit("the page's JavaScript failed: " + json.dumps(result["exceptionDetails"]))
     return result["result"].get("value")
 
 
@@ -33,23 +37,26 @@ def main():
         session = browser.open_page(width, height)
         browser.send("Page.navigate", {"url": url}, session)
         browser.wait_for("Page.loadEventFired", session)
-        loaded = time.monotonic()
+        previous = time.monotonic()
         for step in steps:
             # The page streams for ever: each step has its own deadline, not the whole run.
-            browser.deadline = time.monotonic() + 60
+            browser.deadline = time.monotonic() + 120
             if step == "shot":
                 data = browser.send("Page.captureScreenshot", {"format": "png"}, session)["data"]
                 with open(png, "wb") as f:
                     f.write(base64.b64decode(data))
+                print("done: shot", file=sys.stderr, flush=True)  # the caller may go on
                 continue
             if step.startswith("until:"):
                 while not evaluate(browser, session, "!!(" + step[6:] + ")"):
                     if time.monotonic() > browser.deadline - 5:
-                        raise SystemExit("the page never came to: " + step[6:])
+                        raise SystemExit("the page never came to: " + step[6:] + "; it shows " +
+                                         str(evaluate(browser, session, expression)))
                     time.sleep(0.2)
             else:
-                time.sleep(max(0.0, loaded + float(step) - time.monotonic()))
+                time.sleep(max(0.0, previous + float(step) - time.monotonic()))
             readings.append(json.loads(evaluate(browser, session, expression)))
+            previous = time.monotonic()
     finally:
         browser.deadline = time.monotonic() + 60
         browser.close()
