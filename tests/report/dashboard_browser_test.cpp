@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
+#include <memory>
 #include <string>
 #include <thread>
 #include <vector>
@@ -115,6 +116,18 @@ const std::vector<std::string> kSteadyStorm{
     "--strategy",     "exponential", "--base",     "500ms",      "--cap",      "2s",
     "--max-attempts", "4",           "--quiet",    "--no-report"};
 
+// loadgen run of kSteadyStorm against the provider, with more flags.
+std::unique_ptr<Process> steady_storm(const TempDir& dir, const FakeProvider& provider,
+                                      const std::vector<std::string>& more) {
+  auto run = std::make_unique<Process>(
+      kLoadgenBin,
+      with(with({"run", "--url", provider.url(), "--provider-admin", provider.admin()}, more),
+           kSteadyStorm),
+      dir, "loadgen");
+  REQUIRE(run->started());
+  return run;
+}
+
 // Reads the page while `load` runs, then stops it with SIGINT, which ends the stream (or lets
 // the caller end it), and checks what the page showed.
 void read_then_stop(DashboardReader& reader, Process& load) {
@@ -130,14 +143,9 @@ TEST_CASE("a real browser watches fakeprovider's /dashboard during a live run" *
   FakeProvider provider(
       {"--allowance", "20/s", "--outage", "3s-5s:503", "--admin-token", "s3cret"});
   REQUIRE(provider.started());
-  Process run(kLoadgenBin,
-              with({"run", "--url", provider.url(), "--provider-admin", provider.admin(),
-                    "--provider-admin-token", "s3cret"},
-                   kSteadyStorm),
-              dir, "loadgen");
-  REQUIRE(run.started());
+  const auto run = steady_storm(dir, provider, {"--provider-admin-token", "s3cret"});
   DashboardReader reader(dir, provider.admin() + "/dashboard?token=s3cret");
-  read_then_stop(reader, run);
+  read_then_stop(reader, *run);
   CHECK(provider.stop() == 0);
   check_dashboard(reader.readings(), true);
   check_screenshot(reader.png(), "STAMPEDE_DASHBOARD_PNG");
@@ -165,14 +173,9 @@ TEST_CASE("a real browser watches loadgen run --dashboard, the fleet's view, dur
   TempDir dir;
   FakeProvider provider({"--allowance", "20/s", "--outage", "3s-5s:503"});
   REQUIRE(provider.started());
-  Process run(kLoadgenBin,
-              with({"run", "--url", provider.url(), "--provider-admin", provider.admin(),
-                    "--dashboard", "127.0.0.1:0"},
-                   kSteadyStorm),
-              dir, "loadgen");
-  REQUIRE(run.started());
-  DashboardReader reader(dir, dashboard_url(run));
-  read_then_stop(reader, run);  // the run's end ends the stream
+  const auto run = steady_storm(dir, provider, {"--dashboard", "127.0.0.1:0"});
+  DashboardReader reader(dir, dashboard_url(*run));
+  read_then_stop(reader, *run);  // the run's end ends the stream
   check_dashboard(reader.readings(), false);
   check_screenshot(reader.png(), "STAMPEDE_FLEET_DASHBOARD_PNG");
 }
