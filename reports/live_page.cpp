@@ -291,8 +291,14 @@ std::string render_live_page(const LivePage& page) {
          "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"/>\n<title>" +
          title + " - stampede live</title>\n<style>" + std::string(report_style()) + kLiveStyle +
          "</style>\n</head>\n<body>\n<main>\n<header><p class=\"kicker\">stampede live</p><h1>" +
-         title +
-         "</h1><p class=\"desc\" id=\"status\">connecting to the stream...</p></header>\n"
+         title + "</h1><p class=\"desc\" id=\"status\">connecting to the stream...</p>" +
+         (page.report_path.empty()
+              ? std::string()
+              : "<p class=\"desc\"><a id=\"save\" href=\"" + html_escape(page.report_path) +
+                    "\" download=\"\">save</a> the report of what "
+                    "it saw so far, as <code>loadgen report</code> makes "
+                    "it</p>") +
+         "</header>\n"
          "<section id=\"totals\"><h2>Totals</h2><div class=\"figures\"><div>requests<b "
          "id=\"requests\">0</b></div><span id=\"more-figures\"></span></div></section>\n" +
          (page.fleet ? fleet_sections() : provider_sections()) +

@@ -11,6 +11,9 @@ struct LivePage {
   // The answers a fleet's clients read (loadgen run), not the provider's arrivals: no send
   // numbers, no tenants.
   bool fleet = false;
+  // Where "save" downloads the run's report so far (fakeprovider's /dashboard/report); none:
+  // no save link.
+  std::string report_path;
 };
 
 // The live dashboard (fakeprovider's GET /dashboard, loadgen's --dashboard): one self-contained

@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "duration.hpp"
+#include "html_report.hpp"
 #include "json_text.hpp"
 #include "live_page.hpp"
 #include "scenario_clock.hpp"
@@ -122,7 +123,9 @@ bool AdminApi::authorized(const httplib::Request& req) const {
   if (constant_time_equal(req.get_header_value("Authorization"), "Bearer " + config_.token)) {
     return true;
   }
-  if (req.method != "GET" || (req.path != "/dashboard" && req.path != "/admin/live")) return false;
+  if (req.method != "GET" ||
+      (req.path != "/dashboard" && req.path != "/dashboard/report" && req.path != "/admin/live"))
+    return false;
   if (req.path == "/dashboard" && req.has_param("token")) {
     return constant_time_equal(req.get_param_value("token"), config_.token);
   }
@@ -158,6 +161,8 @@ void AdminApi::add_routes() {
   svr.Get("/dashboard", [this](const httplib::Request& req, httplib::Response& res) {
     send_dashboard(req, res);
   });
+  svr.Get("/dashboard/report",
+          [this](const httplib::Request&, httplib::Response& res) { send_report(res); });
   svr.Get("/metrics", [this](const httplib::Request&, httplib::Response& res) {
     send_document(res, StatsDocument::Format::kPrometheus, "text/plain; version=0.0.4");
   });
@@ -242,8 +247,22 @@ void AdminApi::send_dashboard(const httplib::Request& req, httplib::Response& re
   }
   res.set_header("Cache-Control", "no-store");
   res.set_content(render_live_page({"fakeprovider (admin port " + std::to_string(port_) + ")",
-                                    "/admin/live", false}),
+                                    "/admin/live", false, "/dashboard/report"}),
                   "text/html; charset=utf-8");
+}
+
+// The dashboard's "save": the report `loadgen report` makes of the provider's own results
+// document, as a file to keep. It takes a turn among the stats documents, as /admin/results.
+void AdminApi::send_report(httplib::Response& res) {
+  if (!documents_.try_acquire_for(kDocumentWait)) {
+    res.set_header("Retry-After", "1");
+    return error_reply(res, 503, "too many stats documents are being sent at once; retry");
+  }
+  const HeldDocument turn(documents_);
+  const auto results = results_from_json(provider_.results_json());
+  if (!results) return error_reply(res, 500, "the provider's results: " + results.error());
+  res.set_header("Content-Disposition", "attachment; filename=\"fakeprovider-report.html\"");
+  res.set_content(render_report({*results}, {"fakeprovider"}), "text/html; charset=utf-8");
 }
 
 // One stream's place in the feed; its slot is given back when the answer is done with it.

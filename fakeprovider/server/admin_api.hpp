@@ -51,6 +51,7 @@ class AdminApi {
                      const char* content_type);
   void send_results(httplib::Response& res);
   void send_live(httplib::Response& res);
+  void send_report(httplib::Response& res);
   void send_dashboard(const httplib::Request& req, httplib::Response& res) const;
 
   AdminConfig config_;

@@ -31,7 +31,8 @@ std::optional<std::string> FleetDashboard::start(const ListenAddress& at) {
   svr.set_keep_alive_timeout(2);
   svr.Get("/dashboard", [this](const httplib::Request&, httplib::Response& res) {
     res.set_header("Cache-Control", "no-store");
-    res.set_content(render_live_page({title_, "/live", clients_view_}), "text/html; charset=utf-8");
+    res.set_content(render_live_page({title_, "/live", clients_view_, ""}),
+                    "text/html; charset=utf-8");
   });
   svr.Get("/live", [this](const httplib::Request&, httplib::Response& res) { send_stream(res); });
   const auto bound = svr.bind(at);

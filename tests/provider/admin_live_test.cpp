@@ -145,6 +145,37 @@ TEST_CASE("/admin/live: with --admin-token, the bearer token or the dashboard's 
         401);
 }
 
+TEST_CASE("/dashboard: the page, its token once, and its save: the report of what it saw") {
+  FakeProvider p({"--allowance", "2/s", "--admin-token", "s3cret"});
+  REQUIRE(p.started());
+  Connection c(p.data_port());
+  for (int i = 0; i < 6; ++i) c.request("GET", "/", {{"X-Api-Key", "k"}, {"X-Attempt", "1"}});
+  CHECK(http(p.admin_port(), "GET", "/dashboard").status == 401);
+  CHECK(http(p.admin_port(), "GET", "/dashboard?token=wrong").status == 401);
+  const auto page = http(p.admin_port(), "GET", "/dashboard?token=s3cret");
+  REQUIRE(page.status == 200);
+  CHECK(page.header("content-type").starts_with("text/html"));
+  CHECK(page.header("set-cookie") == "stampede_admin=s3cret; Path=/; HttpOnly; SameSite=Strict");
+  // One self-contained file: its stream the only request it may make.
+  CHECK(page.body.find("connect-src 'self'") != std::string::npos);
+  CHECK(page.body.find("id=\"requests\"") != std::string::npos);
+  CHECK(page.body.find("\"stream\":\"/admin/live\"") != std::string::npos);
+  CHECK(page.body.find("src=") == std::string::npos);
+  CHECK(page.body.find("<link") == std::string::npos);
+  CHECK(page.body.find("https://") == std::string::npos);
+  CHECK(page.body.find("href=\"/dashboard/report\"") != std::string::npos);
+
+  const Headers cookie{{"Cookie", "stampede_admin=s3cret"}};
+  CHECK(http(p.admin_port(), "GET", "/dashboard", cookie).status == 200);
+  const auto report = http(p.admin_port(), "GET", "/dashboard/report", cookie);
+  REQUIRE(report.status == 200);
+  CHECK(report.header("content-disposition") ==
+        "attachment; filename=\"fakeprovider-report.html\"");
+  CHECK(report.body.find("<svg") != std::string::npos);
+  CHECK(report.body.find("Arrivals per second, by outcome") != std::string::npos);
+  CHECK(report.body.find("<script") == std::string::npos);  // the report's own: no script
+}
+
 TEST_CASE("/admin/live: sixteen streams at once each get every event; a seventeenth is refused") {
   FakeProvider p({});
   REQUIRE(p.started());
