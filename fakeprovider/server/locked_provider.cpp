@@ -269,11 +269,15 @@ LiveSnapshot LockedProvider::live_snapshot() const {
   s.time_scale = clock_.time_scale();
   s.allowance = options_.config.allowance;
   s.capacity = options_.config.capacity;
-  const std::lock_guard lock(mu_);
+  Lock lock(mu_);
   s.clock_ns = clock_.now_ns();
   s.items_seen = static_cast<std::int64_t>(items_.items());
-  s.lockstep = retries_.lockstep();
   s.outages = policy_.config().outages;
+  // Copied under the lock, sorted after it: a long run's bins take a while to sort.
+  const BinnedCounts retry_bins = retries_.retry_bins();
+  const std::int64_t first_rejection_ns = retries_.first_rejection_ns();
+  lock.unlock();
+  s.lockstep = lockstep_of(retry_bins, first_rejection_ns);
   return s;
 }
 

@@ -110,8 +110,8 @@ class LockedProvider {
   nlohmann::json results_json() const;
   // What GET /admin/live sends: the counts as the stats document has them, the busiest
   // tenants, the lockstep so far, the limits and the outages. The decision lock is held only
-  // to read the lockstep (its bins grow with the run's duration, not its traffic) and copy the
-  // outages: cheap enough for once a second, not for every request.
+  // to copy the lockstep's bins (they grow with the run's duration, not its traffic; they are
+  // sorted after) and the outages: cheap enough for once a second, not for every request.
   LiveSnapshot live_snapshot() const;
 
   const ScenarioClock& clock() const { return clock_; }
