@@ -30,7 +30,7 @@ FUZZ_TARGETS := fuzz_scenario fuzz_duration fuzz_rate fuzz_assertion fuzz_retry_
                 fuzz_results fuzz_provider_request fuzz_http_response fuzz_admin_request fuzz_merge
 SOURCES = $(shell find core fakeprovider loadgen reports tests bench fuzz -name '*.cpp' -o -name '*.hpp' 2>/dev/null)
 
-.PHONY: all deps deps-test build build-tests build-profile install package test test-unit test-slow test-soak test-slow-rest test-bench asan tsan fuzz fmt fmt-check demo golden bench clean
+.PHONY: all deps deps-test build build-tests build-profile install package test test-unit test-slow test-soak test-slow-rest test-bench asan tsan fuzz fmt fmt-check demo golden dashboard-png bench clean
 
 all: build
 
@@ -135,6 +135,10 @@ demo: build
 
 golden: build-tests
 	STAMPEDE_UPDATE_GOLDEN=1 $(BUILD)/bin/test_report -tc='*golden*'
+
+# docs/dashboard.png: the live dashboard mid-storm, as its browser test screenshots it.
+dashboard-png: build-tests
+	STAMPEDE_DASHBOARD_PNG=$(CURDIR)/docs/dashboard.png $(BUILD)/bin/test_report -tc="*fakeprovider's /dashboard*"
 
 bench: build
 	bench/sim/run.sh $(BUILD)

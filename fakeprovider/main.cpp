@@ -369,7 +369,8 @@ int main(int argc, char** argv) {
       ->type_name("HOST:PORT")
       ->capture_default_str();
   app.add_option("--admin-listen", args.admin_listen,
-                 "admin API HOST:PORT; beyond loopback it needs --admin-token")
+                 "admin API HOST:PORT (stats, metrics, the live dashboard at /dashboard); "
+                 "beyond loopback it needs --admin-token")
       ->type_name("HOST:PORT")
       ->capture_default_str();
   app.add_option("--time-scale", args.time_scale,

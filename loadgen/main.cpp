@@ -49,7 +49,7 @@ struct FlagValue {
   const char* default_text;
 };
 
-constexpr std::array<FlagValue, 33> kFlagValues{{
+constexpr std::array<FlagValue, 34> kFlagValues{{
     {"--scenario", "FILE", ""},
     {"--out", "FILE", ""},
     {"--report", "FILE", ""},
@@ -73,6 +73,7 @@ constexpr std::array<FlagValue, 33> kFlagValues{{
     {"--max-duration", "DURATION", "1h"},
     {"--grace", "DURATION", ""},
     {"--progress-every", "DURATION", "10s"},
+    {"--dashboard", "HOST:PORT", ""},
     {"--provider-admin", "URL", ""},
     {"--provider-admin-token", "TOKEN", ""},
     {"--per-process", "INT", "1"},
@@ -191,7 +192,7 @@ int advise_main(const AdviseArgs& a) {
 
 // The help texts that differ: what a dead letter, the bound and the grace are to each command.
 struct FleetOutputHelp {
-  std::string dead_letter, max_duration, grace;
+  std::string dead_letter, max_duration, grace, dashboard;
 };
 
 void add_fleet_output_flags(CLI::App& cmd, FleetOutputArgs& a, const FleetOutputHelp& help) {
@@ -223,6 +224,7 @@ void add_fleet_output_flags(CLI::App& cmd, FleetOutputArgs& a, const FleetOutput
   cmd.add_flag("--quiet,-q", a.quiet,
                "no summary, no progress line and no list of the files written; errors only")
       ->group("Output");
+  cmd.add_option("--dashboard", a.dashboard, help.dashboard)->group("Output");
   cmd.add_option("--progress-every", a.progress_every,
                  "when stderr is not a terminal (a CI log): a plain progress line this often, "
                  "in wall time (default 10s; on a terminal the line is redrawn each second)")
@@ -289,7 +291,11 @@ void add_exec_flags(CLI::App& exec_cmd, ExecFlags& a) {
       {"write one JSON line per client not delivered: dead-lettered, then unfinished",
        "wall-clock bound from the start (spawning and readiness included): stop then, "
        "processes still running are unfinished (default 1h)",
-       "at a stop, how long a process has between SIGTERM and SIGKILL (default 2s)"});
+       "at a stop, how long a process has between SIGTERM and SIGKILL (default 2s)",
+       "serve the live dashboard here, e.g. 127.0.0.1:9090 (port 0: any free one): a page at "
+       "http://HOST:PORT/dashboard that draws, each second from the release, the provider's "
+       "arrivals by outcome and by send number and the processes' ends; the URL is printed on "
+       "stderr. A bad address or a port in use is refused before any process starts"});
   exec_cmd.get_option("--provider-admin")->required();
   one_value_each_time(*exec_cmd.get_option("--assert"));
   exec_cmd
@@ -481,7 +487,11 @@ CLI::App* add_run_command(CLI::App& app, RunFlags& run) {
       {"write dead-lettered items, then unfinished ones, as JSON lines",
        "wall-clock bound: stop then, items still going are unfinished (default 1h)",
        "at a stop, how long in-flight requests may still finish, at most --timeout on the wall "
-       "(default 2s, or that if shorter); a signal after a stop ends them at once"});
+       "(default 2s, or that if shorter); a signal after a stop ends them at once",
+       "serve the live dashboard here, e.g. 127.0.0.1:9090 (port 0: any free one): a page at "
+       "http://HOST:PORT/dashboard that draws, each second, the answers the fleet's clients "
+       "read by outcome and its items; the URL is printed on stderr. A bad address or a port "
+       "in use is refused before any load"});
   run_cmd
       ->add_option("--attempts-out", run.attempts_out,
                    "write every attempt as JSON lines (intended, sent, answered, status)")

@@ -13,6 +13,18 @@
 
 namespace stampede {
 
+// One layer of a stacked time chart: its name, its colour, and the histogram labels it adds
+// up. The live dashboard stacks the same layers in the same colours.
+struct Layer {
+  std::string name;
+  std::string color;
+  std::vector<std::size_t> labels;
+};
+// Arrivals by outcome: ok, 429, 5xx (503, 529 and the rest), other.
+const std::vector<Layer>& outcome_layers();
+// Sends by send number: 1st ... 15th, 16th+.
+const std::vector<Layer>& send_layers();
+
 // A Chart less what the page says about it (its id, title and note), which the registry
 // keeps in one place.
 struct ChartKind {

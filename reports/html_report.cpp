@@ -370,6 +370,10 @@ std::string scenario_section(const std::vector<Results>& runs,
 
 }  // namespace
 
+std::string_view report_style() {
+  return kStyle;
+}
+
 std::string default_label(const Results& r) {
   return r.engine == "exec" ? "exec" : strategy_of(r);
 }

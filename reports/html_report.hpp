@@ -2,6 +2,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "results.hpp"
@@ -15,6 +16,9 @@ namespace stampede {
 // string from the results is escaped. Size and time depend on the runs' bins, never their
 // traffic.
 std::string render_report(const std::vector<Results>& runs, const std::vector<std::string>& labels);
+
+// The report's stylesheet (no `<` or `&`), which the live dashboard's page shares.
+std::string_view report_style();
 
 // What a run is called when nobody named it: its strategy (an exec fleet: "exec").
 std::string default_label(const Results& r);

@@ -21,6 +21,9 @@ inline constexpr double kBottom = 218;
 
 inline constexpr const char* kInk = "#3d4451";
 inline constexpr const char* kGrid = "#e3e6ea";
+inline constexpr const char* kAllowanceColor = "#15171a";
+inline constexpr const char* kCapacityColor = "#b8232f";
+inline constexpr const char* kOutageColor = "#d64545";
 
 // A 1, 2, 2.5 or 5 times a power of ten that cuts the span into about target_ticks steps.
 double nice_step(double span, double target_ticks);

@@ -19,15 +19,17 @@
 namespace stampede {
 namespace {
 
-constexpr const char* kAllowanceColor = "#15171a";
-constexpr const char* kCapacityColor = "#b8232f";
-constexpr const char* kOutageColor = "#d64545";
+std::string ordinal(std::size_t n) {
+  const char* suffix = "th";
+  if (n % 100 < 11 || n % 100 > 13) {
+    if (n % 10 == 1) suffix = "st";
+    if (n % 10 == 2) suffix = "nd";
+    if (n % 10 == 3) suffix = "rd";
+  }
+  return std::to_string(n) + suffix;
+}
 
-struct Layer {
-  std::string name;
-  std::string color;
-  std::vector<std::size_t> labels;  // the histogram labels this layer adds up
-};
+}  // namespace
 
 const std::vector<Layer>& outcome_layers() {
   static const std::vector<Layer> layers{
@@ -50,16 +52,6 @@ const std::vector<Layer>& outcome_layers() {
   return layers;
 }
 
-std::string ordinal(std::size_t n) {
-  const char* suffix = "th";
-  if (n % 100 < 11 || n % 100 > 13) {
-    if (n % 10 == 1) suffix = "st";
-    if (n % 10 == 2) suffix = "nd";
-    if (n % 10 == 3) suffix = "rd";
-  }
-  return std::to_string(n) + suffix;
-}
-
 // Neighbouring waves must differ at a glance: a ramp from blue through green and amber to
 // plum.
 const std::vector<Layer>& send_layers() {
@@ -75,6 +67,8 @@ const std::vector<Layer>& send_layers() {
   }();
   return layers;
 }
+
+namespace {
 
 double span_s(const BinnedCounts& h, std::int64_t column_ns) {
   const auto span_ns = static_cast<std::int64_t>(h.bins()) * h.bin_ns();

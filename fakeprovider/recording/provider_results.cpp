@@ -167,6 +167,8 @@ json hint_waits_json(const HintWaits& w) {
           {"off_hint_ns", w.off_hint_ns.to_json()}};
 }
 
+}  // namespace
+
 json lockstep_json(const Lockstep& l) {
   return {{"bin_ms", kLockstepBinNs / kNsPerMs},
           {"from_ns", l.from_ns},
@@ -177,8 +179,6 @@ json lockstep_json(const Lockstep& l) {
           {"in_busiest", l.in_busiest},
           {"share", l.share}};
 }
-
-}  // namespace
 
 Results provider_results(const ArrivalStats& stats, const RetryRecord& record,
                          const ProviderConfig& config) {

@@ -45,6 +45,8 @@ struct Lockstep {
 };
 // retries: retry arrivals per kLockstepBinNs bin, one label, bins from t = 0.
 Lockstep lockstep_of(const BinnedCounts& retries, std::int64_t first_rejection_ns);
+// The provider_results section's "lockstep" (and GET /admin/live's).
+nlohmann::json lockstep_json(const Lockstep& l);
 
 // How the retries' waits compare with the Retry-After their item was given with its last
 // rejection. wait = this arrival - when the rejection was answered (its arrival plus its
@@ -94,6 +96,9 @@ class RetryRecord {
   std::int64_t arrivals_past_limit() const { return past_limit_; }
   const HintWaits& hint_waits() const { return waits_; }
   Lockstep lockstep() const { return lockstep_of(retry_bins_, first_rejection_ns_); }
+  // What lockstep() is made of, for a reader that copies them under its lock and sorts after.
+  const BinnedCounts& retry_bins() const { return retry_bins_; }
+  std::int64_t first_rejection_ns() const { return first_rejection_ns_; }
 
  private:
   struct ItemState {

@@ -6,9 +6,13 @@
 #include <cmath>
 #include <cstdlib>
 #include <optional>
+#include <string_view>
+#include <utility>
 
 #include "duration.hpp"
+#include "html_report.hpp"
 #include "json_text.hpp"
+#include "live_page.hpp"
 #include "scenario_clock.hpp"
 #include "server/bounded_server.hpp"
 #include "server/constant_time.hpp"
@@ -23,6 +27,28 @@ constexpr std::size_t kMaxBodyBytes = 64 * 1024;
 // before a 503.
 constexpr std::ptrdiff_t kDocumentsAtOnce = 2;
 constexpr auto kDocumentWait = std::chrono::seconds(5);
+// A live stream's send buffer: a few events. A reader that stops reading fills it, and the
+// next event's write times out (5 s): the stream is dropped.
+constexpr int kLiveSendBuffer = 64 * 1024;
+// How long a live stream waits for the next event before it looks whether the server stops.
+constexpr std::int64_t kLiveWaitNs = 250'000'000;
+
+// The cookie that carries the admin token for the dashboard (Set by GET /dashboard?token=).
+constexpr std::string_view kTokenCookie = "stampede_admin";
+
+// A cookie's value in a Cookie header ("a=1; b=2"), or "" when it is not there.
+std::string cookie_value(std::string_view header, std::string_view name) {
+  while (!header.empty()) {
+    const auto end = std::min(header.find(';'), header.size());
+    auto pair = header.substr(0, end);
+    pair.remove_prefix(std::min(pair.find_first_not_of(' '), pair.size()));
+    if (pair.size() > name.size() && pair.starts_with(name) && pair[name.size()] == '=') {
+      return std::string(pair.substr(name.size() + 1));
+    }
+    header.remove_prefix(std::min(end + 1, header.size()));
+  }
+  return "";
+}
 
 void json_reply(httplib::Response& res, int status, const nlohmann::json& body) {
   res.status = status;
@@ -83,10 +109,28 @@ AdminApi::AdminApi(const AdminConfig& config, LockedProvider& provider)
     : config_(config),
       provider_(provider),
       server_(std::make_unique<BoundedServer>(ConnectionLimits{})),
-      documents_(kDocumentsAtOnce) {}
+      documents_(kDocumentsAtOnce),
+      feed_([&provider] { return provider.live_snapshot(); }) {}
 
 AdminApi::~AdminApi() {
   stop();
+}
+
+// The bearer token, for every route; for the dashboard's page and stream also the cookie the
+// page's first load set (a browser's EventSource sends no Authorization header). The cookie
+// opens nothing that changes the provider or reads more than the dashboard shows.
+bool AdminApi::authorized(const httplib::Request& req) const {
+  if (constant_time_equal(req.get_header_value("Authorization"), "Bearer " + config_.token)) {
+    return true;
+  }
+  if (req.method != "GET" ||
+      (req.path != "/dashboard" && req.path != "/dashboard/report" && req.path != "/admin/live"))
+    return false;
+  if (req.path == "/dashboard" && req.has_param("token")) {
+    return constant_time_equal(req.get_param_value("token"), config_.token);
+  }
+  return constant_time_equal(cookie_value(req.get_header_value("Cookie"), kTokenCookie),
+                             config_.token);
 }
 
 void AdminApi::add_routes() {
@@ -96,10 +140,7 @@ void AdminApi::add_routes() {
   svr.set_keep_alive_timeout(2);
   svr.set_payload_max_length(kMaxBodyBytes);
   svr.set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
-    if (config_.token.empty() || req.path == "/healthz") {
-      return httplib::Server::HandlerResponse::Unhandled;
-    }
-    if (constant_time_equal(req.get_header_value("Authorization"), "Bearer " + config_.token)) {
+    if (config_.token.empty() || req.path == "/healthz" || authorized(req)) {
       return httplib::Server::HandlerResponse::Unhandled;
     }
     res.set_header("WWW-Authenticate", "Bearer");
@@ -115,6 +156,13 @@ void AdminApi::add_routes() {
   });
   svr.Get("/admin/results",
           [this](const httplib::Request&, httplib::Response& res) { send_results(res); });
+  svr.Get("/admin/live",
+          [this](const httplib::Request&, httplib::Response& res) { send_live(res); });
+  svr.Get("/dashboard", [this](const httplib::Request& req, httplib::Response& res) {
+    send_dashboard(req, res);
+  });
+  svr.Get("/dashboard/report",
+          [this](const httplib::Request&, httplib::Response& res) { send_report(res); });
   svr.Get("/metrics", [this](const httplib::Request&, httplib::Response& res) {
     send_document(res, StatsDocument::Format::kPrometheus, "text/plain; version=0.0.4");
   });
@@ -190,20 +238,87 @@ void AdminApi::send_results(httplib::Response& res) {
   json_reply(res, 200, provider_.results_json());
 }
 
+// The page that draws /admin/live. Given ?token= (checked already), it sets the cookie the
+// page's stream, and its reloads, are let in by: the token is in the address bar once.
+void AdminApi::send_dashboard(const httplib::Request& req, httplib::Response& res) const {
+  if (!config_.token.empty() && req.has_param("token")) {
+    res.set_header("Set-Cookie", std::string(kTokenCookie) + "=" + config_.token +
+                                     "; Path=/; HttpOnly; SameSite=Strict");
+  }
+  res.set_header("Cache-Control", "no-store");
+  res.set_content(render_live_page({"fakeprovider (admin port " + std::to_string(port_) + ")",
+                                    "/admin/live", false, "/dashboard/report"}),
+                  "text/html; charset=utf-8");
+}
+
+// The dashboard's "save": the report `loadgen report` makes of the provider's own results
+// document, as a file to keep. It takes a turn among the stats documents, as /admin/results.
+void AdminApi::send_report(httplib::Response& res) {
+  if (!documents_.try_acquire_for(kDocumentWait)) {
+    res.set_header("Retry-After", "1");
+    return error_reply(res, 503, "too many stats documents are being sent at once; retry");
+  }
+  const HeldDocument turn(documents_);
+  const auto results = results_from_json(provider_.results_json());
+  if (!results) return error_reply(res, 500, "the provider's results: " + results.error());
+  res.set_header("Content-Disposition", "attachment; filename=\"fakeprovider-report.html\"");
+  res.set_content(render_report({*results}, {"fakeprovider"}), "text/html; charset=utf-8");
+}
+
+// One stream's place in the feed; its slot is given back when the answer is done with it.
+struct LiveStream {
+  LiveStream(LiveFeed& live_feed, LiveFeed::Subscription s)
+      : feed(live_feed), first(std::move(s.first)), next_seq(s.next_seq) {}
+  ~LiveStream() { feed.unsubscribe(); }
+  LiveStream(const LiveStream&) = delete;
+  LiveStream& operator=(const LiveStream&) = delete;
+  LiveFeed& feed;
+  std::string first;  // sent, then emptied
+  std::uint64_t next_seq;
+};
+
+// Server-sent events: the first event holds every bin so far, each later one the bins that
+// changed. The content provider is called again and again on the connection's thread, and
+// waits a slice at a time so the server's stop is seen.
+void AdminApi::send_live(httplib::Response& res) {
+  auto subscription = feed_.subscribe();
+  if (!subscription) {
+    res.set_header("Retry-After", "5");
+    return error_reply(res, 503,
+                       std::to_string(LiveFeed::kMaxStreams) +
+                           " live streams are open already; close one or retry later");
+  }
+  auto stream = std::make_shared<LiveStream>(feed_, std::move(*subscription));
+  res.set_header("Cache-Control", "no-store");
+  res.set_chunked_content_provider(
+      "text/event-stream", [stream](std::size_t, httplib::DataSink& sink) {
+        if (!stream->first.empty()) {
+          BoundedServer::stream_answer(kLiveSendBuffer);
+          const std::string first = "retry: 2000\n" + std::exchange(stream->first, "");
+          return sink.write(first.data(), first.size());
+        }
+        std::shared_ptr<const std::string> event;
+        switch (stream->feed.next(stream->next_seq, event, kLiveWaitNs)) {
+          case LiveFeed::Next::kEvent:
+            ++stream->next_seq;
+            return sink.write(event->data(), event->size());
+          case LiveFeed::Next::kNothingYet:
+            return true;
+          case LiveFeed::Next::kBehind:
+          case LiveFeed::Next::kStopped:
+            break;
+        }
+        return false;
+      });
+}
+
 std::optional<std::string> AdminApi::start() {
   add_routes();
   const auto bound = server_->bind(config_.listen);
   if (!bound) return "--admin-listen: " + bound.error();
   port_ = *bound;
-  thread_ = std::thread([this] {
-    server_->listen_after_bind();
-    listen_returned_ = true;
-  });
-  // stop() is a no-op until the server runs: wait for it, so a stop right away is not lost.
-  while (!server_->is_running() && !listen_returned_) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
-  if (!server_->is_running()) return "--admin-listen: the admin server stopped at once";
+  feed_.start();
+  if (!server_->serve_in_background()) return "--admin-listen: the admin server stopped at once";
   return std::nullopt;
 }
 
@@ -212,9 +327,8 @@ void AdminApi::serve_connection(int fd) {
 }
 
 void AdminApi::stop() {
-  if (!thread_.joinable()) return;
-  server_->stop();
-  thread_.join();
+  feed_.stop();
+  server_->stop_serving();
 }
 
 }  // namespace stampede

@@ -1,18 +1,18 @@
 #pragma once
 
-#include <atomic>
 #include <memory>
 #include <optional>
 #include <semaphore>
 #include <string>
-#include <thread>
 
 #include "server/listen_address.hpp"
+#include "server/live_feed.hpp"
 #include "server/locked_provider.hpp"
 
 namespace httplib {
+struct Request;
 struct Response;
-}
+}  // namespace httplib
 
 namespace stampede {
 
@@ -24,7 +24,8 @@ struct AdminConfig {
 };
 
 // The admin API on its own port (cpp-httplib), so polling it never disturbs the data plane's
-// timing: stats, Prometheus metrics, reset, outages on demand, health. docs/ADMIN_API.md.
+// timing: stats, Prometheus metrics, reset, outages on demand, health, and the live stream
+// the dashboard draws. docs/ADMIN_API.md.
 // Whoever can reach it can cost it only so much (BoundedServer: every request within a
 // deadline and a byte budget, 32 connections served at once; two stats documents or metrics
 // pages in flight).
@@ -45,9 +46,13 @@ class AdminApi {
 
  private:
   void add_routes();
+  bool authorized(const httplib::Request& req) const;
   void send_document(httplib::Response& res, StatsDocument::Format format,
                      const char* content_type);
   void send_results(httplib::Response& res);
+  void send_live(httplib::Response& res);
+  void send_report(httplib::Response& res);
+  void send_dashboard(const httplib::Request& req, httplib::Response& res) const;
 
   AdminConfig config_;
   LockedProvider& provider_;
@@ -55,8 +60,7 @@ class AdminApi {
   // Stats documents and metrics pages being sent, each holding a copy of the tenants'
   // counters.
   std::counting_semaphore<> documents_;
-  std::thread thread_;
-  std::atomic<bool> listen_returned_{false};
+  LiveFeed feed_;
   int port_ = 0;
 };
 

@@ -5,14 +5,18 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
+#include <pthread.h>
+#include <signal.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <array>
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <functional>
+#include <limits>
 
 #include "scenario_clock.hpp"
 
@@ -60,6 +64,11 @@ class BoundedStream final : public httplib::Stream {
   }
   // A request ran out of time or bytes, or an answer out of time: the connection ends.
   bool cut() const { return cut_; }
+  // BoundedServer::stream_answer.
+  void stream_answer(int send_buffer_bytes) {
+    answer_deadline_ns_ = std::numeric_limits<std::int64_t>::max();
+    setsockopt(fd_, SOL_SOCKET, SO_SNDBUF, &send_buffer_bytes, sizeof send_buffer_bytes);
+  }
 
   bool is_readable() const override {
     pollfd p{fd_, POLLIN, 0};
@@ -173,6 +182,9 @@ class BoundedStream final : public httplib::Stream {
   bool eof_ = false;
 };
 
+// The stream the calling thread is serving a connection through, for stream_answer.
+thread_local BoundedStream* t_serving = nullptr;
+
 std::int64_t to_ns(time_t sec, time_t usec) {
   return static_cast<std::int64_t>(sec) * 1'000'000'000 + static_cast<std::int64_t>(usec) * 1'000;
 }
@@ -181,6 +193,34 @@ std::int64_t to_ns(time_t sec, time_t usec) {
 
 BoundedServer::BoundedServer(const ConnectionLimits& limits) : limits_(limits) {
   new_task_queue = [threads = limits_.threads] { return new httplib::ThreadPool(threads); };
+}
+
+BoundedServer::~BoundedServer() {
+  stop_serving();
+}
+
+bool BoundedServer::serve_in_background() {
+  // The server's threads (this one and the pool it starts) take no signal: a process that
+  // reads its signals from a signalfd (loadgen's SIGCHLD, SIGINT, SIGTERM) blocks them in its
+  // own threads only, and a signal the kernel gave a server thread would be lost, or kill.
+  sigset_t all, before;
+  sigfillset(&all);
+  pthread_sigmask(SIG_BLOCK, &all, &before);
+  thread_ = std::thread([this] {
+    listen_after_bind();
+    listen_returned_ = true;
+  });
+  pthread_sigmask(SIG_SETMASK, &before, nullptr);
+  while (!is_running() && !listen_returned_) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  return is_running();
+}
+
+void BoundedServer::stop_serving() {
+  if (!thread_.joinable()) return;
+  stop();
+  thread_.join();
 }
 
 Parsed<int> BoundedServer::bind(const ListenAddress& address) {
@@ -199,6 +239,7 @@ bool BoundedServer::process_and_close_socket(socket_t sock) {
       sock, limits_, [this] { return stopping(); }, to_ns(read_timeout_sec_, read_timeout_usec_),
       to_ns(write_timeout_sec_, write_timeout_usec_));
   const std::int64_t idle_ns = to_ns(keep_alive_timeout_sec_, 0);
+  t_serving = &strm;
   bool ok = false;
   for (std::size_t left = keep_alive_max_count_; left > 0 && !stopping(); --left) {
     if (!strm.await_request(idle_ns)) break;
@@ -210,9 +251,14 @@ bool BoundedServer::process_and_close_socket(socket_t sock) {
                          [](httplib::Request& req) { req.ranges.clear(); });
     if (!ok || connection_closed || strm.cut()) break;
   }
+  t_serving = nullptr;
   shutdown(sock, SHUT_RDWR);
   close(sock);
   return ok;
+}
+
+void BoundedServer::stream_answer(int send_buffer_bytes) {
+  if (t_serving) t_serving->stream_answer(send_buffer_bytes);
 }
 
 }  // namespace stampede

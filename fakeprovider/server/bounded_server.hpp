@@ -2,10 +2,12 @@
 
 #include <httplib.h>
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <thread>
 
 #include "server/listen_address.hpp"
 
@@ -33,18 +35,33 @@ struct ConnectionLimits {
 class BoundedServer : public httplib::Server {
  public:
   explicit BoundedServer(const ConnectionLimits& limits);
+  ~BoundedServer() override;
 
   // Binds and listens (port 0: any free one); the bound port, or why not.
   Parsed<int> bind(const ListenAddress& address);
+  // Serves what bind() bound, on a thread of its own, and returns once it runs (cpp-httplib
+  // ignores a stop() that comes before); false if it stopped at once.
+  bool serve_in_background();
+  // Stops serving, in flight answers ended, and joins that thread; a no-op when not serving.
+  void stop_serving();
   // Serves a connection that did not come through the listener (fuzz/fuzz_admin_request's
   // socketpair) as an accepted one is served, and closes it. Only while bound.
   bool serve_connection(socket_t sock) { return process_and_close_socket(sock); }
+
+  // Called on the thread writing an answer (its content provider's), for an answer that is a
+  // stream of events (GET /admin/live): the answer deadline no longer applies, since a stream
+  // lasts as long as its reader reads, and the connection's send buffer is capped at
+  // send_buffer_bytes, so a reader that stops reading blocks the next write, which times out
+  // (the write timeout), and the stream is dropped.
+  static void stream_answer(int send_buffer_bytes);
 
  private:
   bool process_and_close_socket(socket_t sock) override;
   bool stopping() const { return svr_sock_ == INVALID_SOCKET; }
 
   ConnectionLimits limits_;
+  std::thread thread_;
+  std::atomic<bool> listen_returned_{false};
 };
 
 }  // namespace stampede

@@ -270,6 +270,28 @@ nlohmann::json LockedProvider::results_json() const {
                                clock_.time_scale());
 }
 
+LiveSnapshot LockedProvider::live_snapshot() const {
+  const ArrivalStats stats = merged_stats();
+  LiveSnapshot s;
+  s.counts = ArrivalStats(options_.bin_ns);
+  s.counts.merge_counts(stats);
+  s.top_tenants = top_tenants(stats);
+  s.tenants_seen = static_cast<std::int64_t>(stats.tenants().size());
+  s.time_scale = clock_.time_scale();
+  s.allowance = options_.config.allowance;
+  s.capacity = options_.config.capacity;
+  Lock lock(mu_);
+  s.clock_ns = clock_.now_ns();
+  s.items_seen = static_cast<std::int64_t>(items_.items());
+  s.outages = policy_.config().outages;
+  // Copied under the lock, sorted after it: a long run's bins take a while to sort.
+  const BinnedCounts retry_bins = retries_.retry_bins();
+  const std::int64_t first_rejection_ns = retries_.first_rejection_ns();
+  lock.unlock();
+  s.lockstep = lockstep_of(retry_bins, first_rejection_ns);
+  return s;
+}
+
 std::string LockedProvider::metrics_text() const {
   return merged_stats().to_prometheus(clock_.now_ns());
 }

@@ -16,6 +16,7 @@
 #include "model/versioned_row.hpp"
 #include "recording/arrival_log.hpp"
 #include "recording/arrival_stats.hpp"
+#include "recording/live_event.hpp"
 #include "recording/provider_results.hpp"
 #include "recording/stats_document.hpp"
 #include "rng.hpp"
@@ -119,6 +120,11 @@ class LockedProvider {
   // The provider's own results document (GET /admin/results, --results-out): from the merged
   // counters and the retry record, which holds each item's fate and waits.
   nlohmann::json results_json() const;
+  // What GET /admin/live sends: the counts as the stats document has them, the busiest
+  // tenants, the lockstep so far, the limits and the outages. The decision lock is held only
+  // to copy the lockstep's bins (they grow with the run's duration, not its traffic; they are
+  // sorted after) and the outages: cheap enough for once a second, not for every request.
+  LiveSnapshot live_snapshot() const;
 
   const ScenarioClock& clock() const { return clock_; }
   const ProviderConfig& config() const { return options_.config; }

@@ -18,12 +18,15 @@
 #include <thread>
 
 #include "cli/exec_fleet.hpp"
+#include "cli/fleet_dashboard.hpp"
+#include "cli/fleet_live_event.hpp"
 #include "cli/fleet_outputs.hpp"
 #include "cli/signal_descriptor.hpp"
 #include "gate.hpp"
 #include "live/engine.hpp"
 #include "live/probe.hpp"
 #include "live/provider_admin.hpp"
+#include "live_fields.hpp"
 #include "one_line.hpp"
 #include "report_format.hpp"
 #include "scenario_clock.hpp"
@@ -429,15 +432,32 @@ std::optional<int> preflight(const ExecCommand& cmd, const ProviderAdmin& admin,
   return std::nullopt;
 }
 
+// --dashboard's event: the provider's stats (the admin API's, read once a second as the first
+// arrivals' watch reads them) and the processes' ends. Nothing before the release, or when
+// the provider does not answer: the page keeps its picture.
+void publish_exec_event(FleetDashboard& dashboard, const ExecCommand& cmd,
+                        const ProviderAdmin& admin, const ExecProgress& progress,
+                        std::uint64_t seq) {
+  if (!progress.released) return;
+  const auto stats = admin.stats();
+  if (!stats) return;
+  const auto& provider = cmd.scenario.provider;
+  dashboard.publish(live_sse_message(
+      exec_live_event(*stats, progress, seq, provider.allowance, provider.outages), seq));
+}
+
 // Releases the spawned fleet (the provider reset at the release) and waits for its end, the
 // progress line on stderr meanwhile. The error, if the fleet could not be released.
 std::optional<std::string> release(Fleet& fleet, const ExecCommand& cmd, const ProviderAdmin& admin,
-                                   FirstArrivalWatch& watch, std::int64_t start_ns) {
+                                   FirstArrivalWatch& watch, std::int64_t start_ns,
+                                   FleetDashboard* dashboard) {
   ProgressPrinter progress(!cmd.quiet, isatty(STDERR_FILENO) != 0, cmd.progress_every_ns,
                            ScenarioClock::steady_ns());
+  std::uint64_t seq = 0;
   fleet.on_tick([&](const FleetRun& run) {
     const auto now = ScenarioClock::steady_ns();
     if (progress.due(now)) progress.print(format_exec_progress(exec_progress(run, now)), now);
+    if (dashboard) publish_exec_event(*dashboard, cmd, admin, exec_progress(run, now), ++seq);
   });
   FleetBounds bounds{start_ns + cmd.max_duration_ns, cmd.timeout_ns, cmd.grace_ns};
   const auto reset = [&]() -> std::optional<std::string> {
@@ -447,6 +467,10 @@ std::optional<std::string> release(Fleet& fleet, const ExecCommand& cmd, const P
   auto error = fleet.run(bounds, reset, [&] { watch.start(); });
   watch.stop();
   progress.clear();
+  if (dashboard) {
+    const auto& run = fleet.result();
+    publish_exec_event(*dashboard, cmd, admin, exec_progress(run, run.end_steady_ns), ++seq);
+  }
   return error;
 }
 
@@ -540,6 +564,9 @@ int finish(const ExecCommand& cmd, const FleetRun& run, const ProviderAdmin& adm
 
 int run_checked(const ExecCommand& cmd) {
   const std::int64_t start_ns = ScenarioClock::steady_ns();
+  std::optional<FleetDashboard> dashboard;
+  if (auto e = serve_dashboard(cmd.dashboard, "loadgen exec: " + cmd.command, false, dashboard))
+    return fail(cmd, kExitUsage, *e);
   const ProviderAdmin admin(cmd.provider_admin, cmd.provider_admin_token);
   std::string program;
   if (auto code = preflight(cmd, admin, program)) return *code;
@@ -547,7 +574,7 @@ int run_checked(const ExecCommand& cmd) {
   Fleet fleet(fleet_spec(cmd, program), signals);
   if (auto e = fleet.spawn()) return fail(cmd, kExitUnreachable, *e + "; none was released");
   FirstArrivalWatch watch(admin, cmd.clients);
-  if (auto e = release(fleet, cmd, admin, watch, start_ns))
+  if (auto e = release(fleet, cmd, admin, watch, start_ns, dashboard ? &*dashboard : nullptr))
     return fail(cmd, kExitUnreachable, *e + "; none was released");
   return finish(cmd, fleet.result(), admin, watch, start_ns);
 }

@@ -11,6 +11,7 @@
 #include "exit_codes.hpp"
 #include "live/request.hpp"
 #include "scenario.hpp"
+#include "server/listen_address.hpp"
 
 namespace stampede {
 
@@ -38,6 +39,7 @@ struct ExecCommand {
   std::string out_path, dead_letter_path, junit_path, report_path;
   bool quiet = false;
   std::int64_t progress_every_ns = kProgressEveryDefaultNs;  // without a terminal
+  std::optional<ListenAddress> dashboard;                    // --dashboard HOST:PORT
 };
 
 // Checks what only the machine can say (CMD, the process limit, the provider's scale), runs

@@ -10,6 +10,7 @@
 #include "live/request.hpp"
 #include "parsed.hpp"
 #include "policy/shard.hpp"
+#include "server/listen_address.hpp"
 
 namespace stampede {
 
@@ -30,6 +31,7 @@ struct FleetOutputArgs {
   std::string progress_every = "10s";
   std::string provider_admin, provider_admin_token;
   std::string max_duration = "1h", grace;  // grace: empty for the command's default
+  std::string dashboard;                   // HOST:PORT
 };
 
 Parsed<std::int64_t> positive_duration(const std::string& flag, const std::string& text);
@@ -48,8 +50,8 @@ Parsed<std::string> read_text_file(const std::string& flag, const std::string& p
 
 // A URL given to flag, its errors naming that flag.
 
-// The outputs run and exec share: the files, the report beside --out, the quiet flag and
-// --progress-every (on the wall, its error added to errors).
+// The outputs run and exec share: the files, the report beside --out, the quiet flag,
+// --progress-every (on the wall, its error added to errors) and --dashboard.
 template <class Command>
 void take_fleet_outputs(const FleetOutputArgs& o, Command& cmd, Errors& errors) {
   cmd.out_path = o.out;
@@ -59,6 +61,8 @@ void take_fleet_outputs(const FleetOutputArgs& o, Command& cmd, Errors& errors) 
   cmd.quiet = o.quiet;
   if (auto every = take(positive_duration("--progress-every", o.progress_every), errors))
     cmd.progress_every_ns = *every;
+  if (!o.dashboard.empty())
+    cmd.dashboard = take("--dashboard", parse_listen_address(o.dashboard), errors);
 }
 
 }  // namespace stampede

@@ -10,6 +10,8 @@
 #include <iostream>
 
 #include "cli/attempt_log.hpp"
+#include "cli/fleet_dashboard.hpp"
+#include "cli/fleet_live_event.hpp"
 #include "cli/fleet_outputs.hpp"
 #include "cli/junit_writer.hpp"
 #include "cli/live_comparison.hpp"
@@ -18,6 +20,7 @@
 #include "gate.hpp"
 #include "live/probe.hpp"
 #include "live/provider_admin.hpp"
+#include "live_fields.hpp"
 #include "one_line.hpp"
 #include "output_path.hpp"
 #include "report_format.hpp"
@@ -61,15 +64,45 @@ std::optional<int> check_provider_scale(const RunCommand& cmd, const ProviderAdm
                     "; give both the same");
 }
 
+// --dashboard's events: the fleet's progress once a wall second.
+class DashboardTicker {
+ public:
+  DashboardTicker(FleetDashboard* dashboard, const RunCommand& cmd)
+      : dashboard_(dashboard), cmd_(cmd), bins_(cmd.options.time_scale) {}
+  std::int64_t until_due_ns(std::int64_t now_ns) const {
+    return dashboard_ ? std::max<std::int64_t>(0, next_ns_ - now_ns) : kNsPerSec;
+  }
+  void tick(const LiveEngine& engine, std::int64_t now_ns, bool last = false) {
+    if (!dashboard_ || (now_ns < next_ns_ && !last)) return;
+    bins_.add(engine.progress());
+    const auto& provider = cmd_.scenario.provider;
+    ++seq_;
+    dashboard_->publish(
+        live_sse_message(bins_.event(seq_, provider.allowance, provider.outages), seq_));
+    next_ns_ = now_ns + kNsPerSec;
+  }
+
+ private:
+  FleetDashboard* dashboard_;
+  const RunCommand& cmd_;
+  FleetLiveBins bins_;
+  std::int64_t next_ns_ = 0;
+  std::uint64_t seq_ = 0;
+};
+
 // Runs the engine until it finishes, a signal stops it, or --max-duration does.
-LiveRun drive(LiveEngine& engine, const SignalDescriptor& signals, const RunCommand& cmd) {
+LiveRun drive(LiveEngine& engine, const SignalDescriptor& signals, const RunCommand& cmd,
+              FleetDashboard* dashboard) {
+  DashboardTicker ticker(dashboard, cmd);
   ProgressPrinter progress(!cmd.quiet, isatty(STDERR_FILENO) != 0, cmd.progress_every_ns,
                            ScenarioClock::steady_ns());
   LiveProgress before;
   int signals_seen = 0;
   while (true) {
     pollfd fds[2] = {{engine.done_fd(), POLLIN, 0}, {signals.fd(), POLLIN, 0}};
-    const auto wait_ms = progress.until_due_ns(ScenarioClock::steady_ns()) / kNsPerMs;
+    const auto now_ns = ScenarioClock::steady_ns();
+    const auto wait_ms =
+        std::min(progress.until_due_ns(now_ns), ticker.until_due_ns(now_ns)) / kNsPerMs;
     const int n = poll(fds, 2, static_cast<int>(wait_ms) + 1);
     if (n > 0 && (fds[0].revents & POLLIN)) break;
     if (n > 0 && (fds[1].revents & POLLIN)) {
@@ -84,13 +117,16 @@ LiveRun drive(LiveEngine& engine, const SignalDescriptor& signals, const RunComm
                          : "aborting in-flight requests");
       engine.stop(grace);
     }
-    if (const auto now = ScenarioClock::steady_ns(); progress.due(now)) {
+    const auto now = ScenarioClock::steady_ns();
+    if (progress.due(now)) {
       const LiveProgress p = engine.progress();
       progress.print(format_run_progress(p, before, cmd.options.time_scale), now);
       before = p;
     }
+    ticker.tick(engine, now);
   }
   progress.clear();
+  ticker.tick(engine, ScenarioClock::steady_ns(), true);
   return engine.finish();
 }
 
@@ -337,6 +373,10 @@ int finish(const RunCommand& cmd, LiveRun& run, std::optional<ProviderAdmin>& ad
 }
 
 int run_checked(const RunCommand& cmd) {
+  std::optional<FleetDashboard> dashboard;
+  if (auto e = serve_dashboard(cmd.dashboard, "loadgen run: " + redact_url(cmd.request.url.text),
+                               true, dashboard))
+    return refuse(cmd, kExitUsage, *e);
   std::optional<ProbedTarget> probed;
   std::optional<ProviderAdmin> admin;
   if (auto code = preflight(cmd, probed, admin)) return *code;
@@ -344,7 +384,7 @@ int run_checked(const RunCommand& cmd) {
   const SignalDescriptor signals;
   LiveEngine engine(cmd.scenario, cmd.request, engine_options(cmd, *probed));
   if (auto error = start(engine, cmd, admin)) return harness_failure(cmd, *error);
-  LiveRun run = drive(engine, signals, cmd);
+  LiveRun run = drive(engine, signals, cmd, dashboard ? &*dashboard : nullptr);
   return finish(cmd, run, admin);
 }
 

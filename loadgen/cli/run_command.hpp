@@ -11,6 +11,7 @@
 #include "live/request.hpp"
 #include "policy/shard.hpp"
 #include "scenario.hpp"
+#include "server/listen_address.hpp"
 
 namespace stampede {
 
@@ -30,6 +31,7 @@ struct RunCommand {
   std::string attempts_path;  // JSON lines, one per attempt
   bool quiet = false;
   std::int64_t progress_every_ns = kProgressEveryDefaultNs;  // without a terminal
+  std::optional<ListenAddress> dashboard;                    // --dashboard HOST:PORT
 };
 
 // Runs the fleet against the target, prints the summary, writes the files. Returns the exit

@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "browser_support.hpp"
 #include "html_report.hpp"
 #include "report_test_support.hpp"
 #include "support/files.hpp"
@@ -15,18 +16,6 @@ using namespace report_test;
 using namespace support;
 
 namespace {
-
-// Debian's package is `chromium`; the tests skip, saying so, where it is missing.
-std::string chromium() {
-  for (const char* name : {"chromium", "chromium-browser"}) {
-    if (auto path = find_program(name); !path.empty()) return path;
-  }
-  return "";
-}
-
-bool browser_missing() {
-  return chromium().empty() || find_program("python3").empty();
-}
 
 constexpr int kWidth = 1280;
 constexpr int kHeight = 2000;
@@ -42,15 +31,6 @@ std::string chromium_command(const TempDir& dir, const std::string& profile) {
 
 // The colours the charts fill with: ok, 429, 5xx, the first send, the axes.
 const std::vector<std::string> kChartColors{"#2e9e5b", "#f2a93b", "#d64545", "#3b4cc0", "#3d4451"};
-
-nlohmann::json png_stats(const std::string& png, const std::vector<std::string>& colors) {
-  std::string args;
-  for (const auto& c : colors) args += " " + quote(c);
-  const auto stats = run("timeout 60 python3 " + quote(source_path("tests/report/png_stats.py")) +
-                         " " + quote(png) + args);
-  REQUIRE_MESSAGE(stats.exit_code == 0, stats.output);
-  return nlohmann::json::parse(stats.output);
-}
 
 // Chromium's own screenshot, with the flags the issue names.
 nlohmann::json screenshot(const TempDir& dir, const std::string& html) {

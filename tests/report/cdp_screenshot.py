@@ -63,6 +63,17 @@ class Browser:
             if message.get("method") == event and message.get("sessionId") == session:
                 return message
 
+    def open_page(self, width, height):
+        """A blank page of that size; its session."""
+        target = self.send("Target.createTarget", {"url": "about:blank"})["targetId"]
+        session = self.send("Target.attachToTarget",
+                            {"targetId": target, "flatten": True})["sessionId"]
+        self.send("Page.enable", session=session)
+        self.send("Emulation.setDeviceMetricsOverride",
+                  {"width": int(width), "height": int(height), "deviceScaleFactor": 1,
+                   "mobile": False}, session)
+        return session
+
     def close(self):
         try:
             self.send("Browser.close")
@@ -76,13 +87,7 @@ def main():
     shots = [arg.split("=", 1) for arg in sys.argv[6:]]
     browser = Browser(chromium, profile)
     try:
-        target = browser.send("Target.createTarget", {"url": "about:blank"})["targetId"]
-        session = browser.send("Target.attachToTarget",
-                               {"targetId": target, "flatten": True})["sessionId"]
-        browser.send("Page.enable", session=session)
-        browser.send("Emulation.setDeviceMetricsOverride",
-                     {"width": int(width), "height": int(height), "deviceScaleFactor": 1,
-                      "mobile": False}, session)
+        session = browser.open_page(width, height)
         browser.send("Emulation.setScriptExecutionDisabled", {"value": javascript == "off"},
                      session)
         for url, png in shots:

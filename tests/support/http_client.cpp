@@ -108,15 +108,9 @@ Response Connection::request(const std::string& method, const std::string& path,
   return read_response();
 }
 
-Response Connection::read_response() {
+Response parse_head(const std::string& text) {
   Response r;
-  if (fd_ < 0) return r;
-  std::size_t end;
-  while ((end = buffer_.find("\r\n\r\n")) == std::string::npos) {
-    if (!fill()) return r;
-  }
-  std::istringstream head(buffer_.substr(0, end));
-  buffer_.erase(0, end + 4);
+  std::istringstream head(text);
   std::string line;
   std::getline(head, line);
   std::istringstream status_line(line);
@@ -130,6 +124,18 @@ Response Connection::read_response() {
     value.erase(0, value.find_first_not_of(' '));
     r.headers[lower(line.substr(0, colon))] = value;
   }
+  return r;
+}
+
+Response Connection::read_response() {
+  Response r;
+  if (fd_ < 0) return r;
+  std::size_t end;
+  while ((end = buffer_.find("\r\n\r\n")) == std::string::npos) {
+    if (!fill()) return r;
+  }
+  r = parse_head(buffer_.substr(0, end));
+  buffer_.erase(0, end + 4);
   if (r.has("content-length")) {
     const auto length = static_cast<std::size_t>(std::stoll(r.header("content-length")));
     while (buffer_.size() < length && fill()) {

@@ -24,6 +24,9 @@ struct Response {
 
 using Headers = std::vector<std::pair<std::string, std::string>>;
 
+// A response's status and headers from its head (the text before the blank line).
+Response parse_head(const std::string& head);
+
 // One keep-alive connection to 127.0.0.1:port.
 class Connection {
  public:

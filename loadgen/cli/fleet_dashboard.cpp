@@ -1,0 +1,110 @@
+#include "cli/fleet_dashboard.hpp"
+
+#include <chrono>
+#include <iostream>
+#include <utility>
+
+#include "live_page.hpp"
+#include "server/bounded_server.hpp"
+
+namespace stampede {
+namespace {
+
+// As the provider's live streams: a send buffer of a few events, and a wait for the next
+// event a slice at a time so that stop() is seen.
+constexpr int kStreamSendBuffer = 64 * 1024;
+constexpr auto kStreamWait = std::chrono::milliseconds(250);
+
+}  // namespace
+
+FleetDashboard::FleetDashboard(std::string title, bool clients_view)
+    : title_(std::move(title)),
+      clients_view_(clients_view),
+      server_(std::make_unique<BoundedServer>(ConnectionLimits{})) {}
+
+FleetDashboard::~FleetDashboard() {
+  stop();
+}
+
+std::optional<std::string> FleetDashboard::start(const ListenAddress& at) {
+  auto& svr = *server_;
+  svr.set_keep_alive_timeout(2);
+  svr.Get("/dashboard", [this](const httplib::Request&, httplib::Response& res) {
+    res.set_header("Cache-Control", "no-store");
+    res.set_content(render_live_page({title_, "/live", clients_view_, ""}),
+                    "text/html; charset=utf-8");
+  });
+  svr.Get("/live", [this](const httplib::Request&, httplib::Response& res) { send_stream(res); });
+  const auto bound = svr.bind(at);
+  if (!bound) return bound.error();
+  url_ = at.url(*bound) + "/dashboard";
+  if (!server_->serve_in_background()) return "the dashboard's server stopped at once";
+  return std::nullopt;
+}
+
+void FleetDashboard::publish(std::string message) {
+  {
+    const std::lock_guard lock(mu_);
+    latest_ = std::make_shared<const std::string>(std::move(message));
+    ++seq_;
+  }
+  cv_.notify_all();
+}
+
+void FleetDashboard::stop() {
+  {
+    const std::lock_guard lock(mu_);
+    stopping_ = true;
+  }
+  cv_.notify_all();
+  server_->stop_serving();
+}
+
+std::shared_ptr<const std::string> FleetDashboard::newer_than(std::uint64_t& seq) {
+  std::unique_lock lock(mu_);
+  cv_.wait_for(lock, kStreamWait, [&] { return stopping_ || seq_ > seq; });
+  if (stopping_ || seq_ <= seq) return nullptr;
+  seq = seq_;
+  return latest_;
+}
+
+void FleetDashboard::send_stream(httplib::Response& res) {
+  {
+    const std::lock_guard lock(mu_);
+    if (streams_ >= kMaxStreams || stopping_) {
+      res.status = 503;
+      res.set_header("Retry-After", "5");
+      res.set_content(std::to_string(kMaxStreams) + " dashboards are open already\n", "text/plain");
+      return;
+    }
+    ++streams_;
+  }
+  // The stream's slot, given back when the answer is done with it.
+  auto sent = std::shared_ptr<std::uint64_t>(new std::uint64_t(0), [this](std::uint64_t* p) {
+    delete p;
+    const std::lock_guard lock(mu_);
+    --streams_;
+  });
+  res.set_header("Cache-Control", "no-store");
+  res.set_chunked_content_provider("text/event-stream",
+                                   [this, sent](std::size_t offset, httplib::DataSink& sink) {
+                                     if (offset == 0 && *sent == 0)
+                                       BoundedServer::stream_answer(kStreamSendBuffer);
+                                     const auto event = newer_than(*sent);
+                                     if (event) return sink.write(event->data(), event->size());
+                                     const std::lock_guard lock(mu_);
+                                     return !stopping_;
+                                   });
+}
+
+std::optional<std::string> serve_dashboard(const std::optional<ListenAddress>& at,
+                                           const std::string& title, bool clients_view,
+                                           std::optional<FleetDashboard>& dashboard) {
+  if (!at) return std::nullopt;
+  dashboard.emplace(title, clients_view);
+  if (auto e = dashboard->start(*at)) return "--dashboard: " + *e;
+  std::cerr << "loadgen: dashboard on " << dashboard->url() << std::endl;
+  return std::nullopt;
+}
+
+}  // namespace stampede

@@ -1,0 +1,70 @@
+#pragma once
+
+#include <condition_variable>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+
+#include "server/listen_address.hpp"
+
+namespace httplib {
+struct Response;
+}
+
+namespace stampede {
+
+class BoundedServer;
+
+// loadgen run --dashboard HOST:PORT: the live dashboard's page (reports/live_page) and the
+// stream of the fleet's events it draws, on a BoundedServer of its own thread. A thin shell:
+// the run publishes each event, and every stream sends the newest one it has not sent. Each
+// event holds every bin, so a stream that fell behind skips to the newest: nothing is queued
+// for a slow reader, and one that stops reading is dropped by the write timeout.
+class FleetDashboard {
+ public:
+  // Streams at once; more are refused (503).
+  static constexpr std::size_t kMaxStreams = 8;
+
+  // clients_view: the page of the answers the clients read (run), else the page of the
+  // provider's arrivals (exec, whose events carry the provider's counts).
+  FleetDashboard(std::string title, bool clients_view);
+  ~FleetDashboard();
+  FleetDashboard(const FleetDashboard&) = delete;
+  FleetDashboard& operator=(const FleetDashboard&) = delete;
+
+  // Binds (a port in use is refused) and serves; the error, if any.
+  std::optional<std::string> start(const ListenAddress& at);
+  // http://HOST:PORT/dashboard
+  const std::string& url() const { return url_; }
+  // The next event, as the stream sends it (sse_message's form).
+  void publish(std::string message);
+  // Ends the streams (the pages say so, keeping their last picture) and the server.
+  void stop();
+
+ private:
+  void send_stream(httplib::Response& res);
+  // The newest event after seq, waiting a while for one; none when stopping or none came.
+  std::shared_ptr<const std::string> newer_than(std::uint64_t& seq);
+
+  std::string title_;
+  bool clients_view_;
+  std::string url_;
+  std::unique_ptr<BoundedServer> server_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::shared_ptr<const std::string> latest_;
+  std::uint64_t seq_ = 0;
+  std::size_t streams_ = 0;
+  bool stopping_ = false;
+};
+
+// --dashboard's server for a fleet command, before anything else (a port in use is refused
+// before any load), its URL said on stderr, --quiet or not: it is what the flag asked for. The
+// error, naming the flag, if it could not be served; nothing without an address.
+std::optional<std::string> serve_dashboard(const std::optional<ListenAddress>& at,
+                                           const std::string& title, bool clients_view,
+                                           std::optional<FleetDashboard>& dashboard);
+
+}  // namespace stampede

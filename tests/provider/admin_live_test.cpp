@@ -1,0 +1,242 @@
+// GET /admin/live against a real fakeprovider: the events' format and cadence, bins that add
+// up to /admin/stats, the token, and what a stalled or a crowd of readers cost.
+#include <doctest/doctest.h>
+
+#include <chrono>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "support/event_stream.hpp"
+#include "support/fake_provider.hpp"
+#include "support/http_client.hpp"
+
+using namespace support;
+
+namespace {
+
+// The bins as a reader keeps them: each event replaces them from its from_bin on.
+struct LiveBins {
+  std::vector<nlohmann::json> by_outcome, by_send;
+
+  void apply(const nlohmann::json& event) {
+    const auto from = event.at("from_bin").get<std::size_t>();
+    for (auto* kept : {&by_outcome, &by_send}) {
+      const auto& rows =
+          event.at(kept == &by_outcome ? "arrivals_by_outcome" : "arrivals_by_send").at("counts");
+      kept->resize(std::min(kept->size(), from));
+      REQUIRE(kept->size() == from);
+      for (const auto& row : rows) kept->push_back(row);
+    }
+  }
+};
+
+// The next events until one counts `requests` arrivals (at most `events` of them).
+std::optional<nlohmann::json> live_event_counting(EventStream& stream, LiveBins& bins,
+                                                  std::int64_t requests, int events) {
+  for (int i = 0; i < events; ++i) {
+    auto event = stream.next();
+    if (!event) return std::nullopt;
+    bins.apply(*event);
+    if (event->at("requests") == requests) return event;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+TEST_CASE("/admin/live: one event a second, whose bins add up to /admin/stats") {
+  RecordingProvider p({"--allowance", "4/s", "--outage", "30s-40s:529"});
+  REQUIRE(p.started());
+  EventStream stream(p.admin_port(), "/admin/live");
+  REQUIRE(stream.head().status == 200);
+  CHECK(stream.head().header("content-type").starts_with("text/event-stream"));
+  LiveBins bins;
+  const auto first = stream.next();
+  REQUIRE(first);
+  CHECK(first->at("from_bin") == 0);
+  CHECK(first->at("requests") == 0);
+  bins.apply(*first);
+
+  // Three tenants, the busiest over its allowance: 429s in its share, the others' none.
+  Connection c(p.data_port());
+  for (int i = 1; i <= 12; ++i) {
+    const std::string tenant = i <= 8 ? "busy" : (i <= 10 ? "b" : "c");
+    c.request("GET", "/", {{"X-Api-Key", tenant}, {"X-Attempt", std::to_string(1 + i % 3)}});
+  }
+  const auto last = live_event_counting(stream, bins, 12, 10);
+  REQUIRE(last);
+  const auto stats = p.stats();
+  REQUIRE(stats.at("requests") == 12);
+
+  SUBCASE("the bins and totals are the stats document's") {
+    CHECK(nlohmann::json(bins.by_outcome) == stats.at("arrivals_by_outcome").at("counts"));
+    CHECK(nlohmann::json(bins.by_send) == stats.at("arrivals_by_send").at("counts"));
+    CHECK(last->at("arrivals_by_outcome").at("labels") ==
+          stats.at("arrivals_by_outcome").at("labels"));
+    CHECK(last->at("arrivals").at("totals") == stats.at("totals"));
+    CHECK(last->at("arrivals").at("reasons") == stats.at("reasons"));
+    CHECK(last->at("admitted") == stats.at("totals").at("ok"));
+    CHECK(last->at("refused") == 12 - stats.at("totals").at("ok").get<int>());
+    CHECK(last->at("bin_ms") == 1000);
+  }
+  SUBCASE("the tenants, the limits and the outages") {
+    CHECK(last->at("tenants_seen") == 3);
+    const auto& top = last->at("top_tenants");
+    REQUIRE(top.size() == 3);
+    CHECK(top[0].at("tenant") == "busy");
+    CHECK(top[0].at("requests") == 8);
+    CHECK(top[0].at("429") == stats.at("tenants").at("busy").at("totals").at("429"));
+    CHECK(top[0].at("share_429").get<double>() > 0);
+    CHECK(top[1].at("tenant") == "b");
+    CHECK(top[1].at("share_429") == 0.0);
+    CHECK(last->at("allowance").at("per_s") == 4.0);
+    CHECK(last->at("allowance").at("text") == "4/s");
+    CHECK(last->at("capacity").is_null());
+    REQUIRE(last->at("outages").size() == 1);
+    CHECK(last->at("outages")[0].at("outage") == "30s-40s:529");
+    CHECK(last->at("outages")[0].at("start_ns") == 30'000'000'000LL);
+    CHECK(last->at("lockstep").contains("share"));
+    CHECK(last->at("streams") == 1);
+  }
+  SUBCASE("an outage started on the admin API is in the next event") {
+    REQUIRE(http(p.admin_port(), "POST", "/admin/outage?for=5s&status=503").status == 200);
+    const auto next = stream.next();
+    REQUIRE(next);
+    CHECK(next->at("outages").size() == 2);
+  }
+  SUBCASE("a second apart: numbered in order, the scenario clock a second on each time") {
+    // Scenario time is wall time here (--time-scale 1); the bounds are loose, the order is not.
+    auto previous = *last;
+    for (int i = 0; i < 3; ++i) {
+      const auto next = stream.next();
+      REQUIRE(next);
+      CHECK(next->at("seq") == previous.at("seq").get<int>() + 1);
+      const auto step_ns =
+          next->at("clock_ns").get<std::int64_t>() - previous.at("clock_ns").get<std::int64_t>();
+      CHECK(step_ns > 500'000'000);
+      CHECK(step_ns < 2'500'000'000);
+      // Nothing new arrived: no bin changed, so none is sent again.
+      CHECK(next->at("arrivals_by_outcome").at("counts").empty());
+      previous = *next;
+    }
+  }
+}
+
+TEST_CASE("/admin/live: with --admin-token, the bearer token or the dashboard's cookie") {
+  FakeProvider p({"--admin-token", "s3cret"});
+  REQUIRE(p.started());
+  const auto status = [&](const Headers& headers) {
+    return EventStream(p.admin_port(), "/admin/live", {.headers = headers, .receive_buffer = 0})
+        .head()
+        .status;
+  };
+  CHECK(status({}) == 401);
+  CHECK(status({{"Authorization", "Bearer wrong"}}) == 401);
+  CHECK(status({{"Cookie", "stampede_admin=wrong"}}) == 401);
+  CHECK(status({{"Authorization", "Bearer s3cret"}}) == 200);
+  CHECK(status({{"Cookie", "theme=dark; stampede_admin=s3cret"}}) == 200);
+  // The cookie opens the stream and the page, nothing that changes the provider.
+  CHECK(
+      http(p.admin_port(), "POST", "/admin/reset", {{"Cookie", "stampede_admin=s3cret"}}).status ==
+      401);
+  CHECK(http(p.admin_port(), "GET", "/admin/stats", {{"Cookie", "stampede_admin=s3cret"}}).status ==
+        401);
+}
+
+TEST_CASE("/dashboard: the page, its token once, and its save: the report of what it saw") {
+  FakeProvider p({"--allowance", "2/s", "--admin-token", "s3cret"});
+  REQUIRE(p.started());
+  Connection c(p.data_port());
+  for (int i = 0; i < 6; ++i) c.request("GET", "/", {{"X-Api-Key", "k"}, {"X-Attempt", "1"}});
+  CHECK(http(p.admin_port(), "GET", "/dashboard").status == 401);
+  CHECK(http(p.admin_port(), "GET", "/dashboard?token=wrong").status == 401);
+  const auto page = http(p.admin_port(), "GET", "/dashboard?token=s3cret");
+  REQUIRE(page.status == 200);
+  CHECK(page.header("content-type").starts_with("text/html"));
+  CHECK(page.header("set-cookie") == "stampede_admin=s3cret; Path=/; HttpOnly; SameSite=Strict");
+  // One self-contained file: its stream the only request it may make.
+  CHECK(page.body.find("connect-src 'self'") != std::string::npos);
+  CHECK(page.body.find("id=\"requests\"") != std::string::npos);
+  CHECK(page.body.find("\"stream\":\"/admin/live\"") != std::string::npos);
+  CHECK(page.body.find("src=") == std::string::npos);
+  CHECK(page.body.find("<link") == std::string::npos);
+  CHECK(page.body.find("https://") == std::string::npos);
+  CHECK(page.body.find("href=\"/dashboard/report\"") != std::string::npos);
+
+  const Headers cookie{{"Cookie", "stampede_admin=s3cret"}};
+  CHECK(http(p.admin_port(), "GET", "/dashboard", cookie).status == 200);
+  const auto report = http(p.admin_port(), "GET", "/dashboard/report", cookie);
+  REQUIRE(report.status == 200);
+  CHECK(report.header("content-disposition") ==
+        "attachment; filename=\"fakeprovider-report.html\"");
+  CHECK(report.body.find("<svg") != std::string::npos);
+  CHECK(report.body.find("Arrivals per second, by outcome") != std::string::npos);
+  CHECK(report.body.find("<script") == std::string::npos);  // the report's own: no script
+}
+
+TEST_CASE("/admin/live: sixteen streams at once each get every event; a seventeenth is refused") {
+  FakeProvider p({});
+  REQUIRE(p.started());
+  std::vector<std::unique_ptr<EventStream>> streams;
+  for (int i = 0; i < 16; ++i) {
+    streams.push_back(std::make_unique<EventStream>(p.admin_port(), "/admin/live"));
+    REQUIRE(streams.back()->head().status == 200);
+  }
+  EventStream refused(p.admin_port(), "/admin/live");
+  CHECK(refused.head().status == 503);
+  CHECK(refused.head().body.find("16 live streams are open") != std::string::npos);
+  CHECK(http(p.admin_port(), "GET", "/admin/stats").status == 200);
+  for (auto& s : streams) {
+    const auto first = s->next();
+    const auto second = s->next();
+    REQUIRE(first);
+    REQUIRE(second);
+    CHECK(second->at("seq") == first->at("seq").get<int>() + 1);
+    // The last one subscribed after every other: its second event counts them all.
+    if (s == streams.back()) CHECK(second->at("streams") == 16);
+  }
+  // Ten open: the closed ones' slots are given back when their next event finds them gone.
+  streams.resize(9);
+  std::unique_ptr<EventStream> tenth;
+  for (int i = 0; i < 20 && !tenth; ++i) {
+    tenth = std::make_unique<EventStream>(p.admin_port(), "/admin/live");
+    if (tenth->head().status != 200) {
+      tenth.reset();
+      std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    }
+  }
+  REQUIRE(tenth);
+  bool ten = false;
+  for (int i = 0; i < 5 && !ten; ++i) {
+    const auto event = tenth->next();
+    REQUIRE(event);
+    ten = event->at("streams") == 10;
+  }
+  CHECK(ten);
+  for (auto& s : streams) CHECK(s->next());
+}
+
+TEST_CASE("/admin/live: a reader that stops reading is dropped; the others read on") {
+  // A wall millisecond is a scenario second, so every request is a bin of its own and the
+  // events are large: the stalled reader's buffers fill in a few seconds.
+  FakeProvider p({"--time-scale", "0.001"});
+  REQUIRE(p.started());
+  EventStream stalled(p.admin_port(), "/admin/live", {.headers = {}, .receive_buffer = 4096});
+  REQUIRE(stalled.head().status == 200);
+  EventStream reading(p.admin_port(), "/admin/live");
+  REQUIRE(reading.head().status == 200);
+  Connection c(p.data_port());
+  // Bounded: a minute at most (the drop comes after the write timeout, 5 s, once the stalled
+  // reader's buffers are full); a safety net, not a threshold.
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  int streams = 2;
+  while (streams != 1 && std::chrono::steady_clock::now() < give_up) {
+    for (int i = 0; i < 200; ++i) c.request("GET", "/", {{"X-Attempt", "1"}});
+    while (const auto event = reading.next(0)) streams = event->at("streams").get<int>();
+  }
+  // The server gave its slot back, and closed its connection.
+  CHECK(streams == 1);
+  CHECK(stalled.closed_within(30'000));
+}

@@ -1,0 +1,41 @@
+#pragma once
+
+// What the browser tests share: headless Chromium and the checker of its screenshots.
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "report_test_support.hpp"
+#include "support/process.hpp"
+#include "support/temp_dir.hpp"
+#include "support/tools.hpp"
+
+namespace report_test {
+
+// Debian's package is `chromium`; the tests skip, saying so, where it is missing.
+inline std::string chromium() {
+  for (const char* name : {"chromium", "chromium-browser"}) {
+    if (auto path = support::find_program(name); !path.empty()) return path;
+  }
+  return "";
+}
+
+inline bool browser_missing() {
+  return chromium().empty() || support::find_program("python3").empty();
+}
+
+// tests/report/png_stats.py on a screenshot: its size, distinct colours, and where each of
+// `colors` is.
+inline nlohmann::json png_stats(const std::string& png, const std::vector<std::string>& colors) {
+  std::string args;
+  for (const auto& c : colors) args += " " + quote(c);
+  const auto stats =
+      run("timeout 60 python3 " + quote(support::source_path("tests/report/png_stats.py")) + " " +
+          quote(png) + args);
+  REQUIRE_MESSAGE(stats.exit_code == 0, stats.output);
+  return nlohmann::json::parse(stats.output);
+}
+
+}  // namespace report_test
