@@ -15,7 +15,8 @@ struct UpstreamConfig {
   std::string cacert;     // https: trust this CA bundle instead of the system's
   bool insecure = false;  // https: verify neither the certificate nor the host name
   // How long the upstream may stay silent, before its answer or within it: then 504 (or the
-  // stream is cut). Whole seconds: libcurl's low-speed limit is what enforces it.
+  // stream is cut). Whole seconds: for https, libcurl's low-speed limit enforces it (the http
+  // pool's 100 ms sweep could do finer, but one rule for both).
   std::int64_t timeout_ns = 30'000'000'000;
   unsigned connections = 64;               // per data-plane thread, kept alive between requests
   std::vector<std::string> strip_headers;  // request header names not forwarded

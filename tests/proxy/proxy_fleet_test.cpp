@@ -66,12 +66,14 @@ TEST_CASE(
   const auto nginx = start_nginx({.http = false, .https = true});
   if (!nginx) return;
   const std::string url = nginx->https_url("");
+  std::size_t reached = 0;  // the requests nginx must have served
   SUBCASE("its CA given: the answer comes through") {
     FakeProvider p({"--upstream", url, "--upstream-cacert", nginx->pki().ca_cert()});
     REQUIRE(p.started());
     const auto r = http(p.data_port(), "GET", "/v1/x");
     CHECK(r.status == 200);
     CHECK(r.body.rfind("ok", 0) == 0);  // nginx's own answer
+    reached = 1;
   }
   SUBCASE("not given: 502, naming the certificate") {
     FakeProvider p({"--upstream", url});
@@ -84,7 +86,8 @@ TEST_CASE(
     FakeProvider p({"--upstream", url, "--upstream-insecure"});
     REQUIRE(p.started());
     CHECK(http(p.data_port(), "GET", "/v1/x").status == 200);
+    reached = 1;
   }
-  const auto log = nginx->stop_and_read_log();
-  for (const auto& line : log) CHECK(line.scheme == "https");
+  // A refused certificate ends the handshake: nginx logs no request for it.
+  CHECK(nginx->stop_and_read_log().size() == reached);
 }
