@@ -17,6 +17,9 @@ class Parsed {
   const T& value() const { return *value_; }
   const T& operator*() const { return *value_; }
   const T* operator->() const { return &*value_; }
+  // The value to move out: what cannot be copied (a process group) is handed on.
+  T& operator*() { return *value_; }
+  T* operator->() { return &*value_; }
   const std::string& error() const { return error_; }
 
  private:

@@ -23,6 +23,8 @@
 #include "nearest_name.hpp"
 #include "one_line.hpp"
 #include "output_path.hpp"
+#include "processes/data_plane_workers.hpp"
+#include "processes/decision_server.hpp"
 #include "results.hpp"
 #include "scenario_clock.hpp"
 #include "scenario_flags.hpp"
@@ -60,6 +62,7 @@ struct Args {
   std::string admin_token;
   unsigned max_connections = 16000;
   unsigned threads = 2;
+  unsigned processes = 1;
   std::string arrival_stamp = "watch";
   std::string idle_timeout = "600s";
   std::string header_timeout = "10s";
@@ -233,6 +236,51 @@ Parsed<std::unique_ptr<RedisQuota>> open_store(const Args& args, const ProviderC
   return Result::ok(std::move(store));
 }
 
+// How long requests in flight may take to finish at a stop: at most their longest service
+// time (and two hops, each at most six standard deviations long in all likelihood), and a few
+// seconds more.
+std::int64_t stop_wait_ns(const ProviderConfig& p, double time_scale) {
+  const std::int64_t hops_ns =
+      p.hop_delay ? 2 * (p.hop_delay->mean_ns + 6 * p.hop_delay->sd_ns) : 0;
+  return ScenarioClock(time_scale).wall_ns(std::max(p.latency_min_ns, p.latency_max_ns) + hops_ns) +
+         5 * kNsPerSec;
+}
+
+// The data plane in this process, or in --processes workers that ask this one to decide.
+class DataPlaneHost {
+ public:
+  // Before any thread starts: the workers are forked here.
+  std::optional<std::string> fork_workers(const WorkersConfig& config) {
+    auto started = start_data_plane_workers(config);
+    if (!started) return started.error();
+    workers_.emplace(std::move(*started));
+    return std::nullopt;
+  }
+  std::optional<std::string> start(const DataPlaneConfig& config, LockedProvider& provider) {
+    if (workers_) {
+      decisions_.emplace(provider, workers_->group.take_channels());
+      return std::nullopt;
+    }
+    plane_.emplace(config, provider);
+    return plane_->start();
+  }
+  int port() const { return workers_ ? workers_->port : plane_->port(); }
+  // The workers finish what they hold, asking for decisions until they exit.
+  std::optional<std::string> stop(std::int64_t max_wait_ns) {
+    if (plane_) plane_->stop(max_wait_ns);
+    if (!workers_) return std::nullopt;
+    workers_->group.signal_all(SIGTERM);
+    auto failed = workers_->group.wait();
+    decisions_->join();
+    return failed;
+  }
+
+ private:
+  std::optional<DataPlaneWorkers> workers_;
+  std::optional<DecisionServer> decisions_;
+  std::optional<DataPlane> plane_;
+};
+
 int serve(const Args& args) {
   auto scenario = scenario_from(args);
   if (!scenario) return fail(kUsageError, scenario.error());
@@ -260,6 +308,9 @@ int serve(const Args& args) {
   }
   if (args.threads == 0 || args.threads > 64) {
     return fail(kUsageError, "--threads: " + std::to_string(args.threads) + " is not 1-64");
+  }
+  if (args.processes == 0 || args.processes > 64) {
+    return fail(kUsageError, "--processes: " + std::to_string(args.processes) + " is not 1-64");
   }
   if (args.arrival_stamp != "watch" && args.arrival_stamp != "read") {
     return fail(kUsageError, "--arrival-stamp: '" + args.arrival_stamp + "' is not watch or read");
@@ -289,17 +340,16 @@ int serve(const Args& args) {
   auto store = open_store(args, scenario->provider, *scale);
   if (!store) return fail(kUsageError, store.error());
 
-  // Every thread started from here on inherits the mask; this one waits for the signals.
+  // Every thread (and worker) started from here on inherits the mask; this one waits for the
+  // signals, and for a worker's end.
   sigset_t stop_signals;
   sigemptyset(&stop_signals);
   sigaddset(&stop_signals, SIGINT);
   sigaddset(&stop_signals, SIGTERM);
+  if (args.processes > 1) sigaddset(&stop_signals, SIGCHLD);
   pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
   signal(SIGPIPE, SIG_IGN);
 
-  LockedProvider provider({scenario->provider, *scale, *bin_ns,
-                           /*keep_log=*/!args.arrivals_out.empty(), args.threads, store->get(),
-                           *send_rules});
   DataPlaneConfig data_config;
   data_config.listen = *listen;
   data_config.max_connections = raise_descriptor_limit(args.max_connections);
@@ -309,29 +359,37 @@ int serve(const Args& args) {
   data_config.header_timeout_ns = *header_timeout;
   data_config.upstream = *upstream;
   if (*upstream) data_config.memory_per_connection = kProxyMemoryPerConnection;
-  DataPlane data_plane(data_config, provider);
-  if (auto e = data_plane.start()) return fail(kRuntimeError, *e);
+  const std::int64_t stop_wait = stop_wait_ns(scenario->provider, *scale);
+  DataPlaneHost data_plane;
+  if (args.processes > 1) {
+    if (auto e = data_plane.fork_workers(
+            {data_config, scenario->provider, *send_rules, *scale, args.processes, stop_wait}))
+      return fail(kRuntimeError, *e);
+  }
+  LockedProvider provider({scenario->provider, *scale, *bin_ns,
+                           /*keep_log=*/!args.arrivals_out.empty(),
+                           std::size_t{args.threads} * args.processes, store->get(), *send_rules});
+  if (auto e = data_plane.start(data_config, provider)) return fail(kRuntimeError, *e);
   AdminApi admin({*admin_listen, args.admin_token}, provider);
   if (auto e = admin.start()) return fail(kRuntimeError, *e);
 
   std::cout << "listening on " << listen->url(data_plane.port()) << "\n"
             << "admin on " << admin_listen->url(admin.port()) << "\n";
+  if (args.processes > 1)
+    std::cout << "serving the data plane from " << args.processes << " processes\n";
   if (*upstream) std::cout << "forwarding what is admitted to " << (*upstream)->url.base() << "\n";
   std::cout << std::flush;
 
   int signal_number = 0;
   sigwait(&stop_signals, &signal_number);
 
-  // Requests in flight finish: at most their longest service time (and two hops, each at
-  // most six standard deviations long in all likelihood), and a few seconds more.
-  const auto& p = provider.config();
-  const std::int64_t hops_ns =
-      p.hop_delay ? 2 * (p.hop_delay->mean_ns + 6 * p.hop_delay->sd_ns) : 0;
-  data_plane.stop(provider.clock().wall_ns(std::max(p.latency_min_ns, p.latency_max_ns) + hops_ns) +
-                  5 * kNsPerSec);
+  int code = 0;
+  if (signal_number == SIGCHLD) {
+    code = fail(kRuntimeError, "a data-plane worker ended before the provider was stopped");
+  }
+  if (auto failed = data_plane.stop(stop_wait)) code = fail(kRuntimeError, *failed);
   admin.stop();
 
-  int code = 0;
   if (!args.arrivals_out.empty()) {
     if (auto e = write_output(args.arrivals_out, provider.arrivals_csv())) {
       code = fail(kRuntimeError, "--arrivals-out: " + *e);
@@ -399,11 +457,20 @@ int main(int argc, char** argv) {
       ->type_name("TOKEN")
       ->envname("FAKEPROVIDER_ADMIN_TOKEN");
   app.add_option("--max-connections", args.max_connections,
-                 "open connections the data plane holds at once")
+                 "open connections the data plane holds at once (each process's, with "
+                 "--processes)")
       ->type_name("INT")
       ->capture_default_str();
-  app.add_option("--threads", args.threads, "data plane threads, each with its own epoll loop")
+  app.add_option("--threads", args.threads,
+                 "data plane threads (of each process), each with its own epoll loop")
       ->type_name("INT")
+      ->capture_default_str();
+  app.add_option("--processes", args.processes,
+                 "serve the data plane from this many processes on one port (SO_REUSEPORT), "
+                 "each holding up to --max-connections, for more connections than one process "
+                 "may open; this one decides for them all: one allowance, one admin API, one "
+                 "record (docs/SHARDING.md)")
+      ->type_name("N")
       ->capture_default_str();
   app.add_option("--arrival-stamp", args.arrival_stamp,
                  "watch: stamp an arrival when its bytes come in (a watcher thread; exact in a "

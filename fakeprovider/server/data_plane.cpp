@@ -22,7 +22,7 @@ constexpr std::int64_t kRefusalLogPeriodNs = 10 * kNsPerSec;
 
 }  // namespace
 
-DataPlane::DataPlane(const DataPlaneConfig& config, LockedProvider& provider)
+DataPlane::DataPlane(const DataPlaneConfig& config, Admitter& provider)
     : config_(config),
       provider_(provider),
       answers_(make_answer_format(provider.config()), provider.clock()),
@@ -36,7 +36,8 @@ DataPlane::~DataPlane() {
 }
 
 std::optional<std::string> DataPlane::start() {
-  const auto sock = open_listen_socket(config_.listen, config_.backlog);
+  const auto sock = config_.listen_socket ? Parsed<ListenSocket>::ok(*config_.listen_socket)
+                                          : open_listen_socket(config_.listen, config_.backlog);
   if (!sock) return "--listen: " + sock.error();
   listen_fd_ = sock->fd;
   port_ = sock->port;

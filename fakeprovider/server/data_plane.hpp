@@ -13,13 +13,13 @@
 #include <vector>
 
 #include "model/request_framing.hpp"
+#include "server/admitter.hpp"
 #include "server/answer_writer.hpp"
 #include "server/arrival_stamper.hpp"
 #include "server/batch_thread.hpp"
 #include "server/connection_refusals.hpp"
 #include "server/deadline_timer.hpp"
 #include "server/listen_address.hpp"
-#include "server/locked_provider.hpp"
 #include "upstream/upstream_config.hpp"
 
 struct MHD_Daemon;
@@ -30,6 +30,9 @@ namespace stampede {
 
 struct DataPlaneConfig {
   ListenAddress listen;
+  // Bound and listening already (a worker's share of one port, --processes): served instead
+  // of a socket opened on listen, which then only names it.
+  std::optional<ListenSocket> listen_socket;
   unsigned max_connections = 16000;
   unsigned threads = 2;
   // Longer than any backoff a client sleeps on its open connection between retries.
@@ -62,8 +65,9 @@ struct DataPlaneConfig {
 // arrival. The loops accept for each other, round robin: left to race for the listen socket,
 // one thread took twice the connections of the other and became the bottleneck.
 //
-// With a shared store (LockedProvider's), a request's connection is suspended while its
-// decision is asked for in one round trip with the others waiting then.
+// With a shared store (LockedProvider's), or the provider in another process (a worker of
+// --processes), a request's connection is suspended while its decision is asked for in one
+// round trip with the others waiting then.
 //
 // With provider.hop_delay (--hop-delay) a request is held one network hop, its connection
 // suspended, before the layers and the row decide it on the timer's thread, and answered one
@@ -90,7 +94,7 @@ struct DataPlaneConfig {
 // answer_writer.* the answers' bytes.
 class DataPlane {
  public:
-  DataPlane(const DataPlaneConfig& config, LockedProvider& provider);
+  DataPlane(const DataPlaneConfig& config, Admitter& provider);
   ~DataPlane();
   DataPlane(const DataPlane&) = delete;
   DataPlane& operator=(const DataPlane&) = delete;
@@ -162,7 +166,7 @@ class DataPlane {
   void decide_stored(std::vector<StoreWait>& batch);
 
   DataPlaneConfig config_;
-  LockedProvider& provider_;
+  Admitter& provider_;
   const AnswerWriter answers_;  // in the provider's dialect
   DeadlineTimer timer_;
   std::unique_ptr<ArrivalStamper> stamper_;    // null when arrivals are stamped on reading

@@ -83,10 +83,10 @@ struct DataPlane::StoreWait {
 struct DataPlane::Proxied : UpstreamExchange {
   DataPlane* plane = nullptr;
   MHD_Connection* connection = nullptr;
-  LockedProvider::Ticket ticket;  // the arrival's, for what the upstream answers
-  bool chunked = false;           // a body of unknown length: gathered whole, then forwarded
-  bool too_long = false;          // ... and it ran past --max-body
-  bool started = false;           // handed to the pool
+  AdmissionTicket ticket;  // the arrival's, for what the upstream answers
+  bool chunked = false;    // a body of unknown length: gathered whole, then forwarded
+  bool too_long = false;   // ... and it ran past --max-body
+  bool started = false;    // handed to the pool
   bool suspended = false;  // the connection waits for the upstream's head or more of its body
 };
 
@@ -101,7 +101,7 @@ struct DataPlane::ProxyEvents : UpstreamEvents {
 
 struct DataPlane::Request {
   Decision decision;
-  LockedProvider::Ticket ticket;  // where it was recorded
+  AdmissionTicket ticket;  // where it was recorded
   std::optional<std::uint64_t> row_version;
   std::int64_t due_steady_ns = 0;  // when the service time is over
   bool served = false;             // the service time has passed

@@ -100,7 +100,7 @@ void DataPlane::decide(MHD_Connection* c, const char* url, const char* method, R
     return;
   }
   const auto admission =
-      provider_.admit(loop_index, r.seen_steady_ns, tenant, send, client_id, row, tokens);
+      provider_.admit({loop_index, r.seen_steady_ns, tenant, send, client_id, row, tokens});
   r.decision = admission.decision;
   r.row_version = admission.row_version;
   r.ticket = admission.ticket;
@@ -161,7 +161,7 @@ void DataPlane::decide_held(MHD_Connection* c, Request& r, Loop* loop) {
   // Decided at its arrival, a hop after it was sent: the timer runs the callbacks it holds in
   // deadline order, so the row sees the writes in that order however late this thread runs.
   const auto a =
-      provider_.admit(h.loop, h.arrives_steady_ns, h.tenant, h.send, h.client_id, row, h.tokens);
+      provider_.admit({h.loop, h.arrives_steady_ns, h.tenant, h.send, h.client_id, row, h.tokens});
   r.decision = a.decision;
   r.row_version = a.row_version;
   r.ticket = a.ticket;

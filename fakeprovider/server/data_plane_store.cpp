@@ -14,7 +14,7 @@ namespace stampede {
 
 void DataPlane::start_store_batches() {
   // With a hop delay the timer decides each request when its hop is over, in that order.
-  if (!provider_.has_store() || provider_.config().hop_delay) return;
+  if (!provider_.batches() || provider_.config().hop_delay) return;
   store_batches_ = std::make_unique<BatchThread<StoreWait>>(
       [this](std::vector<StoreWait>& batch) { decide_stored(batch); });
 }
@@ -28,7 +28,7 @@ void DataPlane::hold_for_store(MHD_Connection* c, Request& r) {
 
 void DataPlane::decide_stored(std::vector<StoreWait>& batch) {
   // The connections are suspended: their loops do not touch the requests until resumed.
-  std::vector<LockedProvider::Arrival> arrivals;
+  std::vector<ProviderArrival> arrivals;
   arrivals.reserve(batch.size());
   for (const StoreWait& w : batch) {
     const Held& h = *w.request->held;
@@ -38,7 +38,7 @@ void DataPlane::decide_stored(std::vector<StoreWait>& batch) {
                     h.if_match ? std::optional<std::string_view>(*h.if_match) : std::nullopt},
          h.tokens});
   }
-  const std::vector<LockedProvider::Admission> admitted = provider_.admit_all(arrivals);
+  const std::vector<Admission> admitted = provider_.admit_all(arrivals);
   const std::int64_t now_ns = ScenarioClock::steady_ns();
   std::vector<Loop*> woken;
   std::int64_t resumed = 0;

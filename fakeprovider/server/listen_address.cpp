@@ -85,7 +85,8 @@ Parsed<ListenAddress> parse_listen_address(std::string_view text) {
   return Parsed<ListenAddress>::ok({host, port});
 }
 
-Parsed<ListenSocket> open_listen_socket(const ListenAddress& address, int backlog) {
+Parsed<ListenSocket> open_listen_socket(const ListenAddress& address, int backlog,
+                                        bool reuse_port) {
   const auto res = resolve(address.host, address.port);
   if (!res) return Parsed<ListenSocket>::fail(res.error());
   std::string error = "no address to bind";
@@ -98,6 +99,7 @@ Parsed<ListenSocket> open_listen_socket(const ListenAddress& address, int backlo
     }
     const int on = 1;
     setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof on);
+    if (reuse_port) setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &on, sizeof on);
     if (bind(fd, ai->ai_addr, ai->ai_addrlen) != 0 || listen(fd, backlog) != 0) {
       error = std::strerror(errno);
       close(fd);
@@ -113,6 +115,21 @@ Parsed<ListenSocket> open_listen_socket(const ListenAddress& address, int backlo
   }
   return Parsed<ListenSocket>::fail("cannot listen on " + address.host + ":" +
                                     std::to_string(address.port) + ": " + error);
+}
+
+Parsed<std::vector<ListenSocket>> open_listen_sockets(ListenAddress address, int backlog,
+                                                      std::size_t count) {
+  std::vector<ListenSocket> sockets;
+  for (std::size_t i = 0; i < count; ++i) {
+    auto sock = open_listen_socket(address, backlog, /*reuse_port=*/true);
+    if (!sock) {
+      for (const ListenSocket& s : sockets) close(s.fd);
+      return Parsed<std::vector<ListenSocket>>::fail(sock.error());
+    }
+    address.port = sock->port;
+    sockets.push_back(*sock);
+  }
+  return Parsed<std::vector<ListenSocket>>::ok(std::move(sockets));
 }
 
 }  // namespace stampede

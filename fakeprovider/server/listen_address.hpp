@@ -2,6 +2,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "parsed.hpp"
 
@@ -26,6 +27,11 @@ struct ListenSocket {
   int fd = -1;
   int port = 0;
 };
-Parsed<ListenSocket> open_listen_socket(const ListenAddress& address, int backlog);
+Parsed<ListenSocket> open_listen_socket(const ListenAddress& address, int backlog,
+                                        bool reuse_port = false);
+// count sockets on one port (SO_REUSEPORT), for as many processes: the kernel spreads the
+// connections among them. Port 0: the first one's.
+Parsed<std::vector<ListenSocket>> open_listen_sockets(ListenAddress address, int backlog,
+                                                      std::size_t count);
 
 }  // namespace stampede

@@ -22,6 +22,7 @@
 #include "rng.hpp"
 #include "scenario_clock.hpp"
 #include "server/adaptive_mutex.hpp"
+#include "server/admitter.hpp"
 #include "store/shared_store.hpp"
 
 namespace stampede {
@@ -39,8 +40,11 @@ namespace stampede {
 // arrivals are settled under the provider's lock again (their rows, their send numbers, the
 // retry record): arrivals are settled in the store's order, the one every replica's are
 // decided in. admit_all asks the store about many arrivals in one round trip.
-class LockedProvider {
+class LockedProvider : public Admitter {
  public:
+  using Admission = stampede::Admission;
+  using Ticket = AdmissionTicket;
+  using Arrival = ProviderArrival;
   struct Options {
     ProviderConfig config;
     double time_scale = 1.0;
@@ -52,30 +56,6 @@ class LockedProvider {
     SharedStore* store = nullptr;
     SendRules send_rules;  // which headers number a send; max_items bounds the counting
   };
-  // Where an arrival was recorded, for what is learnt of it later (note_upstream).
-  struct Ticket {
-    std::size_t thread = 0;
-    std::uint64_t epoch = 0;
-    std::optional<std::size_t> log_row;  // with keep_log
-  };
-  struct Admission {
-    std::int64_t t_ns;  // the time the arrival was decided at, in scenario time
-    Decision decision;
-    std::optional<std::uint64_t> row_version;  // a row request's: the version to send as the ETag
-    Ticket ticket;
-  };
-
-  // One arrival, as admit is given it: admit_all's. The views are the caller's.
-  struct Arrival {
-    std::size_t thread = 0;
-    std::int64_t seen_steady_ns = 0;
-    std::string_view tenant;
-    SendClaim send;
-    std::string_view client_id;
-    RowRequest row;
-    DeclaredTokens tokens;
-  };
-
   explicit LockedProvider(const Options& options);
 
   // thread: the calling server thread's number. seen_steady_ns: when the request's bytes came
@@ -91,17 +71,20 @@ class LockedProvider {
   // the shared store is asked about are asked in one round trip (SharedStore::decide_all).
   // One admission per arrival. What the data plane calls with a store: while one batch is out,
   // the next gathers.
-  std::vector<Admission> admit_all(std::span<const Arrival> arrivals);
-  bool has_store() const { return options_.store != nullptr; }
+  std::vector<Admission> admit_all(std::span<const Arrival> arrivals) override;
+  Admission admit(const Arrival& a) override {
+    return admit(a.thread, a.seen_steady_ns, a.tenant, a.send, a.client_id, a.row, a.tokens);
+  }
+  bool batches() const override { return options_.store != nullptr; }
 
   // Proxy mode: what the upstream answered an admitted arrival (its status, or
   // kUpstreamFailed / kUpstreamTimedOut), counted apart from the provider's own outcomes and
   // written beside its row of the log. Nothing, for an arrival from before the last reset.
-  void note_upstream(const Ticket& ticket, int upstream);
+  void note_upstream(const Ticket& ticket, int upstream) override;
 
   // One network hop of provider.hop_delay, in scenario time, from the provider's own stream of
   // hops. Only with a hop delay configured.
-  std::int64_t draw_hop_ns();
+  std::int64_t draw_hop_ns() override;
 
   // Zero the counters and the log, fresh limiters, the row back at version 0, drop outages
   // started by the admin API, and restart the scenario clock: t = 0 is now (or at at_wall_ns,
@@ -126,9 +109,9 @@ class LockedProvider {
   // sorted after) and the outages: cheap enough for once a second, not for every request.
   LiveSnapshot live_snapshot() const;
 
-  const ScenarioClock& clock() const { return clock_; }
-  const ProviderConfig& config() const { return options_.config; }
-  const SendRules& send_rules() const { return options_.send_rules; }
+  const ScenarioClock& clock() const override { return clock_; }
+  const ProviderConfig& config() const override { return options_.config; }
+  const SendRules& send_rules() const override { return options_.send_rules; }
 
  private:
   struct Recorder {

@@ -1,0 +1,51 @@
+#include "processes/data_plane_workers.hpp"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <iostream>
+
+#include "processes/remote_admitter.hpp"
+
+namespace stampede {
+namespace {
+
+int run_worker(const WorkersConfig& c, std::size_t index, const ListenSocket& socket, int channel) {
+  RemoteAdmitter admitter(channel, index * c.data.threads, c.provider, c.rules, c.time_scale);
+  DataPlaneConfig data = c.data;
+  data.listen_socket = socket;
+  DataPlane plane(data, admitter);
+  if (auto e = plane.start()) {
+    std::cerr << "fakeprovider: worker " << index << ": " << *e << "\n";
+    return 1;
+  }
+  // The owner blocked these before forking: they wait here, as its own do.
+  sigset_t stop_signals;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGINT);
+  sigaddset(&stop_signals, SIGTERM);
+  int signal_number = 0;
+  sigwait(&stop_signals, &signal_number);
+  plane.stop(c.stop_wait_ns);
+  close(channel);
+  return 0;
+}
+
+}  // namespace
+
+Parsed<DataPlaneWorkers> start_data_plane_workers(const WorkersConfig& config) {
+  auto sockets = open_listen_sockets(config.data.listen, config.data.backlog, config.processes);
+  if (!sockets) return Parsed<DataPlaneWorkers>::fail("--listen: " + sockets.error());
+  std::vector<int> fds;
+  for (const ListenSocket& s : *sockets) fds.push_back(s.fd);
+  auto group = WorkerGroup::start(
+      config.processes,
+      [&](std::size_t i, int channel) { return run_worker(config, i, (*sockets)[i], channel); },
+      fds);
+  // The workers hold them now; here they would only keep a closed worker's port open.
+  for (const int fd : fds) close(fd);
+  if (!group) return Parsed<DataPlaneWorkers>::fail(group.error());
+  return Parsed<DataPlaneWorkers>::ok({std::move(*group), sockets->front().port});
+}
+
+}  // namespace stampede

@@ -1,0 +1,65 @@
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "model/provider_policy.hpp"
+#include "model/send_attribution.hpp"
+#include "model/versioned_row.hpp"
+#include "scenario_clock.hpp"
+
+namespace stampede {
+
+// Where an arrival was recorded, for what is learnt of it later (note_upstream).
+struct AdmissionTicket {
+  std::size_t thread = 0;
+  std::uint64_t epoch = 0;
+  std::optional<std::size_t> log_row;  // with keep_log
+};
+
+struct Admission {
+  std::int64_t t_ns;  // the time the arrival was decided at, in scenario time
+  Decision decision;
+  std::optional<std::uint64_t> row_version;  // a row request's: the version to send as the ETag
+  AdmissionTicket ticket;
+};
+
+// One arrival, as the provider is asked about it. The views are the caller's.
+struct ProviderArrival {
+  std::size_t thread = 0;           // the server thread that read it: its recorder
+  std::int64_t seen_steady_ns = 0;  // when its bytes came in (a steady_clock reading)
+  std::string_view tenant;
+  SendClaim send;  // what its headers say of its send number, numbered in decision order
+  std::string_view client_id;  // its client header's key; may be empty
+  RowRequest row;              // occ mode's row request
+  DeclaredTokens tokens;
+};
+
+// What the data plane needs of the provider: its rules, and its decisions. LockedProvider
+// decides in this process; a data-plane worker (fakeprovider --processes) asks the process
+// that owns the provider.
+class Admitter {
+ public:
+  virtual ~Admitter() = default;
+  virtual const ProviderConfig& config() const = 0;
+  virtual const SendRules& send_rules() const = 0;
+  // For its time scale: a worker's clock is not restarted with the provider's.
+  virtual const ScenarioClock& clock() const = 0;
+
+  virtual Admission admit(const ProviderArrival& arrival) = 0;
+  // The arrivals decided one after another, in their order: one admission each.
+  virtual std::vector<Admission> admit_all(std::span<const ProviderArrival> arrivals) = 0;
+  // Each decision costs a round trip (a shared store, another process): the data plane
+  // suspends the requests and asks about those that wait together in one call.
+  virtual bool batches() const = 0;
+  // Proxy mode: what the upstream answered an admitted arrival.
+  virtual void note_upstream(const AdmissionTicket& ticket, int upstream) = 0;
+  // One network hop of provider.hop_delay, in scenario time, from the provider's own stream.
+  virtual std::int64_t draw_hop_ns() = 0;
+};
+
+}  // namespace stampede
