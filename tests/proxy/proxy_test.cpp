@@ -152,36 +152,41 @@ TEST_CASE("refused requests are answered by the provider and never reach the ups
   }
 }
 
-TEST_CASE("the upstream's 429 and 503 pass through unchanged and are counted apart") {
+TEST_CASE(
+    "the upstream's 429 and 503 pass through unchanged and are counted apart, by one "
+    "process or by the one deciding for --processes workers") {
   UpstreamServer up;
   REQUIRE(up.started());
-  RecordingProvider p(in_front_of(up));
-  REQUIRE(p.started());
-  const auto theirs = http(p.data_port(), "GET", "/status/429");
-  CHECK(theirs.status == 429);
-  CHECK(theirs.header("retry-after") == "7");
-  CHECK(theirs.body == "{\"upstream\":\"refused\"}");
-  CHECK(http(p.data_port(), "GET", "/status/503").status == 503);
-  CHECK(http(p.data_port(), "GET", "/bytes/3").status == 200);
-  const json stats = p.stats();
-  CHECK(stats["totals"]["ok"] == 3);  // the provider admitted all three
-  CHECK(stats["totals"]["429"] == 0);
-  CHECK(stats["upstream"]["upstream_429"] == 1);
-  CHECK(stats["upstream"]["upstream_5xx"] == 1);
-  CHECK(stats["upstream"]["upstream_error"] == 0);
-  const json results = json::parse(http(p.admin_port(), "GET", "/admin/results").body);
-  CHECK(results["provider_results"]["upstream"] == stats["upstream"]);
-  const auto metrics = http(p.admin_port(), "GET", "/metrics").body;
-  CHECK(metrics.find("fakeprovider_upstream_answers_total{kind=\"upstream_429\"} 1") !=
-        std::string::npos);
-  REQUIRE(p.stop() == 0);
-  const auto rows = parse_csv(read_file(p.arrivals_path()));
-  REQUIRE(rows.size() == 4);
-  CHECK(rows[0].back() == "upstream");
-  CHECK(rows[1][2] == "200");  // the provider's own decision
-  CHECK(rows[1].back() == "429");
-  CHECK(rows[2].back() == "503");
-  CHECK(rows[3].back() == "200");
+  for (const std::string processes : {"1", "2"}) {
+    CAPTURE(processes);
+    RecordingProvider p(in_front_of(up, {"--processes", processes}));
+    REQUIRE(p.started());
+    const auto theirs = http(p.data_port(), "GET", "/status/429");
+    CHECK(theirs.status == 429);
+    CHECK(theirs.header("retry-after") == "7");
+    CHECK(theirs.body == "{\"upstream\":\"refused\"}");
+    CHECK(http(p.data_port(), "GET", "/status/503").status == 503);
+    CHECK(http(p.data_port(), "GET", "/bytes/3").status == 200);
+    const json stats = p.stats();
+    CHECK(stats["totals"]["ok"] == 3);  // the provider admitted all three
+    CHECK(stats["totals"]["429"] == 0);
+    CHECK(stats["upstream"]["upstream_429"] == 1);
+    CHECK(stats["upstream"]["upstream_5xx"] == 1);
+    CHECK(stats["upstream"]["upstream_error"] == 0);
+    const json results = json::parse(http(p.admin_port(), "GET", "/admin/results").body);
+    CHECK(results["provider_results"]["upstream"] == stats["upstream"]);
+    const auto metrics = http(p.admin_port(), "GET", "/metrics").body;
+    CHECK(metrics.find("fakeprovider_upstream_answers_total{kind=\"upstream_429\"} 1") !=
+          std::string::npos);
+    REQUIRE(p.stop() == 0);
+    const auto rows = parse_csv(read_file(p.arrivals_path()));
+    REQUIRE(rows.size() == 4);
+    CHECK(rows[0].back() == "upstream");
+    CHECK(rows[1][2] == "200");  // the provider's own decision
+    CHECK(rows[1].back() == "429");
+    CHECK(rows[2].back() == "503");
+    CHECK(rows[3].back() == "200");
+  }
 }
 
 TEST_CASE("an event stream is passed on event by event, as the upstream sends it") {
