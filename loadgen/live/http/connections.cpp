@@ -1,5 +1,6 @@
 #include "live/http/connections.hpp"
 
+#include <arpa/inet.h>
 #include <fcntl.h>
 #include <netdb.h>
 #include <netinet/in.h>
@@ -11,6 +12,7 @@
 #include <array>
 #include <cerrno>
 #include <cstring>
+#include <fstream>
 
 #include "scenario_clock.hpp"
 
@@ -55,8 +57,47 @@ Parsed<SocketAddress> numeric_address(const std::string& address, int port) {
   return Parsed<SocketAddress>::ok(a);
 }
 
+std::optional<std::string> bind_source(int fd, std::optional<std::uint32_t> source) {
+  if (!source || *source == 0) return std::nullopt;
+  const int one = 1;
+  setsockopt(fd, IPPROTO_IP, IP_BIND_ADDRESS_NO_PORT, &one, sizeof one);
+  sockaddr_in local{};
+  local.sin_family = AF_INET;
+  local.sin_addr.s_addr = htonl(*source);
+  if (bind(fd, reinterpret_cast<const sockaddr*>(&local), sizeof local) == 0) return std::nullopt;
+  char text[INET_ADDRSTRLEN] = "?";
+  inet_ntop(AF_INET, &local.sin_addr, text, sizeof text);
+  return std::string("bind to source address ") + text + ": " + std::strerror(errno);
+}
+
+PortRange local_port_range() {
+  std::ifstream in("/proc/sys/net/ipv4/ip_local_port_range");
+  std::string text;
+  std::getline(in, text);
+  const auto range = parse_port_range(text);
+  return range ? *range : PortRange{};
+}
+
+std::map<std::string, std::int64_t> count_source_addresses(const std::vector<int>& fds) {
+  std::map<std::string, std::int64_t> counts;
+  for (const int fd : fds) {
+    sockaddr_storage local{};
+    socklen_t len = sizeof local;
+    if (fd < 0 || getsockname(fd, reinterpret_cast<sockaddr*>(&local), &len) != 0) continue;
+    char text[INET6_ADDRSTRLEN] = "?";
+    const void* addr =
+        local.ss_family == AF_INET6
+            ? static_cast<const void*>(&reinterpret_cast<sockaddr_in6*>(&local)->sin6_addr)
+            : static_cast<const void*>(&reinterpret_cast<sockaddr_in*>(&local)->sin_addr);
+    inet_ntop(local.ss_family, addr, text, sizeof text);
+    ++counts[text];
+  }
+  return counts;
+}
+
 Parsed<std::vector<int>> open_connections(const std::string& address, int port, std::size_t count,
-                                          std::int64_t timeout_ns) {
+                                          std::int64_t timeout_ns,
+                                          const std::vector<std::uint32_t>& sources) {
   using Result = Parsed<std::vector<int>>;
   const auto resolved = numeric_address(address, port);
   if (!resolved) return Result::fail(resolved.error());
@@ -84,7 +125,9 @@ Parsed<std::vector<int>> open_connections(const std::string& address, int port, 
       const int fd = socket(family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
       if (fd < 0) return fail(std::string("socket: ") + std::strerror(errno));
       fds.push_back(fd);
+      const auto source = started < sources.size() ? sources[started] : 0u;
       ++started;
+      if (auto e = bind_source(fd, source)) return fail(*e);
       const int one = 1;
       setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
       if (connect(fd, reinterpret_cast<const sockaddr*>(&target), target_len) == 0) {
