@@ -59,16 +59,8 @@ TEST_CASE("fleet workers: each is told its shard, the shared start and the direc
 }
 
 TEST_CASE("fleet workers: a progress report round-trips, and reports add up") {
-  LiveProgress p;
-  p.elapsed_ns = 1'500'000'000;
-  p.sent = 900;
-  p.ok = 100;
-  p.rate_limited = 790;
-  p.server_errors = 4;
-  p.errors = 6;
-  p.in_backoff = 450;
-  p.delivered = 100;
-  p.dead_lettered = 2;
+  // elapsed, sent, 2xx, 429, 5xx, errors, in backoff, delivered, dead-lettered
+  const LiveProgress p{1'500'000'000, 900, 100, 790, 4, 6, 450, 100, 2};
   const std::string line = format_progress_report(p);
   CHECK(line == "1500000000 900 100 790 4 6 450 100 2\n");
   const auto back = parse_progress_report(std::string_view(line).substr(0, line.size() - 1));

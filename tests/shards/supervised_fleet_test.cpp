@@ -20,28 +20,32 @@ using nlohmann::json;
 
 namespace {
 
-// 600 clients, a storm at t=0 into 200 a second in fixed windows: exponential backoff without
-// jitter sends its retry rounds just after a window opens (t=1 s, 3 s), 600, 400 and 200
-// sends, 1,200 requests drained at t=3 s, whichever process sends them.
-const std::string kFleetScenario = R"({
-  "name": "supervised-storm",
-  "provider": {"allowance": "200/s", "limiter": "fixed-window"},
-  "fleet": {"clients": 600, "workload": "storm", "strategy": "exponential", "base": "1s",
-            "cap": "8s", "max_attempts": 0, "seed": 5}
-})";
-
-// The same fleet against 50 a second: rounds at 1, 3, 7, 15 s, long enough to stop midway.
-const std::string kLongScenario = R"({
-  "name": "supervised-long-storm",
-  "provider": {"allowance": "50/s", "limiter": "fixed-window"},
-  "fleet": {"clients": 600, "workload": "storm", "strategy": "exponential", "base": "1s",
-            "cap": "8s", "max_attempts": 0, "seed": 5}
-})";
+// 600 clients, a storm at t=0 into a fixed-window allowance: exponential backoff without
+// jitter sends its retry rounds just after a window opens, whichever process sends them. At
+// 200/s: 600, 400 and 200 sends, 1,200 requests drained at t=3 s; at 50/s rounds at 1, 3, 7
+// and 15 s, long enough to stop midway.
+std::string storm_of_600(int allowance_per_s) {
+  return R"({"name": "supervised-storm", "provider": {"allowance": ")" +
+         std::to_string(allowance_per_s) +
+         R"(/s", "limiter": "fixed-window"}, "fleet": {"clients": 600, "workload": "storm",
+         "strategy": "exponential", "base": "1s", "cap": "8s", "max_attempts": 0, "seed": 5}})";
+}
 
 std::vector<std::string> target_args(const std::string& scenario, const FakeProvider& p) {
   return {"--scenario", scenario,       "--url", p.url(),          "--provider-admin",
           p.admin(),    "--time-scale", "1",     "--max-duration", "60s"};
 }
+
+// A provider and its scenario file in dir.
+struct Target {
+  Target(const TempDir& dir, int allowance_per_s)
+      : scenario((write_file(dir.file("storm.json"), storm_of_600(allowance_per_s)),
+                  dir.file("storm.json"))),
+        provider({"--scenario", scenario, "--time-scale", "1"}) {}
+  std::vector<std::string> args() const { return target_args(scenario, provider); }
+  std::string scenario;
+  FakeProvider provider;
+};
 
 // The supervisor's workers, as /proc lists its children.
 std::vector<pid_t> children_of(pid_t pid) {
@@ -51,25 +55,36 @@ std::vector<pid_t> children_of(pid_t pid) {
   return out;
 }
 
-// Waits until the provider has seen requests: the fleet is sending.
-bool provider_busy(const FakeProvider& p) {
-  return wait_until(
-      [&] {
-        const auto s = p.stats();
-        return s.is_object() && s["requests"].get<std::int64_t>() > 0;
-      },
-      60'000);
-}
+// The long storm run by a supervisor of three workers, started; the test stops it its way.
+struct LongFleet {
+  LongFleet(const TempDir& dir, std::vector<std::string> more)
+      : target(dir, 50), fleet(kLoadgenBin, arguments(dir, std::move(more)), dir, "fleet") {}
+  std::vector<std::string> arguments(const TempDir& dir, std::vector<std::string> more) const {
+    more.insert(more.begin(), {"run", "--quiet", "--processes", "3", "--out", dir.file("r.json")});
+    return with(more, target.args());
+  }
+  // Once the provider has seen requests: the fleet is sending.
+  bool sending() const {
+    return target.provider.started() && wait_until(
+                                            [&] {
+                                              const auto s = target.provider.stats();
+                                              return s.is_object() &&
+                                                     s["requests"].get<std::int64_t>() > 0;
+                                            },
+                                            60'000);
+  }
+  Target target;
+  Process fleet;
+};
 
 }  // namespace
 
 TEST_CASE(
     "acceptance: one run in three worker processes is the simulation and the one-process fleet") {
   TempDir dir;
-  write_file(dir.file("storm.json"), kFleetScenario);
-  FakeProvider provider({"--scenario", dir.file("storm.json"), "--time-scale", "1"});
-  REQUIRE(provider.started());
-  const auto args = target_args(dir.file("storm.json"), provider);
+  const Target target(dir, 200);
+  REQUIRE(target.provider.started());
+  const auto args = target.args();
 
   const Run one = run_loadgen(with(args, {"--processes", "1"}));
   INFO(one.err);
@@ -111,10 +126,9 @@ TEST_CASE(
 
 TEST_CASE("a fleet past --connections-per-source binds further loopback source addresses") {
   TempDir dir;
-  write_file(dir.file("storm.json"), kFleetScenario);
-  FakeProvider provider({"--scenario", dir.file("storm.json"), "--time-scale", "1"});
-  REQUIRE(provider.started());
-  const auto args = target_args(dir.file("storm.json"), provider);
+  const Target target(dir, 200);
+  REQUIRE(target.provider.started());
+  const auto args = target.args();
   for (const char* processes : {"1", "3"}) {
     CAPTURE(processes);
     const Run r =
@@ -135,14 +149,9 @@ TEST_CASE("a fleet past --connections-per-source binds further loopback source a
 
 TEST_CASE("SIGTERM to the supervisor stops every worker and still merges their results") {
   TempDir dir;
-  write_file(dir.file("storm.json"), kLongScenario);
-  FakeProvider provider({"--scenario", dir.file("storm.json"), "--time-scale", "1"});
-  REQUIRE(provider.started());
-  auto args = target_args(dir.file("storm.json"), provider);
-  args.insert(args.begin(), {"run", "--quiet", "--processes", "3", "--out", dir.file("r.json"),
-                             "--dead-letter", dir.file("dead.jsonl")});
-  Process fleet(kLoadgenBin, args, dir, "fleet");
-  REQUIRE(provider_busy(provider));
+  LongFleet run(dir, {"--dead-letter", dir.file("dead.jsonl")});
+  REQUIRE(run.sending());
+  Process& fleet = run.fleet;
   fleet.signal(SIGTERM);
   CHECK(fleet.wait() == 1);  // stopped with items unfinished, as one process would say
   INFO(fleet.err());
@@ -161,14 +170,9 @@ TEST_CASE("SIGTERM to the supervisor stops every worker and still merges their r
 
 TEST_CASE("a worker that dies fails the fleet, named, with what the others sent merged") {
   TempDir dir;
-  write_file(dir.file("storm.json"), kLongScenario);
-  FakeProvider provider({"--scenario", dir.file("storm.json"), "--time-scale", "1"});
-  REQUIRE(provider.started());
-  auto args = target_args(dir.file("storm.json"), provider);
-  args.insert(args.begin(), {"run", "--quiet", "--processes", "3", "--out", dir.file("r.json"),
-                             "--junit", dir.file("junit.xml"), "--assert", "requests > 0"});
-  Process fleet(kLoadgenBin, args, dir, "fleet");
-  REQUIRE(provider_busy(provider));
+  LongFleet run(dir, {"--junit", dir.file("junit.xml"), "--assert", "requests > 0"});
+  REQUIRE(run.sending());
+  Process& fleet = run.fleet;
   const auto workers = children_of(fleet.pid());
   REQUIRE(workers.size() == 3);
   kill(workers[1], SIGKILL);
@@ -185,10 +189,9 @@ TEST_CASE("a worker that dies fails the fleet, named, with what the others sent 
 
 TEST_CASE("the combinations a supervisor refuses: one line, exit 2, before any load") {
   TempDir dir;
-  write_file(dir.file("storm.json"), kFleetScenario);
-  FakeProvider provider({"--scenario", dir.file("storm.json"), "--time-scale", "1"});
-  REQUIRE(provider.started());
-  const auto args = target_args(dir.file("storm.json"), provider);
+  const Target target(dir, 200);
+  REQUIRE(target.provider.started());
+  const auto args = target.args();
   for (const auto& [more, says] : std::vector<std::pair<std::vector<std::string>, std::string>>{
            {{"--processes", "3", "--shard", "0/2"}, "--processes 3: not with --shard"},
            {{"--processes", "3", "--dashboard", "127.0.0.1:0"}, "--dashboard: the fleet runs in 3"},
@@ -200,5 +203,5 @@ TEST_CASE("the combinations a supervisor refuses: one line, exit 2, before any l
     CHECK(r.code == 2);
     CHECK(r.err.find(says) != std::string::npos);
   }
-  CHECK(provider.stats()["requests"] == 0);
+  CHECK(target.provider.stats()["requests"] == 0);
 }
