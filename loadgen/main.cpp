@@ -8,6 +8,7 @@
 
 #include "cli/advise_command.hpp"
 #include "cli/exec_args.hpp"
+#include "cli/fleet_workers.hpp"
 #include "cli/gate_command.hpp"
 #include "cli/merge_command.hpp"
 #include "cli/run_args.hpp"
@@ -49,7 +50,7 @@ struct FlagValue {
   const char* default_text;
 };
 
-constexpr std::array<FlagValue, 34> kFlagValues{{
+constexpr std::array<FlagValue, 36> kFlagValues{{
     {"--scenario", "FILE", ""},
     {"--out", "FILE", ""},
     {"--report", "FILE", ""},
@@ -69,6 +70,8 @@ constexpr std::array<FlagValue, 34> kFlagValues{{
     {"--api-keys-file", "FILE", ""},
     {"--time-scale", "NUMBER", "1"},
     {"--loops", "INT", ""},
+    {"--processes", "INT", ""},
+    {"--connections-per-source", "INT", ""},
     {"--http-client", "auto|native|libcurl", "auto"},
     {"--max-duration", "DURATION", "1h"},
     {"--grace", "DURATION", ""},
@@ -454,8 +457,26 @@ void add_run_engine_flags(CLI::App* run_cmd, RunFlags& run) {
                    "(default 1); other than 1 needs a fakeprovider at the same scale, named by "
                    "--provider-admin, or --allow-time-scale")
       ->group("Run");
-  run_cmd->add_option("--loops", run.loops, "event-loop threads (default: one per core)")
+  run_cmd
+      ->add_option("--loops", run.loops, "event-loop threads (default: one per core; per process)")
       ->group("Run");
+  run_cmd
+      ->add_option("--processes", run.processes,
+                   "run the fleet in N worker processes, shard i/N each, started together and "
+                   "merged as 'loadgen merge' does (default: as many as the open-file hard "
+                   "limit needs, ulimit -Hn: one up to about that many clients); not with --shard")
+      ->check(CLI::Range(std::int64_t{1}, std::int64_t{1'000'000}))
+      ->group("Run");
+  run_cmd
+      ->add_option("--connections-per-source", run.connections_per_source,
+                   "at most N connections from one source address to the target; beyond, "
+                   "clients bind 127.0.0.2, 127.0.0.3, ... (an IPv4 loopback target only). "
+                   "Default: the local port range's size less a tenth "
+                   "(/proc/sys/net/ipv4/ip_local_port_range)")
+      ->check(CLI::Range(std::int64_t{1}, std::int64_t{65535}))
+      ->group("Run");
+  // A supervisor's worker: its files go to DIR, its progress to descriptor 3.
+  run_cmd->add_option(kFleetWorkerFlag, run.fleet_worker)->group("");
   run_cmd
       ->add_option("--http-client", run.http_client,
                    "auto (default): the native HTTP/1.1 client for http://, libcurl for https://; "
@@ -513,10 +534,15 @@ CLI::App* add_run_command(CLI::App& app, RunFlags& run) {
       "Exit codes: 0 every check holds; 1 some failed (an assertion, or 'delivered > 0' unless "
       "--expect-none), or the run was stopped with items unfinished; 2 usage error, or the "
       "fakeprovider runs at another --time-scale, or --provider-admin answers but is not a "
-      "fakeprovider, or --clients exceeds the open-file hard limit (a TLS file that cannot be "
+      "fakeprovider, or one process's clients (--processes 1, or --shard) exceed the open-file "
+      "hard limit, or --processes with --shard or beside --dashboard, or more connections than "
+      "the source addresses can carry to a target that is not 127.x (a TLS file that cannot be "
       "read included); 3 "
       "target unreachable, its certificate not trusted, a client certificate refused or missing "
-      "(all found before any load), or harness failure. --junit says the same.\n"
+      "(all found before any load), harness failure, or a worker process failed. --junit says "
+      "the same.\n"
+      "Beyond what one process may open, the fleet runs in worker processes, shard i/N each, "
+      "merged as 'loadgen merge' does (docs/SHARDING.md, 'One command, many processes').\n"
       "Example:\n  fakeprovider --scenario examples/storm.json --time-scale 0.1 --listen "
       "127.0.0.1:8080 --admin-listen 127.0.0.1:8081 &\n"
       "  loadgen run --scenario examples/storm.json --url http://127.0.0.1:8080/v1/messages "
@@ -692,7 +718,12 @@ int main(int argc, char** argv) {
     return usage_error(parse_error_message(app, e, {argv + 1, argv + argc}));
   }
   if (simulate->parsed()) return simulate_main(sim);
-  if (run_cmd->parsed()) return run_main(run);
+  if (run_cmd->parsed()) {
+    // The workers get run's arguments as given, after `run`.
+    const auto at = std::find(argv + 1, argv + argc, std::string_view("run"));
+    if (at != argv + argc) run.given.assign(at + 1, argv + argc);
+    return run_main(run);
+  }
   if (exec_cmd->parsed()) return exec_main(exec);
   if (report_cmd->parsed()) return run_report_command(rep);
   if (merge_cmd->parsed()) return run_merge_command(merge);

@@ -119,4 +119,11 @@ nlohmann::json provider_section(const TargetUrl& admin, const ProviderStats& sta
   return section;
 }
 
+nlohmann::json shard_provider_section(const TargetUrl& admin, const ProviderStats& stats) {
+  nlohmann::json section = provider_section(admin, stats);
+  section["arrivals_by_outcome"] = stats.by_outcome.to_json(outcome_labels());
+  section["arrivals_by_send"] = stats.by_send.to_json(send_labels());
+  return section;
+}
+
 }  // namespace stampede

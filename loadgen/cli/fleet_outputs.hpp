@@ -67,4 +67,8 @@ std::ostream& summary_stream(const std::string& out_path);
 // The "provider" section: which admin API, and what it counted besides the histograms.
 nlohmann::json provider_section(const TargetUrl& admin, const ProviderStats& stats);
 
+// A shard's: the same with the whole provider's arrival histograms, which `loadgen merge`
+// (and a supervisor) take as the fleet's.
+nlohmann::json shard_provider_section(const TargetUrl& admin, const ProviderStats& stats);
+
 }  // namespace stampede

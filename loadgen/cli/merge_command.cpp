@@ -97,6 +97,25 @@ std::string join(const std::vector<std::int64_t>& v) {
   return s;
 }
 
+// Each process's own figures (memory, CPU) side by side; the connections from each source
+// address add.
+void merge_processes(const std::vector<ShardDoc>& shards, json& live) {
+  json processes = json::array();
+  std::map<std::string, std::int64_t> sources;
+  for (const auto& s : shards) {
+    const auto& l = s.doc->at("live");
+    if (l.contains("processes")) {
+      for (const auto& p : l.at("processes")) processes.push_back(p);
+    }
+    if (l.contains("source_addresses")) {
+      for (const auto& [address, n] : l.at("source_addresses").items())
+        sources[address] += n.get<std::int64_t>();
+    }
+  }
+  if (!processes.empty()) live["processes"] = processes;
+  if (!sources.empty()) live["source_addresses"] = sources;
+}
+
 // Wall-clock figures: CPU and loops add, wall and end are the latest, lateness histograms add.
 json merge_live(const std::vector<ShardDoc>& shards) {
   json live = shards.front().doc->at("live");
@@ -119,6 +138,7 @@ json merge_live(const std::vector<ShardDoc>& shards) {
     if (live["stopped"] == "" && l.value("stopped", "") != "") live["stopped"] = l["stopped"];
   }
   live["send_lateness_ns"] = send_lateness.to_json();
+  merge_processes(shards, live);
   live["send_lateness_p50_ms"] = static_cast<double>(send_lateness.quantile(0.5)) / kNsPerMs;
   live["send_lateness_p99_ms"] = static_cast<double>(send_lateness.quantile(0.99)) / kNsPerMs;
   return live;

@@ -3,6 +3,7 @@
 #include <optional>
 #include <utility>
 
+#include "cli/fleet_workers.hpp"
 #include "enum_table.hpp"
 #include "gate.hpp"
 #include "scenario_clock.hpp"
@@ -104,6 +105,7 @@ void take_shard(const RunArgs& a, const Scenario& s, const EnvLookup& env, RunCo
   }
   if (!a.shard.start_at.empty())
     cmd.start_at_epoch_ns = take("--start-at", parse_start_at(a.shard.start_at), errors);
+  cmd.shard_given = !a.shard.shard.empty() || env("JOB_COMPLETION_INDEX") != nullptr;
 }
 
 // A shard's summary is its own clients' view; the provider's goes to `loadgen merge`.
@@ -169,6 +171,25 @@ void take_outputs(const RunArgs& a, RunCommand& cmd, Errors& errors) {
                     errors);
 }
 
+// A supervisor's worker writes its files into the supervisor's directory, and nothing else:
+// the supervisor merges them, writes the user's files and prints the one summary.
+void take_worker(const RunArgs& a, RunCommand& cmd, Errors& errors) {
+  cmd.processes = a.processes;
+  cmd.connections_per_source = a.connections_per_source;
+  cmd.run_args = a.given;
+  if (a.fleet_worker.empty()) return;
+  if (a.shard.shard.empty()) errors.push_back(std::string(kFleetWorkerFlag) + ": needs --shard");
+  const WorkerFiles files = worker_files(a.fleet_worker, cmd.shard.index);
+  cmd.worker_dir = a.fleet_worker;
+  cmd.out_path = files.results;
+  if (!cmd.dead_letter_path.empty()) cmd.dead_letter_path = files.dead_letters;
+  if (!cmd.attempts_path.empty()) cmd.attempts_path = files.attempts;
+  cmd.junit_path.clear();
+  cmd.report_path.clear();
+  cmd.dashboard.reset();
+  cmd.quiet = true;
+}
+
 }  // namespace
 
 Checked<RunCommand> check_run(const Scenario& scenario, const std::string& scenario_path,
@@ -185,6 +206,7 @@ Checked<RunCommand> check_run(const Scenario& scenario, const std::string& scena
   cmd.options.compensate_latency = !a.no_latency_compensation;
   take_http_client(a, cmd, errors);
   take_outputs(a, cmd, errors);
+  take_worker(a, cmd, errors);
   return checked(std::move(cmd), std::move(errors));
 }
 

@@ -13,11 +13,17 @@
 #include "cli/fleet_dashboard.hpp"
 #include "cli/fleet_live_event.hpp"
 #include "cli/fleet_outputs.hpp"
+#include "cli/fleet_supervisor.hpp"
+#include "cli/fleet_workers.hpp"
 #include "cli/junit_writer.hpp"
 #include "cli/live_comparison.hpp"
+#include "cli/process_usage.hpp"
 #include "cli/progress_line.hpp"
+#include "cli/run_summary.hpp"
 #include "cli/signal_descriptor.hpp"
+#include "cli/worker_progress.hpp"
 #include "gate.hpp"
+#include "live/http/connections.hpp"
 #include "live/probe.hpp"
 #include "live/provider_admin.hpp"
 #include "live_fields.hpp"
@@ -96,13 +102,16 @@ LiveRun drive(LiveEngine& engine, const SignalDescriptor& signals, const RunComm
   DashboardTicker ticker(dashboard, cmd);
   ProgressPrinter progress(!cmd.quiet, isatty(STDERR_FILENO) != 0, cmd.progress_every_ns,
                            ScenarioClock::steady_ns());
+  ProgressReporter reporter(cmd.worker_dir.empty() ? -1 : kWorkerProgressFd,
+                            ScenarioClock::steady_ns());
   LiveProgress before;
   int signals_seen = 0;
   while (true) {
     pollfd fds[2] = {{engine.done_fd(), POLLIN, 0}, {signals.fd(), POLLIN, 0}};
     const auto now_ns = ScenarioClock::steady_ns();
-    const auto wait_ms =
-        std::min(progress.until_due_ns(now_ns), ticker.until_due_ns(now_ns)) / kNsPerMs;
+    const auto wait_ms = std::min({progress.until_due_ns(now_ns), ticker.until_due_ns(now_ns),
+                                   reporter.until_due_ns(now_ns)}) /
+                         kNsPerMs;
     const int n = poll(fds, 2, static_cast<int>(wait_ms) + 1);
     if (n > 0 && (fds[0].revents & POLLIN)) break;
     if (n > 0 && (fds[1].revents & POLLIN)) {
@@ -112,9 +121,10 @@ LiveRun drive(LiveEngine& engine, const SignalDescriptor& signals, const RunComm
       const bool stopped = signals_seen++ > 0 || engine.stopping();
       const std::int64_t grace = stopped ? 0 : cmd.options.grace_ns;
       progress.clear();
-      std::fprintf(stderr, "loadgen: %s: starting no more attempts; %s\n", strsignal(sig),
-                   grace ? "in-flight requests have a short grace (again to abort them)"
-                         : "aborting in-flight requests");
+      if (cmd.worker_dir.empty())  // a worker's supervisor said it
+        std::fprintf(stderr, "loadgen: %s: starting no more attempts; %s\n", strsignal(sig),
+                     grace ? "in-flight requests have a short grace (again to abort them)"
+                           : "aborting in-flight requests");
       engine.stop(grace);
     }
     const auto now = ScenarioClock::steady_ns();
@@ -124,6 +134,7 @@ LiveRun drive(LiveEngine& engine, const SignalDescriptor& signals, const RunComm
       before = p;
     }
     ticker.tick(engine, now);
+    reporter.tick(engine, now);
   }
   progress.clear();
   ticker.tick(engine, ScenarioClock::steady_ns(), true);
@@ -166,6 +177,11 @@ nlohmann::json live_section(const RunCommand& cmd, const LiveRun& run) {
     j["start_at"] = static_cast<double>(*cmd.start_at_epoch_ns) / 1e9;
     j["start_late_s"] = static_cast<double>(run.start_late_ns) / 1e9;
   }
+  if (!run.source_addresses.empty()) j["source_addresses"] = run.source_addresses;
+  nlohmann::json usage = own_process_usage();
+  usage["role"] = "run";
+  usage["shard"] = cmd.shard.index;
+  j["processes"] = nlohmann::json::array({usage});
   return j;
 }
 
@@ -186,11 +202,7 @@ nlohmann::json take_provider_view(const ProviderAdmin& admin, bool sharded, Resu
               << format_duration(stats->bin_ns) << ", not 1s; the summary uses the clients' view\n";
     return section;
   }
-  if (sharded) {
-    section["arrivals_by_outcome"] = stats->by_outcome.to_json(outcome_labels());
-    section["arrivals_by_send"] = stats->by_send.to_json(send_labels());
-    return section;
-  }
+  if (sharded) return shard_provider_section(admin.url(), *stats);
   r.recording.provider_by_outcome = stats->by_outcome;
   r.recording.provider_by_send = stats->by_send;
   r.provider_side = true;
@@ -209,22 +221,29 @@ std::string stopped_by(const RunCommand& cmd, const LiveRun& run) {
   return "--max-duration " + format_duration(cmd.options.max_duration_ns);
 }
 
+std::ostream& null_stream() {
+  static std::ostream none(nullptr);
+  return none;
+}
+
 // The exit code of a finished run and its 'run completed' case, each failure said on stderr.
 struct Judgment {
   int code = kExitOk;
   JunitCase run_case{kRunCase, JunitCase::State::kPassed, {}};
 };
 
+// A worker's verdicts are its shard's: its supervisor says the fleet's.
 Judgment judge(const RunCommand& cmd, const LiveRun& run, const Results& r,
                const std::vector<JunitCase>& cases) {
   Judgment j;
+  std::ostream& say = cmd.worker_dir.empty() ? std::cerr : null_stream();
   for (const auto& c : cases) {
     if (c.state == JunitCase::State::kPassed) continue;
-    std::cerr << "loadgen: " << one_line(c.message) << "\n";
+    say << "loadgen: " << one_line(c.message) << "\n";
     j.code = kExitFailed;
   }
   if (auto stop = stop_failure(stopped_by(cmd, run), run.wall_s, r.recording.unfinished)) {
-    std::cerr << "loadgen: " << *stop << "\n";
+    say << "loadgen: " << *stop << "\n";
     j.run_case = {kRunCase, JunitCase::State::kFailed, *stop};
     j.code = kExitFailed;
   }
@@ -240,7 +259,8 @@ Judgment judge(const RunCommand& cmd, const LiveRun& run, const Results& r,
 
 // What the engine is given beyond the command's options: where the probe found the target,
 // the shard, and when to start.
-LiveOptions engine_options(const RunCommand& cmd, const ProbedTarget& probed) {
+LiveOptions engine_options(const RunCommand& cmd, const ProbedTarget& probed,
+                           const SourcePlan& sources) {
   LiveOptions options = cmd.options;
   // A name is resolved once, here; an address needs no resolving.
   if (probed.address != cmd.request.url.host)
@@ -249,25 +269,57 @@ LiveOptions engine_options(const RunCommand& cmd, const ProbedTarget& probed) {
   options.connect_port = probed.port;
   options.keep_attempts = !cmd.attempts_path.empty();
   options.shard = cmd.shard;
+  options.sources = sources;
   if (cmd.start_at_epoch_ns)
     options.start_steady_ns = ScenarioClock::steady_at_unix(*cmd.start_at_epoch_ns);
   return options;
 }
 
+// How many clients one process may hold connections for; the workers, if more.
+Parsed<std::int64_t> workers_of(const RunCommand& cmd) {
+  if (!cmd.worker_dir.empty()) return Parsed<std::int64_t>::ok(1);
+  return worker_count({cmd.scenario.fleet.clients, descriptor_room(), cmd.processes,
+                       cmd.shard_given, cmd.dashboard.has_value()});
+}
+
+// The clients that connect from this command's processes share its source addresses: a
+// worker's are the whole fleet's (its supervisor's), a shard's its own.
+Parsed<SourcePlan> sources_of(const RunCommand& cmd, const ProbedTarget& probed) {
+  const Shard group = cmd.worker_dir.empty() ? cmd.shard : Shard{};
+  const PortRange range = local_port_range();
+  const std::int64_t per_source = cmd.connections_per_source > 0
+                                      ? cmd.connections_per_source
+                                      : default_connections_per_source(range);
+  auto plan = plan_sources(first_senders_of(cmd.scenario.fleet, group), per_source, probed.address,
+                           group, range);
+  if (!plan)
+    return Parsed<SourcePlan>::fail("--clients " + std::to_string(cmd.scenario.fleet.clients) +
+                                    ": " + plan.error());
+  return plan;
+}
+
 // Found before any load: more clients than this machine lets one process hold connections
 // for (the command's mistake, a usage error that says how to raise the limit), an https
-// target whose certificate or ours fails, a provider at another time scale. The exit code
-// then; the probed target otherwise.
-std::optional<int> preflight(const RunCommand& cmd, std::optional<ProbedTarget>& probed,
+// target whose certificate or ours fails, more connections than source addresses can carry
+// to it, a provider at another time scale. The exit code then; the probed target and the
+// source addresses otherwise. A supervisor (workers > 1) holds no connection itself.
+std::optional<int> preflight(const RunCommand& cmd, std::int64_t workers,
+                             std::optional<ProbedTarget>& probed, SourcePlan& sources,
                              std::optional<ProviderAdmin>& admin) {
-  if (auto error = raise_descriptor_limit(cmd.scenario.fleet.clients))
+  const auto clients = cmd.shard.clients_below(cmd.scenario.fleet.clients);
+  if (auto error = workers > 1 ? std::nullopt : raise_descriptor_limit(clients))
     return refuse(cmd, kExitUsage,
                   "--clients: " + *error +
                       " (ulimit -n N in the shell that starts loadgen; beyond the hard limit "
-                      "as root, LimitNOFILE= in a systemd unit, or docker run --ulimit nofile=N)");
+                      "as root, LimitNOFILE= in a systemd unit, or docker run --ulimit nofile=N; "
+                      "or leave out --shard and --processes 1: loadgen run then spreads the "
+                      "fleet over worker processes)");
   auto target = probe_target(cmd.request.url, cmd.request.tls, kProbeTimeoutMs);
   if (!target) return harness_failure(cmd, target.error());
   probed = *target;
+  auto plan = sources_of(cmd, *probed);
+  if (!plan) return refuse(cmd, kExitUsage, plan.error());
+  sources = *plan;
   if (!cmd.provider_admin) return std::nullopt;
   admin.emplace(*cmd.provider_admin, cmd.provider_admin_token);
   return check_provider_scale(cmd, *admin);
@@ -323,21 +375,6 @@ nlohmann::json simulated_comparison(const RunCommand& cmd, const LiveRun& run, c
   return compare_with_simulation(r, simulated);
 }
 
-void print_summary(const RunCommand& cmd, const LiveRun& run, const Results& r,
-                   const nlohmann::json& comparison) {
-  std::string text = format_terminal_summary(r);
-  text += "\n" + format_comparison(comparison);
-  char buf[256];
-  std::snprintf(buf, sizeof buf,
-                "harness: %u loops (%s), %.2f s user + %.2f s system CPU over %.2f s; send "
-                "lateness (wake plus queue in the client) p50 %.3f ms, p99 %.3f ms\n",
-                run.loops, run.http_client.c_str(), run.cpu_user_s, run.cpu_sys_s, run.wall_s,
-                static_cast<double>(run.send_lateness_ns.quantile(0.5)) / kNsPerMs,
-                static_cast<double>(run.send_lateness_ns.quantile(0.99)) / kNsPerMs);
-  text += buf;
-  summary_stream(cmd.out_path) << text << std::flush;
-}
-
 FleetOutputs outputs_of(const RunCommand& cmd, const LiveRun& run) {
   FleetOutputs outputs{cmd.out_path, cmd.junit_path, cmd.report_path, {}, cmd.quiet};
   if (!cmd.dead_letter_path.empty())
@@ -359,30 +396,33 @@ int finish(const RunCommand& cmd, LiveRun& run, std::optional<ProviderAdmin>& ad
   r.summary = summarize(r.recording, r.scenario.provider, r.provider_side);
   r.verdicts =
       evaluate_gate(cmd.assertions, r, metric_context(r.scenario.provider, r.provider_side));
-  const auto comparison = simulated_comparison(cmd, run, r);
-  if (!cmd.quiet) print_summary(cmd, run, r, comparison);
-  const auto cases = junit_cases(r.verdicts);
-  auto [code, run_case] = judge(cmd, run, r, cases);
   nlohmann::json j = to_json(r);
   j["live"] = live_section(cmd, run);
   if (admin) j["provider"] = provider_section;
-  j["comparison"] = comparison;
+  j["comparison"] = simulated_comparison(cmd, run, r);
+  if (!cmd.quiet) print_run_summary(r, j, cmd.out_path);
+  const auto cases = junit_cases(r.verdicts);
+  auto [code, run_case] = judge(cmd, run, r, cases);
   if (!write_fleet_outputs(r, j, run.wall_s, outputs_of(cmd, run), cases, run_case))
     code = kExitUnreachable;
   return code;
 }
 
 int run_checked(const RunCommand& cmd) {
+  const auto workers = workers_of(cmd);
+  if (!workers) return refuse(cmd, kExitUsage, workers.error());
   std::optional<FleetDashboard> dashboard;
   if (auto e = serve_dashboard(cmd.dashboard, "loadgen run: " + redact_url(cmd.request.url.text),
                                true, dashboard))
     return refuse(cmd, kExitUsage, *e);
   std::optional<ProbedTarget> probed;
+  SourcePlan sources;
   std::optional<ProviderAdmin> admin;
-  if (auto code = preflight(cmd, probed, admin)) return *code;
+  if (auto code = preflight(cmd, *workers, probed, sources, admin)) return *code;
+  if (*workers > 1) return supervise_fleet(cmd, *workers, admin);
   if (auto e = reset_before_start_at(cmd, admin)) return harness_failure(cmd, *e);
   const SignalDescriptor signals;
-  LiveEngine engine(cmd.scenario, cmd.request, engine_options(cmd, *probed));
+  LiveEngine engine(cmd.scenario, cmd.request, engine_options(cmd, *probed, sources));
   if (auto error = start(engine, cmd, admin)) return harness_failure(cmd, *error);
   LiveRun run = drive(engine, signals, cmd, dashboard ? &*dashboard : nullptr);
   return finish(cmd, run, admin);

@@ -32,6 +32,12 @@ struct RunCommand {
   bool quiet = false;
   std::int64_t progress_every_ns = kProgressEveryDefaultNs;  // without a terminal
   std::optional<ListenAddress> dashboard;                    // --dashboard HOST:PORT
+  // Beyond one process: workers. 0: as many as the open-file limit needs (fleet_workers.hpp).
+  std::int64_t processes = 0;
+  bool shard_given = false;                 // --shard, or the Indexed Job's variables
+  std::int64_t connections_per_source = 0;  // 0: from the local port range
+  std::string worker_dir;                   // a supervisor's worker: its files go there
+  std::vector<std::string> run_args;        // as given after `run`, for the workers
 };
 
 // Runs the fleet against the target, prints the summary, writes the files. Returns the exit
@@ -39,6 +45,10 @@ struct RunCommand {
 // item is delivered, or the run was cut short with items unfinished), 2 the fakeprovider runs
 // at another time scale, 3 the target was unreachable or the harness failed. Once the output
 // paths are checked every exit writes the JUnit file (when asked), saying the same.
+// Beyond what one process may hold connections for (or with --processes N), it supervises N
+// worker processes, shards i/N of the fleet started together, and merges their results as
+// `loadgen merge` does: the same files, summary and exit code, a worker's failure exit 3
+// (fleet_supervisor.hpp).
 int run_run_command(const RunCommand& cmd);
 
 }  // namespace stampede

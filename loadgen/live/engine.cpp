@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <limits>
 #include <stdexcept>
 #include <tuple>
 #include <utility>
@@ -40,6 +41,14 @@ std::string_view to_string(StopReason r) {
                                              {StopReason::kSignal, "signal"},
                                              {StopReason::kMaxDuration, "max_duration"}}};
   return enum_name(kNames, r);
+}
+
+std::int64_t descriptor_room(std::int64_t per_each) {
+  rlimit lim{};
+  if (getrlimit(RLIMIT_NOFILE, &lim) != 0 || lim.rlim_max == RLIM_INFINITY)
+    return std::numeric_limits<std::int64_t>::max();
+  return static_cast<std::int64_t>(lim.rlim_max - std::min(lim.rlim_max, kSpareDescriptors)) /
+         per_each;
 }
 
 std::optional<std::string> raise_descriptor_limit(std::int64_t clients, std::int64_t per_each,
@@ -92,8 +101,13 @@ std::optional<std::string> LiveEngine::start(
   if (!opt.connect_address.empty()) {
     // Only clients that get a first item ever send.
     const auto count = static_cast<std::size_t>(first_senders_of(fleet, opt.shard));
-    auto fds = open_connections(opt.connect_address, opt.connect_port, count, kConnectTimeoutNs);
+    std::vector<std::uint32_t> sources;
+    for (std::size_t k = 0; opt.sources.spread() && k < count; ++k)
+      sources.push_back(*source_of(opt.sources, opt.shard.client(static_cast<std::int64_t>(k))));
+    auto fds =
+        open_connections(opt.connect_address, opt.connect_port, count, kConnectTimeoutNs, sources);
     if (!fds) return "cannot open the clients' connections: " + fds.error();
+    if (opt.sources.spread()) source_addresses_ = count_source_addresses(*fds);
     // The loops take them by global client id.
     std::vector<int> by_client(
         count ? static_cast<std::size_t>(opt.shard.client(static_cast<std::int64_t>(count) - 1)) + 1
@@ -172,6 +186,7 @@ LiveRun LiveEngine::finish() {
   run.loops = static_cast<unsigned>(loops_.size());
   if (!loops_.empty()) run.http_client = loops_.front()->transport_name();
   run.start_late_ns = start_late_ns_;
+  run.source_addresses = source_addresses_;
   for (auto& loop : loops_) {
     run.recording.merge(loop->recording);
     run.send_lateness_ns.merge(loop->send_lateness_ns);

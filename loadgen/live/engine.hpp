@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -13,6 +14,7 @@
 #include "live/http/transport_error.hpp"
 #include "live/request.hpp"
 #include "policy/shard.hpp"
+#include "policy/source_addresses.hpp"
 #include "results.hpp"
 #include "scenario.hpp"
 
@@ -45,6 +47,9 @@ struct LiveOptions {
   // Non-zero: t=0 is this steady_clock reading (--start-at), shared by every shard; start
   // waits for it, and a shard past it starts at once, its first sends that late.
   std::int64_t start_steady_ns = 0;
+  // Beyond one source address's local ports: each client's connections (the first, and any
+  // reconnect) bind the address the plan gives it.
+  SourcePlan sources;
 };
 
 // One attempt, as the client saw it. Times in scenario ns except the lateness.
@@ -94,6 +99,9 @@ struct LiveRun {
   double cpu_sys_s = 0;
   unsigned loops = 0;
   std::string http_client;  // "native" or "libcurl"
+  // Spread over source addresses: the connections opened before t=0 from each, as the kernel
+  // bound them; empty otherwise.
+  std::map<std::string, std::int64_t> source_addresses;
 };
 
 class LiveLoop;
@@ -132,6 +140,7 @@ class LiveEngine {
   int done_fd_ = -1;
   std::int64_t start_wall_ns_ = 0;
   std::int64_t start_late_ns_ = 0;
+  std::map<std::string, std::int64_t> source_addresses_;
   double start_cpu_user_s_ = 0;
   double start_cpu_sys_s_ = 0;
 };
@@ -139,6 +148,10 @@ class LiveEngine {
 // Each client holds a connection: raises the soft RLIMIT_NOFILE to what `clients` need.
 // The error says how many descriptors were needed and what the hard limit is. Other holders
 // (loadgen exec's processes: a pipe and a log each) name themselves and what each holds.
+// How many holders of per_each descriptors one process may hold connections for under its
+// hard RLIMIT_NOFILE, after the spare ones raise_descriptor_limit keeps.
+std::int64_t descriptor_room(std::int64_t per_each = 1);
+
 std::optional<std::string> raise_descriptor_limit(std::int64_t clients, std::int64_t per_each = 1,
                                                   std::string_view what = "clients",
                                                   std::string_view holds = "one connection each");

@@ -102,7 +102,8 @@ TEST_CASE("errors: a scenario file with a key twice or a bad expectation is name
                     {"scenario file '" + unmeant + "': expectations:", "peak_ratio"});
 }
 
-TEST_CASE("errors: run with more clients than the open-file hard limit is a usage error") {
+TEST_CASE(
+    "errors: run in one process with more clients than the open-file hard limit is a usage error") {
   rlimit lim{};
   REQUIRE(getrlimit(RLIMIT_NOFILE, &lim) == 0);
   if (lim.rlim_max == RLIM_INFINITY || lim.rlim_max > 100'000'000) {
@@ -112,7 +113,8 @@ TEST_CASE("errors: run with more clients than the open-file hard limit is a usag
   const auto clients = std::to_string(lim.rlim_max + 1);
   // Refused before any connection: the URL is never tried.
   check_usage_error("loadgen",
-                    {"run", "--url", "http://127.0.0.1:1/", "--clients", clients, "--expect-none"},
+                    {"run", "--url", "http://127.0.0.1:1/", "--clients", clients, "--processes",
+                     "1", "--expect-none"},
                     {"--clients", clients + " clients need",
                      "hard limit (ulimit -Hn) is " + std::to_string(lim.rlim_max), "ulimit -n"},
                     {"unreachable", "cannot connect"});

@@ -322,9 +322,10 @@ TEST_CASE("an unreachable target exits 3, bad flags exit 2") {
   rlimit files{};
   getrlimit(RLIMIT_NOFILE, &files);
   if (files.rlim_max < 1'000'000) {
-    // One connection per client: a fleet beyond the hard limit says so before it starts, as
-    // the usage error it is (the target is never tried).
-    r = run_loadgen({"--url", dead_url, "--clients", std::to_string(files.rlim_max)});
+    // One connection per client: a fleet in one process beyond the hard limit says so before
+    // it starts, as the usage error it is (the target is never tried).
+    r = run_loadgen(
+        {"--url", dead_url, "--clients", std::to_string(files.rlim_max), "--processes", "1"});
     CHECK(r.code == 2);
     CHECK(r.err.find("ulimit -Hn") != std::string::npos);
   }

@@ -15,6 +15,7 @@
 
 #include "http/http_response_parser.hpp"
 #include "live/http/answer_headers.hpp"
+#include "live/http/connections.hpp"
 #include "live/http/receive_stamp.hpp"
 #include "live/http/tls_settings.hpp"
 #include "saturating.hpp"
@@ -191,6 +192,7 @@ void CurlTransport::setup_client(CurlClient& cc, LiveClient& c) {
   const auto& r = shared_.request;
   const RequestPlan& plan = plan_of(c);
   cc.client = &c;
+  cc.sources = &shared_.options.sources;
   cc.easy = curl_easy_init();
   if (!cc.easy) throw std::runtime_error("curl_easy_init failed");
   CURL* e = cc.easy;
@@ -257,7 +259,13 @@ curl_socket_t CurlTransport::on_open_socket(void* data, curlsocktype purpose, cu
     }
     close(fd);
   }
-  return socket(a->family, a->socktype | SOCK_CLOEXEC, a->protocol);
+  const int fd = socket(a->family, a->socktype | SOCK_CLOEXEC, a->protocol);
+  // A reconnect binds as the first connection did, or the fleet would run out of ports.
+  if (fd >= 0 && a->family == AF_INET && bind_source(fd, source_of(*cc.sources, c.id))) {
+    close(fd);
+    return CURL_SOCKET_BAD;
+  }
+  return fd;
 }
 
 int CurlTransport::on_socket_options(void* data, curl_socket_t fd, curlsocktype) {

@@ -31,6 +31,7 @@ TransportError transport_error_of(CURLcode code);
 // attempt lines are rewritten before each send without allocating.
 struct CurlClient {
   LiveClient* client = nullptr;
+  const SourcePlan* sources = nullptr;  // the address its sockets bind, by client id
   CURL* easy = nullptr;
   int handed_fd = -1;  // its pre-opened connection, handed over, until libcurl has set it up
   std::vector<curl_slist> header_nodes;

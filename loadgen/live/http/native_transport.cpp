@@ -149,6 +149,12 @@ bool NativeTransport::connect_client(std::uint32_t i) {
     finish(i, TransportError::kRefused, 0);
     return false;
   }
+  // A reconnect binds as the first connection did, or the fleet would run out of ports.
+  if (bind_source(fd, source_of(shared_.options.sources, clients_[i].id))) {
+    close(fd);
+    finish(i, TransportError::kRefused, 0);
+    return false;
+  }
   const int one = 1;
   setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
   conn.phase = Phase::kWriting;

@@ -1,0 +1,416 @@
+#include "cli/fleet_supervisor.hpp"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "cli/exec_plan.hpp"
+#include "cli/fleet_outputs.hpp"
+#include "cli/fleet_workers.hpp"
+#include "cli/junit_writer.hpp"
+#include "cli/merge_command.hpp"
+#include "cli/process_usage.hpp"
+#include "cli/progress_line.hpp"
+#include "cli/run_summary.hpp"
+#include "cli/signal_descriptor.hpp"
+#include "cli/worker_progress.hpp"
+#include "exit_codes.hpp"
+#include "gate.hpp"
+#include "one_line.hpp"
+#include "scenario_clock.hpp"
+
+extern char** environ;
+
+namespace stampede {
+namespace {
+
+using nlohmann::json;
+
+struct FleetWorker {
+  std::int64_t index = 0;
+  WorkerFiles files;
+  pid_t pid = -1;
+  int progress_fd = -1;  // the pipe's read end; -1 once the worker ended
+  LineBuffer lines;
+  LiveProgress latest;
+  std::optional<ProcessEnd> end;
+};
+
+std::string failed_call(const std::string& what) {
+  return what + ": " + std::strerror(errno);
+}
+
+Parsed<std::string> make_worker_dir() {
+  const char* tmp = std::getenv("TMPDIR");
+  std::string path = std::string(tmp && *tmp ? tmp : "/tmp") + "/loadgen-fleet-XXXXXX";
+  if (mkdtemp(path.data()) == nullptr)
+    return Parsed<std::string>::fail(
+        failed_call("cannot make a directory for the workers: " + path));
+  return Parsed<std::string>::ok(path);
+}
+
+// Above the standard descriptors and kWorkerProgressFd: a dup2 onto the progress descriptor
+// then always makes a new one, without close-on-exec.
+int above_progress_fd(int fd) {
+  const int moved = fcntl(fd, F_DUPFD_CLOEXEC, kWorkerProgressFd + 1);
+  close(fd);
+  return moved;
+}
+
+// Starts worker w as this program with args, stdout and stderr into its errors file, its
+// progress on kWorkerProgressFd, in a process group of its own (a terminal's ^C reaches the
+// supervisor, which passes it on once) and with the signal mask loadgen started with.
+std::optional<std::string> spawn_worker(FleetWorker& w, const std::vector<std::string>& args,
+                                        const sigset_t& mask) {
+  int ends[2];
+  if (pipe2(ends, O_CLOEXEC) != 0) return failed_call("pipe");
+  const int read_end = above_progress_fd(ends[0]);
+  const int write_end = above_progress_fd(ends[1]);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, w.files.errors.c_str(),
+                                   O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
+  posix_spawn_file_actions_adddup2(&actions, write_end, kWorkerProgressFd);
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETPGROUP);
+  posix_spawnattr_setsigmask(&attr, &mask);
+  posix_spawnattr_setpgroup(&attr, 0);
+  std::vector<char*> argv{const_cast<char*>("loadgen")};
+  for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  const int rc = posix_spawn(&w.pid, "/proc/self/exe", &actions, &attr, argv.data(), environ);
+  posix_spawnattr_destroy(&attr);
+  posix_spawn_file_actions_destroy(&actions);
+  close(write_end);
+  if (rc != 0) {
+    close(read_end);
+    w.pid = -1;
+    return "cannot start worker " + std::to_string(w.index) + ": " + std::strerror(rc);
+  }
+  fcntl(read_end, F_SETFL, O_NONBLOCK);
+  w.progress_fd = read_end;
+  return std::nullopt;
+}
+
+std::string start_at_text(std::int64_t epoch_ns) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.3f", static_cast<double>(epoch_ns) / 1e9);
+  return buf;
+}
+
+// "worker 1 of 3 (pid 4242)"
+std::string worker_name(const FleetWorker& w, std::size_t count) {
+  return "worker " + std::to_string(w.index) + " of " + std::to_string(count) + " (pid " +
+         std::to_string(w.pid) + ")";
+}
+
+// Its results count when it ran to its verdict (0 or 1); anything else is a failure.
+bool worker_failed(const FleetWorker& w) {
+  return !w.end || !w.end->exited || w.end->exit_code > kExitFailed;
+}
+
+// What the worker said on stderr, each line naming it.
+void relay_errors(const FleetWorker& w, std::size_t count) {
+  std::ifstream in(w.files.errors);
+  const std::string prefix = "loadgen: ";
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind(prefix, 0) == 0) line.erase(0, prefix.size());
+    std::cerr << "loadgen: worker " << w.index << " of " << count << ": " << line << "\n";
+  }
+}
+
+// The workers, from their start to their last exit.
+class Fleet {
+ public:
+  Fleet(const RunCommand& cmd, std::vector<FleetWorker>& workers) : cmd_(cmd), workers_(workers) {}
+
+  // Until every worker ended: signals passed on, progress drawn, a failure stopping the rest.
+  void watch(const SignalDescriptor& signals) {
+    while (running() > 0) {
+      std::vector<pollfd> fds{{signals.fd(), POLLIN, 0}};
+      for (const auto& w : workers_)
+        if (w.progress_fd >= 0) fds.push_back({w.progress_fd, POLLIN, 0});
+      const auto wait_ms =
+          (progress_ ? progress_->until_due_ns(ScenarioClock::steady_ns()) : kNsPerSec) / kNsPerMs +
+          1;
+      if (poll(fds.data(), fds.size(), static_cast<int>(std::min<std::int64_t>(wait_ms, 1000))) <
+              0 &&
+          errno != EINTR)
+        break;
+      if (fds[0].revents & POLLIN) pass_on(signals.take());
+      for (auto& w : workers_) {
+        if (w.progress_fd >= 0) read_progress(w);
+      }
+      draw();
+    }
+    clear_progress();
+  }
+
+ private:
+  void clear_progress() {
+    if (progress_) progress_->clear();
+  }
+
+  std::int64_t running() const {
+    std::int64_t n = 0;
+    for (const auto& w : workers_) n += w.progress_fd >= 0 ? 1 : 0;
+    return n;
+  }
+
+  void pass_on(int sig) {
+    if (sig == 0) return;
+    clear_progress();
+    std::fprintf(stderr,
+                 "loadgen: %s: passed on to the %lld running workers, which start no more "
+                 "attempts; %s\n",
+                 strsignal(sig), static_cast<long long>(running()),
+                 signals_seen_++ == 0
+                     ? "in-flight requests have a short grace (again to abort them)"
+                     : "aborting in-flight requests");
+    signal_running(sig);
+  }
+
+  void signal_running(int sig) {
+    for (const auto& w : workers_) {
+      if (w.progress_fd >= 0) kill(w.pid, sig);
+    }
+  }
+
+  void read_progress(FleetWorker& w) {
+    char buf[4096];
+    while (true) {
+      const ssize_t n = read(w.progress_fd, buf, sizeof buf);
+      if (n > 0) {
+        w.lines.feed(std::string_view(buf, static_cast<std::size_t>(n)), [&](std::string_view l) {
+          if (auto p = parse_progress_report(l)) w.latest = *p;
+        });
+        continue;
+      }
+      if (n < 0 && (errno == EAGAIN || errno == EINTR)) return;
+      reap(w);  // the pipe's end: the worker has exited
+      return;
+    }
+  }
+
+  void reap(FleetWorker& w) {
+    close(w.progress_fd);
+    w.progress_fd = -1;
+    int status = 0;
+    while (waitpid(w.pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    ProcessEnd end;
+    end.exited = WIFEXITED(status);
+    end.exit_code = end.exited ? WEXITSTATUS(status) : 0;
+    end.term_signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+    w.end = end;
+    if (!worker_failed(w) || stopping_ || running() == 0) return;
+    stopping_ = true;
+    clear_progress();
+    std::cerr << "loadgen: " << worker_name(w, workers_.size()) << " failed (" << end_label(end)
+              << "): stopping the other workers\n";
+    signal_running(SIGTERM);
+  }
+
+  // From the first report on: before it the workers are still opening their connections.
+  void draw() {
+    const auto now = ScenarioClock::steady_ns();
+    LiveProgress sum;
+    for (const auto& w : workers_) sum = add_progress(sum, w.latest);
+    if (!progress_ && sum.elapsed_ns > 0)
+      progress_.emplace(!cmd_.quiet, isatty(STDERR_FILENO) != 0, cmd_.progress_every_ns, now);
+    if (!progress_ || !progress_->due(now)) return;
+    progress_->print(format_run_progress(sum, before_, cmd_.options.time_scale), now);
+    before_ = sum;
+  }
+
+  const RunCommand& cmd_;
+  std::vector<FleetWorker>& workers_;
+  std::optional<ProgressPrinter> progress_;
+  LiveProgress before_;
+  bool stopping_ = false;
+  int signals_seen_ = 0;
+};
+
+std::string whole_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// The workers' results documents that were written, by worker.
+std::vector<std::pair<std::string, json>> worker_documents(
+    const std::vector<FleetWorker>& workers) {
+  std::vector<std::pair<std::string, json>> docs;
+  for (const auto& w : workers) {
+    json doc = json::parse(whole_file(w.files.results), nullptr, false);
+    if (!doc.is_discarded() && doc.is_object())
+      docs.emplace_back("worker " + std::to_string(w.index) + "'s results", std::move(doc));
+  }
+  return docs;
+}
+
+// Each worker fetched the provider's stats when it ended, some while others still sent: the
+// supervisor's fetch after the last one ended is the whole fleet's, and merge takes the
+// fullest fetch of an admin URL.
+void fetch_provider_view(std::optional<ProviderAdmin>& admin,
+                         std::vector<std::pair<std::string, json>>& docs) {
+  if (!admin || docs.empty()) return;
+  const auto stats = admin->stats();
+  if (!stats || stats->bin_ns != kNsPerSec) return;  // the workers' own fetches then
+  docs.front().second["provider"] = shard_provider_section(admin->url(), *stats);
+}
+
+// A per-process file of the workers' (dead letters, attempts) as one: each worker's in turn.
+std::string concatenated(const std::vector<FleetWorker>& workers, std::string WorkerFiles::*file) {
+  std::string text;
+  for (const auto& w : workers) text += whole_file(w.files.*file);
+  return text;
+}
+
+FleetOutputs supervisor_outputs(const RunCommand& cmd, const std::vector<FleetWorker>& workers) {
+  FleetOutputs outputs{cmd.out_path, cmd.junit_path, cmd.report_path, {}, cmd.quiet};
+  if (!cmd.dead_letter_path.empty())
+    outputs.files.push_back({"the dead letters", cmd.dead_letter_path,
+                             concatenated(workers, &WorkerFiles::dead_letters)});
+  if (!cmd.attempts_path.empty())
+    outputs.files.push_back(
+        {"the attempts", cmd.attempts_path, concatenated(workers, &WorkerFiles::attempts)});
+  return outputs;
+}
+
+// Every failed worker named on stderr; the exit code they make (0 when none failed): 2 when
+// one found a usage error, else 3.
+int worker_failures(const std::vector<FleetWorker>& workers, std::string& first) {
+  int code = kExitOk;
+  for (const auto& w : workers) {
+    const bool wrote = std::filesystem::exists(w.files.results);
+    if (!worker_failed(w) && wrote) continue;
+    const std::string why = worker_name(w, workers.size()) +
+                            (w.end ? " ended with " + end_label(*w.end) : " never ended") +
+                            (wrote ? "" : ", without results");
+    std::cerr << "loadgen: " << why << "\n";
+    if (first.empty()) first = why;
+    const bool usage = w.end && w.end->exited && w.end->exit_code == kExitUsage;
+    code = std::max(code, usage ? kExitUsage : kExitUnreachable);
+  }
+  return code;
+}
+
+// The merged fleet's verdicts, summary and files; the exit code.
+int finish_merged(const RunCommand& cmd, json merged, const std::vector<FleetWorker>& workers,
+                  int failure_code, const std::string& failure) {
+  json usage = own_process_usage();
+  usage["role"] = "supervisor";
+  merged["live"]["processes"].push_back(usage);
+  const auto results = results_from_json(merged);
+  if (!results) {
+    std::cerr << "loadgen: the merged results do not load: " << results.error() << "\n";
+    return kExitUnreachable;
+  }
+  const Results& r = *results;
+  if (!cmd.quiet) print_run_summary(r, merged, cmd.out_path);
+  const std::string stopped = r.context ? r.context->stopped_by : "";
+  const double wall_s = r.context ? r.context->wall_s : 0;
+  int code = verdict_code(r, stopped, wall_s);
+  JunitCase run_case{kRunCase, JunitCase::State::kPassed, {}};
+  if (auto stop = stop_failure(stopped, wall_s, r.recording.unfinished))
+    run_case = {kRunCase, JunitCase::State::kFailed, *stop};
+  if (failure_code != kExitOk) {
+    code = failure_code;
+    run_case = {kRunCase, JunitCase::State::kError, failure};
+  }
+  if (!write_fleet_outputs(r, merged, wall_s, supervisor_outputs(cmd, workers),
+                           junit_cases(r.verdicts), run_case))
+    code = kExitUnreachable;
+  return code;
+}
+
+// Starts the workers; the error when one cannot be (those started are then stopped).
+std::optional<std::string> start_workers(const RunCommand& cmd, const std::string& dir,
+                                         std::vector<FleetWorker>& workers, const sigset_t& mask) {
+  const auto count = static_cast<std::int64_t>(workers.size());
+  const std::int64_t per_worker = (cmd.scenario.fleet.clients + count - 1) / count;
+  // A --start-at of the user's is in run_args already: the workers take it from there.
+  const std::string start_at =
+      cmd.start_at_epoch_ns
+          ? ""
+          : start_at_text(ScenarioClock::unix_ns() + worker_start_lead_ns(per_worker));
+  for (auto& w : workers) {
+    if (auto e =
+            spawn_worker(w, worker_arguments(cmd.run_args, w.index, count, start_at, dir), mask)) {
+      for (auto& started : workers) {
+        if (started.pid > 0) kill(started.pid, SIGKILL);
+      }
+      return e;
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+int supervise_fleet(const RunCommand& cmd, std::int64_t count,
+                    std::optional<ProviderAdmin>& admin) {
+  const auto dir = make_worker_dir();
+  if (!dir) {
+    std::cerr << "loadgen: " << dir.error() << "\n";
+    write_junit_error(cmd.junit_path, cmd.scenario.name, dir.error(), cmd.quiet);
+    return kExitUnreachable;
+  }
+  if (!cmd.quiet)
+    std::cerr << "loadgen: " << cmd.scenario.fleet.clients << " clients in " << count
+              << " worker processes (shard i/" << count << " each)\n";
+  std::vector<FleetWorker> workers(static_cast<std::size_t>(count));
+  for (std::int64_t i = 0; i < count; ++i) {
+    workers[static_cast<std::size_t>(i)].index = i;
+    workers[static_cast<std::size_t>(i)].files = worker_files(*dir, i);
+  }
+  const SignalDescriptor signals;
+  if (auto e = start_workers(cmd, *dir, workers, signals.previous_mask())) {
+    std::cerr << "loadgen: " << *e << "\n";
+    write_junit_error(cmd.junit_path, cmd.scenario.name, *e, cmd.quiet);
+    return kExitUnreachable;
+  }
+  Fleet(cmd, workers).watch(signals);
+  for (const auto& w : workers) relay_errors(w, workers.size());
+  std::string failure;
+  const int failure_code = worker_failures(workers, failure);
+  auto docs = worker_documents(workers);
+  fetch_provider_view(admin, docs);
+  const bool missing = docs.size() < workers.size();
+  auto merged =
+      docs.empty() ? Parsed<json>::fail("no worker wrote results") : merge_results(docs, missing);
+  int code = kExitUnreachable;
+  if (merged) {
+    code = finish_merged(cmd, *merged, workers, failure_code, failure);
+  } else {
+    const std::string why = "cannot merge the workers' results: " + merged.error();
+    std::cerr << "loadgen: " << one_line(why) << "\n";
+    write_junit_error(cmd.junit_path, cmd.scenario.name, failure.empty() ? why : failure,
+                      cmd.quiet);
+    code = std::max(failure_code, kExitUnreachable);
+  }
+  if (failure_code == kExitOk && merged) {
+    std::error_code ignored;
+    std::filesystem::remove_all(*dir, ignored);
+  } else {
+    std::cerr << "loadgen: the workers' files are kept in " << *dir << "\n";
+  }
+  return code;
+}
+
+}  // namespace stampede

@@ -1,0 +1,48 @@
+#include "cli/run_summary.hpp"
+
+#include <cstdio>
+
+#include "cli/fleet_outputs.hpp"
+#include "cli/live_comparison.hpp"
+#include "terminal_summary.hpp"
+
+namespace stampede {
+
+std::string format_harness_line(const nlohmann::json& live) {
+  char buf[256];
+  std::snprintf(buf, sizeof buf,
+                "harness: %lld loops (%s), %.2f s user + %.2f s system CPU over %.2f s; send "
+                "lateness (wake plus queue in the client) p50 %.3f ms, p99 %.3f ms\n",
+                static_cast<long long>(live.value("loops", 0)),
+                live.value("http_client", std::string()).c_str(), live.value("cpu_user_s", 0.0),
+                live.value("cpu_sys_s", 0.0), live.value("wall_s", 0.0),
+                live.value("send_lateness_p50_ms", 0.0), live.value("send_lateness_p99_ms", 0.0));
+  return buf;
+}
+
+std::string format_processes_line(const nlohmann::json& live) {
+  if (!live.contains("processes")) return "";
+  std::string runs, supervisor;
+  for (const auto& p : live.at("processes")) {
+    char mib[32];
+    std::snprintf(mib, sizeof mib, "%.1f MiB",
+                  static_cast<double>(p.value("max_rss_kib", std::int64_t{0})) / 1024);
+    if (p.value("role", "") == "supervisor") {
+      supervisor = std::string("; supervisor ") + mib;
+    } else {
+      runs += (runs.empty() ? "" : ", ") + std::string("shard ") +
+              std::to_string(p.value("shard", std::int64_t{0})) + " " + mib;
+    }
+  }
+  return "memory: peak RSS " + runs + supervisor + "\n";
+}
+
+void print_run_summary(const Results& r, const nlohmann::json& doc, const std::string& out_path) {
+  std::string text = format_terminal_summary(r);
+  if (doc.contains("comparison")) text += "\n" + format_comparison(doc.at("comparison"));
+  text += format_harness_line(doc.at("live"));
+  text += format_processes_line(doc.at("live"));
+  summary_stream(out_path) << text << std::flush;
+}
+
+}  // namespace stampede

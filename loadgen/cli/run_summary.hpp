@@ -1,0 +1,25 @@
+#pragma once
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "results.hpp"
+
+namespace stampede {
+
+// The summary `loadgen run` prints, one process's run or its workers' merged: taken from the
+// results document, so that both say the same from the same figures.
+
+// "harness: 2 loops (native), ... send lateness p50 ..., p99 ...", from the live section.
+std::string format_harness_line(const nlohmann::json& live);
+
+// "memory: peak RSS shard 0 181.2 MiB, ...; supervisor 9.1 MiB", from live.processes; empty
+// when there is none.
+std::string format_processes_line(const nlohmann::json& live);
+
+// The terminal summary, the comparison (if the document has one) and the harness's lines,
+// where the summary goes (stdout, or stderr when the results go to stdout).
+void print_run_summary(const Results& r, const nlohmann::json& doc, const std::string& out_path);
+
+}  // namespace stampede

@@ -1,0 +1,86 @@
+#include <doctest/doctest.h>
+
+#include "cli/fleet_workers.hpp"
+#include "cli/worker_progress.hpp"
+
+using namespace stampede;
+
+TEST_CASE("fleet workers: as many as the open-file limit needs, or as asked") {
+  struct Row {
+    std::int64_t clients, room, requested;
+    bool shard_given, dashboard;
+    std::int64_t workers;  // 0: an error
+    const char* error;     // a part of it
+  };
+  for (const Row row : {
+           Row{10000, 19936, 0, false, false, 1, ""},
+           Row{19936, 19936, 0, false, false, 1, ""},
+           Row{19937, 19936, 0, false, false, 2, ""},
+           Row{50000, 19936, 0, false, false, 3, ""},
+           Row{600, 19936, 3, false, false, 3, ""},  // forced, for tests and spreading CPU
+           Row{600, 19936, 1, false, false, 1, ""},
+           Row{50000, 19936, 1, false, false, 1, ""},  // the descriptor check speaks
+           Row{50000, 19936, 2, false, false, 0, "give --processes 3 or more"},
+           Row{600, 19936, 601, false, false, 0, "more processes than the 600 clients"},
+           // A user's shard is one process; the descriptor check then speaks for it.
+           Row{50000, 19936, 0, true, false, 1, ""},
+           Row{600, 19936, 3, true, false, 0, "not with --shard"},
+           Row{600, 19936, 3, false, true, 0, "--dashboard"},
+           Row{50000, 19936, 0, false, true, 0, "--dashboard"},
+           Row{600, 19936, 0, false, true, 1, ""},
+       }) {
+    CAPTURE(row.clients);
+    CAPTURE(row.requested);
+    const auto n =
+        worker_count({row.clients, row.room, row.requested, row.shard_given, row.dashboard});
+    if (row.workers == 0) {
+      REQUIRE_FALSE(n);
+      CHECK(n.error().find(row.error) != std::string::npos);
+    } else {
+      REQUIRE(n);
+      CHECK(*n == row.workers);
+    }
+  }
+}
+
+TEST_CASE("fleet workers: each is told its shard, the shared start and the directory") {
+  const std::vector<std::string> given{"--clients", "600", "--out", "fleet.json"};
+  CHECK(worker_arguments(given, 1, 3, "1767225600.250", "/tmp/d") ==
+        std::vector<std::string>{"run", "--shard", "1/3", "--fleet-worker", "/tmp/d", "--start-at",
+                                 "1767225600.250", "--clients", "600", "--out", "fleet.json"});
+  // The user's --start-at is among the arguments already.
+  CHECK(worker_arguments(given, 0, 2, "", "/tmp/d") ==
+        std::vector<std::string>{"run", "--shard", "0/2", "--fleet-worker", "/tmp/d", "--clients",
+                                 "600", "--out", "fleet.json"});
+  const auto files = worker_files("/tmp/d", 2);
+  CHECK(files.results == "/tmp/d/worker-2.json");
+  CHECK(files.dead_letters == "/tmp/d/worker-2.dead-letters.jsonl");
+  CHECK(worker_start_lead_ns(0) < worker_start_lead_ns(20000));
+}
+
+TEST_CASE("fleet workers: a progress report round-trips, and reports add up") {
+  // elapsed, sent, 2xx, 429, 5xx, errors, in backoff, delivered, dead-lettered
+  const LiveProgress p{1'500'000'000, 900, 100, 790, 4, 6, 450, 100, 2};
+  const std::string line = format_progress_report(p);
+  CHECK(line == "1500000000 900 100 790 4 6 450 100 2\n");
+  const auto back = parse_progress_report(std::string_view(line).substr(0, line.size() - 1));
+  REQUIRE(back);
+  CHECK(format_progress_report(*back) == line);
+  CHECK_FALSE(parse_progress_report("1 2 3"));
+  CHECK_FALSE(parse_progress_report("1 2 3 4 5 6 7 8 9 10"));
+  CHECK_FALSE(parse_progress_report("x 2 3 4 5 6 7 8 9"));
+
+  LiveProgress q = p;
+  q.elapsed_ns = 2'000'000'000;
+  const auto sum = add_progress(p, q);
+  CHECK(sum.elapsed_ns == 2'000'000'000);
+  CHECK(sum.sent == 1800);
+  CHECK(sum.dead_lettered == 4);
+
+  std::vector<std::string> lines;
+  LineBuffer buffer;
+  const auto keep = [&](std::string_view l) { lines.emplace_back(l); };
+  buffer.feed("1 2\n3", keep);
+  buffer.feed(" 4\n", keep);
+  CHECK(lines == std::vector<std::string>{"1 2", "3 4"});
+}
