@@ -12,18 +12,28 @@ import asyncio
 import collections
 import json
 import resource
+import socket
 import sys
 
 PORT, COUNT, SOURCE = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
 OPENING_AT_ONCE = 500  # the provider's listen backlog is not flooded
 ANSWER_TIMEOUT_S = 120
+# Linux's IP_BIND_ADDRESS_NO_PORT: the source address is bound now, the port only at connect,
+# per destination. Without it bind() takes a local port for good, from every address's range.
+IP_BIND_ADDRESS_NO_PORT = 24
 
 
 async def connect(gate, held, errors):
     async with gate:
+        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        sock.setsockopt(socket.IPPROTO_IP, IP_BIND_ADDRESS_NO_PORT, 1)
+        sock.setblocking(False)
         try:
-            held.append(await asyncio.open_connection("127.0.0.1", PORT, local_addr=(SOURCE, 0)))
+            sock.bind((SOURCE, 0))
+            await asyncio.get_running_loop().sock_connect(sock, ("127.0.0.1", PORT))
+            held.append(await asyncio.open_connection(sock=sock))
         except OSError as e:
+            sock.close()
             errors[e.strerror or str(e)] += 1
 
 
