@@ -10,12 +10,12 @@
 #include <utility>
 
 #include "duration.hpp"
-#include "html_report.hpp"
 #include "json_text.hpp"
 #include "live_page.hpp"
 #include "scenario_clock.hpp"
 #include "server/bounded_server.hpp"
 #include "server/constant_time.hpp"
+#include "server/report_download.hpp"
 
 namespace stampede {
 namespace {
@@ -259,10 +259,8 @@ void AdminApi::send_report(httplib::Response& res) {
     return error_reply(res, 503, "too many stats documents are being sent at once; retry");
   }
   const HeldDocument turn(documents_);
-  const auto results = results_from_json(provider_.results_json());
-  if (!results) return error_reply(res, 500, "the provider's results: " + results.error());
-  res.set_header("Content-Disposition", "attachment; filename=\"fakeprovider-report.html\"");
-  res.set_content(render_report({*results}, {"fakeprovider"}), "text/html; charset=utf-8");
+  send_report_download(res, results_from_json(provider_.results_json()), "fakeprovider",
+                       "fakeprovider-report.html");
 }
 
 // One stream's place in the feed; its slot is given back when the answer is done with it.

@@ -15,6 +15,7 @@
 #include "browser_support.hpp"
 #include "report_test_support.hpp"
 #include "support/fake_provider.hpp"
+#include "support/loadgen_run.hpp"
 #include "support/process.hpp"
 #include "support/temp_dir.hpp"
 
@@ -151,17 +152,9 @@ TEST_CASE("a real browser watches fakeprovider's /dashboard during a live run" *
   check_screenshot(reader.png(), "STAMPEDE_DASHBOARD_PNG");
 }
 
-// The dashboard's URL, which loadgen says on stderr before any load (a safety bound, not a
-// threshold).
-std::string dashboard_url(Process& loadgen) {
-  std::string url;
-  for (int i = 0; i < 600 && url.empty() && loadgen.running(); ++i) {
-    const auto err = loadgen.err();
-    if (const auto at = err.find("loadgen: dashboard on "); at != std::string::npos) {
-      url = err.substr(at + 22, err.find('\n', at) - at - 22);
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
+// The dashboard's URL, which loadgen says on stderr before any load.
+std::string fleet_dashboard_url(Process& loadgen) {
+  const auto url = dashboard_url(loadgen);
   REQUIRE(url.starts_with("http://127.0.0.1:"));
   REQUIRE(url.ends_with("/dashboard"));
   return url;
@@ -174,7 +167,7 @@ TEST_CASE("a real browser watches loadgen run --dashboard, the fleet's view, dur
   FakeProvider provider({"--allowance", "20/s", "--outage", "3s-5s:503"});
   REQUIRE(provider.started());
   const auto run = steady_storm(dir, provider, {"--dashboard", "127.0.0.1:0"});
-  DashboardReader reader(dir, dashboard_url(*run));
+  DashboardReader reader(dir, fleet_dashboard_url(*run));
   read_then_stop(reader, *run);  // the run's end ends the stream
   check_dashboard(reader.readings(), false);
   check_screenshot(reader.png(), "STAMPEDE_FLEET_DASHBOARD_PNG");
@@ -212,7 +205,7 @@ TEST_CASE("a real browser watches loadgen exec --dashboard: the provider's view 
                 "{url}"},
                dir, "loadgen");
   REQUIRE(exec.started());
-  DashboardReader reader(dir, dashboard_url(exec));
+  DashboardReader reader(dir, fleet_dashboard_url(exec));
   read_then_stop(reader, exec);
   check_dashboard(reader.readings(), true);
   check_screenshot(reader.png(), "STAMPEDE_EXEC_DASHBOARD_PNG");
