@@ -158,6 +158,15 @@ void AdminApi::add_routes() {
           [this](const httplib::Request&, httplib::Response& res) { send_results(res); });
   svr.Get("/admin/live",
           [this](const httplib::Request&, httplib::Response& res) { send_live(res); });
+  svr.Get("/admin/live/stats", [this](const httplib::Request&, httplib::Response& res) {
+    const auto u = feed_.usage();
+    json_reply(res, 200,
+               {{"streams", u.streams},
+                {"max_streams", LiveFeed::kMaxStreams},
+                {"kept_events", u.kept_events},
+                {"max_kept_events", LiveFeed::kKept},
+                {"kept_bytes", u.kept_bytes}});
+  });
   svr.Get("/dashboard", [this](const httplib::Request& req, httplib::Response& res) {
     send_dashboard(req, res);
   });
