@@ -1,6 +1,7 @@
 #pragma once
 
-// What the browser tests share: headless Chromium and the checker of its screenshots.
+// What the browser tests share: headless Chromium and Firefox, and the checker of their
+// screenshots.
 
 #include <string>
 #include <vector>
@@ -24,6 +25,18 @@ inline std::string chromium() {
 
 inline bool browser_missing() {
   return chromium().empty() || support::find_program("python3").empty();
+}
+
+// Debian's package is `firefox-esr`, driven over its own Marionette protocol (no geckodriver).
+inline std::string firefox() {
+  for (const char* name : {"firefox-esr", "firefox"}) {
+    if (auto path = support::find_program(name); !path.empty()) return path;
+  }
+  return "";
+}
+
+inline bool firefox_missing() {
+  return firefox().empty() || support::find_program("python3").empty();
 }
 
 // tests/report/png_stats.py on a screenshot: its size, distinct colours, and where each of
