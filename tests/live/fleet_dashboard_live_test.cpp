@@ -40,6 +40,13 @@ std::optional<nlohmann::json> event_where(EventStream& stream, int events,
   return std::nullopt;
 }
 
+// The port of the dashboard a running loadgen says it serves.
+int dashboard_port_of(Process& loadgen) {
+  const auto url = dashboard_url(loadgen);
+  REQUIRE_MESSAGE(url.starts_with("http://127.0.0.1:"), loadgen.err());
+  return dashboard_port(url);
+}
+
 // A page's save: the report, a file to keep, with its charts and no script of its own.
 void check_saved_report(int port, const std::string& filename) {
   const auto report = http(port, "GET", "/dashboard/report");
@@ -88,9 +95,7 @@ TEST_CASE("loadgen run --dashboard: retries by send, wake lateness, the provider
                "127.0.0.1:0"},
               dir, "loadgen", kNoProxyForLoopback);
   REQUIRE(run.started());
-  const auto url = dashboard_url(run);
-  REQUIRE_MESSAGE(url.starts_with("http://127.0.0.1:"), run.err());
-  const int port = dashboard_port(url);
+  const int port = dashboard_port_of(run);
 
   const auto page = http(port, "GET", "/dashboard");
   REQUIRE(page.status == 200);
@@ -137,9 +142,7 @@ TEST_CASE("loadgen exec --dashboard: save answers the report of the provider's r
        "{url}"},
       dir, "loadgen", kNoProxyForLoopback);
   REQUIRE(exec.started());
-  const auto url = dashboard_url(exec);
-  REQUIRE_MESSAGE(url.starts_with("http://127.0.0.1:"), exec.err());
-  const int port = dashboard_port(url);
+  const int port = dashboard_port_of(exec);
   EventStream stream(port, "/live");
   REQUIRE(stream.head().status == 200);
   REQUIRE(event_where(stream, 60, [](const nlohmann::json& e) { return e.at("requests") > 0; }));

@@ -3,6 +3,7 @@
 // What the browser tests share: headless Chromium and Firefox, and the checker of their
 // screenshots.
 
+#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -15,12 +16,17 @@
 
 namespace report_test {
 
-// Debian's package is `chromium`; the tests skip, saying so, where it is missing.
-inline std::string chromium() {
-  for (const char* name : {"chromium", "chromium-browser"}) {
+// The first of these programs on the PATH; "" if none is.
+inline std::string first_program(std::initializer_list<const char*> names) {
+  for (const char* name : names) {
     if (auto path = support::find_program(name); !path.empty()) return path;
   }
   return "";
+}
+
+// Debian's package is `chromium`; the tests skip, saying so, where it is missing.
+inline std::string chromium() {
+  return first_program({"chromium", "chromium-browser"});
 }
 
 inline bool browser_missing() {
@@ -29,10 +35,7 @@ inline bool browser_missing() {
 
 // Debian's package is `firefox-esr`, driven over its own Marionette protocol (no geckodriver).
 inline std::string firefox() {
-  for (const char* name : {"firefox-esr", "firefox"}) {
-    if (auto path = support::find_program(name); !path.empty()) return path;
-  }
-  return "";
+  return first_program({"firefox-esr", "firefox"});
 }
 
 inline bool firefox_missing() {
