@@ -72,6 +72,8 @@ class DashboardReader {
              "1280", "1000", url, png_, reading, kSomeRequests, "4", "shot", kStreamEnded},
             dir, "reader") {}
 
+  // What the reader said on stderr: why it failed, if it did.
+  std::string said() const { return reader_.err(); }
   // Once the screenshot is taken (mid-storm: the test then ends the stream); false if the
   // reader failed first.
   bool shot() {
@@ -162,7 +164,7 @@ std::unique_ptr<Process> steady_storm(const TempDir& dir, const FakeProvider& pr
 // Reads the page while `load` runs, then stops it with SIGINT, which ends the stream (or lets
 // the caller end it), and checks what the page showed.
 void read_then_stop(DashboardReader& reader, Process& load) {
-  REQUIRE(reader.shot());
+  REQUIRE_MESSAGE(reader.shot(), reader.said());
   load.signal(SIGINT);
   CHECK(load.wait() >= 0);  // it stopped itself, gracefully
 }

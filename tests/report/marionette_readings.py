@@ -18,7 +18,9 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import page_readings  # noqa: E402
 
-TIMEOUT_S = 60
+# Each of the start, the session and the load: a loaded machine (CI's parallel tests) starts a
+# browser slowly.
+TIMEOUT_S = 120
 # Marionette on a port of the kernel's choosing (written to MarionetteActivePort), and nothing
 # of Firefox's own that would reach for the network.
 PREFS = {
@@ -119,7 +121,9 @@ def main():
     firefox, profile, width, height, url, png, expression = sys.argv[1:8]
     browser = Firefox(firefox, profile, width, height)
     try:
+        browser.deadline = time.monotonic() + TIMEOUT_S
         browser.send("WebDriver:NewSession", {"capabilities": {}})
+        browser.deadline = time.monotonic() + TIMEOUT_S
         browser.send("WebDriver:Navigate", {"url": url})  # returns once the page has loaded
         readings = page_readings.take(browser, expression, sys.argv[8:], png)
     finally:
