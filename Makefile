@@ -16,11 +16,12 @@ BUILD_PACKAGES := cmake g++ pkg-config dpkg-dev libcurl4-openssl-dev libssl-dev 
 # dpkg-shlibdeps) names these.
 RUNTIME_PACKAGES := libcurl4 libssl3 libcpp-httplib0.11 libmicrohttpd12 libhiredis0.14
 # What only our own tests need: doctest; curl, nginx (over https, with certificates openssl
-# makes) and real client libraries as peers; chromium to render a report; python3 (+yaml) for
+# makes) and real client libraries as peers; chromium to render a report and, with firefox-esr,
+# to watch the live dashboard; python3 (+yaml) for
 # the report checks; clang-format for fmt-check; redis-server for replicas sharing one
 # allowance; debootstrap for the package test's bare Debian 12; ccache and mold for faster
 # rebuilds and links.
-TEST_PACKAGES := doctest-dev curl nginx openssl chromium python3 python3-yaml python3-requests \
+TEST_PACKAGES := doctest-dev curl nginx openssl chromium firefox-esr python3 python3-yaml python3-requests \
                  python3-urllib3 python3-tenacity clang-format redis-server debootstrap ccache mold
 # `make fuzz` only: clang and its libFuzzer runtime.
 FUZZ_PACKAGES := clang libclang-rt-dev

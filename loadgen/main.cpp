@@ -297,8 +297,9 @@ void add_exec_flags(CLI::App& exec_cmd, ExecFlags& a) {
        "at a stop, how long a process has between SIGTERM and SIGKILL (default 2s)",
        "serve the live dashboard here, e.g. 127.0.0.1:9090 (port 0: any free one): a page at "
        "http://HOST:PORT/dashboard that draws, each second from the release, the provider's "
-       "arrivals by outcome and by send number and the processes' ends; the URL is printed on "
-       "stderr. A bad address or a port in use is refused before any process starts"});
+       "arrivals by outcome and by send number and the processes' ends, and whose save link "
+       "downloads the report of the provider's results so far; the URL is printed on stderr. A "
+       "bad address or a port in use is refused before any process starts"});
   exec_cmd.get_option("--provider-admin")->required();
   one_value_each_time(*exec_cmd.get_option("--assert"));
   exec_cmd
@@ -511,8 +512,10 @@ CLI::App* add_run_command(CLI::App& app, RunFlags& run) {
        "(default 2s, or that if shorter); a signal after a stop ends them at once",
        "serve the live dashboard here, e.g. 127.0.0.1:9090 (port 0: any free one): a page at "
        "http://HOST:PORT/dashboard that draws, each second, the answers the fleet's clients "
-       "read by outcome and its items; the URL is printed on stderr. A bad address or a port "
-       "in use is refused before any load"});
+       "read by outcome, their sends by send number, its items and its wake lateness, and "
+       "with --provider-admin the provider's arrivals beside them; its save link downloads "
+       "the report of the results so far. The URL is printed on stderr. A bad address or a "
+       "port in use is refused before any load"});
   run_cmd
       ->add_option("--attempts-out", run.attempts_out,
                    "write every attempt as JSON lines (intended, sent, answered, status)")

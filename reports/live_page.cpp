@@ -212,16 +212,46 @@ constexpr const char* kScript = R"JS(
       figure("items-seen", "items and clients counted", fmt(e.items_seen)) +
       figure("since-reset", "since the last reset", fmt(e.clock_ns / 1e9) + " s");
   }
+  // The provider's view beside the fleet's (loadgen run --provider-admin): its own bins, on
+  // the fleet's axes' limits and outages; or why it is not there.
+  function drawProvider(e) {
+    var p = e.provider, seen = !!p && !p.error;
+    $("provider-status").textContent = !p ? "Not read: give loadgen run --provider-admin to see it." :
+      p.error ? "Could not be read: " + p.error : "As its GET /admin/stats said at its scenario time " +
+      fmt(p.clock_ns / 1e9) + " s.";
+    $("provider-view").hidden = !seen;
+    if (!seen) return;
+    $("provider-figures").innerHTML = figure("provider-requests", "requests", fmt(p.requests)) +
+      figure("provider-admitted", "admitted", fmt(p.admitted)) +
+      figure("provider-refused", "refused", fmt(p.refused));
+    var frame = {bin_ms: p.bin_ms, allowance: e.allowance, capacity: e.capacity, outages: e.outages};
+    var unit = "arrivals/s at the provider";
+    $("provider-arrivals-chart").innerHTML = stacked(p.arrivals_by_outcome.counts, C.outcomes, frame,
+      unit, "the provider's arrivals per second by outcome");
+    $("provider-waves-chart").innerHTML = stacked(p.arrivals_by_send.counts, C.sends, frame, unit,
+      "the provider's arrivals per second by send number");
+  }
+  function drawLateness(l) {
+    var ms = function (v) { return l && l.sends > 0 ? fmt(v) + " ms" : "-"; };
+    $("lateness-p50").textContent = ms(l && l.p50_ms);
+    $("lateness-p99").textContent = ms(l && l.p99_ms);
+    $("lateness-max").textContent = ms(l && l.max_ms);
+  }
   function draw(e) {
     var unit = C.fleet ? "client answers/s" : "arrivals/s at the provider";
     $("requests").textContent = fmt(e.requests);
     $("more-figures").innerHTML = figures(e);
     $("arrivals-chart").innerHTML = stacked(bins.out, C.outcomes, e, unit, "per second by outcome");
-    if (C.fleet) return;
+    $("waves-chart").innerHTML = stacked(bins.send, C.sends, e, C.fleet ? "client sends/s" : unit,
+      "per second by send number");
+    if (C.fleet) {
+      drawLateness(e.lateness);
+      drawProvider(e);
+      return;
+    }
     $("lockstep").textContent = !e.lockstep ? "-" : e.lockstep.retries > 0 ? fmt(e.lockstep.share) :
       "no retries yet";
     $("tenants").hidden = e.top_tenants.length === 0;
-    $("waves-chart").innerHTML = stacked(bins.send, C.sends, e, unit, "per second by send number");
     $("tenant-rows").innerHTML = e.top_tenants.map(function (t) {
       return "<tr><td class=\"key\">" + esc(t.tenant === "" ? "(no key)" : t.tenant) +
         '</td><td class="num">' + fmt(t.requests) + '</td><td class="num">' +
@@ -269,14 +299,31 @@ std::string provider_sections() {
          "id=\"tenant-rows\"></tbody></table></section>\n";
 }
 
+// The fleet's own view (its clients' answers and sends, its loops' lateness), and beside it
+// the provider's when loadgen reads it.
 std::string fleet_sections() {
-  return "<div class=\"one\">" +
+  return "<section id=\"lateness\"><h2>Wake lateness</h2><p class=\"note\">How late the "
+         "fleet's loops woke for a send past its intended time, over every send so far: the "
+         "harness's own precision, not the target's.</p><div class=\"figures\"><div>p50<b "
+         "id=\"lateness-p50\">-</b></div><div>p99<b id=\"lateness-p99\">-</b></div><div>max<b "
+         "id=\"lateness-max\">-</b></div></div></section>\n<div class=\"two\">" +
          chart_section("arrivals", "Answers per second, by outcome",
-                       "What this fleet's clients read each second, against the declared "
-                       "allowance; the scenario's outages shaded. The provider's view, and the "
-                       "sends by send number, are in the report at the end.",
+                       "What this fleet's clients read, by the second they sent in, against the "
+                       "declared allowance; the scenario's outages shaded.",
                        outcome_layers()) +
-         "</div>\n";
+         chart_section("waves", "Sends per second, by send number",
+                       "The fleet's first sends, first retries, second retries ...: each retry "
+                       "as the client sent it.",
+                       send_layers()) +
+         "</div>\n<section id=\"provider\"><h2>The provider's view</h2><p class=\"note\" "
+         "id=\"provider-status\">Waiting for the first event.</p><div id=\"provider-view\" "
+         "hidden=\"\"><div class=\"figures\" id=\"provider-figures\"></div><div "
+         "class=\"two\">" +
+         chart_section("provider-arrivals", "Its arrivals per second, by outcome",
+                       "Every client it saw, this fleet's and any other's.", outcome_layers()) +
+         chart_section("provider-waves", "Its arrivals per second, by send number",
+                       "As the requests' X-Attempt numbered them.", send_layers()) +
+         "</div></div></section>\n";
 }
 
 std::string render_live_page(const LivePage& page) {

@@ -10,12 +10,12 @@
 #include <utility>
 
 #include "duration.hpp"
-#include "html_report.hpp"
 #include "json_text.hpp"
 #include "live_page.hpp"
 #include "scenario_clock.hpp"
 #include "server/bounded_server.hpp"
 #include "server/constant_time.hpp"
+#include "server/report_download.hpp"
 
 namespace stampede {
 namespace {
@@ -158,6 +158,15 @@ void AdminApi::add_routes() {
           [this](const httplib::Request&, httplib::Response& res) { send_results(res); });
   svr.Get("/admin/live",
           [this](const httplib::Request&, httplib::Response& res) { send_live(res); });
+  svr.Get("/admin/live/stats", [this](const httplib::Request&, httplib::Response& res) {
+    const auto u = feed_.usage();
+    json_reply(res, 200,
+               {{"streams", u.streams},
+                {"max_streams", LiveFeed::kMaxStreams},
+                {"kept_events", u.kept_events},
+                {"max_kept_events", LiveFeed::kKept},
+                {"kept_bytes", u.kept_bytes}});
+  });
   svr.Get("/dashboard", [this](const httplib::Request& req, httplib::Response& res) {
     send_dashboard(req, res);
   });
@@ -259,10 +268,8 @@ void AdminApi::send_report(httplib::Response& res) {
     return error_reply(res, 503, "too many stats documents are being sent at once; retry");
   }
   const HeldDocument turn(documents_);
-  const auto results = results_from_json(provider_.results_json());
-  if (!results) return error_reply(res, 500, "the provider's results: " + results.error());
-  res.set_header("Content-Disposition", "attachment; filename=\"fakeprovider-report.html\"");
-  res.set_content(render_report({*results}, {"fakeprovider"}), "text/html; charset=utf-8");
+  send_report_download(res, results_from_json(provider_.results_json()), "fakeprovider",
+                       "fakeprovider-report.html");
 }
 
 // One stream's place in the feed; its slot is given back when the answer is done with it.

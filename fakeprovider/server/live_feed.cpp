@@ -56,7 +56,9 @@ void LiveFeed::publish_locked() {
   ++seq_;
   kept_.push_back(
       std::make_shared<const std::string>(live_sse_message(live_event(now, from, seq_), seq_)));
+  kept_bytes_ += kept_.back()->size();
   if (kept_.size() > kKept) {
+    kept_bytes_ -= kept_.front()->size();
     kept_.pop_front();
     ++kept_seq_;
   }
@@ -79,9 +81,15 @@ std::optional<LiveFeed::Subscription> LiveFeed::subscribe() {
     last_ = read_();
     ++seq_;
     kept_.clear();
+    kept_bytes_ = 0;
     kept_seq_ = seq_ + 1;
   }
   return Subscription{full_event_locked(), seq_ + 1};
+}
+
+LiveFeed::Usage LiveFeed::usage() const {
+  const std::lock_guard lock(mu_);
+  return {streams_, kept_.size(), kept_bytes_};
 }
 
 void LiveFeed::unsubscribe() {

@@ -45,6 +45,15 @@ class LiveFeed {
   std::optional<Subscription> subscribe();
   void unsubscribe();
 
+  // What the feed holds for its streams (GET /admin/live/stats): the events kept and their
+  // bytes, which stay under kKept events however many streams stall.
+  struct Usage {
+    std::size_t streams = 0;
+    std::size_t kept_events = 0;
+    std::size_t kept_bytes = 0;
+  };
+  Usage usage() const;
+
   enum class Next { kEvent, kNothingYet, kBehind, kStopped };
   // Event number seq into event, waiting up to wait_ns for it to be made.
   Next next(std::uint64_t seq, std::shared_ptr<const std::string>& event, std::int64_t wait_ns);
@@ -58,9 +67,10 @@ class LiveFeed {
 
   Read read_;
   std::int64_t period_ns_;
-  std::mutex mu_;
+  mutable std::mutex mu_;
   std::condition_variable cv_;
   std::deque<std::shared_ptr<const std::string>> kept_;  // events kept_seq_.. in order
+  std::size_t kept_bytes_ = 0;                           // their sizes' sum
   std::uint64_t kept_seq_ = 1;                           // the number of kept_.front()
   std::optional<LiveSnapshot> last_;                     // what the last event was made from
   std::uint64_t seq_ = 0;                                // the last event's number

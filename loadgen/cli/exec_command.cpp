@@ -412,6 +412,12 @@ bool take_provider_results(const ProviderAdmin& admin, nlohmann::json& section, 
   return true;
 }
 
+// The provider's own results document, read as a run's results.
+Parsed<Results> provider_results(const ProviderAdmin& admin) {
+  const auto doc = admin.results_json();
+  return doc ? results_from_json(*doc) : Parsed<Results>::fail(doc.error());
+}
+
 // Found before any process starts: CMD, the machine's limits, the provider, the target, the
 // logs folder. The exit code then; the program's path otherwise.
 std::optional<int> preflight(const ExecCommand& cmd, const ProviderAdmin& admin,
@@ -564,10 +570,14 @@ int finish(const ExecCommand& cmd, const FleetRun& run, const ProviderAdmin& adm
 
 int run_checked(const ExecCommand& cmd) {
   const std::int64_t start_ns = ScenarioClock::steady_ns();
+  const ProviderAdmin admin(cmd.provider_admin, cmd.provider_admin_token);
   std::optional<FleetDashboard> dashboard;
   if (auto e = serve_dashboard(cmd.dashboard, "loadgen exec: " + cmd.command, false, dashboard))
     return fail(cmd, kExitUsage, *e);
-  const ProviderAdmin admin(cmd.provider_admin, cmd.provider_admin_token);
+  // The page's save: the processes' outcomes are known only at their ends, the provider's
+  // counts of them all along (it is reset at the release), so the report so far is of the
+  // provider's own results document, as its own dashboard saves it.
+  if (dashboard) dashboard->set_results_source([&admin] { return provider_results(admin); });
   std::string program;
   if (auto code = preflight(cmd, admin, program)) return *code;
   const SignalDescriptor signals({SIGINT, SIGTERM, SIGCHLD});

@@ -4,8 +4,10 @@
 #include <iostream>
 #include <utility>
 
+#include "html_report.hpp"
 #include "live_page.hpp"
 #include "server/bounded_server.hpp"
+#include "server/report_download.hpp"
 
 namespace stampede {
 namespace {
@@ -31,10 +33,12 @@ std::optional<std::string> FleetDashboard::start(const ListenAddress& at) {
   svr.set_keep_alive_timeout(2);
   svr.Get("/dashboard", [this](const httplib::Request&, httplib::Response& res) {
     res.set_header("Cache-Control", "no-store");
-    res.set_content(render_live_page({title_, "/live", clients_view_, ""}),
+    res.set_content(render_live_page({title_, "/live", clients_view_, "/dashboard/report"}),
                     "text/html; charset=utf-8");
   });
   svr.Get("/live", [this](const httplib::Request&, httplib::Response& res) { send_stream(res); });
+  svr.Get("/dashboard/report",
+          [this](const httplib::Request&, httplib::Response& res) { send_report(res); });
   const auto bound = svr.bind(at);
   if (!bound) return bound.error();
   url_ = at.url(*bound) + "/dashboard";
@@ -49,6 +53,24 @@ void FleetDashboard::publish(std::string message) {
     ++seq_;
   }
   cv_.notify_all();
+}
+
+void FleetDashboard::set_results_source(ResultsSource source) {
+  const std::lock_guard lock(results_mu_);
+  results_ = std::move(source);
+}
+
+void FleetDashboard::send_report(httplib::Response& res) {
+  const std::lock_guard lock(results_mu_);
+  if (!results_) {
+    res.status = 503;
+    res.set_header("Retry-After", "1");
+    res.set_content("the run has no results to save yet\n", "text/plain");
+    return;
+  }
+  const auto results = results_();
+  send_report_download(res, results, results ? default_label(*results) : "",
+                       clients_view_ ? "loadgen-run-report.html" : "loadgen-exec-report.html");
 }
 
 void FleetDashboard::stop() {

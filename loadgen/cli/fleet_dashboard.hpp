@@ -2,11 +2,14 @@
 
 #include <condition_variable>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
 
+#include "parsed.hpp"
+#include "results.hpp"
 #include "server/listen_address.hpp"
 
 namespace httplib {
@@ -40,11 +43,17 @@ class FleetDashboard {
   const std::string& url() const { return url_; }
   // The next event, as the stream sends it (sse_message's form).
   void publish(std::string message);
+  // The page's "save" (GET /dashboard/report): the results so far, or why there are none, as
+  // the command makes them; called on the server's thread, one save at a time. Until one is
+  // set, or once it is cleared (nullptr, before what it reads is gone), save answers 503.
+  using ResultsSource = std::function<Parsed<Results>()>;
+  void set_results_source(ResultsSource source);
   // Ends the streams (the pages say so, keeping their last picture) and the server.
   void stop();
 
  private:
   void send_stream(httplib::Response& res);
+  void send_report(httplib::Response& res);
   // The newest event after seq, waiting a while for one; none when stopping or none came.
   std::shared_ptr<const std::string> newer_than(std::uint64_t& seq);
 
@@ -58,6 +67,8 @@ class FleetDashboard {
   std::uint64_t seq_ = 0;
   std::size_t streams_ = 0;
   bool stopping_ = false;
+  std::mutex results_mu_;  // held while the source is called, so clearing it waits for a save
+  ResultsSource results_;
 };
 
 // --dashboard's server for a fleet command, before anything else (a port in use is refused

@@ -4,57 +4,44 @@
 
 #include "live_fields.hpp"
 #include "outcome.hpp"
-#include "results.hpp"
 
 namespace stampede {
 
 using json = nlohmann::json;
 
-void FleetLiveBins::add(const LiveProgress& now) {
-  // Read between the two snapshots: binned at the first, as a second's answers are at its start.
-  const auto t_ns = std::llround(static_cast<double>(last_.elapsed_ns) / time_scale_);
-  // The progress counts answers in four kinds: each goes to the label its layer draws.
-  const std::pair<std::int64_t LiveProgress::*, Outcome> kinds[] = {
-      {&LiveProgress::ok, Outcome::kOk},
-      {&LiveProgress::rate_limited, Outcome::kRateLimited},
-      {&LiveProgress::server_errors, Outcome::kServerError},
-      {&LiveProgress::errors, Outcome::kConnectError}};
-  for (const auto& [count, outcome] : kinds) {
-    const std::int64_t answered = now.*count - last_.*count;
-    if (answered > 0) by_outcome_.add(t_ns, static_cast<std::size_t>(outcome), answered);
-  }
-  last_ = now;
-}
-
 namespace {
+
+// Admitted and every other answer, over all the bins.
+std::pair<std::int64_t, std::int64_t> admitted_and_refused(const BinnedCounts& by_outcome) {
+  std::int64_t admitted = 0, all = 0;
+  for (std::size_t b = 0; b < by_outcome.bins(); ++b) {
+    admitted += by_outcome.at(b, static_cast<std::size_t>(Outcome::kOk));
+    all += by_outcome.bin_total(b);
+  }
+  return {admitted, all - admitted};
+}
 
 // What both fleet commands' events hold, of the shape /admin/live's are.
 struct FleetEvent {
   std::int64_t clock_ns;
   const BinnedCounts& by_outcome;
-  const BinnedCounts* by_send;  // none: the sends' numbers are not known live
+  const BinnedCounts& by_send;
   std::int64_t requests;
   json fleet;
 };
 
 json fleet_event(const FleetEvent& f, std::uint64_t seq, const std::optional<Rate>& allowance,
                  const std::vector<OutageWindow>& outages) {
-  std::int64_t admitted = 0, all = 0;
-  for (std::size_t b = 0; b < f.by_outcome.bins(); ++b) {
-    admitted += f.by_outcome.at(b, static_cast<std::size_t>(Outcome::kOk));
-    all += f.by_outcome.bin_total(b);
-  }
-  const json by_send = f.by_send ? f.by_send->to_json(send_labels())
-                                 : json{{"labels", send_labels()}, {"counts", json::array()}};
+  const auto [admitted, refused] = admitted_and_refused(f.by_outcome);
   return {{"seq", seq},
           {"clock_ns", f.clock_ns},
           {"bin_ms", f.by_outcome.bin_ns() / kNsPerMs},
           {"from_bin", 0},
           {"arrivals_by_outcome", f.by_outcome.to_json(outcome_labels())},
-          {"arrivals_by_send", by_send},
+          {"arrivals_by_send", f.by_send.to_json(send_labels())},
           {"requests", f.requests},
           {"admitted", admitted},
-          {"refused", all - admitted},
+          {"refused", refused},
           {"fleet", f.fleet},
           {"top_tenants", json::array()},
           {"lockstep", nullptr},
@@ -63,21 +50,48 @@ json fleet_event(const FleetEvent& f, std::uint64_t seq, const std::optional<Rat
           {"outages", live_outages_json(outages)}};
 }
 
+double ms(std::int64_t ns) {
+  return static_cast<double>(ns) / kNsPerMs;
+}
+
 }  // namespace
 
-json FleetLiveBins::event(std::uint64_t seq, const std::optional<Rate>& allowance,
-                          const std::vector<OutageWindow>& outages) const {
-  const LiveProgress& p = last_;
+json wake_lateness_json(const LogHistogram& lateness_ns) {
+  return {{"sends", lateness_ns.count()},
+          {"p50_ms", ms(lateness_ns.quantile(0.5))},
+          {"p99_ms", ms(lateness_ns.quantile(0.99))},
+          {"max_ms", ms(lateness_ns.max())}};
+}
+
+json provider_view_json(const Parsed<ProviderStats>& stats) {
+  if (!stats) return {{"error", stats.error()}};
+  const auto [admitted, refused] = admitted_and_refused(stats->by_outcome);
+  return {{"clock_ns", stats->clock_ns},
+          {"bin_ms", stats->bin_ns / kNsPerMs},
+          {"requests", stats->requests},
+          {"admitted", admitted},
+          {"refused", refused},
+          {"arrivals_by_outcome", stats->by_outcome.to_json(outcome_labels())},
+          {"arrivals_by_send", stats->by_send.to_json(send_labels())}};
+}
+
+json run_live_event(const RunLiveView& view, std::uint64_t seq,
+                    const std::optional<Rate>& allowance,
+                    const std::vector<OutageWindow>& outages) {
+  const LiveProgress& p = view.progress;
   const std::int64_t answered = p.ok + p.rate_limited + p.server_errors + p.errors;
-  return fleet_event({std::llround(static_cast<double>(p.elapsed_ns) / time_scale_),
-                      by_outcome_,
-                      nullptr,
-                      p.sent,
-                      {{"delivered", p.delivered},
-                       {"dead_lettered", p.dead_lettered},
-                       {"in_backoff", p.in_backoff},
-                       {"in_flight", p.sent - answered}}},
-                     seq, allowance, outages);
+  json e = fleet_event({std::llround(static_cast<double>(p.elapsed_ns) / view.time_scale),
+                        view.recording.client_by_outcome,
+                        view.recording.client_by_send_number,
+                        p.sent,
+                        {{"delivered", p.delivered},
+                         {"dead_lettered", p.dead_lettered},
+                         {"in_backoff", p.in_backoff},
+                         {"in_flight", p.sent - answered}}},
+                       seq, allowance, outages);
+  e["lateness"] = wake_lateness_json(view.recording.lateness_ns);
+  e["provider"] = view.provider ? provider_view_json(*view.provider) : json(nullptr);
+  return e;
 }
 
 json exec_live_event(const ProviderStats& stats, const ExecProgress& progress, std::uint64_t seq,
@@ -85,7 +99,7 @@ json exec_live_event(const ProviderStats& stats, const ExecProgress& progress, s
                      const std::vector<OutageWindow>& outages) {
   return fleet_event({stats.clock_ns,
                       stats.by_outcome,
-                      &stats.by_send,
+                      stats.by_send,
                       stats.requests,
                       {{"delivered", progress.delivered},
                        {"dead_lettered", progress.dead_lettered},

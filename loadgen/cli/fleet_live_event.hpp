@@ -6,39 +6,43 @@
 
 #include <nlohmann/json.hpp>
 
-#include "binned_counts.hpp"
 #include "cli/progress_line.hpp"
 #include "live/engine.hpp"
 #include "live/provider_admin.hpp"
+#include "parsed.hpp"
 #include "rate.hpp"
+#include "results.hpp"
 #include "scenario.hpp"
 
 namespace stampede {
 
-// The fleet's side of the live dashboard (loadgen run --dashboard): the run's progress
-// snapshots, taken once a second, as events of the shape fakeprovider's /admin/live sends
-// (docs/ADMIN_API.md), which the same page draws: the answers the clients read, per second
-// by outcome, and the fleet's items. Pure: the caller takes the snapshots. Every event holds
-// every bin (from_bin 0), no tenants and no lockstep.
-class FleetLiveBins {
- public:
-  explicit FleetLiveBins(double time_scale) : time_scale_(time_scale) {}
+// The fleet's side of the live dashboard (loadgen run/exec --dashboard): events of the shape
+// fakeprovider's /admin/live sends (docs/ADMIN_API.md), which the same page draws. Pure: the
+// caller reads the run. Every event holds every bin (from_bin 0), no tenants, no lockstep.
 
-  // The answers read since the last snapshot, in the bin of its scenario time (snapshots a
-  // second apart: each second's answers in its own bin).
-  void add(const LiveProgress& now);
-  const BinnedCounts& by_outcome() const { return by_outcome_; }
-
-  // Every bin so far (from_bin 0) and the fleet's figures. allowance and outages: the
-  // scenario's, as the report draws them.
-  nlohmann::json event(std::uint64_t seq, const std::optional<Rate>& allowance,
-                       const std::vector<OutageWindow>& outages) const;
-
- private:
-  double time_scale_;
-  LiveProgress last_;
-  BinnedCounts by_outcome_{1'000'000'000, kOutcomeCount};
+// What loadgen run's event is made of, once a second.
+struct RunLiveView {
+  // The clients' recording so far (LiveEngine::recording_so_far): their answers by outcome
+  // and their sends by send number, binned at the send as the report bins them, and the
+  // loops' wake lateness.
+  const Recording& recording;
+  const LiveProgress& progress;  // the items' counts, now
+  double time_scale = 1;
+  // --provider-admin's stats as last read, or why not; none without the flag or before the
+  // first reading.
+  const std::optional<Parsed<ProviderStats>>& provider;
 };
+
+nlohmann::json run_live_event(const RunLiveView& view, std::uint64_t seq,
+                              const std::optional<Rate>& allowance,
+                              const std::vector<OutageWindow>& outages);
+
+// The provider's view in a fleet's event: its arrivals per second by outcome and by send
+// number, its totals; or {"error": why} when it could not be read.
+nlohmann::json provider_view_json(const Parsed<ProviderStats>& stats);
+
+// How late the loops woke for their sends, so far: {"sends", "p50_ms", "p99_ms", "max_ms"}.
+nlohmann::json wake_lateness_json(const LogHistogram& lateness_ns);
 
 // loadgen exec --dashboard: the provider's counts (every arrival there is the fleet's: exec
 // resets it at the release) and the processes' ends, as the progress line counts them.

@@ -11,7 +11,6 @@
 
 #include "cli/attempt_log.hpp"
 #include "cli/fleet_dashboard.hpp"
-#include "cli/fleet_live_event.hpp"
 #include "cli/fleet_outputs.hpp"
 #include "cli/fleet_supervisor.hpp"
 #include "cli/fleet_workers.hpp"
@@ -19,6 +18,7 @@
 #include "cli/live_comparison.hpp"
 #include "cli/process_usage.hpp"
 #include "cli/progress_line.hpp"
+#include "cli/run_dashboard.hpp"
 #include "cli/run_summary.hpp"
 #include "cli/signal_descriptor.hpp"
 #include "cli/worker_progress.hpp"
@@ -26,7 +26,6 @@
 #include "live/http/connections.hpp"
 #include "live/probe.hpp"
 #include "live/provider_admin.hpp"
-#include "live_fields.hpp"
 #include "one_line.hpp"
 #include "output_path.hpp"
 #include "report_format.hpp"
@@ -70,36 +69,9 @@ std::optional<int> check_provider_scale(const RunCommand& cmd, const ProviderAdm
                     "; give both the same");
 }
 
-// --dashboard's events: the fleet's progress once a wall second.
-class DashboardTicker {
- public:
-  DashboardTicker(FleetDashboard* dashboard, const RunCommand& cmd)
-      : dashboard_(dashboard), cmd_(cmd), bins_(cmd.options.time_scale) {}
-  std::int64_t until_due_ns(std::int64_t now_ns) const {
-    return dashboard_ ? std::max<std::int64_t>(0, next_ns_ - now_ns) : kNsPerSec;
-  }
-  void tick(const LiveEngine& engine, std::int64_t now_ns, bool last = false) {
-    if (!dashboard_ || (now_ns < next_ns_ && !last)) return;
-    bins_.add(engine.progress());
-    const auto& provider = cmd_.scenario.provider;
-    ++seq_;
-    dashboard_->publish(
-        live_sse_message(bins_.event(seq_, provider.allowance, provider.outages), seq_));
-    next_ns_ = now_ns + kNsPerSec;
-  }
-
- private:
-  FleetDashboard* dashboard_;
-  const RunCommand& cmd_;
-  FleetLiveBins bins_;
-  std::int64_t next_ns_ = 0;
-  std::uint64_t seq_ = 0;
-};
-
 // Runs the engine until it finishes, a signal stops it, or --max-duration does.
 LiveRun drive(LiveEngine& engine, const SignalDescriptor& signals, const RunCommand& cmd,
-              FleetDashboard* dashboard) {
-  DashboardTicker ticker(dashboard, cmd);
+              RunDashboard& ticker) {
   ProgressPrinter progress(!cmd.quiet, isatty(STDERR_FILENO) != 0, cmd.progress_every_ns,
                            ScenarioClock::steady_ns());
   ProgressReporter reporter(cmd.worker_dir.empty() ? -1 : kWorkerProgressFd,
@@ -133,11 +105,11 @@ LiveRun drive(LiveEngine& engine, const SignalDescriptor& signals, const RunComm
       progress.print(format_run_progress(p, before, cmd.options.time_scale), now);
       before = p;
     }
-    ticker.tick(engine, now);
+    ticker.tick(now);
     reporter.tick(engine, now);
   }
   progress.clear();
-  ticker.tick(engine, ScenarioClock::steady_ns(), true);
+  ticker.tick(ScenarioClock::steady_ns(), true);
   return engine.finish();
 }
 
@@ -185,6 +157,13 @@ nlohmann::json live_section(const RunCommand& cmd, const LiveRun& run) {
   return j;
 }
 
+// The provider's arrival histograms as the results' own.
+void adopt_provider_bins(const ProviderStats& stats, Results& r) {
+  r.recording.provider_by_outcome = stats.by_outcome;
+  r.recording.provider_by_send = stats.by_send;
+  r.provider_side = true;
+}
+
 // The provider's own arrival histograms replace the clients' view when it has them in
 // one-second bins (the summary's peak is per second). A shard's provider saw the whole fleet,
 // not the shard: its histograms go into the section for `loadgen merge`, and the shard's
@@ -203,9 +182,7 @@ nlohmann::json take_provider_view(const ProviderAdmin& admin, bool sharded, Resu
     return section;
   }
   if (sharded) return shard_provider_section(admin.url(), *stats);
-  r.recording.provider_by_outcome = stats->by_outcome;
-  r.recording.provider_by_send = stats->by_send;
-  r.provider_side = true;
+  adopt_provider_bins(*stats, r);
   if (stats->requests != r.recording.requests) {
     std::cerr << "loadgen: warning: the provider recorded " << stats->requests
               << " requests, the clients sent " << r.recording.requests << "\n";
@@ -365,6 +342,21 @@ Results clients_results(const RunCommand& cmd, LiveRun& run, double start_late_s
   return r;
 }
 
+// The dashboard's save: the results of the clients' recording so far, as finish() makes them
+// but for the verdicts, the comparison and the warnings; the provider's bins as last read
+// where finish() would take them.
+Results results_so_far(const RunCommand& cmd, Recording recording, double wall_s,
+                       const std::optional<Parsed<ProviderStats>>& provider) {
+  LiveRun run;
+  run.recording = std::move(recording);
+  run.wall_s = wall_s;
+  Results r = clients_results(cmd, run, 0);
+  if (provider && *provider && (*provider)->bin_ns == kNsPerSec && !cmd.shard.sharded())
+    adopt_provider_bins(**provider, r);
+  r.summary = summarize(r.recording, r.scenario.provider, r.provider_side);
+  return r;
+}
+
 // The same scenario simulated over the same span, for the comparison.
 nlohmann::json simulated_comparison(const RunCommand& cmd, const LiveRun& run, const Results& r) {
   SimOptions sim_options;
@@ -424,7 +416,12 @@ int run_checked(const RunCommand& cmd) {
   const SignalDescriptor signals;
   LiveEngine engine(cmd.scenario, cmd.request, engine_options(cmd, *probed, sources));
   if (auto error = start(engine, cmd, admin)) return harness_failure(cmd, *error);
-  LiveRun run = drive(engine, signals, cmd, dashboard ? &*dashboard : nullptr);
+  // The page's events and save from here on, until the run's results are written.
+  RunDashboard live(dashboard ? &*dashboard : nullptr, cmd, engine, admin ? &*admin : nullptr,
+                    [&cmd](Recording rec, double wall_s, const auto& provider) {
+                      return results_so_far(cmd, std::move(rec), wall_s, provider);
+                    });
+  LiveRun run = drive(engine, signals, cmd, live);
   return finish(cmd, run, admin);
 }
 

@@ -146,6 +146,7 @@ std::optional<std::string> LiveEngine::start(
       }
     });
   }
+  started_.store(true, std::memory_order_release);
   return std::nullopt;
 }
 
@@ -174,6 +175,29 @@ LiveProgress LiveEngine::progress() const {
     p.dead_lettered += c.dead_lettered.load(relaxed);
   }
   return p;
+}
+
+void LiveEngine::count_items(Recording& rec) const {
+  rec.items = items_of(shared_->scenario.fleet, shared_->options.shard);
+  rec.unfinished = rec.items - rec.delivered - rec.dead_lettered - rec.dropped;
+}
+
+std::optional<Recording> LiveEngine::recording_so_far(std::int64_t wait_ns) const {
+  if (!started_.load(std::memory_order_acquire)) return std::nullopt;
+  std::vector<std::uint64_t> tickets;
+  for (const auto& loop : loops_) {
+    tickets.push_back(loop->mailbox.ask());
+    loop->wake();
+  }
+  const std::int64_t deadline_ns = ScenarioClock::steady_after(wait_ns);
+  Recording all;
+  for (std::size_t i = 0; i < loops_.size(); ++i) {
+    const auto copy = loops_[i]->mailbox.take(tickets[i], deadline_ns - ScenarioClock::steady_ns());
+    if (!copy) return std::nullopt;
+    all.merge(*copy);
+  }
+  count_items(all);
+  return all;
 }
 
 LiveRun LiveEngine::finish() {
@@ -209,9 +233,7 @@ LiveRun LiveEngine::finish() {
             [](const AttemptRecord& a, const AttemptRecord& b) {
               return a.sent_ns != b.sent_ns ? a.sent_ns < b.sent_ns : a.client < b.client;
             });
-  auto& rec = run.recording;
-  rec.items = items_of(shared_->scenario.fleet, shared_->options.shard);
-  rec.unfinished = rec.items - rec.delivered - rec.dead_lettered - rec.dropped;
+  count_items(run.recording);
   const auto [user, sys] = cpu_seconds();
   run.cpu_user_s = user - start_cpu_user_s_;
   run.cpu_sys_s = sys - start_cpu_sys_s_;

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -130,13 +131,22 @@ class LiveEngine {
   // A stop was asked for (stop, or --max-duration): in-flight requests are in their grace.
   bool stopping() const;
   LiveProgress progress() const;
+  // From any thread, while the loops run or after: what they recorded so far, each loop's
+  // copied on its own thread when it next wakes (woken for it), merged; the items and the
+  // unfinished ones counted as finish() counts them. None before start, or when a loop did
+  // not answer within wait_ns.
+  std::optional<Recording> recording_so_far(std::int64_t wait_ns) const;
   // Waits for the loops and merges what they recorded.
   LiveRun finish();
 
  private:
+  // The items of the run, and those neither delivered, dead-lettered nor dropped.
+  void count_items(Recording& rec) const;
+
   std::unique_ptr<LiveShared> shared_;
   std::vector<std::unique_ptr<LiveLoop>> loops_;
   std::vector<std::thread> threads_;
+  std::atomic<bool> started_{false};  // loops_ is complete and their threads run
   int done_fd_ = -1;
   std::int64_t start_wall_ns_ = 0;
   std::int64_t start_late_ns_ = 0;

@@ -206,7 +206,9 @@ void LiveLoop::run() {
       if (start_due_sends()) transport_->run_timers();
     }
     transport_->deliver_answers();
+    if (mailbox.asked()) mailbox.serve(recording);
   }
+  mailbox.serve(recording, true);
 }
 
 void LiveLoop::take_next_item(LiveClient& c, std::int64_t now_ns) {

@@ -8,6 +8,7 @@
 #include "live/client.hpp"
 #include "live/engine.hpp"
 #include "live/http/transport.hpp"
+#include "live/recording_mailbox.hpp"
 #include "live/timer_heap.hpp"
 
 namespace stampede {
@@ -40,6 +41,7 @@ class LiveLoop final : public AttemptSink {
   std::vector<AttemptRecord> attempts;
   std::int64_t first_sends = 0;
   std::int64_t first_send_connect_errors = 0;  // of those, how many could not connect at all
+  RecordingMailbox mailbox;                    // copies of `recording` while the loop runs
 
   // AttemptSink
   void answered(LiveClient& c, const AttemptAnswer& a) override;

@@ -1,7 +1,9 @@
 #pragma once
 
-// What the browser tests share: headless Chromium and the checker of its screenshots.
+// What the browser tests share: headless Chromium and Firefox, and the checker of their
+// screenshots.
 
+#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -14,16 +16,30 @@
 
 namespace report_test {
 
-// Debian's package is `chromium`; the tests skip, saying so, where it is missing.
-inline std::string chromium() {
-  for (const char* name : {"chromium", "chromium-browser"}) {
+// The first of these programs on the PATH; "" if none is.
+inline std::string first_program(std::initializer_list<const char*> names) {
+  for (const char* name : names) {
     if (auto path = support::find_program(name); !path.empty()) return path;
   }
   return "";
 }
 
+// Debian's package is `chromium`; the tests skip, saying so, where it is missing.
+inline std::string chromium() {
+  return first_program({"chromium", "chromium-browser"});
+}
+
 inline bool browser_missing() {
   return chromium().empty() || support::find_program("python3").empty();
+}
+
+// Debian's package is `firefox-esr`, driven over its own Marionette protocol (no geckodriver).
+inline std::string firefox() {
+  return first_program({"firefox-esr", "firefox"});
+}
+
+inline bool firefox_missing() {
+  return firefox().empty() || support::find_program("python3").empty();
 }
 
 // tests/report/png_stats.py on a screenshot: its size, distinct colours, and where each of

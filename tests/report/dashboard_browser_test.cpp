@@ -1,5 +1,5 @@
-// The live dashboard in a real browser (headless Chromium), during a real run of loadgen
-// against a real fakeprovider: the page's stream, its charts growing, its end.
+// The live dashboard in a real browser (headless Chromium and Firefox), during a real run of
+// loadgen against a real fakeprovider: the page's stream, its charts growing, its end.
 #include <doctest/doctest.h>
 
 #include <signal.h>
@@ -15,6 +15,7 @@
 #include "browser_support.hpp"
 #include "report_test_support.hpp"
 #include "support/fake_provider.hpp"
+#include "support/loadgen_run.hpp"
 #include "support/process.hpp"
 #include "support/temp_dir.hpp"
 
@@ -24,15 +25,26 @@ using namespace support;
 namespace {
 
 // What a reading of the page holds: the total, the drawn bars, the limit line, the shading,
-// and what the page says of its stream.
-constexpr const char* kDashboardReading =
-    "JSON.stringify({"
-    "requests: Number(document.getElementById('requests').textContent.replace(/,/g, '')),"
-    "bars: document.querySelectorAll('#arrivals-chart g.bars rect').length,"
-    "waves: document.querySelectorAll('#waves-chart g.bars rect').length,"
-    "allowance: document.querySelectorAll('#arrivals-chart g.limit').length,"
-    "outages: document.querySelectorAll('#arrivals-chart g.outages rect').length,"
-    "status: document.getElementById('status').textContent})";
+// and what the page says of its stream; then whatever `more` fields the caller reads.
+std::string reading_of(const std::string& more = "") {
+  return "JSON.stringify({"
+         "requests: Number(document.getElementById('requests').textContent.replace(/,/g, '')),"
+         "bars: document.querySelectorAll('#arrivals-chart g.bars rect').length,"
+         "waves: document.querySelectorAll('#waves-chart g.bars rect').length,"
+         "allowance: document.querySelectorAll('#arrivals-chart g.limit').length,"
+         "outages: document.querySelectorAll('#arrivals-chart g.outages rect').length,"
+         "status: document.getElementById('status').textContent" +
+         more + "})";
+}
+
+// The fleet's page (loadgen run) adds its items, its wake lateness and the provider's view.
+constexpr const char* kFleetFields =
+    ",lateness: document.getElementById('lateness-p99').textContent,"
+    "delivered: document.getElementById('delivered') !== null,"
+    "in_flight: document.getElementById('in-flight') !== null,"
+    "provider_shown: !document.getElementById('provider-view').hidden,"
+    "provider_bars: document.querySelectorAll('#provider-arrivals-chart g.bars rect').length,"
+    "provider_waves: document.querySelectorAll('#provider-waves-chart g.bars rect').length";
 
 // The page has drawn an event with some requests in it.
 constexpr const char* kSomeRequests =
@@ -41,19 +53,27 @@ constexpr const char* kSomeRequests =
 constexpr const char* kStreamEnded =
     "until:document.getElementById('status').classList.contains('ended')";
 
-// Readings of the page at url while it streams (cdp_readings.py, in the background): one once
-// it shows some requests, one four seconds later, a screenshot, and one once the page says
-// its stream ended, which the test brings about.
+// Which browser reads the page, and the script that drives it.
+enum class Browser { kChromium, kFirefox };
+
+// Readings of the page at url while it streams (cdp_readings.py or marionette_readings.py, in
+// the background): one once it shows some requests, one four seconds later, a screenshot, and
+// one once the page says its stream ended, which the test brings about.
 class DashboardReader {
  public:
-  DashboardReader(const TempDir& dir, const std::string& url)
+  DashboardReader(const TempDir& dir, const std::string& url,
+                  const std::string& reading = reading_of(), Browser browser = Browser::kChromium)
       : png_(dir.file("dashboard.png")),
-        reader_(find_program("python3"),
-                {source_path("tests/report/cdp_readings.py"), chromium(),
-                 dir.file("dashboard-profile"), "1280", "1000", url, png_, kDashboardReading,
-                 kSomeRequests, "4", "shot", kStreamEnded},
-                dir, "cdp") {}
+        reader_(
+            find_program("python3"),
+            {source_path(browser == Browser::kChromium ? "tests/report/cdp_readings.py"
+                                                       : "tests/report/marionette_readings.py"),
+             browser == Browser::kChromium ? chromium() : firefox(), dir.file("dashboard-profile"),
+             "1280", "1000", url, png_, reading, kSomeRequests, "4", "shot", kStreamEnded},
+            dir, "reader") {}
 
+  // What the reader said on stderr: why it failed, if it did.
+  std::string said() const { return reader_.err(); }
   // Once the screenshot is taken (mid-storm: the test then ends the stream); false if the
   // reader failed first.
   bool shot() {
@@ -76,21 +96,34 @@ class DashboardReader {
   Process reader_;
 };
 
-// What the page showed: a total and bars that grew, the allowance and an outage, its end. The
-// fleet's page has no waves: the clients' sends by number are in the report.
-void check_dashboard(const nlohmann::json& r, bool waves) {
+// What the page showed: a total and bars that grew, sends by send number, the allowance and
+// an outage, its end.
+void check_dashboard(const nlohmann::json& r) {
   CAPTURE(r.dump());
   REQUIRE(r.size() == 3);
   CHECK(r[0]["requests"].get<int>() > 0);
   CHECK(r[1]["requests"].get<int>() > r[0]["requests"].get<int>());
   CHECK(r[1]["bars"].get<int>() > r[0]["bars"].get<int>());
-  CHECK((r[1]["waves"].get<int>() > 0) == waves);
+  CHECK(r[1]["waves"].get<int>() > r[0]["waves"].get<int>());
   CHECK(r[1]["allowance"] == 1);
   CHECK(r[1]["outages"].get<int>() >= 1);
   // Ended, and the last picture kept.
   CHECK(r[2]["status"].get<std::string>().find("the stream has ended") != std::string::npos);
   CHECK(r[2]["requests"].get<int>() >= r[1]["requests"].get<int>());
   CHECK(r[2]["bars"].get<int>() >= r[1]["bars"].get<int>());
+}
+
+// What only the fleet's page shows: its items, its wake lateness so far, and the provider's
+// view beside it (--provider-admin), whose bars grew too.
+void check_fleet_sections(const nlohmann::json& r) {
+  CAPTURE(r.dump());
+  REQUIRE(r.size() == 3);
+  CHECK(r[1]["delivered"] == true);
+  CHECK(r[1]["in_flight"] == true);
+  CHECK(r[1]["lateness"].get<std::string>().ends_with(" ms"));
+  CHECK(r[1]["provider_shown"] == true);
+  CHECK(r[1]["provider_bars"].get<int>() > r[0]["provider_bars"].get<int>());
+  CHECK(r[1]["provider_waves"].get<int>() > 0);
 }
 
 // The picture: admitted (green) and refused (amber) bars. With the environment variable keep
@@ -100,7 +133,7 @@ void check_screenshot(const std::string& png, const char* keep_env) {
   CAPTURE(s.dump());
   CHECK(s["colors"]["#2e9e5b"]["count"].get<int>() > 100);
   CHECK(s["colors"]["#f2a93b"]["count"].get<int>() > 100);
-  if (const char* keep = std::getenv(keep_env)) {
+  if (const char* keep = keep_env ? std::getenv(keep_env) : nullptr) {
     std::filesystem::copy_file(png, keep, std::filesystem::copy_options::overwrite_existing);
   }
 }
@@ -131,53 +164,65 @@ std::unique_ptr<Process> steady_storm(const TempDir& dir, const FakeProvider& pr
 // Reads the page while `load` runs, then stops it with SIGINT, which ends the stream (or lets
 // the caller end it), and checks what the page showed.
 void read_then_stop(DashboardReader& reader, Process& load) {
-  REQUIRE(reader.shot());
+  REQUIRE_MESSAGE(reader.shot(), reader.said());
   load.signal(SIGINT);
   CHECK(load.wait() >= 0);  // it stopped itself, gracefully
 }
 
-TEST_CASE("a real browser watches fakeprovider's /dashboard during a live run" *
-          doctest::description("needs the Debian package chromium, and python3") *
-          doctest::skip(skip_unless_ci(browser_missing()))) {
+// fakeprovider's own page, its token once in the address, read in `browser` during a run.
+void watch_provider_dashboard(Browser browser, const char* keep_env) {
   TempDir dir;
   FakeProvider provider(
       {"--allowance", "20/s", "--outage", "3s-5s:503", "--admin-token", "s3cret"});
   REQUIRE(provider.started());
   const auto run = steady_storm(dir, provider, {"--provider-admin-token", "s3cret"});
-  DashboardReader reader(dir, provider.admin() + "/dashboard?token=s3cret");
+  DashboardReader reader(dir, provider.admin() + "/dashboard?token=s3cret", reading_of(), browser);
   read_then_stop(reader, *run);
   CHECK(provider.stop() == 0);
-  check_dashboard(reader.readings(), true);
-  check_screenshot(reader.png(), "STAMPEDE_DASHBOARD_PNG");
+  check_dashboard(reader.readings());
+  check_screenshot(reader.png(), keep_env);
 }
 
-// The dashboard's URL, which loadgen says on stderr before any load (a safety bound, not a
-// threshold).
-std::string dashboard_url(Process& loadgen) {
-  std::string url;
-  for (int i = 0; i < 600 && url.empty() && loadgen.running(); ++i) {
-    const auto err = loadgen.err();
-    if (const auto at = err.find("loadgen: dashboard on "); at != std::string::npos) {
-      url = err.substr(at + 22, err.find('\n', at) - at - 22);
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
+TEST_CASE("a real browser watches fakeprovider's /dashboard during a live run" *
+          doctest::description("needs the Debian package chromium, and python3") *
+          doctest::skip(skip_unless_ci(browser_missing()))) {
+  watch_provider_dashboard(Browser::kChromium, "STAMPEDE_DASHBOARD_PNG");
+}
+
+// The dashboard's URL, which loadgen says on stderr before any load.
+std::string fleet_dashboard_url(Process& loadgen) {
+  const auto url = dashboard_url(loadgen);
   REQUIRE(url.starts_with("http://127.0.0.1:"));
   REQUIRE(url.ends_with("/dashboard"));
   return url;
 }
 
-TEST_CASE("a real browser watches loadgen run --dashboard, the fleet's view, during the run" *
-          doctest::description("needs the Debian package chromium, and python3") *
-          doctest::skip(skip_unless_ci(browser_missing()))) {
+// loadgen run's page, the provider's view beside the fleet's, read in `browser` during the run.
+void watch_fleet_dashboard(Browser browser, const char* keep_env) {
   TempDir dir;
   FakeProvider provider({"--allowance", "20/s", "--outage", "3s-5s:503"});
   REQUIRE(provider.started());
   const auto run = steady_storm(dir, provider, {"--dashboard", "127.0.0.1:0"});
-  DashboardReader reader(dir, dashboard_url(*run));
+  DashboardReader reader(dir, fleet_dashboard_url(*run), reading_of(kFleetFields), browser);
   read_then_stop(reader, *run);  // the run's end ends the stream
-  check_dashboard(reader.readings(), false);
-  check_screenshot(reader.png(), "STAMPEDE_FLEET_DASHBOARD_PNG");
+  const auto readings = reader.readings();
+  check_dashboard(readings);
+  check_fleet_sections(readings);
+  check_screenshot(reader.png(), keep_env);
+}
+
+TEST_CASE("a real browser watches loadgen run --dashboard, the fleet's view, during the run" *
+          doctest::description("needs the Debian package chromium, and python3") *
+          doctest::skip(skip_unless_ci(browser_missing()))) {
+  watch_fleet_dashboard(Browser::kChromium, "STAMPEDE_FLEET_DASHBOARD_PNG");
+}
+
+// The same page in the other browser the issue names: both its views, one after the other.
+TEST_CASE("Firefox watches the live dashboards, fakeprovider's and loadgen run's, during runs" *
+          doctest::description("needs the Debian package firefox-esr, and python3") *
+          doctest::skip(skip_unless_ci(firefox_missing()))) {
+  watch_provider_dashboard(Browser::kFirefox, nullptr);
+  watch_fleet_dashboard(Browser::kFirefox, nullptr);
 }
 
 TEST_CASE("a real browser watches loadgen exec --dashboard: the provider's view of the fleet" *
@@ -212,8 +257,8 @@ TEST_CASE("a real browser watches loadgen exec --dashboard: the provider's view 
                 "{url}"},
                dir, "loadgen");
   REQUIRE(exec.started());
-  DashboardReader reader(dir, dashboard_url(exec));
+  DashboardReader reader(dir, fleet_dashboard_url(exec));
   read_then_stop(reader, exec);
-  check_dashboard(reader.readings(), true);
+  check_dashboard(reader.readings());
   check_screenshot(reader.png(), "STAMPEDE_EXEC_DASHBOARD_PNG");
 }

@@ -1,5 +1,10 @@
 #include "support/loadgen_run.hpp"
 
+#include <chrono>
+#include <cstdlib>
+#include <string_view>
+#include <thread>
+
 #include "support/files.hpp"
 
 namespace support {
@@ -55,6 +60,29 @@ Run run_exec(const TempDir& dir, std::vector<std::string> args,
   Run r = finish(p);
   read_outputs(r, out, dead);
   return r;
+}
+
+}  // namespace support
+
+namespace support {
+
+std::string dashboard_url(Process& loadgen) {
+  constexpr std::string_view kSays = "loadgen: dashboard on ";
+  for (int i = 0; i < 600 && loadgen.running(); ++i) {
+    const auto err = loadgen.err();
+    if (const auto at = err.find(kSays); at != std::string::npos) {
+      const auto from = at + kSays.size();
+      if (const auto end = err.find('\n', from); end != std::string::npos)
+        return err.substr(from, end - from);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return "";
+}
+
+int dashboard_port(const std::string& url) {
+  const auto colon = url.rfind(':');
+  return colon == std::string::npos ? 0 : std::atoi(url.c_str() + colon + 1);
 }
 
 }  // namespace support

@@ -31,4 +31,10 @@ extern const EnvChanges kNoProxyForLoopback;
 Run run_exec(const TempDir& dir, std::vector<std::string> args,
              const std::vector<std::string>& command);
 
+// The --dashboard URL a running loadgen says on stderr before any load ("" if it exits or
+// says none within a safety bound, not a threshold).
+std::string dashboard_url(Process& loadgen);
+// Its port.
+int dashboard_port(const std::string& url);
+
 }  // namespace support
