@@ -12,6 +12,9 @@
 #                then full jitter, each compared with its simulation
 #   compression  the exponential storm at each of SCALES, to find the smallest --time-scale
 #                at which the live run still matches the simulation exactly
+#   fifty        50,000 clients (examples/waves-50k.json at --time-scale 0.1) through one
+#                `loadgen run` against `fakeprovider --processes 3`: the figures beside the
+#                simulation's, per allowance window and send number, and every process's memory
 #   cpu          CPU time per request of loadgen and of fakeprovider (user + system, which is
 #                robust to other load where wall time is not): CPU_REQUESTS requests of
 #                --strategy none against a provider that admits them all, then the exponential
@@ -231,6 +234,50 @@ part_cpu() {
   run_args=(--strategy exponential --no-report)
   storm_run 0.1 "$tmp/cpu-storm.json"
   show_cpu "$tmp/cpu-storm.json"
+}
+
+# The provider's processes' peak RSS in KiB (its own, then each worker's), read before it stops.
+provider_memory() {
+  local pid
+  for pid in "$fp_pid" $(pgrep -P "$fp_pid" || true); do
+    awk '/VmHWM/ {printf "%s ", $2}' "/proc/$pid/status"
+  done
+}
+
+part_fifty() {
+  local waves=$root/examples/waves-50k.json
+  echo "== 50,000 clients: examples/waves-50k.json at --time-scale 0.1, fakeprovider --processes 3"
+  start_provider --scenario "$waves" --time-scale 0.1 --processes 3 --max-connections 19000
+  "${run[@]}" "$loadgen" run --scenario "$waves" --url "$url" --provider-admin "$admin" \
+    --time-scale 0.1 --quiet --no-report --out "$tmp/fifty.json" || true
+  local memory
+  memory=$(provider_memory)
+  stop_provider
+  show "$tmp/fifty.json"
+  "$loadgen" simulate --scenario "$waves" --quiet --out "$tmp/fifty-sim.json"
+  python3 - "$tmp/fifty.json" "$tmp/fifty-sim.json" "$memory" <<'PY'
+import json, sys
+live, sim = (json.load(open(f))["histograms"] for f in sys.argv[1:3])
+def windows(h, label=None):
+    out = []
+    for s, b in enumerate(h["counts"]):
+        if s % 60 == 0: out.append(0)
+        out[-1] += sum(b) if label is None else b[label]
+    return out
+def sends(h):
+    return [sum(c) for c in zip(*h["counts"])][:4]
+o = "provider_arrivals_by_outcome"
+print(f"  per minute: live {windows(live[o])}, simulated {windows(sim[o])}; admitted {windows(live[o], 0)}")
+s = "provider_arrivals_by_send"
+print(f"  by send: live {sends(live[s])}, simulated {sends(sim[s])}")
+r = json.load(open(sys.argv[1]))
+procs = ", ".join(f"{p['role']} {p.get('shard', '')} {p['max_rss_kib'] / 1024:.1f}".replace("  ", " ")
+                  for p in r["live"]["processes"])
+print(f"  loadgen peak RSS MiB: {procs}; start late s: {r['merged']['start_late_s']}")
+kib = [int(k) for k in sys.argv[3].split()]
+print("  fakeprovider peak RSS MiB: owner " + f"{kib[0] / 1024:.1f}" +
+      "".join(f", worker {i} {k / 1024:.1f}" for i, k in enumerate(kib[1:])))
+PY
 }
 
 echo "$(date -u '+%F %T') UTC, $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)${NICE:+, nice $NICE}"

@@ -16,20 +16,14 @@ using nlohmann::json;
 
 namespace {
 
-// A storm in lockstep waves a minute apart: every client sends at t=0, a fixed window admits
-// 12,500 a minute, and exponential backoff with base and cap of a minute sends every refused
-// client again one minute after its answer: waves of 50,000, 37,500, 25,000 and 12,500, all
-// through at t=180 s. A wave that reaches the provider over some seconds (50,000 sends take
-// two cores about 1.5 s of wall time, 15 s of scenario time at --time-scale 0.1) still falls
-// in its own window, so each window's and each send number's counts are the simulation's
-// exactly, however loaded the machine; its seconds are not (the simulation's wave is one
-// instant), and are reported.
-const std::string kWaves = R"({
-  "name": "fifty-thousand-waves",
-  "provider": {"allowance": "12500/min", "limiter": "fixed-window"},
-  "fleet": {"clients": 50000, "workload": "storm", "strategy": "exponential", "base": "60s",
-            "cap": "60s", "max_attempts": 0, "seed": 7}
-})";
+// examples/waves-50k.json: every client sends at t=0, a fixed window admits 12,500 a minute,
+// and exponential backoff with base and cap of a minute sends every refused client again one
+// minute after its answer: waves of 50,000, 37,500, 25,000 and 12,500, all through at t=180 s.
+// A wave that reaches the provider over some seconds (50,000 sends take two cores about 1.5 s
+// of wall time, 15 s of scenario time at --time-scale 0.1) still falls in its own window, so
+// each window's and each send number's counts are the simulation's exactly, however loaded
+// the machine; its seconds are not (the simulation's wave is one instant), and are reported.
+const std::string kWaves = source_path("examples/waves-50k.json");
 
 constexpr std::size_t kWindowS = 60;
 
@@ -62,8 +56,7 @@ TEST_CASE(
     "the simulation by window and by send" *
     doctest::skip(!slow_tests())) {
   TempDir dir;
-  const std::string scenario = dir.file("waves.json");
-  write_file(scenario, kWaves);
+  const std::string& scenario = kWaves;
   FakeProvider p({"--scenario", scenario, "--time-scale", "0.1", "--processes", "3",
                   "--max-connections", "19000"});
   REQUIRE(p.started());
