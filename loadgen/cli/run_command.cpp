@@ -345,10 +345,12 @@ std::optional<std::string> reset_before_start_at(const RunCommand& cmd,
 // Starts the engine, resetting the provider at t = 0 unless --start-at did. The error, if any.
 std::optional<std::string> start(LiveEngine& engine, const RunCommand& cmd,
                                  std::optional<ProviderAdmin>& admin) {
-  return engine.start([&]() -> std::optional<std::string> {
-    if (!admin || !resets_provider(cmd) || cmd.start_at_epoch_ns) return std::nullopt;
-    if (auto e = admin->reset()) return "provider admin unreachable: " + *e;
-    return std::nullopt;
+  return engine.start([&]() -> Parsed<std::int64_t> {
+    if (!admin || !resets_provider(cmd) || cmd.start_at_epoch_ns)
+      return Parsed<std::int64_t>::ok(0);
+    if (auto e = admin->reset())
+      return Parsed<std::int64_t>::fail("provider admin unreachable: " + *e);
+    return Parsed<std::int64_t>::ok(0);
   });
 }
 
