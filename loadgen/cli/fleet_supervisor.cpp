@@ -4,6 +4,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -41,6 +42,8 @@ struct FleetWorker {
   WorkerFiles files;
   pid_t pid = -1;
   int progress_fd = -1;  // the pipe's read end; -1 once the worker ended
+  int start_fd = -1;     // the supervisor's end of the worker's start socket; -1 once used
+  bool ready = false;    // its connections are open
   LineBuffer lines;
   LiveProgress latest;
   std::optional<ProcessEnd> end;
@@ -59,34 +62,53 @@ Parsed<std::string> make_worker_dir() {
   return Parsed<std::string>::ok(path);
 }
 
-// Above the standard descriptors and kWorkerProgressFd: a dup2 onto the progress descriptor
-// then always makes a new one, without close-on-exec.
-int above_progress_fd(int fd) {
-  const int moved = fcntl(fd, F_DUPFD_CLOEXEC, kWorkerProgressFd + 1);
+// Above the standard descriptors and the worker's own: a dup2 onto one of those then always
+// makes a new one, without close-on-exec.
+int above_worker_fds(int fd) {
+  const int moved = fcntl(fd, F_DUPFD_CLOEXEC, std::max(kWorkerProgressFd, kWorkerStartFd) + 1);
   close(fd);
   return moved;
 }
 
-// Starts worker w as this program with args, stdout and stderr into its errors file, its
-// progress on kWorkerProgressFd, in a process group of its own (a terminal's ^C reaches the
-// supervisor, which passes it on once) and with the signal mask loadgen started with.
-std::optional<std::string> spawn_worker(FleetWorker& w, const std::vector<std::string>& args,
-                                        const sigset_t& mask) {
+// A pipe for the worker's progress and a socket for its start: a socket, as a send to a worker
+// that just died then fails with EPIPE instead of ending the supervisor with SIGPIPE. Each
+// pair is {supervisor's end, worker's end}, close-on-exec (no other worker inherits them).
+std::optional<std::string> worker_channels(int (&progress)[2], int (&start)[2]) {
   int ends[2];
   if (pipe2(ends, O_CLOEXEC) != 0) return failed_call("pipe");
-  const int read_end = above_progress_fd(ends[0]);
-  const int write_end = above_progress_fd(ends[1]);
+  progress[0] = above_worker_fds(ends[0]);
+  progress[1] = above_worker_fds(ends[1]);
+  if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ends) != 0) {
+    close(progress[0]);
+    close(progress[1]);
+    return failed_call("socketpair");
+  }
+  start[0] = above_worker_fds(ends[0]);
+  start[1] = above_worker_fds(ends[1]);
+  return std::nullopt;
+}
+
+// Starts worker w as this program with args, stdout and stderr into its errors file, its
+// progress on kWorkerProgressFd, its start on kWorkerStartFd, in a process group of its own
+// (a terminal's ^C reaches the supervisor, which passes it on once) and with the supervisor's
+// signal mask: SIGINT and SIGTERM blocked from its first instruction, so one passed on before
+// the worker watches its own signal descriptor waits there, instead of ending it without
+// results.
+std::optional<std::string> spawn_worker(FleetWorker& w, const std::vector<std::string>& args) {
+  int progress[2] = {-1, -1};
+  int start[2] = {-1, -1};
+  if (auto e = worker_channels(progress, start)) return e;
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
   posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, w.files.errors.c_str(),
                                    O_WRONLY | O_CREAT | O_TRUNC, 0600);
   posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
-  posix_spawn_file_actions_adddup2(&actions, write_end, kWorkerProgressFd);
+  posix_spawn_file_actions_adddup2(&actions, progress[1], kWorkerProgressFd);
+  posix_spawn_file_actions_adddup2(&actions, start[1], kWorkerStartFd);
   posix_spawnattr_t attr;
   posix_spawnattr_init(&attr);
-  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETPGROUP);
-  posix_spawnattr_setsigmask(&attr, &mask);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
   posix_spawnattr_setpgroup(&attr, 0);
   std::vector<char*> argv{const_cast<char*>("loadgen")};
   for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
@@ -94,21 +116,23 @@ std::optional<std::string> spawn_worker(FleetWorker& w, const std::vector<std::s
   const int rc = posix_spawn(&w.pid, "/proc/self/exe", &actions, &attr, argv.data(), environ);
   posix_spawnattr_destroy(&attr);
   posix_spawn_file_actions_destroy(&actions);
-  close(write_end);
+  close(progress[1]);
+  close(start[1]);
   if (rc != 0) {
-    close(read_end);
+    close(progress[0]);
+    close(start[0]);
     w.pid = -1;
     return "cannot start worker " + std::to_string(w.index) + ": " + std::strerror(rc);
   }
-  fcntl(read_end, F_SETFL, O_NONBLOCK);
-  w.progress_fd = read_end;
+  fcntl(progress[0], F_SETFL, O_NONBLOCK);
+  w.progress_fd = progress[0];
+  w.start_fd = start[0];
   return std::nullopt;
 }
 
-std::string start_at_text(std::int64_t epoch_ns) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.3f", static_cast<double>(epoch_ns) / 1e9);
-  return buf;
+void close_start(FleetWorker& w) {
+  if (w.start_fd >= 0) close(w.start_fd);
+  w.start_fd = -1;
 }
 
 // "worker 1 of 3 (pid 4242)"
@@ -135,17 +159,20 @@ void relay_errors(const FleetWorker& w, std::size_t count) {
 // The workers, from their start to their last exit.
 class Fleet {
  public:
-  Fleet(const RunCommand& cmd, std::vector<FleetWorker>& workers) : cmd_(cmd), workers_(workers) {}
+  Fleet(const RunCommand& cmd, std::vector<FleetWorker>& workers)
+      : cmd_(cmd),
+        workers_(workers),
+        progress_(!cmd.quiet, isatty(STDERR_FILENO) != 0, cmd.progress_every_ns,
+                  ScenarioClock::steady_ns()) {}
 
-  // Until every worker ended: signals passed on, progress drawn, a failure stopping the rest.
+  // Until every worker ended: signals passed on, the start given, progress drawn, a failure
+  // stopping the rest.
   void watch(const SignalDescriptor& signals) {
     while (running() > 0) {
       std::vector<pollfd> fds{{signals.fd(), POLLIN, 0}};
       for (const auto& w : workers_)
         if (w.progress_fd >= 0) fds.push_back({w.progress_fd, POLLIN, 0});
-      const auto wait_ms =
-          (progress_ ? progress_->until_due_ns(ScenarioClock::steady_ns()) : kNsPerSec) / kNsPerMs +
-          1;
+      const auto wait_ms = progress_.until_due_ns(ScenarioClock::steady_ns()) / kNsPerMs + 1;
       if (poll(fds.data(), fds.size(), static_cast<int>(std::min<std::int64_t>(wait_ms, 1000))) <
               0 &&
           errno != EINTR)
@@ -154,14 +181,37 @@ class Fleet {
       for (auto& w : workers_) {
         if (w.progress_fd >= 0) read_progress(w);
       }
+      give_start();
       draw();
     }
     clear_progress();
+    for (auto& w : workers_) close_start(w);
   }
 
  private:
-  void clear_progress() {
-    if (progress_) progress_->clear();
+  void clear_progress() { progress_.clear(); }
+
+  // The supervisor picks the start unless the user gave --start-at.
+  bool picks_start() const { return !cmd_.start_at_epoch_ns; }
+
+  std::int64_t ready() const {
+    std::int64_t n = 0;
+    for (const auto& w : workers_) n += w.ready ? 1 : 0;
+    return n;
+  }
+
+  // Once every worker's connections are open (not after a failure or a signal, which stop
+  // them unstarted): the shared t=0, a margin ahead, to each.
+  void give_start() {
+    if (!picks_start() || started_ || stopping_ || signals_seen_ > 0) return;
+    if (ready() < static_cast<std::int64_t>(workers_.size())) return;
+    started_ = true;
+    const std::string line = format_start_line(ScenarioClock::unix_ns() + kFleetStartMarginNs);
+    for (auto& w : workers_) {
+      // A worker that died meanwhile is reaped, and named, from its progress pipe.
+      [[maybe_unused]] const auto n = send(w.start_fd, line.data(), line.size(), MSG_NOSIGNAL);
+      close_start(w);
+    }
   }
 
   std::int64_t running() const {
@@ -195,7 +245,11 @@ class Fleet {
       const ssize_t n = read(w.progress_fd, buf, sizeof buf);
       if (n > 0) {
         w.lines.feed(std::string_view(buf, static_cast<std::size_t>(n)), [&](std::string_view l) {
-          if (auto p = parse_progress_report(l)) w.latest = *p;
+          if (l == kWorkerReadyLine) {
+            w.ready = true;
+          } else if (auto p = parse_progress_report(l)) {
+            w.latest = *p;
+          }
         });
         continue;
       }
@@ -208,6 +262,7 @@ class Fleet {
   void reap(FleetWorker& w) {
     close(w.progress_fd);
     w.progress_fd = -1;
+    close_start(w);
     int status = 0;
     while (waitpid(w.pid, &status, 0) < 0 && errno == EINTR) {
     }
@@ -216,7 +271,9 @@ class Fleet {
     end.exit_code = end.exited ? WEXITSTATUS(status) : 0;
     end.term_signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
     w.end = end;
-    if (!worker_failed(w) || stopping_ || running() == 0) return;
+    // Ended before the start it waited for, the others would wait for it forever.
+    const bool unstarted = picks_start() && !started_;
+    if ((!worker_failed(w) && !unstarted) || stopping_ || running() == 0) return;
     stopping_ = true;
     clear_progress();
     std::cerr << "loadgen: " << worker_name(w, workers_.size()) << " failed (" << end_label(end)
@@ -224,22 +281,27 @@ class Fleet {
     signal_running(SIGTERM);
   }
 
-  // From the first report on: before it the workers are still opening their connections.
+  // The workers' counts added up from their first reports; before them, what the fleet waits
+  // for.
   void draw() {
     const auto now = ScenarioClock::steady_ns();
+    if (!progress_.due(now)) return;
     LiveProgress sum;
     for (const auto& w : workers_) sum = add_progress(sum, w.latest);
-    if (!progress_ && sum.elapsed_ns > 0)
-      progress_.emplace(!cmd_.quiet, isatty(STDERR_FILENO) != 0, cmd_.progress_every_ns, now);
-    if (!progress_ || !progress_->due(now)) return;
-    progress_->print(format_run_progress(sum, before_, cmd_.options.time_scale), now);
+    if (sum.elapsed_ns == 0) {
+      progress_.print(format_fleet_waiting(ready(), static_cast<std::int64_t>(workers_.size())),
+                      now);
+      return;
+    }
+    progress_.print(format_run_progress(sum, before_, cmd_.options.time_scale), now);
     before_ = sum;
   }
 
   const RunCommand& cmd_;
   std::vector<FleetWorker>& workers_;
-  std::optional<ProgressPrinter> progress_;
+  ProgressPrinter progress_;
   LiveProgress before_;
+  bool started_ = false;  // the start given
   bool stopping_ = false;
   int signals_seen_ = 0;
 };
@@ -341,17 +403,10 @@ int finish_merged(const RunCommand& cmd, json merged, const std::vector<FleetWor
 
 // Starts the workers; the error when one cannot be (those started are then stopped).
 std::optional<std::string> start_workers(const RunCommand& cmd, const std::string& dir,
-                                         std::vector<FleetWorker>& workers, const sigset_t& mask) {
+                                         std::vector<FleetWorker>& workers) {
   const auto count = static_cast<std::int64_t>(workers.size());
-  const std::int64_t per_worker = (cmd.scenario.fleet.clients + count - 1) / count;
-  // A --start-at of the user's is in run_args already: the workers take it from there.
-  const std::string start_at =
-      cmd.start_at_epoch_ns
-          ? ""
-          : start_at_text(ScenarioClock::unix_ns() + worker_start_lead_ns(per_worker));
   for (auto& w : workers) {
-    if (auto e =
-            spawn_worker(w, worker_arguments(cmd.run_args, w.index, count, start_at, dir), mask)) {
+    if (auto e = spawn_worker(w, worker_arguments(cmd.run_args, w.index, count, dir))) {
       for (auto& started : workers) {
         if (started.pid > 0) kill(started.pid, SIGKILL);
       }
@@ -380,7 +435,7 @@ int supervise_fleet(const RunCommand& cmd, std::int64_t count,
     workers[static_cast<std::size_t>(i)].files = worker_files(*dir, i);
   }
   const SignalDescriptor signals;
-  if (auto e = start_workers(cmd, *dir, workers, signals.previous_mask())) {
+  if (auto e = start_workers(cmd, *dir, workers)) {
     std::cerr << "loadgen: " << *e << "\n";
     write_junit_error(cmd.junit_path, cmd.scenario.name, *e, cmd.quiet);
     return kExitUnreachable;

@@ -9,8 +9,9 @@
 namespace stampede {
 
 // `loadgen run` for a fleet in several processes: starts `workers` copies of this program,
-// worker i running shard i/workers with one shared --start-at (fleet_workers.hpp), each
-// writing its results into a directory of the supervisor's and its progress on a pipe; passes
+// worker i running shard i/workers against one t=0 (the user's --start-at, or one it gives
+// once every worker has opened its connections: fleet_workers.hpp), each writing its results
+// into a directory of the supervisor's and its progress on a pipe; passes
 // SIGINT and SIGTERM on to them; merges their results with `loadgen merge`'s code, the
 // provider's view read once after the last worker ended; and writes the user's files, the
 // summary and the exit code as a one-process run would. A worker that failed (an exit other

@@ -1,8 +1,7 @@
 #include "cli/fleet_workers.hpp"
 
 #include <algorithm>
-
-#include "duration.hpp"
+#include <charconv>
 
 namespace stampede {
 
@@ -38,10 +37,22 @@ Parsed<std::int64_t> worker_count(const FleetShape& s) {
   return Result::ok(workers);
 }
 
-std::int64_t worker_start_lead_ns(std::int64_t clients_per_worker) {
-  constexpr std::int64_t kBaseNs = 3 * kNsPerSec;
-  constexpr std::int64_t kPerClientNs = 200'000;
-  return kBaseNs + clients_per_worker * kPerClientNs;
+std::string format_start_line(std::int64_t start_unix_ns) {
+  return std::to_string(start_unix_ns) + "\n";
+}
+
+std::optional<std::int64_t> parse_start_line(std::string_view line) {
+  std::int64_t ns = 0;
+  const auto [end, ec] = std::from_chars(line.data(), line.data() + line.size(), ns);
+  if (ec != std::errc() || end != line.data() + line.size() || ns <= 0) return std::nullopt;
+  return ns;
+}
+
+std::string format_fleet_waiting(std::int64_t ready, std::int64_t count) {
+  if (ready < count)
+    return "opening connections: " + std::to_string(ready) + " of " + std::to_string(count) +
+           " workers ready";
+  return "all " + std::to_string(count) + " workers ready, waiting for the start";
 }
 
 WorkerFiles worker_files(const std::string& dir, std::int64_t index) {
@@ -51,10 +62,9 @@ WorkerFiles worker_files(const std::string& dir, std::int64_t index) {
 
 std::vector<std::string> worker_arguments(const std::vector<std::string>& run_args,
                                           std::int64_t index, std::int64_t count,
-                                          const std::string& start_at, const std::string& dir) {
+                                          const std::string& dir) {
   std::vector<std::string> args{
       "run", "--shard", std::to_string(index) + "/" + std::to_string(count), kFleetWorkerFlag, dir};
-  if (!start_at.empty()) args.insert(args.end(), {"--start-at", start_at});
   args.insert(args.end(), run_args.begin(), run_args.end());
   return args;
 }

@@ -1,7 +1,9 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "parsed.hpp"
@@ -28,10 +30,22 @@ struct FleetShape {
 // serves one process's clients, beside several.
 Parsed<std::int64_t> worker_count(const FleetShape& shape);
 
-// Wall time from the supervisor's start to the workers' shared t=0: enough for each to start,
-// probe the target and open its connections (about 100 us each on a loaded machine, measured
-// 1.4 s for 15,000), twice over. A worker past it starts at once and says how late.
-std::int64_t worker_start_lead_ns(std::int64_t clients_per_worker);
+// When the supervisor picks the start (no --start-at of the user's), it picks it only once
+// every worker has opened its connections: no guess at how long that takes holds on a loaded
+// machine. The start is then this much ahead: the start line's way through a pipe, a worker's
+// wake-up and worker 0's provider reset naming it, all before it.
+inline constexpr std::int64_t kFleetStartMarginNs = 500'000'000;
+
+// The ready/go exchange, one line each way: a worker's "ready" on its progress descriptor
+// once its connections are open, and the supervisor's start line, the shared t=0 in Unix ns.
+inline constexpr std::string_view kWorkerReadyLine = "ready";
+std::string format_start_line(std::int64_t start_unix_ns);
+// A line without its newline; nullopt if it is not one.
+std::optional<std::int64_t> parse_start_line(std::string_view line);
+
+// The supervisor's progress line before the workers' first reports: "opening connections: 2
+// of 3 workers ready", then "all 3 workers ready, waiting for the start".
+std::string format_fleet_waiting(std::int64_t ready, std::int64_t count);
 
 // Worker index's files in the supervisor's directory.
 struct WorkerFiles {
@@ -39,16 +53,19 @@ struct WorkerFiles {
 };
 WorkerFiles worker_files(const std::string& dir, std::int64_t index);
 
-// Worker index of count's arguments after the program: `run`, its shard and the shared start
-// (unless the user gave --start-at: run_args has it), the directory, then run's arguments as
-// given, whose output flags the worker replaces with its files in dir.
+// Worker index of count's arguments after the program: `run`, its shard, the directory, then
+// run's arguments as given (a --start-at of the user's among them), whose output flags the
+// worker replaces with its files in dir.
 std::vector<std::string> worker_arguments(const std::vector<std::string>& run_args,
                                           std::int64_t index, std::int64_t count,
-                                          const std::string& start_at, const std::string& dir);
+                                          const std::string& dir);
 
-// The hidden flag that makes `loadgen run` a worker, and the descriptor it reports its
-// progress on (format_progress_report).
+// The hidden flag that makes `loadgen run` a worker; the descriptor it writes on (its
+// "ready", then its progress reports: format_progress_report), and the one it reads its start
+// line from when it has no --start-at (a pipe from the supervisor, whose end without a line
+// means the supervisor is gone).
 inline constexpr const char* kFleetWorkerFlag = "--fleet-worker";
 inline constexpr int kWorkerProgressFd = 3;
+inline constexpr int kWorkerStartFd = 4;
 
 }  // namespace stampede

@@ -125,7 +125,8 @@ nlohmann::json tls_section(const TlsSettings& tls) {
           {"client_cert", path_or_null(tls.cert_file)}};
 }
 
-nlohmann::json live_section(const RunCommand& cmd, const LiveRun& run) {
+nlohmann::json live_section(const RunCommand& cmd, const LiveRun& run,
+                            std::optional<std::int64_t> start_at_epoch_ns) {
   nlohmann::json j = {
       {"url", redact_url(cmd.request.url.text)},
       {"method", cmd.request.method},
@@ -145,8 +146,8 @@ nlohmann::json live_section(const RunCommand& cmd, const LiveRun& run) {
       {"first_sends", run.first_sends},
       {"first_send_connect_errors", run.first_send_connect_errors}};
   if (cmd.request.url.scheme == "https") j["tls"] = tls_section(cmd.request.tls);
-  if (cmd.start_at_epoch_ns) {
-    j["start_at"] = static_cast<double>(*cmd.start_at_epoch_ns) / 1e9;
+  if (start_at_epoch_ns) {
+    j["start_at"] = static_cast<double>(*start_at_epoch_ns) / 1e9;
     j["start_late_s"] = static_cast<double>(run.start_late_ns) / 1e9;
   }
   if (!run.source_addresses.empty()) j["source_addresses"] = run.source_addresses;
@@ -303,29 +304,63 @@ std::optional<int> preflight(const RunCommand& cmd, std::int64_t workers,
 }
 
 // Every shard resetting the provider would wipe the others' first sends: shard 0 alone
-// resets it, at the shared --start-at.
+// resets it, at the shared start.
 bool resets_provider(const RunCommand& cmd) {
   return cmd.shard.index == 0;
 }
 
-// With --start-at, the reset before the engine starts; its error, if any.
-std::optional<std::string> reset_before_start_at(const RunCommand& cmd,
-                                                 std::optional<ProviderAdmin>& admin) {
-  if (!admin || !resets_provider(cmd) || !cmd.start_at_epoch_ns) return std::nullopt;
-  // The other shards send from --start-at on: a reset landing after that would forget their
-  // first sends (and replicas sharing a store would follow it only after admitting some).
-  // So it goes now, naming --start-at as the provider's t = 0.
-  if (auto e = admin->reset(cmd.start_at_epoch_ns)) return "provider admin unreachable: " + *e;
+// The provider's t = 0 now, or at a shared start: the other shards send from then on, and a
+// reset landing after it would forget their first sends (and replicas sharing a store would
+// follow it only after admitting some), so it goes ahead of it. The error, if any.
+std::optional<std::string> reset_provider(const RunCommand& cmd,
+                                          std::optional<ProviderAdmin>& admin,
+                                          std::optional<std::int64_t> start_at_epoch_ns) {
+  if (!admin || !resets_provider(cmd)) return std::nullopt;
+  if (auto e = admin->reset(start_at_epoch_ns)) return "provider admin unreachable: " + *e;
   return std::nullopt;
 }
 
-// Starts the engine, resetting the provider at t = 0 unless --start-at did. The error, if any.
+// A worker whose supervisor picks the start: told once every worker's connections are open.
+bool awaits_fleet_start(const RunCommand& cmd) {
+  return !cmd.worker_dir.empty() && !cmd.start_at_epoch_ns;
+}
+
+// Called with the connections open, once the worker said so: it learns the start, which
+// worker 0 names the provider's t = 0. A signal first stops the engine before it sends
+// anything (the supervisor passed it on and sends no start): the start is then now, and the
+// worker still writes its results, every item unfinished, as one stopped later would.
+Parsed<std::int64_t> fleet_start(LiveEngine& engine, const RunCommand& cmd,
+                                 const SignalDescriptor& signals,
+                                 std::optional<ProviderAdmin>& admin,
+                                 std::optional<std::int64_t>& start_at_epoch_ns) {
+  using Result = Parsed<std::int64_t>;
+  const auto heard = await_fleet_start(kWorkerStartFd, signals.fd());
+  if (!heard) return Result::fail(heard.error());
+  std::int64_t start_ns = heard->unix_ns;
+  if (heard->signalled) {
+    signals.take();
+    engine.stop(0);
+    start_ns = ScenarioClock::unix_ns();
+  }
+  start_at_epoch_ns = start_ns;
+  if (auto e = reset_provider(cmd, admin, start_ns)) return Result::fail(*e);
+  return Result::ok(ScenarioClock::steady_at_unix(start_ns));
+}
+
+// Starts the engine: at the start the supervisor gives, at --start-at (whose reset went
+// before), or at once, the provider reset then. A worker says it is ready first. The error, if any;
+// start_at_epoch_ns, the shared start.
 std::optional<std::string> start(LiveEngine& engine, const RunCommand& cmd,
-                                 std::optional<ProviderAdmin>& admin) {
-  return engine.start([&]() -> std::optional<std::string> {
-    if (!admin || !resets_provider(cmd) || cmd.start_at_epoch_ns) return std::nullopt;
-    if (auto e = admin->reset()) return "provider admin unreachable: " + *e;
-    return std::nullopt;
+                                 const SignalDescriptor& signals,
+                                 std::optional<ProviderAdmin>& admin,
+                                 std::optional<std::int64_t>& start_at_epoch_ns) {
+  return engine.start([&]() -> Parsed<std::int64_t> {
+    if (!cmd.worker_dir.empty()) say_ready(kWorkerProgressFd);
+    if (awaits_fleet_start(cmd)) return fleet_start(engine, cmd, signals, admin, start_at_epoch_ns);
+    if (!cmd.start_at_epoch_ns) {
+      if (auto e = reset_provider(cmd, admin, std::nullopt)) return Parsed<std::int64_t>::fail(*e);
+    }
+    return Parsed<std::int64_t>::ok(0);
   });
 }
 
@@ -378,10 +413,12 @@ FleetOutputs outputs_of(const RunCommand& cmd, const LiveRun& run) {
 }
 
 // The results, the summary, the verdicts and the files of a finished run; its exit code.
-int finish(const RunCommand& cmd, LiveRun& run, std::optional<ProviderAdmin>& admin) {
+int finish(const RunCommand& cmd, LiveRun& run, std::optional<ProviderAdmin>& admin,
+           std::optional<std::int64_t> start_at_epoch_ns) {
   const double start_late_s = static_cast<double>(run.start_late_ns) / 1e9;
   if (start_late_s >= kLateWorthSaying && !cmd.quiet)
-    std::cerr << "loadgen: started " << start_late_s << " s after --start-at\n";
+    std::cerr << "loadgen: started " << start_late_s << " s after "
+              << (cmd.start_at_epoch_ns ? "--start-at" : "the fleet's start") << "\n";
   Results r = clients_results(cmd, run, start_late_s);
   nlohmann::json provider_section;
   if (admin) provider_section = take_provider_view(*admin, cmd.shard.sharded(), r);
@@ -389,7 +426,7 @@ int finish(const RunCommand& cmd, LiveRun& run, std::optional<ProviderAdmin>& ad
   r.verdicts =
       evaluate_gate(cmd.assertions, r, metric_context(r.scenario.provider, r.provider_side));
   nlohmann::json j = to_json(r);
-  j["live"] = live_section(cmd, run);
+  j["live"] = live_section(cmd, run, start_at_epoch_ns);
   if (admin) j["provider"] = provider_section;
   j["comparison"] = simulated_comparison(cmd, run, r);
   if (!cmd.quiet) print_run_summary(r, j, cmd.out_path);
@@ -412,17 +449,21 @@ int run_checked(const RunCommand& cmd) {
   std::optional<ProviderAdmin> admin;
   if (auto code = preflight(cmd, *workers, probed, sources, admin)) return *code;
   if (*workers > 1) return supervise_fleet(cmd, *workers, admin);
-  if (auto e = reset_before_start_at(cmd, admin)) return harness_failure(cmd, *e);
+  std::optional<std::int64_t> start_at = cmd.start_at_epoch_ns;
+  if (start_at) {
+    if (auto e = reset_provider(cmd, admin, start_at)) return harness_failure(cmd, *e);
+  }
   const SignalDescriptor signals;
   LiveEngine engine(cmd.scenario, cmd.request, engine_options(cmd, *probed, sources));
-  if (auto error = start(engine, cmd, admin)) return harness_failure(cmd, *error);
+  if (auto error = start(engine, cmd, signals, admin, start_at))
+    return harness_failure(cmd, *error);
   // The page's events and save from here on, until the run's results are written.
   RunDashboard live(dashboard ? &*dashboard : nullptr, cmd, engine, admin ? &*admin : nullptr,
                     [&cmd](Recording rec, double wall_s, const auto& provider) {
                       return results_so_far(cmd, std::move(rec), wall_s, provider);
                     });
   LiveRun run = drive(engine, signals, cmd, live);
-  return finish(cmd, run, admin);
+  return finish(cmd, run, admin, start_at);
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "live/engine.hpp"
+#include "parsed.hpp"
 
 namespace stampede {
 
@@ -32,6 +33,18 @@ class ProgressReporter {
   int fd_;
   std::int64_t next_ns_;
 };
+
+// A worker's side of the ready/go exchange (fleet_workers.hpp): what it heard first.
+struct HeardStart {
+  std::int64_t unix_ns = 0;  // the supervisor's start line
+  bool signalled = false;    // or, before it, a signal on signal_fd (left for the caller to take)
+};
+// A worker's "ready" on fd, once its connections are open.
+void say_ready(int fd);
+// Waits for the start line on start_fd or a signal on signal_fd. The error when start_fd ends
+// without a line (the supervisor is gone) or is not a pipe of its: a worker without a start
+// neither guesses one nor waits forever.
+Parsed<HeardStart> await_fleet_start(int start_fd, int signal_fd);
 
 // Splits what came on a pipe into lines, keeping a partial last one for the next read.
 class LineBuffer {

@@ -89,8 +89,7 @@ LiveEngine::~LiveEngine() {
   close(done_fd_);
 }
 
-std::optional<std::string> LiveEngine::start(
-    const std::function<std::optional<std::string>()>& at_start) {
+std::optional<std::string> LiveEngine::start(const AtStart& at_start) {
   const auto& opt = shared_->options;
   const auto& fleet = shared_->scenario.fleet;
   const auto clients = static_cast<unsigned>(opt.shard.clients_below(fleet.clients));
@@ -122,16 +121,19 @@ std::optional<std::string> LiveEngine::start(
     const std::int64_t wait = steady_ns - ScenarioClock::steady_ns();
     if (wait > 0) std::this_thread::sleep_for(std::chrono::nanoseconds(wait));
   };
+  std::int64_t start_ns = opt.start_steady_ns;
   if (at_start) {
-    if (auto error = at_start()) return error;
+    const auto decided = at_start();
+    if (!decided) return decided.error();
+    if (*decided > 0) start_ns = *decided;
   }
-  if (opt.start_steady_ns > 0) {
-    sleep_until(opt.start_steady_ns);
-    start_late_ns_ = std::max<std::int64_t>(0, ScenarioClock::steady_ns() - opt.start_steady_ns);
+  if (start_ns > 0) {
+    sleep_until(start_ns);
+    start_late_ns_ = std::max<std::int64_t>(0, ScenarioClock::steady_ns() - start_ns);
   }
   std::tie(start_cpu_user_s_, start_cpu_sys_s_) = cpu_seconds();
-  if (opt.start_steady_ns > 0) {
-    shared_->clock.restart_at(opt.start_steady_ns);
+  if (start_ns > 0) {
+    shared_->clock.restart_at(start_ns);
   } else {
     shared_->clock.restart();
   }

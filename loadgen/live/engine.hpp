@@ -14,6 +14,7 @@
 #include "live/dead_letter_writer.hpp"
 #include "live/http/transport_error.hpp"
 #include "live/request.hpp"
+#include "parsed.hpp"
 #include "policy/shard.hpp"
 #include "policy/source_addresses.hpp"
 #include "results.hpp"
@@ -93,10 +94,11 @@ struct LiveRun {
   std::int64_t first_sends = 0;
   std::int64_t first_send_connect_errors = 0;  // of those, how many could not connect at all
   StopReason stopped = StopReason::kNone;
-  std::int64_t end_ns = 0;         // scenario time the run ended
-  std::int64_t start_late_ns = 0;  // wall: how long after start_steady_ns the loops began
-  double wall_s = 0;               // from t=0
-  double cpu_user_s = 0;           // the whole process from t=0: loops, progress line, answers
+  std::int64_t end_ns = 0;  // scenario time the run ended
+  std::int64_t start_late_ns =
+      0;  // wall: how long after the start (start_steady_ns or at_start's) the loops began
+  double wall_s = 0;      // from t=0
+  double cpu_user_s = 0;  // the whole process from t=0: loops, progress line, answers
   double cpu_sys_s = 0;
   unsigned loops = 0;
   std::string http_client;  // "native" or "libcurl"
@@ -119,14 +121,18 @@ class LiveEngine {
   LiveEngine(const LiveEngine&) = delete;
   LiveEngine& operator=(const LiveEngine&) = delete;
 
-  // Creates every client's handle, calls at_start (to reset the provider so both clocks start
-  // together), waits for start_steady_ns if set, and starts the loops. Returns at_start's
-  // error.
-  std::optional<std::string> start(const std::function<std::optional<std::string>()>& at_start);
+  // Creates every client's handle (and opens its connection), calls at_start, waits for the
+  // start, and starts the loops. Returns at_start's error. at_start resets the provider so both
+  // clocks start together, and may decide the start only now that the connections are open
+  // (a supervisor's workers: however long opening took, none starts late): a steady_clock
+  // reading, or 0 for start_steady_ns's (none: at once).
+  using AtStart = std::function<Parsed<std::int64_t>()>;
+  std::optional<std::string> start(const AtStart& at_start);
 
   // Readable once every loop has finished.
   int done_fd() const { return done_fd_; }
   // From any thread: start no more attempts; give in-flight ones grace_ns, then abort them.
+  // Before the loops start (from at_start), they start stopped: nothing is sent.
   void stop(std::int64_t grace_ns);
   // A stop was asked for (stop, or --max-duration): in-flight requests are in their grace.
   bool stopping() const;

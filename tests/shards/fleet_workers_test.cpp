@@ -43,19 +43,37 @@ TEST_CASE("fleet workers: as many as the open-file limit needs, or as asked") {
   }
 }
 
-TEST_CASE("fleet workers: each is told its shard, the shared start and the directory") {
+TEST_CASE("fleet workers: each is told its shard and the directory, and the user's start") {
   const std::vector<std::string> given{"--clients", "600", "--out", "fleet.json"};
-  CHECK(worker_arguments(given, 1, 3, "1767225600.250", "/tmp/d") ==
-        std::vector<std::string>{"run", "--shard", "1/3", "--fleet-worker", "/tmp/d", "--start-at",
-                                 "1767225600.250", "--clients", "600", "--out", "fleet.json"});
-  // The user's --start-at is among the arguments already.
-  CHECK(worker_arguments(given, 0, 2, "", "/tmp/d") ==
-        std::vector<std::string>{"run", "--shard", "0/2", "--fleet-worker", "/tmp/d", "--clients",
+  CHECK(worker_arguments(given, 1, 3, "/tmp/d") ==
+        std::vector<std::string>{"run", "--shard", "1/3", "--fleet-worker", "/tmp/d", "--clients",
                                  "600", "--out", "fleet.json"});
+  // The user's --start-at is among the arguments already; without one the supervisor gives
+  // the start once the workers are ready.
+  const std::vector<std::string> at{"--start-at", "1767225600.250"};
+  CHECK(worker_arguments(at, 0, 2, "/tmp/d") ==
+        std::vector<std::string>{"run", "--shard", "0/2", "--fleet-worker", "/tmp/d", "--start-at",
+                                 "1767225600.250"});
   const auto files = worker_files("/tmp/d", 2);
   CHECK(files.results == "/tmp/d/worker-2.json");
   CHECK(files.dead_letters == "/tmp/d/worker-2.dead-letters.jsonl");
-  CHECK(worker_start_lead_ns(0) < worker_start_lead_ns(20000));
+}
+
+TEST_CASE("fleet workers: the start line round-trips; the wait says how many are ready") {
+  const std::string line = format_start_line(1'767'225'600'250'000'000);
+  CHECK(line == "1767225600250000000\n");
+  CHECK(parse_start_line(std::string_view(line).substr(0, line.size() - 1)) ==
+        1'767'225'600'250'000'000);
+  for (const char* bad : {"", "ready", "12x", "-5", "0", "1 2"}) {
+    CAPTURE(bad);
+    CHECK_FALSE(parse_start_line(bad));
+  }
+  // The descriptors a worker is given, above the standard ones and apart.
+  CHECK(kWorkerProgressFd > 2);
+  CHECK(kWorkerStartFd > 2);
+  CHECK(kWorkerStartFd != kWorkerProgressFd);
+  CHECK(format_fleet_waiting(2, 3) == "opening connections: 2 of 3 workers ready");
+  CHECK(format_fleet_waiting(3, 3) == "all 3 workers ready, waiting for the start");
 }
 
 TEST_CASE("fleet workers: a progress report round-trips, and reports add up") {

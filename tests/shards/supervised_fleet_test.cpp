@@ -1,12 +1,15 @@
 // One `loadgen run` as a supervisor of worker processes against one real fakeprovider: the
 // merged fleet against the simulation and the one-process run, source addresses spread when
-// asked, a SIGTERM and a killed worker, and the combinations it refuses.
+// asked, the start given once every worker is ready, a SIGTERM and a killed worker (while
+// running and before the start), and the combinations it refuses.
 #include <doctest/doctest.h>
 
 #include <signal.h>
 
+#include <chrono>
 #include <fstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "support/fake_provider.hpp"
@@ -55,13 +58,37 @@ std::vector<pid_t> children_of(pid_t pid) {
   return out;
 }
 
-// The long storm run by a supervisor of three workers, started; the test stops it its way.
+// The supervisor's first worker once it runs loadgen (its exec done), caught at once: it has
+// yet to probe the target, ask the provider's scale and open its connections, so it is not
+// ready. -1 if none came.
+pid_t first_worker(pid_t supervisor) {
+  const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (std::chrono::steady_clock::now() < end) {
+    for (const pid_t child : children_of(supervisor)) {
+      if (read_file("/proc/" + std::to_string(child) + "/cmdline").find("--fleet-worker") !=
+          std::string::npos)
+        return child;
+    }
+    std::this_thread::sleep_for(std::chrono::microseconds(200));
+  }
+  return -1;
+}
+
+// The storm run by a supervisor of three workers, started; the test stops it its way. At 50/s
+// it runs long enough to stop midway.
 struct LongFleet {
-  LongFleet(const TempDir& dir, std::vector<std::string> more)
-      : target(dir, 50), fleet(kLoadgenBin, arguments(dir, std::move(more)), dir, "fleet") {}
+  LongFleet(const TempDir& dir, std::vector<std::string> more, int allowance_per_s = 50)
+      : target(dir, allowance_per_s),
+        fleet(kLoadgenBin, arguments(dir, std::move(more)), dir, "fleet") {}
   std::vector<std::string> arguments(const TempDir& dir, std::vector<std::string> more) const {
     more.insert(more.begin(), {"run", "--quiet", "--processes", "3", "--out", dir.file("r.json")});
     return with(more, target.args());
+  }
+  // Its first worker, caught before it is ready and sent sig: its pid; -1 if none came.
+  pid_t signal_unready_worker(int sig) const {
+    const pid_t pid = target.provider.started() ? first_worker(fleet.pid()) : -1;
+    if (pid > 0) kill(pid, sig);
+    return pid;
   }
   // Once the provider has seen requests: the fleet is sending.
   bool sending() const {
@@ -185,6 +212,71 @@ TEST_CASE("a worker that dies fails the fleet, named, with what the others sent 
   CHECK(j["merged"]["merged"] == 2);
   CHECK(j["merged"]["missing"].size() == 1);
   CHECK(read_file(dir.file("junit.xml")).find("<error") != std::string::npos);
+}
+
+// A worker held back before it is ready (as a loaded machine holds one opening its
+// connections) twice as long as the fixed lead the supervisor once guessed (3 s here), which
+// started the others without it and it 3 s late.
+constexpr auto kHeldBack = std::chrono::seconds(6);
+
+TEST_CASE("a worker ready late: the fleet starts once every worker is ready, none of them late") {
+  TempDir dir;
+  LongFleet run(dir, {}, 200);
+  const pid_t held = run.signal_unready_worker(SIGSTOP);  // the fleet waits for it
+  REQUIRE(held > 0);
+  std::this_thread::sleep_for(kHeldBack);
+  // Nobody started without it.
+  CHECK(run.target.provider.stats()["requests"] == 0);
+  kill(held, SIGCONT);
+  CHECK(run.fleet.wait() == 0);
+  INFO(run.fleet.err());
+  const json j = json::parse(read_file(dir.file("r.json")));
+  // Every worker on time: the start came after the held one opened its connections.
+  const auto& late = j["merged"]["start_late_s"];
+  REQUIRE(late.size() == 3);
+  for (const auto& s : late) CHECK(s.get<double>() < 0.25 * kHeldBack.count());
+  // One t=0 for the provider and every worker: the simulation, request for request.
+  CHECK(j["counts"]["requests"] == 1200);
+  CHECK(j["comparison"]["difference"]["requests"] == 0);
+  CHECK(j["comparison"]["difference"]["delivered"] == 0);
+  CHECK(j["provider"]["requests"] == 1200);
+}
+
+TEST_CASE("a worker killed before it is ready fails the fleet, named, before anyone sent") {
+  TempDir dir;
+  LongFleet run(dir, {"--junit", dir.file("junit.xml")});
+  const pid_t killed = run.signal_unready_worker(SIGKILL);
+  REQUIRE(killed > 0);
+  CHECK(run.fleet.wait() == 3);  // the others were not left waiting for it
+  INFO(run.fleet.err());
+  CHECK(run.fleet.err().find("pid " + std::to_string(killed) + ") ended with SIGKILL") !=
+        std::string::npos);
+  CHECK(run.fleet.err().find("stopping the other workers") != std::string::npos);
+  // The others stopped unstarted: their results, every item unfinished, and nothing sent.
+  const json j = json::parse(read_file(dir.file("r.json")));
+  CHECK(j["merged"]["merged"] == 2);
+  CHECK(j["merged"]["missing"].size() == 1);
+  CHECK(j["counts"]["requests"] == 0);
+  CHECK(run.target.provider.stats()["requests"] == 0);
+  CHECK(read_file(dir.file("junit.xml")).find("<error") != std::string::npos);
+}
+
+TEST_CASE("SIGTERM while the workers open their connections stops them all unstarted") {
+  TempDir dir;
+  LongFleet run(dir, {"--dead-letter", dir.file("dead.jsonl")});
+  const pid_t held = run.signal_unready_worker(SIGSTOP);  // the fleet waits for it
+  REQUIRE(held > 0);
+  run.fleet.signal(SIGTERM);
+  kill(held, SIGCONT);
+  CHECK(run.fleet.wait() == 1);  // stopped by a signal, as a run stopped later is
+  INFO(run.fleet.err());
+  const json j = json::parse(read_file(dir.file("r.json")));
+  CHECK(j["live"]["stopped"] == "signal");
+  CHECK(j["merged"]["merged"] == 3);
+  CHECK(j["counts"]["requests"] == 0);
+  CHECK(j["counts"]["unfinished"] == 600);
+  CHECK(read_json_lines(dir.file("dead.jsonl")).size() == 600);
+  CHECK(run.target.provider.stats()["requests"] == 0);
 }
 
 TEST_CASE("the combinations a supervisor refuses: one line, exit 2, before any load") {
