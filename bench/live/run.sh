@@ -44,9 +44,13 @@ run=()
 [ -n "${NICE:-}" ] && run=(nice -n "$NICE")
 storm=$root/examples/storm.json
 
-for tool in python3 nginx hey; do
-  command -v "$tool" >/dev/null || { echo "run.sh: needs $tool" >&2; exit 2; }
-done
+needs() {
+  local tool
+  for tool in "$@"; do
+    command -v "$tool" >/dev/null || { echo "run.sh: needs $tool" >&2; exit 2; }
+  done
+}
+needs python3
 [ -x "$loadgen" ] && [ -x "$provider" ] || { echo "run.sh: build first (make build)" >&2; exit 2; }
 
 tmp=$(mktemp -d /tmp/stampede-bench-live.XXXXXX)
@@ -135,6 +139,7 @@ part_lateness() {
 }
 
 part_rate() {
+  needs nginx hey
   echo "== raw request rate: 1,000 clients against nginx serving a static 200"
   mkdir -p "$tmp/nginx/logs"
   local port
