@@ -11,15 +11,13 @@
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
-build=${1:-build}
-case $build in /*) ;; *) build=$root/$build ;; esac
-provider=$build/bin/fakeprovider
 idle=${IDLE:-5000}
 slowloris=${SLOWLORIS:-50}
 hold=${HOLD:-15}
 
 # shellcheck source=bench/provider/common.sh
 . "$root/bench/provider/common.sh"
+bench_build "${1:-}"
 bench_setup python3
 start_provider
 port=$data_port

@@ -1,5 +1,11 @@
-# The helpers run.sh, store.sh and abuse.sh share; sourced after they set root and provider
-# (and duration, for wrk_point).
+# The helpers the scripts here share; sourced once they set root (and duration, for wrk_point).
+
+# The script's BUILD_DIR argument (default build, relative to the tree): sets build and provider.
+bench_build() {
+  build=${1:-build}
+  case $build in /*) ;; *) build=$root/$build ;; esac
+  provider=$build/bin/fakeprovider
+}
 
 # Checks the tools and the provider binary, then makes $tmp and a trap that, on exit, kills
 # every PID in $pids, runs the script's extra_cleanup if it has one, and removes $tmp.

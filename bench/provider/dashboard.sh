@@ -10,9 +10,6 @@
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
-build=${1:-build}
-case $build in /*) ;; *) build=$root/$build ;; esac
-provider=$build/bin/fakeprovider
 duration=${DURATION:-10s}
 connections=${CONNECTIONS:-400}
 dashboards=${DASHBOARDS:-1 10}
@@ -20,6 +17,7 @@ repeat=${REPEAT:-3}
 
 # shellcheck source=bench/provider/common.sh
 . "$root/bench/provider/common.sh"
+bench_build "${1:-}"
 bench_setup wrk curl python3
 
 # run.sh's allowance: all but a few answers are 429, the storm's answer.

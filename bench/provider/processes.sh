@@ -12,9 +12,6 @@
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
-build=${1:-build}
-case $build in /*) ;; *) build=$root/$build ;; esac
-provider=$build/bin/fakeprovider
 duration=${DURATION:-5s}
 connections=${CONNECTIONS:-400 1000}
 processes=${PROCESSES:-1 3}
@@ -27,6 +24,7 @@ per_holder=16700
 
 # shellcheck source=bench/provider/common.sh
 . "$root/bench/provider/common.sh"
+bench_build "${1:-}"
 bench_setup wrk python3
 
 # The provider and its workers: their CPU and their peak memory.

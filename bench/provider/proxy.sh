@@ -15,9 +15,6 @@
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
-build=${1:-build}
-case $build in /*) ;; *) build=$root/$build ;; esac
-provider=$build/bin/fakeprovider
 duration=${DURATION:-10s}
 connections=${CONNECTIONS:-400}
 repeat=${REPEAT:-3}
@@ -27,6 +24,7 @@ export PACE_MS=${PACE_MS:-10}
 # bench_setup, start_provider, stop_provider, free_port, cpu_ticks, wrk_point.
 # shellcheck source=bench/provider/common.sh
 . "$root/bench/provider/common.sh"
+bench_build "${1:-}"
 bench_setup wrk nginx python3
 extra_cleanup() {
   local pidfile

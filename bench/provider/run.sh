@@ -12,9 +12,6 @@
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
-build=${1:-build}
-case $build in /*) ;; *) build=$root/$build ;; esac
-provider=$build/bin/fakeprovider
 duration=${DURATION:-10s}
 connections=${CONNECTIONS:-50 400 1000}
 bursts=${BURSTS:-1000 5000}
@@ -28,6 +25,7 @@ nginx_rate=100r/m
 # bench_setup, start_provider, stop_provider, free_port, cpu_ticks, wrk_point.
 # shellcheck source=bench/provider/common.sh
 . "$root/bench/provider/common.sh"
+bench_build "${1:-}"
 bench_setup wrk nginx g++ python3
 extra_cleanup() {
   [ -f "$tmp/nginx/nginx.pid" ] && kill "$(cat "$tmp/nginx/nginx.pid")" 2>/dev/null || true

@@ -11,9 +11,6 @@
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
-build=${1:-build}
-case $build in /*) ;; *) build=$root/$build ;; esac
-provider=$build/bin/fakeprovider
 duration=${DURATION:-10s}
 connections=${CONNECTIONS:-50 400}
 repeat=${REPEAT:-3}
@@ -21,6 +18,7 @@ allowance=${ALLOWANCE:-1000/s}
 
 # shellcheck source=bench/provider/common.sh
 . "$root/bench/provider/common.sh"
+bench_build "${1:-}"
 bench_setup wrk redis-server redis-cli python3
 
 redis_port=$(free_port)
