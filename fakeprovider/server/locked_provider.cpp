@@ -29,17 +29,13 @@ LockedProvider::LockedProvider(const Options& options)
   }
 }
 
-LockedProvider::Admission LockedProvider::admit(std::size_t thread, std::int64_t seen_steady_ns,
-                                                std::string_view tenant, const SendClaim& send,
-                                                std::string_view client_id, const RowRequest& row,
-                                                const DeclaredTokens& tokens) {
-  const Arrival a{thread, seen_steady_ns, tenant, send, client_id, row, tokens};
+LockedProvider::Admission LockedProvider::admit(const Arrival& a) {
   if (options_.store) return admit_all({&a, 1}).front();
   Lock lock(mu_);
-  const std::int64_t t_ns = arrival_t_ns(seen_steady_ns);
-  const Decided out = settle(t_ns, policy_.admit(t_ns, tenant, tokens), a);
+  const std::int64_t t_ns = arrival_t_ns(a.seen_steady_ns);
+  const Decided out = settle(t_ns, policy_.admit(t_ns, a.tenant, a.tokens), a);
   lock.unlock();
-  const Ticket ticket = record(thread, out, a);
+  const Ticket ticket = record(a.thread, out, a);
   return {out.t_ns, out.decision, out.row_version, ticket};
 }
 

@@ -65,16 +65,16 @@ class LockedProvider : public Admitter {
   // tokens: what the request declares it uses.
   Admission admit(std::size_t thread, std::int64_t seen_steady_ns, std::string_view tenant,
                   const SendClaim& send, std::string_view client_id, const RowRequest& row = {},
-                  const DeclaredTokens& tokens = {});
+                  const DeclaredTokens& tokens = {}) {
+    return admit({thread, seen_steady_ns, tenant, send, client_id, row, tokens});
+  }
 
   // The arrivals admitted as admit would admit them one after another, in their order; those
   // the shared store is asked about are asked in one round trip (SharedStore::decide_all).
   // One admission per arrival. What the data plane calls with a store: while one batch is out,
   // the next gathers.
   std::vector<Admission> admit_all(std::span<const Arrival> arrivals) override;
-  Admission admit(const Arrival& a) override {
-    return admit(a.thread, a.seen_steady_ns, a.tenant, a.send, a.client_id, a.row, a.tokens);
-  }
+  Admission admit(const Arrival& a) override;  // what the data plane calls
   bool batches() const override { return options_.store != nullptr; }
 
   // Proxy mode: what the upstream answered an admitted arrival (its status, or
