@@ -70,6 +70,9 @@ std::string runnable(const std::string& block, const FakeProvider& p) {
   return replace_all(script, "build/bin/", support::bin_path(""));
 }
 
+constexpr int kPremiseAttempts = 3;
+constexpr double kFirstWaveMs = 700;
+
 nlohmann::json run_script(const TempDir& dir, const std::string& script, int& code) {
   support::Process sh("/bin/sh", {"-c", "cd '" + dir.file("") + "' && " + script}, dir, "sh",
                       support::kNoProxyForLoopback);
@@ -91,7 +94,18 @@ TEST_CASE(
   REQUIRE(provider.started());
   TempDir dir;
   int code = -1;
-  const auto r = run_script(dir, runnable(block, provider), code);
+  nlohmann::json r;
+  // The waves below presume what the docs' machine gives: 24 curl processes sending within
+  // 0.7 s of the one-second outage (0.33 s here when idle), so each wave fits one window of
+  // the allowance. A machine loaded by other tests may take longer; that run says its spread
+  // and is done again.
+  for (int attempt = 1; attempt <= kPremiseAttempts; ++attempt) {
+    r = run_script(dir, runnable(block, provider), code);
+    const auto& all_by = r["exec"]["first_arrivals"]["all_by_ms"];
+    if (all_by.is_number() && all_by.get<double>() <= kFirstWaveMs) break;
+    MESSAGE("attempt " << attempt << ": the first sends took until " << all_by.dump()
+                       << " ms after the release; the waves presume " << kFirstWaveMs);
+  }
   CHECK(code == 0);  // the documented assertion: delivered == items
   check_accounted(r, 24);
   CHECK(count(r, "delivered") == 24);
