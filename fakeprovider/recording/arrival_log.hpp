@@ -1,7 +1,6 @@
 #pragma once
 
 #include <cstdint>
-#include <deque>
 #include <functional>
 #include <map>
 #include <string>
@@ -9,6 +8,7 @@
 #include <vector>
 
 #include "model/send_attribution.hpp"
+#include "recording/row_blocks.hpp"
 
 namespace stampede {
 
@@ -51,8 +51,9 @@ class ArrivalLog {
     SendAttribution send;
     std::string client_id;
   };
-  // A deque grows in chunks: no pause to copy a million rows while the lock is held.
-  std::deque<Row> rows_;
+  // Grown in blocks: no pause to copy a million rows while the lock is held, and no page
+  // fault a few dozen rows.
+  RowBlocks<Row> rows_;
   std::vector<std::string> tenant_names_;
   std::map<std::string, std::uint32_t, std::less<>> tenant_index_;
 };
