@@ -7,7 +7,8 @@
 #   lateness     wake lateness and CPU of a full-jitter storm against fakeprovider at 1,000
 #                and 10,000 clients (the storm's allowance scaled with the fleet)
 #   rate         raw request rate: --strategy none with 1,000 clients against nginx serving a
-#                static 200, and `hey -c 1000` against the same nginx, in the same run
+#                static 200, and `wrk -t2 -c1000` (and `hey -c 1000`, when installed) against
+#                the same nginx, round by round
 #   storm        the acceptance storm (examples/storm.json at --time-scale 0.1): exponential,
 #                then full jitter, each compared with its simulation
 #   compression  the exponential storm at each of SCALES, to find the smallest --time-scale
@@ -20,7 +21,8 @@
 #                --strategy none against a provider that admits them all, then the exponential
 #                storm at --time-scale 0.1
 #
-# Environment: SCALES (default "0.2 0.1 0.05"), RATE_REQUESTS (default 200000),
+# Environment: SCALES (default "0.2 0.1 0.05"), RATE_REQUESTS (default 200000), RATE_ROUNDS
+# (default 5),
 # CPU_REQUESTS (default 100000), PROVIDER_ARGS (extra fakeprovider flags, e.g.
 # "--arrival-stamp read"),
 # LATENCY_SCALE (time scale of the lateness storms, default 1), NICE (run every process of
@@ -37,6 +39,7 @@ loadgen=$build/bin/loadgen
 provider=$build/bin/fakeprovider
 scales=${SCALES:-0.2 0.1 0.05}
 rate_requests=${RATE_REQUESTS:-200000}
+rate_rounds=${RATE_ROUNDS:-5}
 cpu_requests=${CPU_REQUESTS:-100000}
 read -r -a provider_args <<<"${PROVIDER_ARGS:-}"
 latency_scale=${LATENCY_SCALE:-1}
@@ -139,10 +142,11 @@ part_lateness() {
 }
 
 part_rate() {
-  needs nginx hey
-  echo "== raw request rate: 1,000 clients against nginx serving a static 200"
+  needs nginx wrk
+  echo "== raw request rate: 1,000 clients against nginx serving a static 200, $rate_rounds round(s)"
+  echo "   (loadgen --strategy none, then wrk -t2 -c1000 for as long as loadgen took$(command -v hey >/dev/null && echo ', then hey -c 1000 -n the same count'))"
   mkdir -p "$tmp/nginx/logs"
-  local port
+  local port round
   port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
   cat >"$tmp/nginx/nginx.conf" <<EOF
 worker_processes 1;
@@ -170,20 +174,34 @@ EOF
     sleep 0.01
   done
   local target=http://127.0.0.1:$port/v1
-  for round in 1 2; do
+  for round in $(seq 1 "$rate_rounds"); do
     "${run[@]}" "$loadgen" run --url "$target" --clients 1000 --workload queue \
       --items "$rate_requests" --strategy none --quiet --out "$tmp/rate.json" || true
-    python3 - "$tmp/rate.json" <<'PY'
-import json, sys
+    # wrk runs by time, loadgen by count: wrk gets loadgen's wall time, whole seconds, at least 2.
+    local rate seconds
+    read -r rate seconds < <(python3 - "$tmp/rate.json" <<'PY'
+import json, math, sys
 r = json.load(open(sys.argv[1]))
 live = r["live"]
-rate = r["counts"]["requests"] / live["wall_s"]
-print(f"  loadgen run: {r['counts']['requests']} requests, {r['counts']['delivered']} ok, "
-      f"{live['wall_s']:.2f} s  ->  {rate:,.0f} req/s  "
-      f"(CPU {live['cpu_user_s'] + live['cpu_sys_s']:.2f} s)")
+print(f"{r['counts']['requests'] / live['wall_s']:.0f} {max(2, math.ceil(live['wall_s']))}")
 PY
-    "${run[@]}" hey -n "$rate_requests" -c 1000 "$target" >"$tmp/hey.txt"
-    awk '/Requests\/sec/ {printf "  hey -c 1000:  %s req/s\n", $2} /\[200\]/ {print "  hey statuses:" $0}' "$tmp/hey.txt"
+)
+    local wrk_rate
+    wrk_rate=$("${run[@]}" wrk -t2 -c1000 -d"${seconds}s" "$target" | awk '/Requests\/sec/ {print $2}')
+    python3 - "$tmp/rate.json" "$round" "$wrk_rate" "$seconds" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+live, rnd, wrk, secs = r["live"], sys.argv[2], float(sys.argv[3]), sys.argv[4]
+rate = r["counts"]["requests"] / live["wall_s"]
+print(f"  round {rnd}: loadgen {rate:,.0f} req/s ({r['counts']['requests']} requests, "
+      f"{r['counts']['delivered']} ok, {live['wall_s']:.2f} s, CPU "
+      f"{live['cpu_user_s'] + live['cpu_sys_s']:.2f} s);  wrk -d{secs}s {wrk:,.0f} req/s;  "
+      f"{rate / wrk:.2f}x wrk")
+PY
+    if command -v hey >/dev/null; then
+      "${run[@]}" hey -n "$rate_requests" -c 1000 "$target" >"$tmp/hey.txt"
+      awk '/Requests\/sec/ {printf "           hey -c 1000: %s req/s\n", $2}' "$tmp/hey.txt"
+    fi
   done
 }
 
