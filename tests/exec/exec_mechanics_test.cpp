@@ -306,19 +306,21 @@ TEST_CASE("more processes than ulimit -u allows is one line, exit 2, nothing sta
   FakeProvider provider({});
   REQUIRE(provider.started());
   TempDir dir;
-  // Room for what runs now and a little more (a sanitizer's threads), not for 200 processes.
-  // prlimit (util-linux) sets RLIMIT_NPROC and execs loadgen in its place.
+  // Room for what runs now and a little more (a sanitizer's threads), not for 2,000 processes.
+  // prlimit (util-linux) sets RLIMIT_NPROC and execs loadgen in its place. The other tests
+  // beside this one end their processes and threads meanwhile, which gives loadgen room the
+  // count here did not see: CI once saw room for 200, so the fleet is ten times that.
   const long limit = user_tasks() + 60;
   std::vector<std::string> args{"--nproc=" + std::to_string(limit), support::bin_path("loadgen"),
                                 "exec"};
-  for (const auto& a : fleet_args(provider, "200")) args.push_back(a);
+  for (const auto& a : fleet_args(provider, "2000")) args.push_back(a);
   args.insert(args.end(), {"--", "touch", dir.file("started.{client}")});
   support::Process sh("/usr/bin/prlimit", args, dir, "prlimit", support::kNoProxyForLoopback);
   CHECK(sh.wait(kWaitMs) == 2);
   const auto err = sh.err();
   INFO(err);
   CHECK(one_line(err));
-  CHECK(err.find("--clients: 200 clients in 200 processes need 201 more tasks") !=
+  CHECK(err.find("--clients: 2000 clients in 2000 processes need 2001 more tasks") !=
         std::string::npos);
   CHECK(err.find("ulimit -u allows this user " + std::to_string(limit)) != std::string::npos);
   CHECK(err.find("--per-process K") != std::string::npos);
