@@ -165,8 +165,12 @@ TEST_CASE("a fleet past --connections-per-source binds further loopback source a
     // As the kernel bound them (getsockname): 250, 250 and the last 100, across the workers.
     CHECK(r.results["live"]["source_addresses"] ==
           json{{"127.0.0.1", 250}, {"127.0.0.2", 250}, {"127.0.0.3", 100}});
-    CHECK(r.results["counts"]["requests"] == 1200);
-    CHECK(r.results["comparison"]["difference"]["requests"] == 0);
+    // Every client through, and every send the fleet made seen by the provider. Not the
+    // simulation's exact count (the acceptance case above asks that): under TSan the 600 first
+    // sends of one process once took longer than the one-second window they presume.
+    CHECK(r.results["counts"]["delivered"] == 600);
+    CHECK(r.results["counts"]["unfinished"] == 0);
+    CHECK(r.results["provider"]["requests"] == r.results["counts"]["requests"]);
   }
   // Unspread, nothing is bound and nothing is said.
   const Run plain = run_loadgen(with(args, {"--processes", "3"}));
