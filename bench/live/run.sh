@@ -178,15 +178,9 @@ EOF
     "${run[@]}" "$loadgen" run --url "$target" --clients 1000 --workload queue \
       --items "$rate_requests" --strategy none --quiet --out "$tmp/rate.json" || true
     # wrk runs by time, loadgen by count: wrk gets loadgen's wall time, whole seconds, at least 2.
-    local rate seconds
-    read -r rate seconds < <(python3 - "$tmp/rate.json" <<'PY'
-import json, math, sys
-r = json.load(open(sys.argv[1]))
-live = r["live"]
-print(f"{r['counts']['requests'] / live['wall_s']:.0f} {max(2, math.ceil(live['wall_s']))}")
-PY
-)
-    local wrk_rate
+    local seconds wrk_rate
+    seconds=$(python3 -c 'import json, math, sys
+print(max(2, math.ceil(json.load(open(sys.argv[1]))["live"]["wall_s"])))' "$tmp/rate.json")
     wrk_rate=$("${run[@]}" wrk -t2 -c1000 -d"${seconds}s" "$target" | awk '/Requests\/sec/ {print $2}')
     python3 - "$tmp/rate.json" "$round" "$wrk_rate" "$seconds" <<'PY'
 import json, sys
