@@ -34,27 +34,19 @@ std::string storm_of_600(int allowance_per_s) {
          "strategy": "exponential", "base": "1s", "cap": "8s", "max_attempts": 0, "seed": 5}})";
 }
 
-// The exact counts presume that every client's first send lands in the first window of the
-// allowance. Three seconds of wall time to a scenario second give a sanitizer build room for
-// it: under TSan in CI, 600 first sends from three workers once took longer than one second.
-constexpr const char* kRoomyScale = "3";
-
-std::vector<std::string> target_args(const std::string& scenario, const FakeProvider& p,
-                                     const std::string& time_scale) {
-  return {"--scenario", scenario,       "--url",    p.url(),          "--provider-admin",
-          p.admin(),    "--time-scale", time_scale, "--max-duration", "60s"};
+std::vector<std::string> target_args(const std::string& scenario, const FakeProvider& p) {
+  return {"--scenario", scenario,       "--url", p.url(),          "--provider-admin",
+          p.admin(),    "--time-scale", "1",     "--max-duration", "60s"};
 }
 
 // A provider and its scenario file in dir.
 struct Target {
-  Target(const TempDir& dir, int allowance_per_s, std::string scale = "1")
+  Target(const TempDir& dir, int allowance_per_s)
       : scenario((write_file(dir.file("storm.json"), storm_of_600(allowance_per_s)),
                   dir.file("storm.json"))),
-        time_scale(std::move(scale)),
-        provider({"--scenario", scenario, "--time-scale", time_scale}) {}
-  std::vector<std::string> args() const { return target_args(scenario, provider, time_scale); }
+        provider({"--scenario", scenario, "--time-scale", "1"}) {}
+  std::vector<std::string> args() const { return target_args(scenario, provider); }
   std::string scenario;
-  std::string time_scale;
   FakeProvider provider;
 };
 
@@ -85,9 +77,8 @@ pid_t first_worker(pid_t supervisor) {
 // The storm run by a supervisor of three workers, started; the test stops it its way. At 50/s
 // it runs long enough to stop midway.
 struct LongFleet {
-  LongFleet(const TempDir& dir, std::vector<std::string> more, int allowance_per_s = 50,
-            std::string time_scale = "1")
-      : target(dir, allowance_per_s, std::move(time_scale)),
+  LongFleet(const TempDir& dir, std::vector<std::string> more, int allowance_per_s = 50)
+      : target(dir, allowance_per_s),
         fleet(kLoadgenBin, arguments(dir, std::move(more)), dir, "fleet") {}
   std::vector<std::string> arguments(const TempDir& dir, std::vector<std::string> more) const {
     more.insert(more.begin(), {"run", "--quiet", "--processes", "3", "--out", dir.file("r.json")});
@@ -118,7 +109,7 @@ struct LongFleet {
 TEST_CASE(
     "acceptance: one run in three worker processes is the simulation and the one-process fleet") {
   TempDir dir;
-  const Target target(dir, 200, kRoomyScale);
+  const Target target(dir, 200);
   REQUIRE(target.provider.started());
   const auto args = target.args();
 
@@ -234,7 +225,7 @@ constexpr auto kHeldBack = std::chrono::seconds(6);
 
 TEST_CASE("a worker ready late: the fleet starts once every worker is ready, none of them late") {
   TempDir dir;
-  LongFleet run(dir, {}, 200, kRoomyScale);
+  LongFleet run(dir, {}, 200);
   const pid_t held = run.signal_unready_worker(SIGSTOP);  // the fleet waits for it
   REQUIRE(held > 0);
   std::this_thread::sleep_for(kHeldBack);
