@@ -10,8 +10,11 @@
 namespace stampede {
 namespace {
 
-int run_worker(const WorkersConfig& c, std::size_t index, const ListenSocket& socket, int channel) {
-  RemoteAdmitter admitter(channel, index * c.data.threads, c.provider, c.rules, c.time_scale);
+// channels: the worker's own, then one line per loop.
+int run_worker(const WorkersConfig& c, std::size_t index, const ListenSocket& socket,
+               std::span<const int> channels) {
+  RemoteAdmitter admitter(channels.front(), channels.subspan(1), index * c.data.threads, c.provider,
+                          c.rules, c.time_scale);
   DataPlaneConfig data = c.data;
   data.listen_socket = socket;
   DataPlane plane(data, admitter);
@@ -27,7 +30,7 @@ int run_worker(const WorkersConfig& c, std::size_t index, const ListenSocket& so
   int signal_number = 0;
   sigwait(&stop_signals, &signal_number);
   plane.stop(c.stop_wait_ns);
-  close(channel);
+  for (const int fd : channels) close(fd);
   return 0;
 }
 
@@ -39,8 +42,10 @@ Parsed<DataPlaneWorkers> start_data_plane_workers(const WorkersConfig& config) {
   std::vector<int> fds;
   for (const ListenSocket& s : *sockets) fds.push_back(s.fd);
   auto group = WorkerGroup::start(
-      config.processes,
-      [&](std::size_t i, int channel) { return run_worker(config, i, (*sockets)[i], channel); },
+      config.processes, 1 + config.data.threads,
+      [&](std::size_t i, std::span<const int> channels) {
+        return run_worker(config, i, (*sockets)[i], channels);
+      },
       fds);
   // The workers hold them now; here they would only keep a closed worker's port open.
   for (const int fd : fds) close(fd);

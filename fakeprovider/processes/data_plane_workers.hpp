@@ -26,9 +26,9 @@ struct DataPlaneWorkers {
 // fakeprovider --processes N: N forked workers serve the data plane from one port (a
 // SO_REUSEPORT socket each, the kernel spreading the connections), each with its own loops and
 // descriptors, and ask this process, which owns the provider, to decide every request
-// (RemoteAdmitter, DecisionServer): one allowance, one clock, one record, exact as one process
-// is. A worker stops at SIGINT or SIGTERM as the one-process data plane does, finishing what it
-// holds. Call before this process starts any thread.
+// (RemoteAdmitter, DecisionServer; a channel per worker and a line per loop): one allowance, one
+// clock, one record, exact as one process is. A worker stops at SIGINT or SIGTERM as the
+// one-process data plane does, finishing what it holds. Call before this process starts any thread.
 Parsed<DataPlaneWorkers> start_data_plane_workers(const WorkersConfig& config);
 
 }  // namespace stampede

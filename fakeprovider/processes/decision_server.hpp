@@ -7,9 +7,9 @@
 
 namespace stampede {
 
-// The owning process's side of the workers' channels (fakeprovider --processes): one thread
-// that answers each worker's questions with the provider's decisions, in the order they come.
-// It ends when every worker has closed its channel (or on stop()).
+// The owning process's side of the workers' channels and their loops' lines (fakeprovider
+// --processes): one thread that answers the questions on each with the provider's decisions,
+// in the order they come. It ends when every worker has closed them all, or when destroyed.
 class DecisionServer {
  public:
   DecisionServer(Admitter& provider, std::vector<int> channel_fds);

@@ -24,40 +24,45 @@ void keep_own(std::size_t index, const std::vector<int>& channels,
 
 }  // namespace
 
-Parsed<WorkerGroup> WorkerGroup::start(std::size_t count,
-                                       const std::function<int(std::size_t, int)>& body,
-                                       const std::vector<int>& per_child_fds) {
+Parsed<WorkerGroup> WorkerGroup::start(std::size_t count, std::size_t channels_each,
+                                       const Body& body, const std::vector<int>& per_child_fds) {
   WorkerGroup group;
   const pid_t owner = getpid();
+  const auto failed = [&group](const char* call) {
+    const int error = errno;
+    group.signal_all(SIGTERM);
+    group.wait();
+    for (const int fd : group.channels_) close(fd);
+    return Parsed<WorkerGroup>::fail(std::string(call) + ": " + std::strerror(error));
+  };
   for (std::size_t i = 0; i < count; ++i) {
-    int pair[2];
-    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair) != 0) {
-      group.signal_all(SIGTERM);
-      group.wait();
-      return Parsed<WorkerGroup>::fail(std::string("socketpair: ") + std::strerror(errno));
+    std::vector<int> ends;  // the child's
+    for (std::size_t k = 0; k < channels_each; ++k) {
+      int pair[2];
+      if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair) != 0) {
+        for (const int fd : ends) close(fd);
+        return failed("socketpair");
+      }
+      group.channels_.push_back(pair[0]);
+      ends.push_back(pair[1]);
     }
     std::cout.flush();
     const pid_t pid = fork();
     if (pid < 0) {
-      close(pair[0]);
-      close(pair[1]);
-      group.signal_all(SIGTERM);
-      group.wait();
-      return Parsed<WorkerGroup>::fail(std::string("fork: ") + std::strerror(errno));
+      for (const int fd : ends) close(fd);
+      return failed("fork");
     }
     if (pid == 0) {
       prctl(PR_SET_PDEATHSIG, SIGTERM);
       if (getppid() != owner) _exit(1);  // the owner died before the line above
-      close(pair[0]);
       keep_own(i, group.channels_, per_child_fds);
-      const int code = body(i, pair[1]);
+      const int code = body(i, ends);
       std::cout.flush();
       std::cerr.flush();
       _exit(code);
     }
-    close(pair[1]);
+    for (const int fd : ends) close(fd);
     group.pids_.push_back(pid);
-    group.channels_.push_back(pair[0]);
   }
   return Parsed<WorkerGroup>::ok(std::move(group));
 }

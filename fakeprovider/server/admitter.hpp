@@ -39,6 +39,22 @@ struct ProviderArrival {
   DeclaredTokens tokens;
 };
 
+// A loop's own line to a provider in another process: one question in flight at a time, its
+// answer read once the descriptor is readable, so the loop serves its other connections
+// meanwhile and no thread of ours stands between it and the provider (each thread between
+// them cost two context switches a batch).
+class AdmissionLine {
+ public:
+  virtual ~AdmissionLine() = default;
+  // Readable when the answer is in, or when the provider is gone.
+  virtual int fd() const = 0;
+  // The arrivals, to be decided in their order.
+  virtual void ask(std::span<const ProviderArrival> arrivals) = 0;
+  // Once fd() is readable: one admission per arrival asked; with the provider gone, each
+  // arrival's connection dropped.
+  virtual std::vector<Admission> answer(std::size_t asked) = 0;
+};
+
 // What the data plane needs of the provider: its rules, and its decisions. LockedProvider
 // decides in this process; a data-plane worker (fakeprovider --processes) asks the process
 // that owns the provider.
@@ -56,6 +72,11 @@ class Admitter {
   // Each decision costs a round trip (a shared store, another process): the data plane
   // suspends the requests and asks about those that wait together in one call.
   virtual bool batches() const = 0;
+  // Loop loop's own line, or null: those that have one ask on it instead of admit_all.
+  virtual AdmissionLine* line(std::size_t loop) {
+    static_cast<void>(loop);
+    return nullptr;
+  }
   // Proxy mode: what the upstream answered an admitted arrival.
   virtual void note_upstream(const AdmissionTicket& ticket, int upstream) = 0;
   // One network hop of provider.hop_delay, in scenario time, from the provider's own stream.

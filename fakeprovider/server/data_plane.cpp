@@ -53,6 +53,7 @@ std::optional<std::string> DataPlane::start() {
       stop(0);
       return "--listen: libmicrohttpd could not start on " + config_.listen.url(port_);
     }
+    loop->line = provider_.line(i);
     loops_.push_back(std::move(loop));
   }
   for (std::size_t i = 0; i < loops_.size(); ++i) {

@@ -158,12 +158,22 @@ class DataPlane {
   void suspend_for_upstream(Proxied& p);
   void resume_from_upstream(Proxied& p);
 
-  // With a shared store and no hop delay, requests wait for the store together
-  // (data_plane_store.cpp): each is suspended while one thread asks about the batch it is in.
+  // With a shared store, or the provider in another process, and no hop delay, requests wait
+  // for their decisions together (data_plane_store.cpp): each is suspended while the batch it
+  // is in is asked about, by a thread of the store's or on the loop's own line.
   struct StoreWait;
+  // Decided in batches: with a hop delay the timer decides each request when its hop is over,
+  // in that order.
+  bool batched() const { return provider_.batches() && !provider_.config().hop_delay; }
   void start_store_batches();
   void hold_for_store(MHD_Connection* c, Request& r);
-  void decide_stored(std::vector<StoreWait>& batch);
+  static std::vector<ProviderArrival> arrivals_of(const std::vector<StoreWait>& batch);
+  void ask_line(Loop& loop);  // what waits, once the line has no question in flight
+  void take_line_answer(Loop& loop);
+  // The batch's admissions given to its requests, which are resumed; self: the loop whose
+  // thread this is, which needs no wake (null: the store's thread).
+  void settle(std::vector<StoreWait>& batch, const std::vector<Admission>& admitted,
+              const Loop* self);
 
   DataPlaneConfig config_;
   Admitter& provider_;

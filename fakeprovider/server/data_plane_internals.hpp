@@ -23,6 +23,14 @@
 
 namespace stampede {
 
+// A request suspended until its decision comes (the store's, or another process's), with its
+// connection and the loop to wake.
+struct DataPlane::StoreWait {
+  MHD_Connection* connection;
+  Request* request;
+  Loop* loop;
+};
+
 struct DataPlane::Loop {
   struct Handed {
     int fd;
@@ -48,6 +56,11 @@ struct DataPlane::Loop {
   std::atomic<bool> stop{false};
   std::atomic<bool> drop_upstream{false};  // the provider is stopping: end what is forwarded
   std::unique_ptr<UpstreamPool> upstream;  // proxy mode only
+  // A provider in another process: this loop's line to it, the requests whose question is in
+  // flight on it, and those that wait for the next.
+  AdmissionLine* line = nullptr;
+  std::vector<StoreWait> asked;
+  std::vector<StoreWait> pending;
   std::mutex handed_mu;
   std::vector<Handed> handed;  // accepted by another loop for this one's daemon
   std::thread thread;
@@ -70,13 +83,6 @@ struct DataPlane::Held {
   RowOp row_op = RowOp::kNone;
   std::optional<std::string> if_match;
   DeclaredTokens tokens;
-};
-
-// A request suspended until the store decides it, with its connection and the loop to wake.
-struct DataPlane::StoreWait {
-  MHD_Connection* connection;
-  Request* request;
-  Loop* loop;
 };
 
 // A request forwarded (proxy mode): the exchange, and the connection waiting on it.

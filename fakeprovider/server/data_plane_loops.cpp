@@ -31,23 +31,28 @@ void DataPlane::run(Loop& loop) {
     const bool accepting = !loop.quiesce.load();
     if (!accepting) loop.quiesced.store(true);
     UpstreamPool* upstream = loop.upstream.get();
-    pollfd fds[4] = {{loop.epoll_fd, POLLIN, 0},
+    // The line only while a question is in flight on it: an owner gone reads as ever readable.
+    const bool asking = !loop.asked.empty();
+    pollfd fds[5] = {{loop.epoll_fd, POLLIN, 0},
                      {loop.wake_fd, POLLIN, 0},
                      {upstream ? upstream->fd() : -1, POLLIN, 0},
+                     {asking ? loop.line->fd() : -1, POLLIN, 0},
                      {listen_fd_, POLLIN, 0}};
-    poll(fds, accepting ? 4 : 3, wait_ms);
+    poll(fds, accepting ? 5 : 4, wait_ms);
     if (fds[1].revents & POLLIN) {
       eventfd_t ignored;
       eventfd_read(loop.wake_fd, &ignored);
       add_handed_connections(loop);
     }
-    if (accepting && (fds[3].revents & POLLIN)) accept_connections(loop);
+    if (fds[3].revents) take_line_answer(loop);
+    if (accepting && (fds[4].revents & POLLIN)) accept_connections(loop);
     // Before the daemon runs: the connections the upstream's news resumes are served at once.
     if (upstream) {
       if (loop.drop_upstream.load()) upstream->fail_all(UpstreamFailure::kStopped);
       if (fds[2].revents || upstream->timeout_ms() == 0) upstream->run();
     }
     MHD_run(loop.daemon);
+    ask_line(loop);  // what arrived while it ran
     // After serving: headers that came in are read before any connection is judged slow.
     const std::int64_t now_ns = ScenarioClock::steady_ns();
     if (now_ns >= loop.next_sweep_ns) {

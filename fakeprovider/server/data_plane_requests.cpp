@@ -88,7 +88,7 @@ void DataPlane::decide(MHD_Connection* c, const char* url, const char* method, R
   const DeclaredTokens tokens = declared_tokens_of(c, p, r.body);
   r.decided = true;
   r.body = std::string();
-  if (p.hop_delay || store_batches_) {
+  if (p.hop_delay || batched()) {
     // Decided on another thread: a hop later, or with the others waiting for the store.
     const std::int64_t arrives_ns =
         p.hop_delay
@@ -112,7 +112,7 @@ void DataPlane::decide(MHD_Connection* c, const char* url, const char* method, R
 
 bool DataPlane::answer(MHD_Connection* c, Request& r) {
   if (r.held) {
-    store_batches_ ? hold_for_store(c, r) : hold_for_hop(c, r);
+    batched() ? hold_for_store(c, r) : hold_for_hop(c, r);
     return true;
   }
   const Decision& d = r.decision;

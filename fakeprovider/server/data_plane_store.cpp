@@ -1,8 +1,12 @@
-// Requests decided by a shared store (--store, without --hop-delay): each is suspended while
-// its decision waits with the others that came in meanwhile, and one thread asks the store
-// about them all in one round trip (LockedProvider::admit_all), then resumes them with their
-// answers. One round trip per request, made by the loop's thread, held a replica to one
-// decision in flight per loop; batched, a round trip decides everything that waited for it.
+// Requests decided by a shared store (--store, without --hop-delay), or by the process that
+// owns the provider (a worker of --processes): each is suspended while its decision waits with
+// the others that came in meanwhile, and one round trip decides them all, then they are resumed
+// with their answers. One round trip per request, made by the loop's thread, held a replica to
+// one decision in flight per loop; batched, a round trip decides everything that waited for it.
+//
+// A worker's loop asks on its own line (AdmissionLine) and reads the answer when it comes, in
+// its poll with the rest; the store is asked by a thread of its own (LockedProvider::admit_all
+// waits for the answer), which hands the answers back.
 #include <sys/eventfd.h>
 
 #include <algorithm>
@@ -12,33 +16,54 @@
 
 namespace stampede {
 
-void DataPlane::start_store_batches() {
-  // With a hop delay the timer decides each request when its hop is over, in that order.
-  if (!provider_.batches() || provider_.config().hop_delay) return;
-  store_batches_ = std::make_unique<BatchThread<StoreWait>>(
-      [this](std::vector<StoreWait>& batch) { decide_stored(batch); });
-}
-
-void DataPlane::hold_for_store(MHD_Connection* c, Request& r) {
-  MHD_suspend_connection(c);
-  suspended_.fetch_add(1, std::memory_order_relaxed);
-  // After the suspension: the answer may resume it at once.
-  store_batches_->put({c, &r, loop_of(c)});
-}
-
-void DataPlane::decide_stored(std::vector<StoreWait>& batch) {
-  // The connections are suspended: their loops do not touch the requests until resumed.
+std::vector<ProviderArrival> DataPlane::arrivals_of(const std::vector<StoreWait>& batch) {
   std::vector<ProviderArrival> arrivals;
   arrivals.reserve(batch.size());
-  for (const StoreWait& w : batch) {
-    const Held& h = *w.request->held;
+  for (const auto& w : batch) {
+    const auto& h = *w.request->held;
     arrivals.push_back(
         {h.loop, h.arrives_steady_ns, h.tenant, h.send, h.client_id,
          RowRequest{h.row_op,
                     h.if_match ? std::optional<std::string_view>(*h.if_match) : std::nullopt},
          h.tokens});
   }
-  const std::vector<Admission> admitted = provider_.admit_all(arrivals);
+  return arrivals;
+}
+
+void DataPlane::start_store_batches() {
+  if (!batched() || provider_.line(0)) return;
+  store_batches_ = std::make_unique<BatchThread<StoreWait>>([this](std::vector<StoreWait>& batch) {
+    settle(batch, provider_.admit_all(arrivals_of(batch)), nullptr);
+  });
+}
+
+void DataPlane::hold_for_store(MHD_Connection* c, Request& r) {
+  MHD_suspend_connection(c);
+  suspended_.fetch_add(1, std::memory_order_relaxed);
+  Loop* loop = loop_of(c);
+  // After the suspension: the answer may resume it at once.
+  if (loop->line) {
+    loop->pending.push_back({c, &r, loop});
+  } else {
+    store_batches_->put({c, &r, loop});
+  }
+}
+
+void DataPlane::ask_line(Loop& loop) {
+  if (!loop.line || !loop.asked.empty() || loop.pending.empty()) return;
+  loop.asked.swap(loop.pending);
+  loop.line->ask(arrivals_of(loop.asked));
+}
+
+void DataPlane::take_line_answer(Loop& loop) {
+  settle(loop.asked, loop.line->answer(loop.asked.size()), &loop);
+  loop.asked.clear();
+  ask_line(loop);
+}
+
+void DataPlane::settle(std::vector<StoreWait>& batch, const std::vector<Admission>& admitted,
+                       const Loop* self) {
+  // The connections are suspended: their loops do not touch the requests until resumed.
   const std::int64_t now_ns = ScenarioClock::steady_ns();
   std::vector<Loop*> woken;
   std::int64_t resumed = 0;
@@ -55,11 +80,13 @@ void DataPlane::decide_stored(std::vector<StoreWait>& batch) {
       continue;
     }
     MHD_resume_connection(batch[i].connection);
-    if (std::find(woken.begin(), woken.end(), batch[i].loop) == woken.end())
+    if (batch[i].loop != self &&
+        std::find(woken.begin(), woken.end(), batch[i].loop) == woken.end())
       woken.push_back(batch[i].loop);
     ++resumed;
   }
-  // A daemon driven from outside notices a resumption only when it next runs: once a loop.
+  // A daemon driven from outside notices a resumption only when it next runs: once a loop. Its
+  // own loop runs it next anyway.
   for (Loop* loop : woken) eventfd_write(loop->wake_fd, 1);
   suspended_.fetch_sub(resumed, std::memory_order_relaxed);
 }
