@@ -72,11 +72,8 @@ class Admitter {
   // Each decision costs a round trip (a shared store, another process): the data plane
   // suspends the requests and asks about those that wait together in one call.
   virtual bool batches() const = 0;
-  // Loop loop's own line, or null: those that have one ask on it instead of admit_all.
-  virtual AdmissionLine* line(std::size_t loop) {
-    static_cast<void>(loop);
-    return nullptr;
-  }
+  // The loop's own line, or null: a loop that has one asks on it instead of admit_all.
+  virtual AdmissionLine* line(std::size_t /*loop*/) { return nullptr; }
   // Proxy mode: what the upstream answered an admitted arrival.
   virtual void note_upstream(const AdmissionTicket& ticket, int upstream) = 0;
   // One network hop of provider.hop_delay, in scenario time, from the provider's own stream.
