@@ -89,7 +89,8 @@ void DataPlane::decide(MHD_Connection* c, const char* url, const char* method, R
   r.decided = true;
   r.body = std::string();
   if (p.hop_delay || batched()) {
-    // Decided on another thread: a hop later, or with the others waiting for the store.
+    // Decided later: a hop later on the timer's thread, or with the others waiting for the
+    // store or the owning process.
     const std::int64_t arrives_ns =
         p.hop_delay
             ? saturating_add(r.seen_steady_ns, provider_.clock().wall_ns(provider_.draw_hop_ns()))
