@@ -16,7 +16,7 @@
 #include "http/http_response_parser.hpp"
 #include "live/http/answer_headers.hpp"
 #include "live/http/connections.hpp"
-#include "live/http/receive_stamp.hpp"
+#include "receive_stamp.hpp"
 #include "live/http/tls_settings.hpp"
 #include "saturating.hpp"
 

@@ -14,7 +14,7 @@
 #include <utility>
 
 #include "live/http/answer_headers.hpp"
-#include "live/http/receive_stamp.hpp"
+#include "receive_stamp.hpp"
 #include "saturating.hpp"
 
 namespace stampede {

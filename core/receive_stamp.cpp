@@ -1,4 +1,4 @@
-#include "live/http/receive_stamp.hpp"
+#include "receive_stamp.hpp"
 
 #include <cstring>
 

@@ -9,8 +9,8 @@
 namespace stampede {
 
 // The kernel's receive stamp (SO_TIMESTAMPNS): when the bytes a recvmsg() returns reached
-// the socket, so that an answer's time is its arrival at the client, not when this loop,
-// shared with a thousand other clients, got to it. Both transports read it this way.
+// the socket, not when a loop shared with thousands of other connections got to them. loadgen's
+// transports stamp an answer's arrival at the client with it, fakeprovider a request's arrival.
 
 // Asks the kernel to stamp what arrives on fd.
 void enable_receive_stamps(int fd);
