@@ -63,7 +63,7 @@ struct Args {
   unsigned max_connections = 16000;
   unsigned threads = 2;
   unsigned processes = 1;
-  std::string arrival_stamp = "watch";
+  std::string arrival_stamp = "kernel";
   std::string idle_timeout = "600s";
   std::string header_timeout = "10s";
   std::string store;
@@ -312,8 +312,13 @@ int serve(const Args& args) {
   if (args.processes == 0 || args.processes > 64) {
     return fail(kUsageError, "--processes: " + std::to_string(args.processes) + " is not 1-64");
   }
-  if (args.arrival_stamp != "watch" && args.arrival_stamp != "read") {
-    return fail(kUsageError, "--arrival-stamp: '" + args.arrival_stamp + "' is not watch or read");
+  const std::map<std::string, ArrivalStamping> stampings = {{"kernel", ArrivalStamping::kKernel},
+                                                            {"watch", ArrivalStamping::kWatch},
+                                                            {"read", ArrivalStamping::kRead}};
+  const auto stamping = stampings.find(args.arrival_stamp);
+  if (stamping == stampings.end()) {
+    return fail(kUsageError,
+                "--arrival-stamp: '" + args.arrival_stamp + "' is not kernel, watch or read");
   }
   const auto idle_timeout = parse_duration_ns(args.idle_timeout);
   if (!idle_timeout) return fail(kUsageError, "--idle-timeout: " + idle_timeout.error());
@@ -354,7 +359,7 @@ int serve(const Args& args) {
   data_config.listen = *listen;
   data_config.max_connections = raise_descriptor_limit(args.max_connections);
   data_config.threads = args.threads;
-  data_config.watch_arrivals = args.arrival_stamp == "watch";
+  data_config.stamping = stamping->second;
   data_config.idle_timeout_s = static_cast<unsigned>(*idle_timeout / kNsPerSec);
   data_config.header_timeout_ns = *header_timeout;
   data_config.upstream = *upstream;
@@ -473,9 +478,11 @@ int main(int argc, char** argv) {
       ->type_name("N")
       ->capture_default_str();
   app.add_option("--arrival-stamp", args.arrival_stamp,
-                 "watch: stamp an arrival when its bytes come in (a watcher thread; exact in a "
-                 "burst); read: when a server thread reads it (less CPU per request)")
-      ->type_name("watch|read")
+                 "kernel: stamp an arrival with the kernel's receive stamp of its first bytes "
+                 "(exact in a burst); watch: when a watcher thread sees them come in (exact in a "
+                 "burst, for more CPU per request); read: when a server thread reads it (late in "
+                 "a burst)")
+      ->type_name("kernel|watch|read")
       ->capture_default_str();
   app.add_option("--idle-timeout", args.idle_timeout,
                  "close a connection silent this long (wall time; longer than any backoff a "
@@ -485,7 +492,7 @@ int main(int argc, char** argv) {
   app.add_option("--header-timeout", args.header_timeout,
                  "close a connection whose request headers, or then its body, are incomplete this "
                  "long after its first byte (wall time; slowloris); 0s turns it off; the headers' "
-                 "limit needs --arrival-stamp watch")
+                 "limit needs --arrival-stamp kernel or watch")
       ->type_name("DURATION")
       ->capture_default_str();
   app.add_option("--attempt-header", args.attempt_header,

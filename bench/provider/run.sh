@@ -7,7 +7,7 @@
 # Environment: DURATION (wrk run per point, default 10s), CONNECTIONS (default "50 400 1000"),
 # BURSTS (default "1000 5000"), REPEAT (rounds per connection count and per burst, default 3;
 # the summary lines are the medians), MODES (fakeprovider --arrival-stamp modes, default
-# "watch read"), FLOORS (floor_server.cpp's ways to wait measured beside them, default
+# "kernel watch"), FLOORS (floor_server.cpp's ways to wait measured beside them, default
 # "epoll uring"; empty for none).
 set -euo pipefail
 
@@ -16,7 +16,7 @@ duration=${DURATION:-10s}
 connections=${CONNECTIONS:-50 400 1000}
 bursts=${BURSTS:-1000 5000}
 repeat=${REPEAT:-3}
-modes=${MODES:-watch read}
+modes=${MODES:-kernel watch}
 floors=${FLOORS-epoll uring}
 # fakeprovider's allowance and the same rate in nginx's words: all but a few answers are 429.
 allowance=100/min
@@ -83,6 +83,7 @@ done
 # The floor (floor_server.cpp): fakeprovider's 429 bytes and nothing else, as fast as the
 # kernel lets any server answer under this wrk on this machine.
 servers=$modes
+first_floor=
 for way in $floors; do
   flags=()
   if [ "$way" = uring ]; then flags=(-DWITH_URING -luring); fi
@@ -97,6 +98,7 @@ for way in $floors; do
   for _ in $(seq 1 500); do [ -s "$tmp/floor-$way.port" ] && break; sleep 0.01; done
   port[floor-$way]=$(cat "$tmp/floor-$way.port")
   servers="$servers floor-$way"
+  first_floor=${first_floor:-floor-$way}
 done
 start_nginx
 for mode in $servers; do
@@ -134,12 +136,20 @@ for c in $connections; do
     done
   done
   for mode in $servers; do
-    summary+=("$(python3 - "$c" "$mode" "$tmp/points-$mode" <<'PY'
-import statistics, sys
-rows = [list(map(float, line.split())) for line in open(sys.argv[3])]
-m = [statistics.median(col) for col in zip(*rows)]
+    # Beside nginx, and beside the first floor measured, if any.
+    summary+=("$(python3 - "$c" "$mode" "$tmp/points-$mode" "$tmp/points-$first_floor" <<'PY'
+import os, statistics, sys
+def medians(path):
+    rows = [list(map(float, line.split())) for line in open(path)]
+    return [statistics.median(col) for col in zip(*rows)]
+m = medians(sys.argv[3])
+floor = sys.argv[4]
+beside_floor = ""
+if os.path.isfile(floor) and not sys.argv[2].startswith("floor-"):
+    beside_floor = f", {m[0] / medians(floor)[0]:.2f}x the floor"
 print(f"{sys.argv[1]:<6} median {sys.argv[2]:<11} | {m[0]:8.0f} {m[1]:8.2f} {m[2]:6.1f}"
-      f"             | {m[3]:8.0f} {m[4]:8.2f} {m[5]:6.1f}             | {m[0] / m[3]:.2f}x")
+      f"             | {m[3]:8.0f} {m[4]:8.2f} {m[5]:6.1f}             | {m[0] / m[3]:.2f}x"
+      f"{beside_floor}")
 PY
 )")
   done

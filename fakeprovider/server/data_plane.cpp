@@ -13,7 +13,9 @@
 #include <thread>
 
 #include "duration.hpp"
+#include "server/arrival_stamper.hpp"
 #include "server/data_plane_internals.hpp"
+#include "server/receive_stamps.hpp"
 
 namespace stampede {
 namespace {
@@ -42,7 +44,8 @@ std::optional<std::string> DataPlane::start() {
   listen_fd_ = sock->fd;
   port_ = sock->port;
   spare_fd_ = open("/dev/null", O_RDONLY | O_CLOEXEC);
-  if (config_.watch_arrivals) {
+  if (config_.stamping == ArrivalStamping::kKernel) stamper_ = std::make_unique<ReceiveStamps>();
+  if (config_.stamping == ArrivalStamping::kWatch) {
     rlimit files{};
     getrlimit(RLIMIT_NOFILE, &files);
     stamper_ = std::make_unique<ArrivalStamper>(static_cast<int>(files.rlim_cur));

@@ -15,7 +15,7 @@
 #include "model/request_framing.hpp"
 #include "server/admitter.hpp"
 #include "server/answer_writer.hpp"
-#include "server/arrival_stamper.hpp"
+#include "server/arrival_stamps.hpp"
 #include "server/batch_thread.hpp"
 #include "server/connection_refusals.hpp"
 #include "server/deadline_timer.hpp"
@@ -27,6 +27,13 @@ struct MHD_Connection;
 struct MHD_Response;
 
 namespace stampede {
+
+// How a request's arrival is stamped (--arrival-stamp).
+enum class ArrivalStamping {
+  kKernel,  // the kernel's receive stamp of its first bytes (ReceiveStamps)
+  kWatch,   // when a watcher thread saw its bytes come in (ArrivalStamper)
+  kRead,    // when a server thread read it: nothing more per request, late under a burst
+};
 
 struct DataPlaneConfig {
   ListenAddress listen;
@@ -41,22 +48,20 @@ struct DataPlaneConfig {
   // came in, or the connection is closed: a client that trickles them (slowloris) keeps
   // resetting the idle timeout, which counts from the last byte, and a body libmicrohttpd
   // cannot read on (a chunk-size line longer than its buffer) stalls without any. 0: no such
-  // limit. For the headers it needs watch_arrivals, whose thread notes the first bytes.
+  // limit. For the headers it needs the first bytes' time: stamping other than kRead.
   std::int64_t header_timeout_ns = 10'000'000'000;
   int backlog = 4096;
   // Per connection: the request's headers must fit, with room for the answer's.
   std::size_t memory_per_connection = 4096;
-  // Stamp arrivals when their bytes come in (a watcher thread), not when a server thread
-  // reads them: exact under a burst, for some CPU per request.
-  bool watch_arrivals = true;
+  ArrivalStamping stamping = ArrivalStamping::kKernel;
   // Proxy mode: what the provider admits is forwarded here and its answer passed back.
   std::optional<UpstreamConfig> upstream;
 };
 
 // The provider's HTTP side on GNU libmicrohttpd: any method and path. A request arrives when
-// its headers are complete; it is stamped with the time its bytes came in (ArrivalStamper,
-// unless watch_arrivals is off), or, when that thread has not seen them yet, the time it is
-// read; then decided by the policy and answered the way real APIs answer (docs/ADMIN_API.md).
+// its headers are complete; it is stamped with the time its bytes came in (ArrivalStamps,
+// unless config.stamping is kRead), or, when that time was not noted, the time it is read;
+// then decided by the policy and answered the way real APIs answer (docs/ADMIN_API.md).
 //
 // One epoll daemon per thread, each driven by a loop of ours rather than libmicrohttpd's own
 // thread: 0.9.75's internal loop, after an epoll_wait that returns exactly its 128-event
@@ -179,7 +184,7 @@ class DataPlane {
   Admitter& provider_;
   const AnswerWriter answers_;  // in the provider's dialect
   DeadlineTimer timer_;
-  std::unique_ptr<ArrivalStamper> stamper_;    // null when arrivals are stamped on reading
+  std::unique_ptr<ArrivalStamps> stamper_;     // null when arrivals are stamped on reading
   std::unique_ptr<ProxyEvents> proxy_events_;  // proxy mode only
   std::vector<std::unique_ptr<Loop>> loops_;
   int listen_fd_ = -1;

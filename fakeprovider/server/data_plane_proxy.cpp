@@ -10,6 +10,7 @@
 #include <cstring>
 
 #include "http_token.hpp"
+#include "recording/arrival_log.hpp"
 #include "server/answer_writer.hpp"
 #include "server/data_plane_internals.hpp"
 #include "upstream/forward_headers.hpp"

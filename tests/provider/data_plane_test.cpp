@@ -195,7 +195,7 @@ TEST_CASE("an arrival is never stamped before it was sent, whatever came before 
   // Causality, no clock thresholds: each request goes out after the test has read the
   // provider's clock, so its stamp cannot be earlier. A body that trickles in after the
   // headers, or bytes the server read long before, must not lend their time to the next one.
-  for (const char* mode : {"watch", "read"}) {
+  for (const char* mode : {"kernel", "watch", "read"}) {
     CAPTURE(std::string(mode));
     RecordingProvider p({"--arrival-stamp", mode});
     REQUIRE(p.started());
@@ -220,6 +220,33 @@ TEST_CASE("an arrival is never stamped before it was sent, whatever came before 
       CHECK(std::stoll(rows[i][0]) >= sent_after.at(rows[i][4]));
     }
   }
+}
+
+TEST_CASE(
+    "kernel stamps: an arrival is its first bytes' time, not when its headers were complete") {
+  // Causality again: the first half of the headers goes out, then the test reads the
+  // provider's clock, then the second half. Stamped when the request was read (whole), it
+  // would be later than that clock; stamped by the kernel at its first bytes, earlier.
+  RecordingProvider p({"--arrival-stamp", "kernel"});
+  REQUIRE(p.started());
+  Connection c(p.data_port());
+  const auto before = p.stats().at("clock_ns").get<std::int64_t>();
+  c.send_raw("GET /v1 HTTP/1.1\r\nHost: x\r\n");
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  const auto between = p.stats().at("clock_ns").get<std::int64_t>();
+  c.send_raw("X-Client-Id: split\r\n\r\n");
+  CHECK(c.read_response().status == 200);
+  // And the next request on the connection is stamped at its own bytes, not the first's.
+  const auto next_sent = p.stats().at("clock_ns").get<std::int64_t>();
+  CHECK(c.request("GET", "/", {{"X-Client-Id", "next"}}).status == 200);
+  REQUIRE(p.stop() == 0);
+  const auto rows = parse_csv(read_file(p.arrivals_path()));
+  REQUIRE(rows.size() == 3);
+  CHECK(rows[1][4] == "split");
+  CHECK(std::stoll(rows[1][0]) >= before);
+  CHECK(std::stoll(rows[1][0]) < between);
+  CHECK(rows[2][4] == "next");
+  CHECK(std::stoll(rows[2][0]) >= next_sent);
 }
 
 TEST_CASE("requests with bodies keep their connection alive") {
