@@ -16,8 +16,8 @@
 #include "http/http_response_parser.hpp"
 #include "live/http/answer_headers.hpp"
 #include "live/http/connections.hpp"
-#include "receive_stamp.hpp"
 #include "live/http/tls_settings.hpp"
+#include "receive_stamp.hpp"
 #include "saturating.hpp"
 
 namespace stampede {
