@@ -13,7 +13,7 @@ namespace stampede {
 // libmicrohttpd reads its connections with recv(), which brings no stamp, and offers no hook
 // for the read. So receive_stamps.cpp defines recv() for the whole process: libmicrohttpd's
 // reads of a watched connection are made with recvmsg(), which brings the stamp; any other
-// socket's recv() is the C library's.
+// socket's recv() is the one it stands in front of (the C library's, or a sanitizer's).
 //
 // The stamps live in one table per process, indexed by descriptor, made on first use and
 // never freed: a recv() on any thread may look in it at any time. A connection is read, stamped

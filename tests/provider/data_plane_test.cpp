@@ -299,7 +299,8 @@ TEST_CASE("service time holds no server thread, and SIGTERM lets requests in fli
   REQUIRE(p.stats().at("requests") == 4);
   p.signal(SIGTERM);
   for (auto& c : conns) CHECK(c->read_response().status == 200);
-  CHECK(p.stop() == 0);
+  const int rc = p.stop();
+  CHECK_MESSAGE(rc == 0, p.err());
   const auto rows = parse_csv(read_file(p.arrivals_path()));
   REQUIRE(rows.size() == 5);
   std::int64_t first = INT64_MAX, last = 0;
