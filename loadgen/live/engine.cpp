@@ -128,17 +128,26 @@ std::optional<std::string> LiveEngine::start(const AtStart& at_start) {
     if (*decided > 0) start_ns = *decided;
   }
   if (start_ns > 0) {
+    // A start ahead: the loops are made and their first sends put on their timers before
+    // t=0, so that at t=0 every loop wakes ready, none still being made or scheduling its
+    // clients while the others send.
+    shared_->clock.restart_at(start_ns);
+    start_loops();
     sleep_until(start_ns);
     start_late_ns_ = std::max<std::int64_t>(0, ScenarioClock::steady_ns() - start_ns);
-  }
-  std::tie(start_cpu_user_s_, start_cpu_sys_s_) = cpu_seconds();
-  if (start_ns > 0) {
-    shared_->clock.restart_at(start_ns);
+    std::tie(start_cpu_user_s_, start_cpu_sys_s_) = cpu_seconds();
   } else {
+    std::tie(start_cpu_user_s_, start_cpu_sys_s_) = cpu_seconds();
     shared_->clock.restart();
+    start_loops();
   }
+  started_.store(true, std::memory_order_release);
+  return std::nullopt;
+}
+
+void LiveEngine::start_loops() {
   start_wall_ns_ = shared_->clock.to_steady_ns(0);
-  shared_->loops_running.store(loops);
+  shared_->loops_running.store(static_cast<unsigned>(loops_.size()));
   for (auto& loop : loops_) {
     threads_.emplace_back([this, l = loop.get()] {
       l->run();
@@ -148,8 +157,6 @@ std::optional<std::string> LiveEngine::start(const AtStart& at_start) {
       }
     });
   }
-  started_.store(true, std::memory_order_release);
-  return std::nullopt;
 }
 
 void LiveEngine::stop(std::int64_t grace_ns) {

@@ -95,8 +95,9 @@ struct LiveRun {
   std::int64_t first_send_connect_errors = 0;  // of those, how many could not connect at all
   StopReason stopped = StopReason::kNone;
   std::int64_t end_ns = 0;  // scenario time the run ended
-  std::int64_t start_late_ns =
-      0;  // wall: how long after the start (start_steady_ns or at_start's) the loops began
+  // Wall: how late the engine woke for a start ahead (start_steady_ns or at_start's); the
+  // loops, made before it, wake for their first sends on their own timers.
+  std::int64_t start_late_ns = 0;
   double wall_s = 0;      // from t=0
   double cpu_user_s = 0;  // the whole process from t=0: loops, progress line, answers
   double cpu_sys_s = 0;
@@ -148,6 +149,8 @@ class LiveEngine {
  private:
   // The items of the run, and those neither delivered, dead-lettered nor dropped.
   void count_items(Recording& rec) const;
+  // A thread for each loop, on the clock as restarted.
+  void start_loops();
 
   std::unique_ptr<LiveShared> shared_;
   std::vector<std::unique_ptr<LiveLoop>> loops_;

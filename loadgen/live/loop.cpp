@@ -259,17 +259,19 @@ void LiveLoop::schedule(LiveClient& c, std::int64_t at_ns, bool from_schedule) {
 
 bool LiveLoop::start_due_sends() {
   if (stopping_) return false;
-  const std::int64_t now = ScenarioClock::steady_ns();
-  start_due_arrivals(now);
-  if (heap_.empty()) return false;
   bool started = false;
-  while (!heap_.empty() && heap_.top().due_ns <= now) {
-    const auto entry = heap_.top();
-    heap_.pop();
-    start_attempt(clients_[entry.client], entry.due_ns, now);
-    started = true;
+  // The clock is read again once what was due is out: a send that fell due while a burst was
+  // written is found then and written next, not after the answers that came in meanwhile.
+  for (std::int64_t now = ScenarioClock::steady_ns();; now = ScenarioClock::steady_ns()) {
+    start_due_arrivals(now);
+    if (heap_.empty() || heap_.top().due_ns > now) return started;
+    while (!heap_.empty() && heap_.top().due_ns <= now) {
+      const auto entry = heap_.top();
+      heap_.pop();
+      start_attempt(clients_[entry.client], entry.due_ns, now);
+      started = true;
+    }
   }
-  return started;
 }
 
 void LiveLoop::start_attempt(LiveClient& c, std::int64_t due_wall_ns, std::int64_t woke_wall_ns) {
