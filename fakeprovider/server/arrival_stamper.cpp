@@ -60,9 +60,9 @@ std::int64_t ArrivalStamper::pending_since(int fd) const {
   return seen > slots_[fd].answered_ns.load(std::memory_order_relaxed) ? seen : 0;
 }
 
-void ArrivalStamper::answered(int fd, std::int64_t steady_ns) {
+void ArrivalStamper::answered(int fd) {
   if (fd < 0 || fd >= max_fd_) return;
-  slots_[fd].answered_ns.store(steady_ns, std::memory_order_relaxed);
+  slots_[fd].answered_ns.store(ScenarioClock::steady_ns(), std::memory_order_relaxed);
 }
 
 void ArrivalStamper::run() {

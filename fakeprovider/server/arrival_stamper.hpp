@@ -25,7 +25,7 @@ class ArrivalStamper final : public ArrivalStamps {
   // 0 also when this thread has not seen the bytes yet.
   std::int64_t take(int fd) override;
   std::int64_t pending_since(int fd) const override;
-  void answered(int fd, std::int64_t steady_ns) override;
+  void answered(int fd) override;
 
  private:
   struct Slot {

@@ -19,7 +19,7 @@ class ArrivalStamps {
   // Like take, without taking: when the next request's first bytes came in, or 0.
   virtual std::int64_t pending_since(int fd) const = 0;
   // The connection's request is answered now: what comes next is the next request.
-  virtual void answered(int fd, std::int64_t steady_ns) = 0;
+  virtual void answered(int fd) = 0;
 };
 
 }  // namespace stampede

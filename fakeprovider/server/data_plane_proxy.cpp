@@ -86,9 +86,8 @@ void* MhdCallbacks::on_uri(void* /*cls*/, const char* uri, MHD_Connection* c) {
 bool DataPlane::refuse_long_body(MHD_Connection* c, const RequestFraming& framing) {
   const auto length = declared_length(framing);
   if (!length || *length <= config_.upstream->max_body) return false;
-  const std::int64_t now_ns = ScenarioClock::steady_ns();
-  refusals_.note(ConnectionRefusals::Kind::kBodyTooLong, now_ns);
-  if (stamper_) stamper_->answered(connection_fd(c), now_ns);
+  refusals_.note(ConnectionRefusals::Kind::kBodyTooLong, ScenarioClock::steady_ns());
+  if (stamper_) stamper_->answered(connection_fd(c));
   queue_server_error(c, 413, "request_too_large", "body_too_long",
                      "the body is " + std::to_string(*length) +
                          " bytes; this provider forwards "
@@ -159,7 +158,7 @@ bool DataPlane::answer_forwarded(MHD_Connection* c, Request& r) {
     suspend_for_upstream(p);
     return true;
   }
-  if (stamper_) stamper_->answered(connection_fd(c), ScenarioClock::steady_ns());
+  if (stamper_) stamper_->answered(connection_fd(c));
   if (!p.head_done) {
     const bool timed_out = p.failure == UpstreamFailure::kTimedOut;
     return queue_server_error(

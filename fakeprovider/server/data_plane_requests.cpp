@@ -47,9 +47,8 @@ MHD_Result MhdCallbacks::on_headers(DataPlane& self, MHD_Connection* c, const ch
   const RequestFraming framing_fields = framing_of(c, version);
   const FramingVerdict framing = check_framing(framing_fields);
   if (framing.status != 0) {
-    const std::int64_t now_ns = ScenarioClock::steady_ns();
-    self.refusals_.note(ConnectionRefusals::Kind::kBadFraming, now_ns);
-    if (self.stamper_) self.stamper_->answered(connection_fd(c), now_ns);
+    self.refusals_.note(ConnectionRefusals::Kind::kBadFraming, ScenarioClock::steady_ns());
+    if (self.stamper_) self.stamper_->answered(connection_fd(c));
     return queue_framing_refusal(c, framing) ? MHD_YES : MHD_NO;
   }
   if (self.proxying() && self.refuse_long_body(c, framing_fields)) return MHD_YES;
@@ -134,7 +133,7 @@ bool DataPlane::answer(MHD_Connection* c, Request& r) {
     return true;
   }
   // Bytes that came in before this answer (a body) are not the next request's arrival.
-  if (stamper_) stamper_->answered(connection_fd(c), ScenarioClock::steady_ns());
+  if (stamper_) stamper_->answered(connection_fd(c));
   return answers_.queue(c, d, r.row_version);
 }
 

@@ -28,7 +28,7 @@ class ReceiveStamps final : public ArrivalStamps {
   void watch(int fd) override;
   std::int64_t take(int fd) override;
   std::int64_t pending_since(int fd) const override;
-  void answered(int fd, std::int64_t steady_ns) override;
+  void answered(int fd) override;
 };
 
 }  // namespace stampede
