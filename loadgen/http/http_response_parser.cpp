@@ -1,6 +1,7 @@
 #include "http/http_response_parser.hpp"
 
 #include <algorithm>
+#include <array>
 #include <limits>
 #include <utility>
 
@@ -28,9 +29,17 @@ bool is_ctl(char c) {
 }
 
 // RFC 9110 5.6.2: a field name is a token.
+constexpr std::array<bool, 256> kTchar = [] {
+  std::array<bool, 256> t{};
+  for (int c = 0; c < 256; ++c) {
+    t[c] = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+           std::string_view("!#$%&'*+-.^_`|~").find(static_cast<char>(c)) != std::string_view::npos;
+  }
+  return t;
+}();
+
 bool is_tchar(char c) {
-  return is_digit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-         std::string_view("!#$%&'*+-.^_`|~").find(c) != std::string_view::npos;
+  return kTchar[static_cast<unsigned char>(c)];
 }
 
 int hex_value(char c) {
@@ -84,6 +93,8 @@ HttpResponseParser::State HttpResponseParser::feed(const char* data, std::size_t
   while (i < n && state_ == State::kIncomplete) {
     if (phase_ >= Phase::kBody) {
       i += skip_body(n - i);
+    } else if (const std::size_t taken = take_plain(data + i, n - i); taken > 0) {
+      i += taken;
     } else {
       step(data[i++]);
     }
@@ -165,6 +176,56 @@ std::size_t HttpResponseParser::skip_body(std::size_t available) {
       complete();
     } else {
       begin_chunk_line(Phase::kChunkEnd);
+    }
+  }
+  return n;
+}
+
+// What step would do with each of these bytes, byte by byte: count them against the budget
+// and the line, keep a line's first bytes and a kept header's value. It stops before any byte
+// step must decide about: a line's end (CR and LF are control characters), a ':', a byte no
+// line may hold, the budget's end, and the first bytes of a status line, checked for "HTTP/".
+std::size_t HttpResponseParser::take_plain(const char* data, std::size_t available) {
+  if (cr_) return 0;
+  const std::size_t limit = std::min(available, budget_);
+  std::size_t n = 0;
+  switch (phase_) {
+    case Phase::kStatusLine:
+      if (line_length_ < 5) return 0;
+      while (n < limit && !is_ctl(data[n])) ++n;
+      break;
+    case Phase::kHeaderName:
+      while (n < limit && is_tchar(data[n])) ++n;
+      break;
+    case Phase::kHeaderValue:
+      n = field_ == Field::kOther ? skip_value(data, limit) : keep_value(data, limit);
+      break;
+    default:
+      return 0;
+  }
+  for (std::size_t k = 0; k < n && line_length_ + k < line_start_.size(); ++k)
+    line_start_[line_length_ + k] = data[k];
+  line_length_ += n;
+  budget_ -= n;
+  return n;
+}
+
+std::size_t HttpResponseParser::skip_value(const char* data, std::size_t limit) {
+  std::size_t n = 0;
+  while (n < limit && !is_ctl(data[n])) ++n;
+  return n;
+}
+
+// on_header_value_char's, for a kept header.
+std::size_t HttpResponseParser::keep_value(const char* data, std::size_t limit) {
+  std::size_t n = 0;
+  for (; n < limit && !is_ctl(data[n]); ++n) {
+    const char c = data[n];
+    if (value_.size == 0 && is_space(c)) continue;
+    if (value_.size < kMaxValue) {
+      value_.text[value_.size++] = c;
+    } else if (!is_space(c)) {
+      break;  // step says the value is too long
     }
   }
   return n;
