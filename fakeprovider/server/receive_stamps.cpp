@@ -3,15 +3,14 @@
 #include <dlfcn.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
-#include <sys/syscall.h>
 #include <sys/uio.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <mutex>
 
+#include "direct_socket_calls.hpp"
 #include "receive_stamp.hpp"
 
 namespace stampede {
@@ -44,17 +43,6 @@ void store(T& field, T value) {
   std::atomic_ref<T>(field).store(value, std::memory_order_relaxed);
 }
 
-// The data plane's reads go to the kernel directly: recvmsg() as a cancellation point costs
-// two calls into the thread library's bookkeeping a read, and nothing of ours is ever
-// cancelled. Under ThreadSanitizer the library's, which it intercepts, is kept.
-ssize_t read_message(int fd, msghdr& msg, int flags) {
-#if defined(__SANITIZE_THREAD__)
-  return recvmsg(fd, &msg, flags);
-#else
-  return syscall(SYS_recvmsg, fd, &msg, flags);
-#endif
-}
-
 ssize_t stamped_recv(int fd, void* buf, std::size_t len, int flags, Slot& slot) {
   iovec iov{buf, len};
   msghdr msg{};
@@ -62,7 +50,7 @@ ssize_t stamped_recv(int fd, void* buf, std::size_t len, int flags, Slot& slot) 
   msg.msg_iovlen = 1;
   StampControl control;
   control.attach(msg);
-  const ssize_t n = read_message(fd, msg, flags);
+  const ssize_t n = direct_recvmsg(fd, msg, flags);
   if (n > 0 && load(slot.armed)) {
     if (const auto stamp = receive_stamp_ns(msg)) {
       store(slot.seen_ns, *stamp);

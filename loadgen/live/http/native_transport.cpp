@@ -8,11 +8,12 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <cstdio>
+#include <charconv>
 #include <limits>
 #include <stdexcept>
 #include <utility>
 
+#include "direct_socket_calls.hpp"
 #include "live/http/answer_headers.hpp"
 #include "receive_stamp.hpp"
 #include "saturating.hpp"
@@ -51,8 +52,8 @@ std::string host_header(const TargetUrl& url) {
 
 void append_number(std::string& out, long long n) {
   char digits[24];
-  const int len = std::snprintf(digits, sizeof digits, "%lld", n);
-  out.append(digits, static_cast<std::size_t>(len));
+  const auto end = std::to_chars(digits, digits + sizeof digits, n).ptr;
+  out.append(digits, end);
 }
 
 }  // namespace
@@ -199,8 +200,8 @@ void NativeTransport::write_request(std::uint32_t i) {
   Connection& conn = connections_[i];
   if (conn.written == 0) clients_[i].sent_wall_ns = ScenarioClock::steady_ns();
   while (conn.written < conn.request.size()) {
-    const ssize_t n = ::send(conn.fd, conn.request.data() + conn.written,
-                             conn.request.size() - conn.written, MSG_NOSIGNAL | MSG_DONTWAIT);
+    const ssize_t n = direct_send(conn.fd, conn.request.data() + conn.written,
+                                  conn.request.size() - conn.written, MSG_NOSIGNAL | MSG_DONTWAIT);
     if (n > 0) {
       conn.written += static_cast<std::size_t>(n);
       continue;
@@ -245,7 +246,7 @@ void NativeTransport::read_answer(std::uint32_t i) {
     msg.msg_iovlen = 1;
     const bool stamp = conn.received == 0 && shared_.options.compensate_latency;
     if (stamp) control.attach(msg);
-    const ssize_t n = recvmsg(conn.fd, &msg, MSG_DONTWAIT);
+    const ssize_t n = direct_recvmsg(conn.fd, msg, MSG_DONTWAIT);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return;
     if (conn.phase == Phase::kIdle || conn.phase == Phase::kConnecting) {

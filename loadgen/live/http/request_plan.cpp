@@ -1,5 +1,7 @@
 #include "live/http/request_plan.hpp"
 
+#include <algorithm>
+#include <charconv>
 #include <cstdio>
 
 #include "generated/version.hpp"
@@ -11,6 +13,15 @@ namespace {
 
 // occ mode: "If-Match: "N"" for a write; for a read "If-Match:", which neither client sends.
 constexpr char kNoIfMatch[] = "If-Match:";
+
+// "Name: N" in place, ended by a NUL: the lines are handed on as C strings. Formatted without
+// printf, which was 1.2% of a loop's samples at two lines an attempt.
+template <std::size_t N>
+void write_numbered(std::array<char, N>& line, std::string_view name, long long n) {
+  char* at = std::copy(name.begin(), name.end(), line.data());
+  at = std::to_chars(at, line.data() + N - 1, n).ptr;
+  *at = '\0';
+}
 
 }  // namespace
 
@@ -66,9 +77,8 @@ void RequestPlan::set_method(const char* method, bool has_body, std::string_view
 
 void RequestPlan::next_attempt(const LiveClient& c) {
   if (trace_) {
-    std::snprintf(attempt_line_.data(), attempt_line_.size(), "X-Attempt: %d", c.sends);
-    std::snprintf(request_id_line_.data(), request_id_line_.size(), "X-Request-Id: %lld",
-                  static_cast<long long>(c.item_id));
+    write_numbered(attempt_line_, "X-Attempt: ", c.sends);
+    write_numbered(request_id_line_, "X-Request-Id: ", static_cast<long long>(c.item_id));
   }
   if (!occ_) return;
   if (!c.occ->cycle.writing) {
