@@ -318,11 +318,11 @@ void NativeTransport::finish(std::uint32_t i, TransportError transport_error, in
   a.transport_error = transport_error;
   a.status = status;
   a.answer_began = conn.parser.answer_began();
-  const std::int64_t now = ScenarioClock::steady_ns();
+  // The clock only when the answer's own arrival is not what counts.
   a.answered_wall_ns = transport_error == TransportError::kNone && conn.answered_wall_ns > 0 &&
                                shared_.options.compensate_latency
                            ? conn.answered_wall_ns
-                           : now;
+                           : ScenarioClock::steady_ns();
   clear_answer_headers(c);
   if (transport_error == TransportError::kNone) {
     for (const auto& h : conn.parser.answer_headers()) read_answer_header(c, h.name, h.value);
