@@ -21,7 +21,8 @@
 #                --strategy none against a provider that admits them all, then the exponential
 #                storm at --time-scale 0.1
 #
-# Environment: SCALES (default "0.2 0.1 0.05"), RATE_REQUESTS (default 200000), RATE_ROUNDS
+# Environment: SCALES (default "0.2 0.1 0.05"), RATE_REQUESTS (default 1000000: a round of
+# seconds, not one, on a machine that does 200,000 a second), RATE_ROUNDS
 # (default 5), FIFTY_SCALE (the fifty part's --time-scale, default 0.1: 18 s; at 1 a wave's
 # retries are due over a wall second rather than 100 ms, and the part takes three minutes),
 # CPU_REQUESTS (default 100000), PROVIDER_ARGS (extra fakeprovider flags, e.g.
@@ -39,7 +40,7 @@ parts=${*:-lateness rate storm compression}
 loadgen=$build/bin/loadgen
 provider=$build/bin/fakeprovider
 scales=${SCALES:-0.2 0.1 0.05}
-rate_requests=${RATE_REQUESTS:-200000}
+rate_requests=${RATE_REQUESTS:-1000000}
 rate_rounds=${RATE_ROUNDS:-5}
 cpu_requests=${CPU_REQUESTS:-100000}
 read -r -a provider_args <<<"${PROVIDER_ARGS:-}"
