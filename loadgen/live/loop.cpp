@@ -258,7 +258,8 @@ void LiveLoop::schedule(LiveClient& c, std::int64_t at_ns, bool from_schedule) {
 }
 
 bool LiveLoop::start_due_sends() {
-  if (stopping_) return false;
+  // Nothing waits: no clock to read (this runs after every event a loop handles).
+  if (stopping_ || (heap_.empty() && !arrivals_pending())) return false;
   bool started = false;
   // The clock is read again once what was due is out: a send that fell due while a burst was
   // written is found then and written next, not after the answers that came in meanwhile.
