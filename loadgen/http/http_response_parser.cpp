@@ -28,6 +28,13 @@ bool is_ctl(char c) {
   return (u < 0x20 && c != '\t') || u == 0x7f;
 }
 
+// How many of the bytes come before the first control character (a line's end among them).
+std::size_t until_ctl(const char* data, std::size_t limit) {
+  std::size_t n = 0;
+  while (n < limit && !is_ctl(data[n])) ++n;
+  return n;
+}
+
 // RFC 9110 5.6.2: a field name is a token.
 constexpr std::array<bool, 256> kTchar = [] {
   std::array<bool, 256> t{};
@@ -192,13 +199,13 @@ std::size_t HttpResponseParser::take_plain(const char* data, std::size_t availab
   switch (phase_) {
     case Phase::kStatusLine:
       if (line_length_ < 5) return 0;
-      while (n < limit && !is_ctl(data[n])) ++n;
+      n = until_ctl(data, limit);
       break;
     case Phase::kHeaderName:
       while (n < limit && is_tchar(data[n])) ++n;
       break;
     case Phase::kHeaderValue:
-      n = field_ == Field::kOther ? skip_value(data, limit) : keep_value(data, limit);
+      n = field_ == Field::kOther ? until_ctl(data, limit) : keep_value(data, limit);
       break;
     default:
       return 0;
@@ -207,12 +214,6 @@ std::size_t HttpResponseParser::take_plain(const char* data, std::size_t availab
     line_start_[line_length_ + k] = data[k];
   line_length_ += n;
   budget_ -= n;
-  return n;
-}
-
-std::size_t HttpResponseParser::skip_value(const char* data, std::size_t limit) {
-  std::size_t n = 0;
-  while (n < limit && !is_ctl(data[n])) ++n;
   return n;
 }
 

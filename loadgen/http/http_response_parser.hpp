@@ -101,7 +101,6 @@ class HttpResponseParser {
   // The bytes of a line that need no decision of their own, taken in one pass: how many of the
   // available were taken (the rest go through step).
   std::size_t take_plain(const char* data, std::size_t available);
-  std::size_t skip_value(const char* data, std::size_t limit);
   std::size_t keep_value(const char* data, std::size_t limit);
   void step(char c);
   void on_char(char c);
