@@ -102,6 +102,11 @@ HttpResponseParser::State HttpResponseParser::feed(const char* data, std::size_t
       i += skip_body(n - i);
     } else if (const std::size_t taken = take_plain(data + i, n - i); taken > 0) {
       i += taken;
+    } else if (!cr_ && budget_ >= 2 && n - i >= 2 && data[i] == '\r' && data[i + 1] == '\n') {
+      // step('\r') then step('\n'), in one.
+      budget_ -= 2;
+      end_line();
+      i += 2;
     } else {
       step(data[i++]);
     }
@@ -210,8 +215,8 @@ std::size_t HttpResponseParser::take_plain(const char* data, std::size_t availab
     default:
       return 0;
   }
-  for (std::size_t k = 0; k < n && line_length_ + k < line_start_.size(); ++k)
-    line_start_[line_length_ + k] = data[k];
+  if (line_length_ < line_start_.size())
+    std::copy_n(data, std::min(n, line_start_.size() - line_length_), &line_start_[line_length_]);
   line_length_ += n;
   budget_ -= n;
   return n;
