@@ -222,7 +222,9 @@ std::size_t HttpResponseParser::take_plain(const char* data, std::size_t availab
   return n;
 }
 
-// on_header_value_char's, for a kept header.
+// A kept header's value, up to a control character: leading whitespace dropped, at most
+// kMaxValue bytes kept; it stops at a byte past them that is not whitespace (trailing
+// whitespace past the limit is trimmed anyway), which makes the value too long.
 std::size_t HttpResponseParser::keep_value(const char* data, std::size_t limit) {
   std::size_t n = 0;
   for (; n < limit && !is_ctl(data[n]); ++n) {
@@ -315,12 +317,7 @@ void HttpResponseParser::on_header_name_char(char c) {
 
 void HttpResponseParser::on_header_value_char(char c) {
   if (is_ctl(c)) return fail("control character in a header value");
-  if (field_ == Field::kOther || (value_.size == 0 && is_space(c))) return;
-  if (value_.size < kMaxValue) {
-    value_.text[value_.size++] = c;
-  } else if (!is_space(c)) {
-    fail("header value too long");  // trailing whitespace past the limit is trimmed anyway
-  }
+  if (field_ != Field::kOther && keep_value(&c, 1) == 0) fail("header value too long");
 }
 
 void HttpResponseParser::on_chunk_size_char(char c) {
