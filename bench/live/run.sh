@@ -84,6 +84,11 @@ start_provider() {
   [ -n "$admin" ] || { cat "$tmp/provider.err" >&2; exit 1; }
 }
 
+# A process's CPU so far, user and system, in clock ticks.
+nginx_cpu_ticks() {
+  awk '{ sub(/^.*\) /, ""); print $12 + $13 }' "/proc/$1/stat"
+}
+
 # The provider's CPU seconds so far, user and system, all threads (from /proc: 10 ms ticks).
 provider_cpu() {
   awk -v hz="$(getconf CLK_TCK)" '{ sub(/^.*\) /, ""); printf "%.2f %.2f\n", $12 / hz, $13 / hz }' \
@@ -146,7 +151,8 @@ part_lateness() {
 part_rate() {
   needs nginx wrk
   echo "== raw request rate: 1,000 clients against nginx serving a static 200, $rate_rounds round(s)"
-  echo "   (loadgen --strategy none, then wrk -t2 -c1000 for as long as loadgen took$(command -v hey >/dev/null && echo ', then hey -c 1000 -n the same count'))"
+  echo "   (loadgen --strategy none, then wrk -t2 -c1000 for as long as loadgen took, then wrk"
+  echo "   sending loadgen's request headers too$(command -v hey >/dev/null && echo ', then hey -c 1000 -n the same count'))"
   mkdir -p "$tmp/nginx/logs"
   local port round
   port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
@@ -175,24 +181,49 @@ EOF
     (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break
     sleep 0.01
   done
-  local target=http://127.0.0.1:$port/v1
+  local target=http://127.0.0.1:$port/v1 nginx_pid
+  nginx_pid=$(cat "$tmp/nginx/nginx.pid")
+  # nginx's one worker is the busier side: what it spends a request decides the rate, and it
+  # spends more on loadgen's 139-byte, seven-header request than on wrk's 43 bytes and one.
+  # So wrk runs twice: as it is, and sending the headers loadgen sends (values of the same
+  # widths), the same work for nginx.
+  local same_request=(-H "User-Agent: stampede-loadgen/0.1.0" -H "Accept: */*"
+    -H "X-Client-Id: 517" -H "X-Attempt: 1" -H "X-Request-Id: 517042")
   for round in $(seq 1 "$rate_rounds"); do
+    local n0 n1 n2 n3 seconds
+    n0=$(nginx_cpu_ticks "$nginx_pid")
     "${run[@]}" "$loadgen" run --url "$target" --clients 1000 --workload queue \
       --items "$rate_requests" --strategy none --quiet --out "$tmp/rate.json" || true
+    n1=$(nginx_cpu_ticks "$nginx_pid")
     # wrk runs by time, loadgen by count: wrk gets loadgen's wall time, whole seconds, at least 2.
-    local seconds wrk_rate
     seconds=$(python3 -c 'import json, math, sys
 print(max(2, math.ceil(json.load(open(sys.argv[1]))["live"]["wall_s"])))' "$tmp/rate.json")
-    wrk_rate=$("${run[@]}" wrk -t2 -c1000 -d"${seconds}s" "$target" | awk '/Requests\/sec/ {print $2}')
-    python3 - "$tmp/rate.json" "$round" "$wrk_rate" "$seconds" <<'PY'
-import json, sys
+    "${run[@]}" wrk -t2 -c1000 -d"${seconds}s" "$target" >"$tmp/wrk.txt"
+    n2=$(nginx_cpu_ticks "$nginx_pid")
+    "${run[@]}" wrk -t2 -c1000 -d"${seconds}s" "${same_request[@]}" "$target" >"$tmp/wrk-same.txt"
+    n3=$(nginx_cpu_ticks "$nginx_pid")
+    python3 - "$tmp/rate.json" "$round" "$tmp/wrk.txt" "$tmp/wrk-same.txt" "$seconds" \
+      "$n0 $n1 $n2 $n3" "$(getconf CLK_TCK)" <<'PY'
+import json, re, sys
 r = json.load(open(sys.argv[1]))
-live, rnd, wrk, secs = r["live"], sys.argv[2], float(sys.argv[3]), sys.argv[4]
-rate = r["counts"]["requests"] / live["wall_s"]
-print(f"  round {rnd}: loadgen {rate:,.0f} req/s ({r['counts']['requests']} requests, "
-      f"{r['counts']['delivered']} ok, {live['wall_s']:.2f} s, CPU "
-      f"{live['cpu_user_s'] + live['cpu_sys_s']:.2f} s);  wrk -d{secs}s {wrk:,.0f} req/s;  "
-      f"{rate / wrk:.2f}x wrk")
+rnd, secs, hz = sys.argv[2], sys.argv[5], float(sys.argv[7])
+ticks = [int(t) for t in sys.argv[6].split()]
+def wrk(path):
+    text = open(path).read()
+    return (float(re.search(r"Requests/sec:\s*([\d.]+)", text).group(1)),
+            int(re.search(r"(\d+) requests in", text).group(1)))
+def nginx_us(i, requests):
+    return (ticks[i + 1] - ticks[i]) / hz * 1e6 / requests
+live, counts = r["live"], r["counts"]
+rate = counts["requests"] / live["wall_s"]
+(plain, plain_n), (same, same_n) = wrk(sys.argv[3]), wrk(sys.argv[4])
+print(f"  round {rnd}: loadgen {rate:,.0f} req/s ({counts['requests']} requests, "
+      f"{counts['delivered']} ok, {live['wall_s']:.2f} s, CPU "
+      f"{live['cpu_user_s'] + live['cpu_sys_s']:.2f} s, nginx {nginx_us(0, counts['requests']):.2f} us a request)")
+print(f"           wrk -d{secs}s {plain:,.0f} req/s (nginx {nginx_us(1, plain_n):.2f} us);  "
+      f"{rate / plain:.2f}x wrk")
+print(f"           wrk -d{secs}s, loadgen's headers: {same:,.0f} req/s (nginx "
+      f"{nginx_us(2, same_n):.2f} us);  {rate / same:.2f}x wrk sending the same request")
 PY
     if command -v hey >/dev/null; then
       "${run[@]}" hey -n "$rate_requests" -c 1000 "$target" >"$tmp/hey.txt"
