@@ -1,17 +1,37 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <string_view>
 
 namespace stampede {
 
+// RFC 9110 5.6.2's tchar, by byte: a table, since parsers test every byte of a name with it.
+inline constexpr std::array<bool, 256> kHttpTchar = [] {
+  std::array<bool, 256> t{};
+  for (int c = 0; c < 256; ++c) {
+    t[static_cast<std::size_t>(c)] =
+        (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+        std::string_view("!#$%&'*+-.^_`|~").find(static_cast<char>(c)) != std::string_view::npos;
+  }
+  return t;
+}();
+
+inline bool is_tchar(char c) {
+  return kHttpTchar[static_cast<unsigned char>(c)];
+}
+
+// A hex digit's value, or -1 (chunk sizes).
+inline int hex_digit_value(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
 // An RFC 9110 token (tchar+): what a header name or a method may be spelled with.
 inline bool is_http_token(std::string_view s) {
-  constexpr std::string_view kPunctuation = "!#$%&'*+-.^_`|~";
-  return !s.empty() && std::all_of(s.begin(), s.end(), [&](char c) {
-    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-           kPunctuation.find(c) != std::string_view::npos;
-  });
+  return !s.empty() && std::all_of(s.begin(), s.end(), is_tchar);
 }
 
 // Header names (and the few tokens in values that are case-insensitive) compare this way.

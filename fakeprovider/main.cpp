@@ -64,6 +64,7 @@ struct Args {
   unsigned threads = 2;
   unsigned processes = 1;
   std::string arrival_stamp = "kernel";
+  std::string http_server = "auto";
   std::string idle_timeout = "600s";
   std::string header_timeout = "10s";
   std::string store;
@@ -218,6 +219,28 @@ std::string outcome_summary(const nlohmann::json& totals) {
   return out.empty() ? "none" : out;
 }
 
+// --http-server: auto is native unless a mode that needs libmicrohttpd's is on.
+Parsed<HttpServer> http_server_from(const Args& args, bool upstream) {
+  using Result = Parsed<HttpServer>;
+  const char* needs = upstream              ? "proxy mode (--upstream)"
+                      : !args.store.empty() ? "--store"
+                      : args.processes > 1  ? "--processes"
+                                            : nullptr;
+  if (args.http_server == "libmicrohttpd") return Result::ok(HttpServer::kLibmicrohttpd);
+  if (args.http_server == "auto")
+    return Result::ok(needs ? HttpServer::kLibmicrohttpd : HttpServer::kNative);
+  if (args.http_server != "native") {
+    return Result::fail("--http-server: '" + args.http_server +
+                        "' is not auto, native or libmicrohttpd");
+  }
+  if (needs) {
+    return Result::fail(std::string("--http-server native: ") + needs +
+                        " is served by libmicrohttpd only; leave --http-server out (auto) or "
+                        "give --http-server libmicrohttpd");
+  }
+  return Result::ok(HttpServer::kNative);
+}
+
 // --store: the quota layers in Redis, joined (its scenario clock, or a new one from now).
 // Null and no error without --store.
 Parsed<std::unique_ptr<RedisQuota>> open_store(const Args& args, const ProviderConfig& config,
@@ -336,6 +359,8 @@ int serve(const Args& args) {
       upstream_config_from(upstream_flags, {scenario->provider.tenant_header, "X-Attempt",
                                             send_rules->attempt_header, send_rules->client_header});
   if (!upstream) return fail(kUsageError, upstream.error());
+  const auto http_server = http_server_from(args, upstream->has_value());
+  if (!http_server) return fail(kUsageError, http_server.error());
   // Before serving: a path found bad at exit would lose every arrival recorded.
   if (auto e = check_output_flags({{"--arrivals-out", args.arrivals_out},
                                    {"--stats-out", args.stats_out},
@@ -360,6 +385,7 @@ int serve(const Args& args) {
   data_config.max_connections = raise_descriptor_limit(args.max_connections);
   data_config.threads = args.threads;
   data_config.stamping = stamping->second;
+  data_config.http_server = *http_server;
   data_config.idle_timeout_s = static_cast<unsigned>(*idle_timeout / kNsPerSec);
   data_config.header_timeout_ns = *header_timeout;
   data_config.upstream = *upstream;
@@ -483,6 +509,12 @@ int main(int argc, char** argv) {
                  "burst, for more CPU per request); read: when a server thread reads it (late in "
                  "a burst)")
       ->type_name("kernel|watch|read")
+      ->capture_default_str();
+  app.add_option("--http-server", args.http_server,
+                 "native: the data plane's own HTTP/1.1 server (the least CPU a request); "
+                 "libmicrohttpd: GNU libmicrohttpd's, which proxy mode (--upstream), --store and "
+                 "--processes need; auto (default): native unless one of those is given")
+      ->type_name("auto|native|libmicrohttpd")
       ->capture_default_str();
   app.add_option("--idle-timeout", args.idle_timeout,
                  "close a connection silent this long (wall time; longer than any backoff a "

@@ -31,9 +31,9 @@ std::string_view to_string(DecisionReason r) {
   return kNames[static_cast<std::size_t>(r)].second;
 }
 
-DeclaredTokens parse_declared_tokens(const char* header_value) {
+DeclaredTokens parse_declared_tokens(std::optional<std::string_view> header_value) {
   if (!header_value) return {};
-  const std::string_view text = trim_ows(header_value);
+  const std::string_view text = trim_ows(*header_value);
   const char* end = text.data() + text.size();
   std::int64_t n = 0;
   const auto [at, ec] = std::from_chars(text.data(), end, n);

@@ -49,7 +49,11 @@ struct DeclaredTokens {
 };
 // The header's value, or null when the request has none: a whole number >= 0, spaces and
 // tabs around it aside (RFC 9110 OWS).
-DeclaredTokens parse_declared_tokens(const char* header_value);
+DeclaredTokens parse_declared_tokens(std::optional<std::string_view> header_value);
+inline DeclaredTokens parse_declared_tokens(const char* header_value) {
+  return parse_declared_tokens(header_value ? std::optional<std::string_view>(header_value)
+                                            : std::nullopt);
+}
 // A top-level field of a JSON object body (provider.token_field, e.g. max_tokens): absent (or
 // no body) declares nothing; not JSON, not an object, or not a whole number >= 0 is malformed.
 DeclaredTokens declared_tokens_in_body(std::string_view body, std::string_view field);

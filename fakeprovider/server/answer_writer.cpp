@@ -56,18 +56,33 @@ struct AnswerCache {
 };
 thread_local AnswerCache answer_cache;
 
+// The native server's: the same, as the bytes on the wire.
+struct AnswerBytesCache {
+  const AnswerWriter* owner = nullptr;
+  AnswerWriter::Key key;
+  std::int64_t date_s = 0;
+  std::string bytes;
+};
+thread_local AnswerBytesCache answer_bytes_cache;
+
 }  // namespace
 
 AnswerWriter::AnswerWriter(const AnswerFormat& format, const ScenarioClock& clock)
     : format_(format), clock_(clock) {}
 
-bool AnswerWriter::queue(MHD_Connection* c, const Decision& d,
-                         std::optional<std::uint64_t> row_version) const {
+AnswerWriter::Key AnswerWriter::key_of(const Decision& d,
+                                       std::optional<std::uint64_t> row_version) const {
   Key key;
   key.facts = answer_facts(
       d, format_, d.has_quota ? quota_key({d.limit, d.remaining, d.reset_ns}) : QuotaFacts{},
       d.tokens ? quota_key(*d.tokens) : QuotaFacts{});
   key.row_version = row_version;
+  return key;
+}
+
+bool AnswerWriter::queue(MHD_Connection* c, const Decision& d,
+                         std::optional<std::uint64_t> row_version) const {
+  const Key key = key_of(d, row_version);
   AnswerCache& cache = answer_cache;
   const std::int64_t date_s = epoch_s_now();
   if (cache.owner != this || !cache.response || !(cache.key == key) || cache.date_s != date_s) {
@@ -80,6 +95,21 @@ bool AnswerWriter::queue(MHD_Connection* c, const Decision& d,
   return MHD_queue_response(c, static_cast<unsigned>(cache.status), cache.response) == MHD_YES;
 }
 
+std::string_view AnswerWriter::bytes(const Decision& d,
+                                     std::optional<std::uint64_t> row_version) const {
+  const Key key = key_of(d, row_version);
+  AnswerBytesCache& cache = answer_bytes_cache;
+  const std::int64_t date_s = epoch_s_now();
+  if (cache.owner != this || cache.bytes.empty() || !(cache.key == key) || cache.date_s != date_s) {
+    cache.owner = this;
+    cache.key = key;
+    cache.date_s = date_s;
+    const RenderedAnswer a = render(key, date_s);
+    cache.bytes = answer_bytes(a.status, a.headers, a.body);
+  }
+  return cache.bytes;
+}
+
 QuotaFacts AnswerWriter::quota_key(const QuotaNumbers& q) const {
   const RateLimitHeaders set = format_.ratelimit_headers;
   // The wall clock only for the header set that sends a time of day.
@@ -87,28 +117,54 @@ QuotaFacts AnswerWriter::quota_key(const QuotaNumbers& q) const {
   return quota_facts(q, set, clock_.wall_ns(q.reset_ns), epoch_s_now());
 }
 
-MHD_Response* AnswerWriter::build(const Key& key, std::int64_t date_s, int& status) const {
+RenderedAnswer AnswerWriter::render(const Key& key, std::int64_t date_s) const {
   RenderedAnswer a = render_answer(format_, key.facts);
   if (key.row_version) a.body = row_body(key.facts.status, *key.row_version);
+  // First, where libmicrohttpd puts the one it adds.
+  std::vector<std::pair<std::string, std::string>> first{{"Date", http_date(date_s)}};
+  if (key.row_version) first.emplace_back("ETag", format_etag(*key.row_version));
+  a.headers.insert(a.headers.begin(), first.begin(), first.end());
+  return a;
+}
+
+MHD_Response* AnswerWriter::build(const Key& key, std::int64_t date_s, int& status) const {
+  RenderedAnswer a = render(key, date_s);
   status = a.status;
   MHD_Response* response =
       MHD_create_response_from_buffer(a.body.size(), a.body.data(), MHD_RESPMEM_MUST_COPY);
-  // First, where libmicrohttpd puts the one it adds.
-  MHD_add_response_header(response, MHD_HTTP_HEADER_DATE, http_date(date_s).c_str());
-  if (key.row_version) {
-    MHD_add_response_header(response, MHD_HTTP_HEADER_ETAG, format_etag(*key.row_version).c_str());
-  }
   for (const auto& [name, value] : a.headers)
     MHD_add_response_header(response, name.c_str(), value.c_str());
   return response;
 }
 
-bool queue_server_error(MHD_Connection* c, int status, std::string_view type,
-                        std::string_view reason, std::string_view message, bool close) {
+std::string answer_bytes(int status,
+                         const std::vector<std::pair<std::string, std::string>>& headers,
+                         std::string_view body, bool close) {
+  const char* reason = MHD_get_reason_phrase_for(static_cast<unsigned>(status));
+  std::string b =
+      "HTTP/1.1 " + std::to_string(status) + " " + (*reason ? reason : "Unknown") + "\r\n";
+  for (const auto& [name, value] : headers) b += name + ": " + value + "\r\n";
+  if (close) b += "Connection: close\r\n";
+  b += "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n";
+  b += body;
+  return b;
+}
+
+namespace {
+
+std::string server_error_body(std::string_view type, std::string_view reason,
+                              std::string_view message) {
   const nlohmann::ordered_json body{
       {"type", "error"},
       {"error", {{"type", type}, {"reason", reason}, {"message", std::string(message)}}}};
-  std::string text = body.dump();
+  return body.dump();
+}
+
+}  // namespace
+
+bool queue_server_error(MHD_Connection* c, int status, std::string_view type,
+                        std::string_view reason, std::string_view message, bool close) {
+  std::string text = server_error_body(type, reason, message);
   MHD_Response* r =
       MHD_create_response_from_buffer(text.size(), text.data(), MHD_RESPMEM_MUST_COPY);
   MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "application/json");
@@ -116,6 +172,13 @@ bool queue_server_error(MHD_Connection* c, int status, std::string_view type,
   const bool queued = MHD_queue_response(c, static_cast<unsigned>(status), r) == MHD_YES;
   MHD_destroy_response(r);
   return queued;
+}
+
+std::string server_error_bytes(int status, std::string_view type, std::string_view reason,
+                               std::string_view message) {
+  return answer_bytes(status,
+                      {{"Date", http_date(epoch_s_now())}, {"Content-Type", "application/json"}},
+                      server_error_body(type, reason, message), /*close=*/true);
 }
 
 bool queue_framing_refusal(MHD_Connection* c, const FramingVerdict& verdict) {

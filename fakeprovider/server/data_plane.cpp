@@ -4,6 +4,7 @@
 #include "server/data_plane.hpp"
 
 #include <fcntl.h>
+#include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/resource.h>
 
@@ -54,7 +55,7 @@ std::optional<std::string> DataPlane::start() {
     auto loop = make_loop();
     if (!loop) {
       stop(0);
-      return "--listen: libmicrohttpd could not start on " + config_.listen.url(port_);
+      return "--listen: the data plane could not start on " + config_.listen.url(port_);
     }
     loop->line = provider_.line(i);
     loops_.push_back(std::move(loop));
@@ -62,7 +63,7 @@ std::optional<std::string> DataPlane::start() {
   for (std::size_t i = 0; i < loops_.size(); ++i) {
     loops_[i]->thread = std::thread([this, i] {
       loop_index = i;
-      run(*loops_[i]);
+      native() ? run_native(*loops_[i]) : run(*loops_[i]);
     });
   }
   return std::nullopt;
@@ -73,6 +74,11 @@ std::unique_ptr<DataPlane::Loop> DataPlane::make_loop() {
   // all of it, so none refuses a connection the process has room for.
   const unsigned per_loop = std::max(1u, config_.max_connections);
   auto loop = std::make_unique<Loop>();
+  loop->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+  if (native()) {
+    loop->native_epoll_fd = epoll_create1(EPOLL_CLOEXEC);
+    return loop->native_epoll_fd >= 0 ? std::move(loop) : nullptr;
+  }
   loop->daemon = MHD_start_daemon(
       MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_NO_LISTEN_SOCKET, 0, nullptr, nullptr,
       &MhdCallbacks::on_request, this, MHD_OPTION_CONNECTION_LIMIT, per_loop,
@@ -91,7 +97,6 @@ std::unique_ptr<DataPlane::Loop> DataPlane::make_loop() {
   if (!loop->daemon) return nullptr;
   if (proxying()) loop->upstream = UpstreamPool::make(*config_.upstream, *proxy_events_);
   loop->epoll_fd = MHD_get_daemon_info(loop->daemon, MHD_DAEMON_INFO_EPOLL_FD)->epoll_fd;
-  loop->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
   return loop;
 }
 
@@ -121,7 +126,7 @@ void DataPlane::stop(std::int64_t max_wait_ns) {
   signal_loops(&Loop::stop);
   for (auto& loop : loops_) {
     if (loop->thread.joinable()) loop->thread.join();
-    MHD_stop_daemon(loop->daemon);
+    if (loop->daemon) MHD_stop_daemon(loop->daemon);
   }
   loops_.clear();
   listen_fd_ = -1;

@@ -35,6 +35,12 @@ enum class ArrivalStamping {
   kRead,    // when a server thread read it: nothing more per request, late under a burst
 };
 
+// Which HTTP server reads the requests and writes the answers.
+enum class HttpServer {
+  kLibmicrohttpd,  // GNU libmicrohttpd: every mode
+  kNative,         // our own: not with an upstream, a store or another process deciding
+};
+
 struct DataPlaneConfig {
   ListenAddress listen;
   // Bound and listening already (a worker's share of one port, --processes): served instead
@@ -54,14 +60,17 @@ struct DataPlaneConfig {
   // Per connection: the request's headers must fit, with room for the answer's.
   std::size_t memory_per_connection = 4096;
   ArrivalStamping stamping = ArrivalStamping::kKernel;
+  HttpServer http_server = HttpServer::kLibmicrohttpd;
   // Proxy mode: what the provider admits is forwarded here and its answer passed back.
   std::optional<UpstreamConfig> upstream;
 };
 
-// The provider's HTTP side on GNU libmicrohttpd: any method and path. A request arrives when
-// its headers are complete; it is stamped with the time its bytes came in (ArrivalStamps,
-// unless config.stamping is kRead), or, when that time was not noted, the time it is read;
-// then decided by the policy and answered the way real APIs answer (docs/ADMIN_API.md).
+// The provider's HTTP side: any method and path, read by the data plane's own HTTP/1.1 server
+// (data_plane_native.cpp), or by GNU libmicrohttpd, which proxy mode, a store and --processes
+// need (config.http_server). A request arrives when its headers are complete; it is stamped
+// with the time its bytes came in (ArrivalStamps, unless config.stamping is kRead), or, when
+// that time was not noted, the time it is read; then decided by the policy and answered the
+// way real APIs answer (docs/ADMIN_API.md).
 //
 // One epoll daemon per thread, each driven by a loop of ours rather than libmicrohttpd's own
 // thread: 0.9.75's internal loop, after an epoll_wait that returns exactly its 128-event
@@ -133,8 +142,12 @@ class DataPlane {
 
   // A request's life (data_plane_requests.cpp).
   Request* arrive(MHD_Connection* c, const char* url, const char* method);
+  // Stamped, counted in flight, not decided yet; fd: its connection's.
+  Request* new_request(int fd);
   // Decides the request: when it arrives, or with a token field once its body is in.
   void decide(MHD_Connection* c, const char* url, const char* method, Request& r);
+  struct RequestFacts;  // what its headers (and body) say, whichever server read them
+  void decide(const RequestFacts& facts, Request& r);
   bool answer(MHD_Connection* c, Request& r);
   // Suspends the connection for the hop in, on the timer's thread.
   void hold_for_hop(MHD_Connection* c, Request& r);
@@ -142,7 +155,31 @@ class DataPlane {
   void resume_at(std::int64_t due_steady_ns, MHD_Connection* c, Loop* loop);
   // A held request's hop is over: the provider decides it, and answers a hop later.
   void decide_held(MHD_Connection* c, Request& r, Loop* loop);
+  std::int64_t decide_held(Request& r);  // the due time of its answer
   void complete(Request* r);
+
+  // The native server (data_plane_native.cpp): an HTTP/1.1 server of our own in place of
+  // libmicrohttpd, one epoll set a loop, the request's life above shared with it.
+  struct NativeConn;
+  bool native() const { return config_.http_server == HttpServer::kNative; }
+  void run_native(Loop& loop);
+  void listen_native(Loop& loop, bool on);
+  void add_native(Loop& loop, int fd);
+  void on_native_event(NativeConn& c, std::uint32_t events);
+  void read_native(NativeConn& c);
+  // Serves what is in c.in: false when the connection was closed.
+  bool serve_native(NativeConn& c);
+  bool start_native_request(NativeConn& c);
+  bool answer_native(NativeConn& c);
+  void decide_native(NativeConn& c);
+  void wait_native(NativeConn& c, std::int64_t due_steady_ns, bool decide_first);
+  void take_resumed(Loop& loop);
+  bool write_native(NativeConn& c, std::string_view bytes);
+  bool flush_native(NativeConn& c);
+  bool finish_native_request(NativeConn& c);
+  bool refuse_native(NativeConn& c, int status, std::string_view reason, std::string_view message);
+  void close_native(NativeConn& c);
+  void sweep_native(Loop& loop, std::int64_t now_ns);
 
   // Proxy mode (data_plane_proxy.cpp).
   struct Proxied;      // a request on its way to the upstream and its answer on the way back

@@ -19,6 +19,8 @@
 #include <vector>
 
 #include "server/data_plane.hpp"
+#include "server/request_body.hpp"
+#include "server/request_head.hpp"
 #include "upstream/upstream_pool.hpp"
 
 namespace stampede {
@@ -29,6 +31,27 @@ struct DataPlane::StoreWait {
   MHD_Connection* connection;
   Request* request;
   Loop* loop;
+};
+
+// A connection of the native server (--http-server native): the bytes that came in and are
+// not used yet, the request they are on, and the answer's bytes not sent yet.
+struct DataPlane::NativeConn {
+  int fd = -1;
+  Loop* loop = nullptr;
+  std::unique_ptr<char[]> in;  // config.memory_per_connection bytes
+  std::size_t filled = 0;
+  RequestHead head;  // the request on: views into in, which stay where they are until it ends
+  RequestBody body;
+  Request* request = nullptr;  // on: its head is in; ends when its answer is sent
+  bool keep_alive = true;
+  bool head_only = false;  // a HEAD request: its answer's head only
+  bool waiting = false;    // for a hop or a service time: the timer hands it back
+  bool closed = false;     // closed while waiting: deleted when handed back
+  std::string out;         // the answer's bytes the socket did not take yet
+  std::size_t out_sent = 0;
+  std::int64_t body_since_ns = 0;  // its request's body is still coming in: since then
+  std::int64_t last_active_ns = 0;
+  std::string path_scratch;
 };
 
 struct DataPlane::Loop {
@@ -63,12 +86,15 @@ struct DataPlane::Loop {
   std::vector<StoreWait> pending;
   std::mutex handed_mu;
   std::vector<Handed> handed;  // accepted by another loop for this one's daemon
+  // The native server's: its connections, its epoll set (epoll_fd is libmicrohttpd's), those
+  // the timer hands back, and the time of this turn of the loop.
+  std::unordered_set<NativeConn*> native_conns;
+  int native_epoll_fd = -1;
+  bool listening = false;
+  std::vector<NativeConn*> resumed;  // under handed_mu
+  std::int64_t turn_ns = 0;
   std::thread thread;
-  ~Loop() {
-    for (const auto& h : handed) close(h.fd);
-    for (Conn* c : conns) delete c;
-    if (wake_fd >= 0) close(wake_fd);
-  }
+  ~Loop();
 };
 
 // A request held a network hop before it is decided (provider.hop_delay), or until the store
@@ -105,6 +131,13 @@ struct DataPlane::ProxyEvents : UpstreamEvents {
   DataPlane& plane;
 };
 
+struct DataPlane::RequestFacts {
+  std::string_view tenant;
+  SendHeaders sends;
+  RowRequest row;
+  DeclaredTokens tokens;
+};
+
 struct DataPlane::Request {
   Decision decision;
   AdmissionTicket ticket;  // where it was recorded
@@ -119,6 +152,18 @@ struct DataPlane::Request {
   std::unique_ptr<Held> held;        // not decided yet: still on its way in
   std::unique_ptr<Proxied> proxied;  // proxy mode
 };
+
+inline DataPlane::Loop::~Loop() {
+  for (const auto& h : handed) close(h.fd);
+  for (Conn* c : conns) delete c;
+  for (NativeConn* c : native_conns) {
+    if (c->fd >= 0) close(c->fd);
+    delete c->request;
+    delete c;
+  }
+  if (wake_fd >= 0) close(wake_fd);
+  if (native_epoll_fd >= 0) close(native_epoll_fd);
+}
 
 // libmicrohttpd's C callbacks. The request ones are in data_plane_requests.cpp, the
 // connection ones in data_plane_loops.cpp.

@@ -121,6 +121,10 @@ void DataPlane::add_handed_connections(Loop& loop) {
 
 void DataPlane::add_connection(Loop& loop, int fd, const sockaddr_storage& addr,
                                socklen_t addr_len) {
+  if (native()) {
+    add_native(loop, fd);
+    return;
+  }
   // libmicrohttpd closes the socket itself when it cannot take it.
   if (MHD_add_connection(loop.daemon, fd, reinterpret_cast<const sockaddr*>(&addr), addr_len) !=
       MHD_YES) {

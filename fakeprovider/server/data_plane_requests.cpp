@@ -67,24 +67,33 @@ void MhdCallbacks::on_completed(void* cls, MHD_Connection* c, void** con_cls,
 }
 
 DataPlane::Request* DataPlane::arrive(MHD_Connection* c, const char* url, const char* method) {
+  auto* r = new_request(connection_fd(c));
+  if (provider_.config().token_field.empty()) decide(c, url, method, *r);
+  return r;
+}
+
+DataPlane::Request* DataPlane::new_request(int fd) {
   // Not seen yet by the stamper: now, the latest the bytes can have come in.
-  const std::int64_t seen_ns = stamper_ ? stamper_->take(connection_fd(c)) : 0;
+  const std::int64_t seen_ns = stamper_ ? stamper_->take(fd) : 0;
   in_flight_.fetch_add(1, std::memory_order_relaxed);
   auto* r = new Request;
   r->seen_steady_ns = seen_ns > 0 ? seen_ns : ScenarioClock::steady_ns();
   r->decided = false;
-  if (provider_.config().token_field.empty()) decide(c, url, method, *r);
   return r;
 }
 
 void DataPlane::decide(MHD_Connection* c, const char* url, const char* method, Request& r) {
   const ProviderConfig& p = provider_.config();
-  const std::string_view tenant = tenant_of(c, p);
-  const SendHeaders sends = send_headers_of(c, provider_.send_rules());
-  const SendClaim send = claim_send(sends);
-  const std::string_view client_id = sends.client.value;
-  const RowRequest row = row_request_of(c, p, url, method);
-  const DeclaredTokens tokens = declared_tokens_of(c, p, r.body);
+  decide(RequestFacts{tenant_of(c, p), send_headers_of(c, provider_.send_rules()),
+                      row_request_of(c, p, url, method), declared_tokens_of(c, p, r.body)},
+         r);
+}
+
+void DataPlane::decide(const RequestFacts& facts, Request& r) {
+  const ProviderConfig& p = provider_.config();
+  const SendClaim send = claim_send(facts.sends);
+  const std::string_view client_id = facts.sends.client.value;
+  const RowRequest& row = facts.row;
   r.decided = true;
   r.body = std::string();
   if (p.hop_delay || batched()) {
@@ -94,13 +103,13 @@ void DataPlane::decide(MHD_Connection* c, const char* url, const char* method, R
         p.hop_delay
             ? saturating_add(r.seen_steady_ns, provider_.clock().wall_ns(provider_.draw_hop_ns()))
             : r.seen_steady_ns;
-    r.held = std::make_unique<Held>(
-        Held{loop_index, arrives_ns, std::string(tenant), std::string(client_id), send, row.op,
-             row.if_match ? std::optional<std::string>(*row.if_match) : std::nullopt, tokens});
+    r.held = std::make_unique<Held>(Held{
+        loop_index, arrives_ns, std::string(facts.tenant), std::string(client_id), send, row.op,
+        row.if_match ? std::optional<std::string>(*row.if_match) : std::nullopt, facts.tokens});
     return;
   }
-  const auto admission =
-      provider_.admit({loop_index, r.seen_steady_ns, tenant, send, client_id, row, tokens});
+  const auto admission = provider_.admit(
+      {loop_index, r.seen_steady_ns, facts.tenant, send, client_id, row, facts.tokens});
   r.decision = admission.decision;
   r.row_version = admission.row_version;
   r.ticket = admission.ticket;
@@ -154,6 +163,10 @@ void DataPlane::resume_at(std::int64_t due_steady_ns, MHD_Connection* c, Loop* l
 }
 
 void DataPlane::decide_held(MHD_Connection* c, Request& r, Loop* loop) {
+  resume_at(decide_held(r), c, loop);
+}
+
+std::int64_t DataPlane::decide_held(Request& r) {
   // The connection is suspended: its loop does not touch r until the resumption.
   const Held& h = *r.held;
   const RowRequest row{h.row_op,
@@ -168,9 +181,9 @@ void DataPlane::decide_held(MHD_Connection* c, Request& r, Loop* loop) {
   r.served = true;  // the service time and the hop back, together
   const std::int64_t back_ns =
       provider_.clock().wall_ns(saturating_add(a.decision.service_ns, provider_.draw_hop_ns()));
-  const std::int64_t due_ns = saturating_add(h.arrives_steady_ns, back_ns);
+  const std::int64_t arrived_ns = h.arrives_steady_ns;
   r.held.reset();
-  resume_at(due_ns, c, loop);
+  return saturating_add(arrived_ns, back_ns);
 }
 
 void DataPlane::complete(Request* r) {

@@ -2,8 +2,11 @@
 
 #include <microhttpd.h>
 
+#include <optional>
+
 #include "http_token.hpp"
 #include "model/credential_key.hpp"
+#include "server/request_head.hpp"
 
 namespace stampede {
 namespace {
@@ -20,16 +23,53 @@ MHD_Result offer_send_header(void* cls, MHD_ValueKind /*kind*/, const char* name
   return MHD_YES;
 }
 
+void offer_framing_field(RequestFraming& framing, std::string_view name, std::string_view value) {
+  if (ascii_iequals(name, MHD_HTTP_HEADER_TRANSFER_ENCODING)) {
+    framing.transfer_encoding.push_back(value);
+  } else if (ascii_iequals(name, MHD_HTTP_HEADER_CONTENT_LENGTH)) {
+    if (framing.content_length_fields++ == 0) framing.content_length = value;
+  }
+}
+
 MHD_Result offer_framing_header(void* cls, MHD_ValueKind /*kind*/, const char* name,
                                 const char* value) {
-  auto& framing = *static_cast<RequestFraming*>(cls);
-  const std::string_view v = value ? value : "";
-  if (ascii_iequals(name, MHD_HTTP_HEADER_TRANSFER_ENCODING)) {
-    framing.transfer_encoding.push_back(v);
-  } else if (ascii_iequals(name, MHD_HTTP_HEADER_CONTENT_LENGTH)) {
-    if (framing.content_length_fields++ == 0) framing.content_length = v;
-  }
+  offer_framing_field(*static_cast<RequestFraming*>(cls), name, value ? value : "");
   return MHD_YES;
+}
+
+std::optional<std::string_view> lookup(MHD_Connection* c, const std::string& name) {
+  const char* value = MHD_lookup_connection_value(c, MHD_HEADER_KIND, name.c_str());
+  return value ? std::optional<std::string_view>(value) : std::nullopt;
+}
+
+std::optional<std::string_view> lookup(const RequestHead& head, std::string_view name) {
+  const std::string_view* value = head.find(name);
+  return value ? std::optional<std::string_view>(*value) : std::nullopt;
+}
+
+std::string_view tenant(const ProviderConfig& p, std::optional<std::string_view> value) {
+  return value ? credential_key(p.tenant_header, *value) : "";
+}
+
+RowRequest row_request(const ProviderConfig& p, std::string_view url, std::string_view method,
+                       std::optional<std::string_view> if_match) {
+  RowRequest row;
+  if (p.mode != ProviderMode::kOcc || url != "/row") return row;
+  row.op = method == "GET" ? RowOp::kRead : method == "PUT" ? RowOp::kWrite : RowOp::kNone;
+  row.if_match = if_match;
+  return row;
+}
+
+bool counts_tokens(const ProviderConfig& p) {
+  return p.token_allowance || p.spend_cap;
+}
+
+// The header first; then the body's field, when there is one to read.
+DeclaredTokens declared_tokens(const ProviderConfig& p, std::optional<std::string_view> header,
+                               std::string_view body) {
+  if (header || p.token_field.empty()) return parse_declared_tokens(header);
+  if (body.size() > kMaxTokenBody) return {std::nullopt, true};
+  return declared_tokens_in_body(body, p.token_field);
 }
 
 }  // namespace
@@ -42,8 +82,7 @@ RequestFraming framing_of(MHD_Connection* c, const char* version) {
 }
 
 std::string_view tenant_of(MHD_Connection* c, const ProviderConfig& p) {
-  const char* value = MHD_lookup_connection_value(c, MHD_HEADER_KIND, p.tenant_header.c_str());
-  return value ? credential_key(p.tenant_header, value) : "";
+  return tenant(p, lookup(c, p.tenant_header));
 }
 
 SendHeaders send_headers_of(MHD_Connection* c, const SendRules& rules) {
@@ -54,22 +93,43 @@ SendHeaders send_headers_of(MHD_Connection* c, const SendRules& rules) {
 
 RowRequest row_request_of(MHD_Connection* c, const ProviderConfig& p, std::string_view url,
                           std::string_view method) {
-  RowRequest row;
-  if (p.mode != ProviderMode::kOcc || url != "/row") return row;
-  row.op = method == "GET" ? RowOp::kRead : method == "PUT" ? RowOp::kWrite : RowOp::kNone;
-  if (const char* m = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "If-Match")) row.if_match = m;
-  return row;
+  if (p.mode != ProviderMode::kOcc) return {};
+  return row_request(p, url, method, lookup(c, "If-Match"));
 }
 
 DeclaredTokens declared_tokens_of(MHD_Connection* c, const ProviderConfig& p,
                                   std::string_view body) {
   // Without a token quota the header means nothing, and is not looked at.
-  if (!p.token_allowance && !p.spend_cap) return {};
-  // The header first; then the body's field, when there is one to read.
-  const char* header = MHD_lookup_connection_value(c, MHD_HEADER_KIND, p.token_header.c_str());
-  if (header || p.token_field.empty()) return parse_declared_tokens(header);
-  if (body.size() > kMaxTokenBody) return {std::nullopt, true};
-  return declared_tokens_in_body(body, p.token_field);
+  if (!counts_tokens(p)) return {};
+  return declared_tokens(p, lookup(c, p.token_header), body);
+}
+
+RequestFraming framing_of(const RequestHead& head) {
+  RequestFraming framing;
+  framing.http_1_0 = head.http_1_0;
+  for (const HeadField& f : head.fields) offer_framing_field(framing, f.name, f.value);
+  return framing;
+}
+
+std::string_view tenant_of(const RequestHead& head, const ProviderConfig& p) {
+  return tenant(p, lookup(head, p.tenant_header));
+}
+
+SendHeaders send_headers_of(const RequestHead& head, const SendRules& rules) {
+  SendHeaders headers;
+  for (const HeadField& f : head.fields) offer_send_header(rules, headers, f.name, f.value);
+  return headers;
+}
+
+RowRequest row_request_of(const RequestHead& head, const ProviderConfig& p, std::string_view path) {
+  if (p.mode != ProviderMode::kOcc) return {};
+  return row_request(p, path, head.method, lookup(head, "If-Match"));
+}
+
+DeclaredTokens declared_tokens_of(const RequestHead& head, const ProviderConfig& p,
+                                  std::string_view body) {
+  if (!counts_tokens(p)) return {};
+  return declared_tokens(p, lookup(head, p.token_header), body);
 }
 
 }  // namespace stampede

@@ -12,8 +12,11 @@ struct MHD_Connection;
 
 namespace stampede {
 
-// What the data plane reads from a request's headers, as libmicrohttpd holds them: views into
-// the connection's memory, valid until the request is answered.
+struct RequestHead;
+
+// What the data plane reads from a request's headers, as libmicrohttpd holds them (or as the
+// native server parsed them): views into the connection's memory, valid until the request is
+// answered.
 
 // Its Transfer-Encoding and Content-Length fields; version: the request line's.
 RequestFraming framing_of(MHD_Connection* c, const char* version);
@@ -27,6 +30,14 @@ RowRequest row_request_of(MHD_Connection* c, const ProviderConfig& p, std::strin
 // The tokens it declares: provider.token_header, else provider.token_field of the body (kept
 // up to kMaxTokenBody); nothing without a token quota.
 DeclaredTokens declared_tokens_of(MHD_Connection* c, const ProviderConfig& p,
+                                  std::string_view body);
+
+// The same, from a head the native server parsed; path: request_path's.
+RequestFraming framing_of(const RequestHead& head);
+std::string_view tenant_of(const RequestHead& head, const ProviderConfig& p);
+SendHeaders send_headers_of(const RequestHead& head, const SendRules& rules);
+RowRequest row_request_of(const RequestHead& head, const ProviderConfig& p, std::string_view path);
+DeclaredTokens declared_tokens_of(const RequestHead& head, const ProviderConfig& p,
                                   std::string_view body);
 
 // The most of a body kept to read provider.token_field from.

@@ -5,6 +5,8 @@
 #include <limits>
 #include <utility>
 
+#include "http_token.hpp"
+
 namespace stampede {
 namespace {
 
@@ -33,27 +35,6 @@ std::size_t until_ctl(const char* data, std::size_t limit) {
   std::size_t n = 0;
   while (n < limit && !is_ctl(data[n])) ++n;
   return n;
-}
-
-// RFC 9110 5.6.2: a field name is a token.
-constexpr std::array<bool, 256> kTchar = [] {
-  std::array<bool, 256> t{};
-  for (int c = 0; c < 256; ++c) {
-    t[c] = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-           std::string_view("!#$%&'*+-.^_`|~").find(static_cast<char>(c)) != std::string_view::npos;
-  }
-  return t;
-}();
-
-bool is_tchar(char c) {
-  return kTchar[static_cast<unsigned char>(c)];
-}
-
-int hex_value(char c) {
-  if (is_digit(c)) return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
 }
 
 char lower(char c) {
@@ -321,7 +302,7 @@ void HttpResponseParser::on_header_value_char(char c) {
 }
 
 void HttpResponseParser::on_chunk_size_char(char c) {
-  const int digit = hex_value(c);
+  const int digit = hex_digit_value(c);
   if (digit >= 0) {
     if (++chunk_digits_ > kMaxChunkDigits) return fail("chunk size longer than 15 hex digits");
     remaining_ = remaining_ * 16 + static_cast<std::uint64_t>(digit);

@@ -1,0 +1,406 @@
+// The native server: the data plane's HTTP/1.1 without libmicrohttpd. Each loop has its own
+// epoll set, edge-triggered, of the listen socket and its connections. A connection reads into
+// a buffer of its own; a request's head is parsed when its blank line is in (request_head),
+// its body read by its framing (request_body), and it is decided and answered by the same
+// code as libmicrohttpd's requests (data_plane_requests.cpp). An answer is one send of bytes
+// each thread keeps for the answer it last built (AnswerWriter::bytes). A hop or a service
+// time hands the connection to the timer, which hands it back.
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <charconv>
+#include <cstring>
+
+#include "direct_socket_calls.hpp"
+#include "duration.hpp"
+#include "http_token.hpp"
+#include "saturating.hpp"
+#include "server/data_plane_internals.hpp"
+#include "server/request_headers.hpp"
+
+namespace stampede {
+namespace {
+
+constexpr int kMaxEvents = 256;
+constexpr std::string_view kContinue = "HTTP/1.1 100 Continue\r\n\r\n";
+
+// The epoll set's markers besides connections.
+void* listen_marker() {
+  static char marker;
+  return &marker;
+}
+void* wake_marker() {
+  static char marker;
+  return &marker;
+}
+
+std::optional<std::uint64_t> content_length(std::string_view digits) {
+  std::uint64_t n = 0;
+  const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), n);
+  if (ec != std::errc{} || end != digits.data() + digits.size()) return std::nullopt;
+  return n;
+}
+
+bool expects_continue(const RequestHead& head) {
+  const std::string_view* expect = head.find("Expect");
+  return !head.http_1_0 && expect && ascii_iequals(trim_ows(*expect), "100-continue");
+}
+
+}  // namespace
+
+void DataPlane::run_native(Loop& loop) {
+  const std::int64_t header_timeout_ns = config_.header_timeout_ns;
+  const std::int64_t sweep_ns =
+      header_timeout_ns <= 0
+          ? kNsPerSec
+          : std::clamp<std::int64_t>(header_timeout_ns / 4, 10 * kNsPerMs, kNsPerSec);
+  epoll_event wake{};
+  wake.events = EPOLLIN;
+  wake.data.ptr = wake_marker();
+  epoll_ctl(loop.native_epoll_fd, EPOLL_CTL_ADD, loop.wake_fd, &wake);
+  epoll_event events[kMaxEvents];
+  while (!loop.stop.load()) {
+    const bool accepting = !loop.quiesce.load();
+    if (!accepting) loop.quiesced.store(true);
+    if (accepting != loop.listening) listen_native(loop, accepting);
+    const auto wait_ms = static_cast<int>(
+        std::max<std::int64_t>(0, loop.next_sweep_ns - loop.turn_ns) / kNsPerMs + 1);
+    const int n = epoll_wait(loop.native_epoll_fd, events, kMaxEvents, wait_ms);
+    loop.turn_ns = ScenarioClock::steady_ns();
+    for (int i = 0; i < n; ++i) {
+      void* ptr = events[i].data.ptr;
+      if (ptr == listen_marker()) {
+        accept_connections(loop);
+      } else if (ptr == wake_marker()) {
+        eventfd_t ignored;
+        eventfd_read(loop.wake_fd, &ignored);
+        add_handed_connections(loop);
+        take_resumed(loop);
+      } else {
+        on_native_event(*static_cast<NativeConn*>(ptr), events[i].events);
+      }
+    }
+    if (loop.turn_ns >= loop.next_sweep_ns) {
+      sweep_native(loop, loop.turn_ns);
+      refusals_.flush(loop.turn_ns);
+      loop.next_sweep_ns = loop.turn_ns + sweep_ns;
+    }
+  }
+}
+
+void DataPlane::listen_native(Loop& loop, bool on) {
+  // Level-triggered, one loop woken a connection: accept_connections hands them round.
+  epoll_event ev{};
+  ev.events = EPOLLIN | EPOLLEXCLUSIVE;
+  ev.data.ptr = listen_marker();
+  epoll_ctl(loop.native_epoll_fd, on ? EPOLL_CTL_ADD : EPOLL_CTL_DEL, listen_fd_, &ev);
+  loop.listening = on;
+}
+
+void DataPlane::add_native(Loop& loop, int fd) {
+  auto* c = new NativeConn;
+  c->fd = fd;
+  c->loop = &loop;
+  c->in = std::make_unique<char[]>(config_.memory_per_connection);
+  c->last_active_ns = loop.turn_ns;
+  epoll_event ev{};
+  ev.events = EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET;
+  ev.data.ptr = c;
+  if (epoll_ctl(loop.native_epoll_fd, EPOLL_CTL_ADD, fd, &ev) != 0) {
+    close(fd);
+    delete c;
+    open_connections_.fetch_sub(1, std::memory_order_relaxed);
+    return;
+  }
+  loop.native_conns.insert(c);
+  // Its first request may be in already, its edge come before the set held it.
+  read_native(*c);
+}
+
+void DataPlane::on_native_event(NativeConn& c, std::uint32_t events) {
+  if (c.waiting) return;  // handed back by the timer, then read
+  if (c.out_sent < c.out.size()) {
+    // Nothing was read while the answer waited to go out: what came in meanwhile is read now.
+    if (flush_native(c) && c.out_sent == c.out.size()) read_native(c);
+    return;
+  }
+  if (events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR)) read_native(c);
+}
+
+void DataPlane::read_native(NativeConn& c) {
+  // While an answer is going out or waits, what comes in stays in the socket.
+  while (!c.waiting && c.out_sent == c.out.size()) {
+    const std::size_t room = config_.memory_per_connection - c.filled;
+    if (room == 0) {
+      serve_native(c);  // a head that fills the buffer: refused
+      return;
+    }
+    // recv, not recvmsg: the kernel stamps are taken by the stand-in that the library's
+    // recv goes through (receive_stamps.cpp).
+    const ssize_t got = recv(c.fd, c.in.get() + c.filled, room, 0);
+    if (got == 0 || (got < 0 && errno != EAGAIN && errno != EINTR)) {
+      close_native(c);
+      return;
+    }
+    if (got < 0) return;
+    c.filled += static_cast<std::size_t>(got);
+    c.last_active_ns = c.loop->turn_ns;
+    if (!serve_native(c)) return;
+    // A short read emptied the socket: its next bytes are a new edge.
+    if (static_cast<std::size_t>(got) < room) return;
+  }
+}
+
+bool DataPlane::serve_native(NativeConn& c) {
+  while (!c.waiting && c.out_sent == c.out.size()) {
+    if (!c.request) {
+      if (c.filled == 0) return true;
+      const HeadVerdict v =
+          parse_request_head({c.in.get(), c.filled}, config_.memory_per_connection - 1, c.head);
+      if (v.state == HeadVerdict::State::kIncomplete) return true;
+      if (v.state == HeadVerdict::State::kBad) {
+        return refuse_native(c, v.status, "request_head", v.reason);
+      }
+      if (!start_native_request(c)) return false;
+      continue;
+    }
+    char* rest = c.in.get() + c.head.size;
+    const std::size_t left = c.filled - c.head.size;
+    Request& r = *c.request;
+    const bool keep = !r.decided && r.body.size() <= kMaxTokenBody;
+    const std::size_t used = c.body.feed({rest, left}, keep ? &r.body : nullptr, kMaxTokenBody + 1);
+    std::memmove(rest, rest + used, left - used);
+    c.filled -= used;
+    if (c.body.failed()) {
+      return refuse_native(c, 400, "request_framing", "The chunked body is malformed");
+    }
+    if (!c.body.done()) return true;
+    c.body_since_ns = 0;
+    if (!r.decided) decide_native(c);
+    if (!answer_native(c)) return false;
+  }
+  return true;
+}
+
+bool DataPlane::start_native_request(NativeConn& c) {
+  const RequestFraming framing = framing_of(c.head);
+  const FramingVerdict verdict = check_framing(framing);
+  if (verdict.status != 0) {
+    refusals_.note(ConnectionRefusals::Kind::kBadFraming, ScenarioClock::steady_ns());
+    return refuse_native(c, verdict.status, "request_framing", verdict.reason);
+  }
+  if (!framing.transfer_encoding.empty()) {
+    c.body = RequestBody::chunked();
+  } else if (framing.content_length_fields > 0) {
+    const auto length = content_length(framing.content_length);
+    if (!length) return refuse_native(c, 400, "request_framing", "Content-Length is too large");
+    c.body = RequestBody::of_length(*length);
+  } else {
+    c.body = RequestBody::of_length(0);
+  }
+  c.keep_alive = keeps_alive(c.head);
+  c.head_only = c.head.method == "HEAD";
+  c.request = new_request(c.fd);
+  c.body_since_ns = c.request->seen_steady_ns;
+  if (provider_.config().token_field.empty()) decide_native(c);
+  // The client waits for this before it sends the body (curl does, a second at most).
+  if (!c.body.done() && c.filled == c.head.size && expects_continue(c.head)) {
+    direct_send(c.fd, kContinue.data(), kContinue.size(), MSG_NOSIGNAL);
+  }
+  return true;
+}
+
+void DataPlane::decide_native(NativeConn& c) {
+  const ProviderConfig& p = provider_.config();
+  Request& r = *c.request;
+  const std::string_view path = request_path(c.head.target, c.path_scratch);
+  decide(RequestFacts{tenant_of(c.head, p), send_headers_of(c.head, provider_.send_rules()),
+                      row_request_of(c.head, p, path), declared_tokens_of(c.head, p, r.body)},
+         r);
+}
+
+bool DataPlane::answer_native(NativeConn& c) {
+  Request& r = *c.request;
+  if (r.held) {
+    wait_native(c, r.held->arrives_steady_ns, /*decide_first=*/true);
+    return true;
+  }
+  const Decision& d = r.decision;
+  if (d.reset_connection) {
+    // Linger 0: the close sends a reset, as a provider's dropped connection does.
+    const linger lg{1, 0};
+    setsockopt(c.fd, SOL_SOCKET, SO_LINGER, &lg, sizeof lg);
+    close_native(c);
+    return false;
+  }
+  if (d.service_ns > 0 && !r.served) {
+    r.served = true;
+    wait_native(c, r.due_steady_ns, /*decide_first=*/false);
+    return true;
+  }
+  // Bytes that came in before this answer (a body) are not the next request's arrival.
+  if (stamper_) stamper_->answered(c.fd);
+  std::string_view bytes = answers_.bytes(d, r.row_version);
+  // Said in the answer when it is not HTTP/1.1's default, as libmicrohttpd says it: before
+  // the blank line.
+  const char* connection = !c.keep_alive     ? "Connection: close\r\n"
+                           : c.head.http_1_0 ? "Connection: Keep-Alive\r\n"
+                                             : nullptr;
+  std::string said;
+  if (connection) {
+    const std::size_t blank = bytes.find("\r\n\r\n");
+    said.append(bytes.substr(0, blank + 2)).append(connection).append(bytes.substr(blank + 2));
+    bytes = said;
+  }
+  if (c.head_only) bytes = bytes.substr(0, bytes.find("\r\n\r\n") + 4);
+  return write_native(c, bytes);
+}
+
+void DataPlane::wait_native(NativeConn& c, std::int64_t due_steady_ns, bool decide_first) {
+  c.waiting = true;
+  suspended_.fetch_add(1, std::memory_order_relaxed);
+  NativeConn* conn = &c;
+  const auto hand_back = [this, conn] {
+    Loop& loop = *conn->loop;
+    {
+      std::lock_guard lock(loop.handed_mu);
+      loop.resumed.push_back(conn);
+    }
+    eventfd_write(loop.wake_fd, 1);
+    suspended_.fetch_sub(1, std::memory_order_relaxed);
+  };
+  if (!decide_first) {
+    timer_.schedule(due_steady_ns, hand_back);
+    return;
+  }
+  // The hop in is over: decided on the timer's thread, in deadline order, as
+  // libmicrohttpd's held requests are; then answered a hop later.
+  timer_.schedule(due_steady_ns, [this, conn, hand_back] {
+    timer_.schedule(decide_held(*conn->request), hand_back);
+  });
+}
+
+void DataPlane::take_resumed(Loop& loop) {
+  std::vector<NativeConn*> resumed;
+  {
+    std::lock_guard lock(loop.handed_mu);
+    resumed.swap(loop.resumed);
+  }
+  for (NativeConn* c : resumed) {
+    c->waiting = false;
+    if (c->closed) {
+      complete(c->request);
+      loop.native_conns.erase(c);
+      delete c;
+      continue;
+    }
+    // What came in meanwhile is read after the answer: its edge has passed.
+    if (answer_native(*c) && serve_native(*c)) read_native(*c);
+  }
+}
+
+bool DataPlane::write_native(NativeConn& c, std::string_view bytes) {
+  const ssize_t sent = direct_send(c.fd, bytes.data(), bytes.size(), MSG_NOSIGNAL);
+  if (sent < 0 && errno != EAGAIN) {
+    close_native(c);
+    return false;
+  }
+  const auto n = static_cast<std::size_t>(std::max<ssize_t>(sent, 0));
+  if (n == bytes.size()) return finish_native_request(c);
+  c.out.assign(bytes.substr(n));
+  c.out_sent = 0;
+  return true;
+}
+
+bool DataPlane::flush_native(NativeConn& c) {
+  while (c.out_sent < c.out.size()) {
+    const ssize_t sent =
+        direct_send(c.fd, c.out.data() + c.out_sent, c.out.size() - c.out_sent, MSG_NOSIGNAL);
+    if (sent < 0 && errno == EAGAIN) return true;
+    if (sent < 0) {
+      close_native(c);
+      return false;
+    }
+    c.out_sent += static_cast<std::size_t>(sent);
+  }
+  c.out.clear();
+  c.out_sent = 0;
+  return finish_native_request(c) && serve_native(c);
+}
+
+bool DataPlane::finish_native_request(NativeConn& c) {
+  if (c.out_sent < c.out.size()) return true;
+  if (!c.request) {  // a refusal: the connection ends with it
+    close_native(c);
+    return false;
+  }
+  complete(c.request);
+  c.request = nullptr;
+  // The next request's bytes to the buffer's start; the head's views are done with.
+  std::memmove(c.in.get(), c.in.get() + c.head.size, c.filled - c.head.size);
+  c.filled -= c.head.size;
+  c.head.size = 0;
+  c.last_active_ns = c.loop->turn_ns;
+  if (!c.keep_alive) {
+    close_native(c);
+    return false;
+  }
+  return true;
+}
+
+bool DataPlane::refuse_native(NativeConn& c, int status, std::string_view reason,
+                              std::string_view message) {
+  // A request past which the next cannot be found: answered, and the connection closed.
+  if (stamper_) stamper_->answered(c.fd);
+  complete(c.request);
+  c.request = nullptr;
+  c.keep_alive = false;
+  const std::string bytes = server_error_bytes(status, "invalid_request_error", reason, message);
+  return write_native(c, bytes);
+}
+
+void DataPlane::close_native(NativeConn& c) {
+  if (c.fd < 0) return;
+  close(c.fd);  // and out of the epoll set
+  c.fd = -1;
+  open_connections_.fetch_sub(1, std::memory_order_relaxed);
+  if (c.waiting) {
+    c.closed = true;  // the timer holds it: deleted when handed back
+    return;
+  }
+  complete(c.request);
+  c.loop->native_conns.erase(&c);
+  delete &c;
+}
+
+void DataPlane::sweep_native(Loop& loop, std::int64_t now_ns) {
+  const std::int64_t idle_ns = static_cast<std::int64_t>(config_.idle_timeout_s) * kNsPerSec;
+  std::vector<std::pair<NativeConn*, ConnectionRefusals::Kind>> cut;
+  std::vector<NativeConn*> idle;
+  for (NativeConn* c : loop.native_conns) {
+    if (c->waiting || c->fd < 0) continue;
+    if (!c->request && c->filled == 0 && c->out.empty() && now_ns - c->last_active_ns > idle_ns) {
+      idle.push_back(c);
+      continue;
+    }
+    if (config_.header_timeout_ns <= 0) continue;
+    // The headers count from the first byte the stamper saw; a body from its request's first
+    // byte until all of it is in (a service time or a hop after that is ours).
+    const std::int64_t since = c->request ? c->body_since_ns
+                               : stamper_ ? stamper_->pending_since(c->fd)
+                                          : 0;
+    if (since == 0 || now_ns - since <= config_.header_timeout_ns) continue;
+    cut.emplace_back(c, c->request ? ConnectionRefusals::Kind::kSlowBody
+                                   : ConnectionRefusals::Kind::kSlowHeaders);
+  }
+  for (NativeConn* c : idle) close_native(*c);
+  for (auto [c, kind] : cut) {
+    close_native(*c);
+    refusals_.note(kind, now_ns);
+  }
+}
+
+}  // namespace stampede

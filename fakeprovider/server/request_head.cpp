@@ -1,0 +1,147 @@
+#include "server/request_head.hpp"
+
+#include <string>
+
+#include "http_token.hpp"
+
+namespace stampede {
+namespace {
+
+using State = HeadVerdict::State;
+
+HeadVerdict bad(int status, std::string_view reason) {
+  return {State::kBad, status, reason};
+}
+
+// A field value's byte: visible, obs-text, space or tab (RFC 9110 5.5).
+bool is_value_char(char c) {
+  const auto u = static_cast<unsigned char>(c);
+  return u >= 0x20 ? u != 0x7F : c == '\t';
+}
+
+// A request target's byte: visible ASCII (RFC 9112 3.2's forms need no more).
+bool is_target_char(char c) {
+  const auto u = static_cast<unsigned char>(c);
+  return u > 0x20 && u < 0x7F;
+}
+
+HeadVerdict parse_request_line(std::string_view line, RequestHead& head) {
+  std::size_t i = 0;
+  while (i < line.size() && is_tchar(line[i])) ++i;
+  if (i == 0 || i == line.size() || line[i] != ' ')
+    return bad(400, "The request line is malformed");
+  head.method = line.substr(0, i);
+  const std::size_t target_start = ++i;
+  while (i < line.size() && is_target_char(line[i])) ++i;
+  if (i == target_start || i == line.size() || line[i] != ' ')
+    return bad(400, "The request line is malformed");
+  head.target = line.substr(target_start, i - target_start);
+  const std::string_view version = line.substr(i + 1);
+  if (version == "HTTP/1.1") return {State::kComplete, 0, {}};
+  if (version == "HTTP/1.0") {
+    head.http_1_0 = true;
+    return {State::kComplete, 0, {}};
+  }
+  const bool well_formed = version.size() == 8 && version.starts_with("HTTP/") &&
+                           version[5] >= '0' && version[5] <= '9' && version[6] == '.' &&
+                           version[7] >= '0' && version[7] <= '9';
+  return well_formed ? bad(505, "Only HTTP/1.0 and HTTP/1.1 are served")
+                     : bad(400, "The request line is malformed");
+}
+
+HeadVerdict parse_field_line(std::string_view line, RequestHead& head) {
+  std::size_t i = 0;
+  while (i < line.size() && is_tchar(line[i])) ++i;
+  if (i == 0 || i == line.size() || line[i] != ':')
+    return bad(400, "A header line is not a name, a colon and a value");
+  for (std::size_t j = i + 1; j < line.size(); ++j) {
+    if (!is_value_char(line[j])) return bad(400, "A header value holds a control character");
+  }
+  // Leading spaces and tabs dropped, trailing ones kept, as libmicrohttpd keeps them: the
+  // readers trim the rest (trim_ows), and check_framing sees what it sees from either server.
+  std::string_view value = line.substr(i + 1);
+  while (!value.empty() && (value.front() == ' ' || value.front() == '\t')) value.remove_prefix(1);
+  head.fields.push_back({line.substr(0, i), value});
+  return {State::kComplete, 0, {}};
+}
+
+// The head's lines, each ended by CR LF; end: where its blank line starts.
+HeadVerdict parse_lines(std::string_view bytes, std::size_t start, std::size_t end,
+                        RequestHead& head) {
+  std::size_t pos = start;
+  bool first = true;
+  while (pos < end) {
+    const std::size_t eol = bytes.find("\r\n", pos);
+    const std::string_view line = bytes.substr(pos, eol - pos);
+    if (line.find('\n') != std::string_view::npos) return bad(400, "A line ends without CR");
+    const HeadVerdict v = first ? parse_request_line(line, head) : parse_field_line(line, head);
+    if (v.state == State::kBad) return v;
+    first = false;
+    pos = eol + 2;
+  }
+  return {State::kComplete, 0, {}};
+}
+
+}  // namespace
+
+const std::string_view* RequestHead::find(std::string_view name) const {
+  for (const HeadField& f : fields) {
+    if (ascii_iequals(f.name, name)) return &f.value;
+  }
+  return nullptr;
+}
+
+HeadVerdict parse_request_head(std::string_view bytes, std::size_t max_size, RequestHead& head) {
+  std::size_t start = 0;
+  while (bytes.substr(start, 2) == "\r\n") start += 2;
+  const std::size_t blank =
+      start == bytes.size() ? std::string_view::npos : bytes.find("\r\n\r\n", start);
+  if (blank == std::string_view::npos) {
+    if (bytes.size() > max_size) return bad(431, "The request's head is too long");
+    return {State::kIncomplete, 0, {}};
+  }
+  head.size = blank + 4;
+  if (head.size > max_size) return bad(431, "The request's head is too long");
+  head.fields.clear();
+  head.http_1_0 = false;
+  // The blank line's CR LF ends the last field line too.
+  const HeadVerdict v = parse_lines(bytes, start, blank + 2, head);
+  if (v.state == State::kBad) return v;
+  if (!head.http_1_0 && !head.find("Host")) return bad(400, "HTTP/1.1 needs a Host header");
+  return {State::kComplete, 0, {}};
+}
+
+bool keeps_alive(const RequestHead& head) {
+  const std::string_view* connection = head.find("Connection");
+  if (!connection) return !head.http_1_0;
+  // A list of options (RFC 9110 7.6.1): close wins, keep-alive matters only to HTTP/1.0.
+  bool keep_alive = false;
+  std::string_view rest = *connection;
+  while (!rest.empty()) {
+    const std::size_t comma = rest.find(',');
+    const std::string_view option = trim_ows(rest.substr(0, comma));
+    if (ascii_iequals(option, "close")) return false;
+    if (ascii_iequals(option, "keep-alive")) keep_alive = true;
+    rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
+  }
+  return !head.http_1_0 || keep_alive;
+}
+
+std::string_view request_path(std::string_view target, std::string& scratch) {
+  const std::string_view path = target.substr(0, target.find('?'));
+  if (path.find('%') == std::string_view::npos) return path;
+  scratch.clear();
+  for (std::size_t i = 0; i < path.size(); ++i) {
+    const int hi = i + 2 < path.size() && path[i] == '%' ? hex_digit_value(path[i + 1]) : -1;
+    const int lo = hi >= 0 ? hex_digit_value(path[i + 2]) : -1;
+    if (lo >= 0) {
+      scratch += static_cast<char>(hi * 16 + lo);
+      i += 2;
+    } else {
+      scratch += path[i];
+    }
+  }
+  return scratch;
+}
+
+}  // namespace stampede

@@ -1,0 +1,97 @@
+// The native server and libmicrohttpd, side by side: the same requests get the same answers,
+// whichever reads them (--http-server). Every other provider test runs on the default, which
+// is the native server in the modes it serves.
+#include <doctest/doctest.h>
+
+#include <string>
+#include <vector>
+
+#include "support/fake_provider.hpp"
+#include "support/http_client.hpp"
+
+using namespace support;
+
+namespace {
+
+struct Exchange {
+  const char* name;
+  std::string bytes;  // one or more requests, on one connection
+  int answers;        // how many answers to read
+};
+
+// What may differ between two runs of one answer: the second it was sent in, and the times
+// counted from it (the headers' values are the dialect's, which both servers share).
+Response comparable(Response r) {
+  for (const char* timed : {"date", "retry-after", "ratelimit-reset"}) r.headers.erase(timed);
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("http servers: native and libmicrohttpd answer the same requests alike") {
+  const std::string host = "Host: x\r\n";
+  const std::vector<Exchange> exchanges{
+      {"a GET", "GET / HTTP/1.1\r\n" + host + "\r\n", 1},
+      {"a POST with a length",
+       "POST /v1/messages HTTP/1.1\r\n" + host +
+           "Content-Length: 7\r\nX-Client-Id: c1\r\n\r\n{\"a\":1}",
+       1},
+      {"a chunked POST",
+       "POST /v1 HTTP/1.1\r\n" + host + "Transfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n",
+       1},
+      {"pipelined", "GET /a HTTP/1.1\r\n" + host + "\r\nGET /b HTTP/1.1\r\n" + host + "\r\n", 2},
+      {"Connection: close", "GET / HTTP/1.1\r\n" + host + "Connection: close\r\n\r\n", 1},
+      {"HTTP/1.0", "GET / HTTP/1.0\r\n\r\n", 1},
+      {"HTTP/1.0 keep-alive", "GET / HTTP/1.0\r\nConnection: keep-alive\r\n\r\n", 1},
+      {"a framing refusal", "POST / HTTP/1.1\r\n" + host + "Transfer-Encoding: gzip\r\n\r\n", 1},
+      {"a repeated Content-Length",
+       "POST / HTTP/1.1\r\n" + host + "Content-Length: 1\r\nContent-Length: 1\r\n\r\nx", 1},
+      {"past the allowance", "GET / HTTP/1.1\r\n" + host + "\r\n", 1},
+  };
+  // The last request is one past the allowance (the framing refusals never reach it): a 429.
+  const std::vector<std::string> flags{"--allowance", "8/h", "--limiter", "fixed-window"};
+  std::vector<std::vector<Response>> answers(2);
+  for (const int i : {0, 1}) {
+    auto args = flags;
+    args.insert(args.end(), {"--http-server", i == 0 ? "native" : "libmicrohttpd"});
+    RecordingProvider p(args);
+    REQUIRE(p.started());
+    for (const auto& x : exchanges) {
+      Connection c(p.data_port());
+      REQUIRE(c.ok());
+      c.send_raw(x.bytes);
+      for (int n = 0; n < x.answers; ++n) answers[i].push_back(comparable(c.read_response()));
+    }
+    CHECK(p.stop() == 0);
+  }
+  REQUIRE(answers[0].size() == answers[1].size());
+  std::size_t k = 0;
+  for (const auto& x : exchanges) {
+    for (int n = 0; n < x.answers; ++n, ++k) {
+      CAPTURE(std::string(x.name));
+      CAPTURE(n);
+      const Response& native = answers[0][k];
+      const Response& mhd = answers[1][k];
+      CHECK(native.status != 0);
+      CHECK(native.status == mhd.status);
+      CHECK(native.headers == mhd.headers);
+      CHECK(native.body == mhd.body);
+    }
+  }
+}
+
+TEST_CASE("http servers: --http-server native refuses the modes libmicrohttpd serves alone") {
+  for (const auto& mode : std::vector<std::vector<std::string>>{
+           {"--processes", "2"}, {"--upstream", "http://127.0.0.1:9/"}}) {
+    auto args = mode;
+    args.insert(args.end(), {"--http-server", "native"});
+    const Exited e = run_provider_to_exit(args);
+    CAPTURE(e.err);
+    CHECK(e.code == 2);
+    CHECK(e.err.find("--http-server native: ") != std::string::npos);
+    CHECK(e.err.find("--http-server libmicrohttpd") != std::string::npos);
+  }
+  const Exited bad = run_provider_to_exit({"--http-server", "nginx"});
+  CHECK(bad.code == 2);
+  CHECK(bad.err.find("'nginx' is not auto, native or libmicrohttpd") != std::string::npos);
+}

@@ -1,0 +1,105 @@
+#include <doctest/doctest.h>
+
+#include <string>
+#include <vector>
+
+#include "server/request_body.hpp"
+
+using stampede::RequestBody;
+
+namespace {
+
+struct Fed {
+  std::size_t used = 0;
+  std::string kept;
+  bool done = false;
+  bool failed = false;
+};
+
+// Fed whole, or a byte at a time: the same bytes used and the same content either way.
+Fed feed(RequestBody body, const std::string& input, bool bytewise,
+         std::size_t keep_limit = 1 << 20) {
+  Fed f;
+  if (!bytewise) {
+    f.used = body.feed(input, &f.kept, keep_limit);
+  } else {
+    for (std::size_t i = 0; i < input.size() && !body.done() && !body.failed(); ++i)
+      f.used += body.feed(input.substr(i, 1), &f.kept, keep_limit);
+  }
+  f.done = body.done();
+  f.failed = body.failed();
+  return f;
+}
+
+}  // namespace
+
+TEST_CASE("request body: read to its end, by length or chunked, the next request left") {
+  struct Case {
+    const char* name;
+    RequestBody body;
+    std::string input;
+    std::size_t used;
+    std::string content;
+  };
+  const std::vector<Case> cases{
+      {"a length", RequestBody::of_length(5), "helloGET", 5, "hello"},
+      {"no body", RequestBody::of_length(0), "GET", 0, ""},
+      {"chunked", RequestBody::chunked(), "5\r\nhello\r\n0\r\n\r\nGET", 15, "hello"},
+      {"two chunks, hex sizes", RequestBody::chunked(), "3\r\nhel\r\nA\r\nlo, world!\r\n0\r\n\r\n",
+       28, "hello, world!"},
+      {"an extension", RequestBody::chunked(), "5;ext=\"a b\"\r\nhello\r\n0;x\r\n\r\n", 27,
+       "hello"},
+      {"trailer fields", RequestBody::chunked(), "5\r\nhello\r\n0\r\nX-T: 1\r\nY: 2\r\n\r\nGET", 29,
+       "hello"},
+      {"an empty chunked body", RequestBody::chunked(), "0\r\n\r\n", 5, ""},
+      {"leading zeros", RequestBody::chunked(), "0005\r\nhello\r\n000\r\n\r\n", 20, "hello"},
+  };
+  for (const auto& c : cases) {
+    CAPTURE(std::string(c.name));
+    for (const bool bytewise : {false, true}) {
+      CAPTURE(bytewise);
+      const Fed f = feed(c.body, c.input, bytewise);
+      CHECK(f.done);
+      CHECK_FALSE(f.failed);
+      CHECK(f.used == c.used);
+      CHECK(f.kept == c.content);
+    }
+  }
+}
+
+TEST_CASE("request body: a chunked body that breaks its grammar fails") {
+  const std::vector<std::string> cases{
+      "x\r\n",                     // not a size
+      "\r\n",                      // no size
+      "5\r\nhelloXX",              // no CR LF after the data
+      "5\nhello\r\n",              // a bare LF after the size
+      "5\r\nhello\r\n0\r\n\r\r",   // the last LF missing
+      "5\r\nhello\r\n0\r\n(\r\n",  // a trailer that is not a field
+      "1000000000000000\r\n",      // 16 hex digits: past any body it may be
+  };
+  for (const auto& input : cases) {
+    CAPTURE(input);
+    for (const bool bytewise : {false, true}) {
+      const Fed f = feed(RequestBody::chunked(), input, bytewise);
+      CHECK(f.failed);
+      CHECK_FALSE(f.done);
+    }
+  }
+}
+
+TEST_CASE("request body: incomplete until its end, its content kept up to the limit") {
+  const Fed partial = feed(RequestBody::chunked(), "5\r\nhel", false);
+  CHECK_FALSE(partial.done);
+  CHECK_FALSE(partial.failed);
+  CHECK(partial.used == 6);
+  CHECK(partial.kept == "hel");
+  const Fed short_of_length = feed(RequestBody::of_length(10), "hello", false);
+  CHECK_FALSE(short_of_length.done);
+  CHECK(short_of_length.used == 5);
+  const Fed limited = feed(RequestBody::chunked(), "5\r\nhello\r\n3\r\nabc\r\n0\r\n\r\n", true, 7);
+  CHECK(limited.done);
+  CHECK(limited.kept == "helloab");
+  RequestBody unkept = RequestBody::of_length(3);
+  CHECK(unkept.feed("abc", nullptr, 0) == 3);
+  CHECK(unkept.done());
+}
