@@ -148,6 +148,11 @@ class DataPlane {
   void decide(MHD_Connection* c, const char* url, const char* method, Request& r);
   struct RequestFacts;  // what its headers (and body) say, whichever server read them
   void decide(const RequestFacts& facts, Request& r);
+  // Held for a hop, or asked about with others (a store, another process): not admitted at
+  // once. Else it is what the provider is asked, and its answer is taken.
+  bool decided_later() const;
+  ProviderArrival arrival_of(const RequestFacts& facts, const Request& r) const;
+  void take_admission(const Admission& admission, Request& r);
   bool answer(MHD_Connection* c, Request& r);
   // Suspends the connection for the hop in, on the timer's thread.
   void hold_for_hop(MHD_Connection* c, Request& r);
@@ -174,6 +179,8 @@ class DataPlane {
   void decide_native(NativeConn& c);
   void wait_native(NativeConn& c, std::int64_t due_steady_ns, bool decide_first);
   void take_resumed(Loop& loop);
+  // The requests read in one turn of the loop, admitted together: one turn of the lock.
+  void admit_batch(Loop& loop);
   bool write_native(NativeConn& c, std::string_view bytes);
   bool flush_native(NativeConn& c);
   bool finish_native_request(NativeConn& c);

@@ -46,6 +46,8 @@ struct DataPlane::NativeConn {
   bool keep_alive = true;
   bool head_only = false;  // a HEAD request: its answer's head only
   bool waiting = false;    // for a hop or a service time: the timer hands it back
+  bool deciding = false;   // in its loop's batch, admitted at the end of the turn
+  bool unread = false;     // reading stopped for the wait, not at the socket's end
   bool closed = false;     // closed while waiting: deleted when handed back
   std::string out;         // the answer's bytes the socket did not take yet
   std::size_t out_sent = 0;
@@ -92,6 +94,8 @@ struct DataPlane::Loop {
   int native_epoll_fd = -1;
   bool listening = false;
   std::vector<NativeConn*> resumed;  // under handed_mu
+  std::vector<ProviderArrival> batch;
+  std::vector<NativeConn*> batch_conns;
   std::int64_t turn_ns = 0;
   std::thread thread;
   ~Loop();

@@ -49,6 +49,30 @@ bool expects_continue(const RequestHead& head) {
   return !head.http_1_0 && expect && ascii_iequals(trim_ows(*expect), "100-continue");
 }
 
+// Decided in the order their bytes came in, as the limiters want their time: the loop read
+// them in the order epoll listed their connections.
+template <class Conn>
+void sort_by_arrival(std::vector<ProviderArrival>& arrivals, std::vector<Conn*>& conns) {
+  const auto earlier = [](const ProviderArrival& a, const ProviderArrival& b) {
+    return a.seen_steady_ns < b.seen_steady_ns;
+  };
+  if (std::is_sorted(arrivals.begin(), arrivals.end(), earlier)) return;
+  std::vector<std::size_t> order(arrivals.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return earlier(arrivals[a], arrivals[b]); });
+  std::vector<ProviderArrival> sorted_arrivals;
+  std::vector<Conn*> sorted_conns;
+  sorted_arrivals.reserve(order.size());
+  sorted_conns.reserve(order.size());
+  for (const std::size_t i : order) {
+    sorted_arrivals.push_back(arrivals[i]);
+    sorted_conns.push_back(conns[i]);
+  }
+  arrivals.swap(sorted_arrivals);
+  conns.swap(sorted_conns);
+}
+
 }  // namespace
 
 void DataPlane::run_native(Loop& loop) {
@@ -83,6 +107,7 @@ void DataPlane::run_native(Loop& loop) {
         on_native_event(*static_cast<NativeConn*>(ptr), events[i].events);
       }
     }
+    admit_batch(loop);
     if (loop.turn_ns >= loop.next_sweep_ns) {
       sweep_native(loop, loop.turn_ns);
       refusals_.flush(loop.turn_ns);
@@ -132,7 +157,12 @@ void DataPlane::on_native_event(NativeConn& c, std::uint32_t events) {
 
 void DataPlane::read_native(NativeConn& c) {
   // While an answer is going out or waits, what comes in stays in the socket.
+  c.unread = false;
   while (!c.waiting && c.out_sent == c.out.size()) {
+    if (c.deciding) {
+      c.unread = true;
+      return;
+    }
     const std::size_t room = config_.memory_per_connection - c.filled;
     if (room == 0) {
       serve_native(c);  // a head that fills the buffer: refused
@@ -155,7 +185,7 @@ void DataPlane::read_native(NativeConn& c) {
 }
 
 bool DataPlane::serve_native(NativeConn& c) {
-  while (!c.waiting && c.out_sent == c.out.size()) {
+  while (!c.waiting && !c.deciding && c.out_sent == c.out.size()) {
     if (!c.request) {
       if (c.filled == 0) return true;
       const HeadVerdict v =
@@ -180,6 +210,7 @@ bool DataPlane::serve_native(NativeConn& c) {
     if (!c.body.done()) return true;
     c.body_since_ns = 0;
     if (!r.decided) decide_native(c);
+    if (c.deciding) return true;
     if (!answer_native(c)) return false;
   }
   return true;
@@ -205,6 +236,7 @@ bool DataPlane::start_native_request(NativeConn& c) {
   c.head_only = c.head.method == "HEAD";
   c.request = new_request(c.fd);
   c.body_since_ns = c.request->seen_steady_ns;
+  // Decided at its arrival, as libmicrohttpd's are, unless its body says what it asks for.
   if (provider_.config().token_field.empty()) decide_native(c);
   // The client waits for this before it sends the body (curl does, a second at most).
   if (!c.body.done() && c.filled == c.head.size && expects_continue(c.head)) {
@@ -217,9 +249,35 @@ void DataPlane::decide_native(NativeConn& c) {
   const ProviderConfig& p = provider_.config();
   Request& r = *c.request;
   const std::string_view path = request_path(c.head.target, c.path_scratch);
-  decide(RequestFacts{tenant_of(c.head, p), send_headers_of(c.head, provider_.send_rules()),
-                      row_request_of(c.head, p, path), declared_tokens_of(c.head, p, r.body)},
-         r);
+  const RequestFacts facts{tenant_of(c.head, p), send_headers_of(c.head, provider_.send_rules()),
+                           row_request_of(c.head, p, path), declared_tokens_of(c.head, p, r.body)};
+  if (decided_later()) {
+    decide(facts, r);
+    return;
+  }
+  // Its views are into the head, which stays put until the request is answered.
+  c.loop->batch.push_back(arrival_of(facts, r));
+  c.loop->batch_conns.push_back(&c);
+  c.deciding = true;
+}
+
+void DataPlane::admit_batch(Loop& loop) {
+  // A pipelined request found in what came with an answered one joins the next batch.
+  while (!loop.batch.empty()) {
+    std::vector<ProviderArrival> arrivals;
+    std::vector<NativeConn*> conns;
+    arrivals.swap(loop.batch);
+    conns.swap(loop.batch_conns);
+    sort_by_arrival(arrivals, conns);
+    const std::vector<Admission> admitted = provider_.admit_all(arrivals);
+    for (std::size_t i = 0; i < conns.size(); ++i) {
+      NativeConn& c = *conns[i];
+      take_admission(admitted[i], *c.request);
+      c.deciding = false;
+      // On to its body, or its answer.
+      if (serve_native(c) && c.unread) read_native(c);
+    }
+  }
 }
 
 bool DataPlane::answer_native(NativeConn& c) {

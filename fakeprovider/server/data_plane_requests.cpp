@@ -91,14 +91,14 @@ void DataPlane::decide(MHD_Connection* c, const char* url, const char* method, R
 
 void DataPlane::decide(const RequestFacts& facts, Request& r) {
   const ProviderConfig& p = provider_.config();
-  const SendClaim send = claim_send(facts.sends);
-  const std::string_view client_id = facts.sends.client.value;
-  const RowRequest& row = facts.row;
-  r.decided = true;
-  r.body = std::string();
-  if (p.hop_delay || batched()) {
+  if (decided_later()) {
     // Decided later: a hop later on the timer's thread, or with the others waiting for the
     // store or the owning process.
+    const SendClaim send = claim_send(facts.sends);
+    const std::string_view client_id = facts.sends.client.value;
+    const RowRequest& row = facts.row;
+    r.decided = true;
+    r.body = std::string();
     const std::int64_t arrives_ns =
         p.hop_delay
             ? saturating_add(r.seen_steady_ns, provider_.clock().wall_ns(provider_.draw_hop_ns()))
@@ -108,8 +108,22 @@ void DataPlane::decide(const RequestFacts& facts, Request& r) {
         row.if_match ? std::optional<std::string>(*row.if_match) : std::nullopt, facts.tokens});
     return;
   }
-  const auto admission = provider_.admit(
-      {loop_index, r.seen_steady_ns, facts.tenant, send, client_id, row, facts.tokens});
+  take_admission(provider_.admit(arrival_of(facts, r)), r);
+}
+
+bool DataPlane::decided_later() const {
+  return provider_.config().hop_delay || batched();
+}
+
+ProviderArrival DataPlane::arrival_of(const RequestFacts& facts, const Request& r) const {
+  return {
+      loop_index, r.seen_steady_ns, facts.tenant, claim_send(facts.sends), facts.sends.client.value,
+      facts.row,  facts.tokens};
+}
+
+void DataPlane::take_admission(const Admission& admission, Request& r) {
+  r.decided = true;
+  r.body = std::string();
   r.decision = admission.decision;
   r.row_version = admission.row_version;
   r.ticket = admission.ticket;

@@ -61,9 +61,14 @@ std::vector<LockedProvider::Admission> LockedProvider::admit_all(
   lock.unlock();
   std::vector<Admission> admitted;
   admitted.reserve(arrivals.size());
-  for (std::size_t i = 0; i < arrivals.size(); ++i) {
-    const Ticket ticket = record(arrivals[i].thread, out[i], arrivals[i]);
-    admitted.push_back({out[i].t_ns, out[i].decision, out[i].row_version, ticket});
+  // A run of arrivals read by one thread is recorded under one lock of its recorder.
+  for (std::size_t i = 0; i < arrivals.size();) {
+    Recorder& r = *recorders_[arrivals[i].thread % recorders_.size()];
+    const std::lock_guard record_lock(r.mu);
+    do {
+      const Ticket ticket = record_locked(r, arrivals[i].thread, out[i], arrivals[i]);
+      admitted.push_back({out[i].t_ns, out[i].decision, out[i].row_version, ticket});
+    } while (++i < arrivals.size() && arrivals[i].thread == arrivals[i - 1].thread);
   }
   return admitted;
 }
@@ -132,9 +137,14 @@ LockedProvider::Decided LockedProvider::settle(std::int64_t t_ns, Decision d, co
 
 LockedProvider::Ticket LockedProvider::record(std::size_t thread, const Decided& out,
                                               const Arrival& a) {
-  Ticket ticket{thread % recorders_.size(), out.epoch, std::nullopt};
-  Recorder& r = *recorders_[ticket.thread];
+  Recorder& r = *recorders_[thread % recorders_.size()];
   std::lock_guard lock(r.mu);
+  return record_locked(r, thread, out, a);
+}
+
+LockedProvider::Ticket LockedProvider::record_locked(Recorder& r, std::size_t thread,
+                                                     const Decided& out, const Arrival& a) {
+  Ticket ticket{thread % recorders_.size(), out.epoch, std::nullopt};
   if (r.epoch != out.epoch) return ticket;
   const Decision& d = out.decision;
   r.stats.record(out.t_ns, a.tenant, d.outcome(), out.attribution, d.reason);

@@ -147,6 +147,7 @@ class LockedProvider : public Admitter {
   // the hint's jitter, the retry record.
   Decided settle(std::int64_t t_ns, Decision d, const Arrival& a);
   Ticket record(std::size_t thread, const Decided& out, const Arrival& a);
+  Ticket record_locked(Recorder& r, std::size_t thread, const Decided& out, const Arrival& a);
   ArrivalStats merged_stats() const;
   // --retry-after-jitter: the decision's hint drawn for this client and send.
   void jitter_hint(Decision& d, std::string_view tenant, const SendClaim& send,
