@@ -224,7 +224,6 @@ Parsed<HttpServer> http_server_from(const Args& args, bool upstream) {
   using Result = Parsed<HttpServer>;
   const char* needs = upstream              ? "proxy mode (--upstream)"
                       : !args.store.empty() ? "--store"
-                      : args.processes > 1  ? "--processes"
                                             : nullptr;
   if (args.http_server == "libmicrohttpd") return Result::ok(HttpServer::kLibmicrohttpd);
   if (args.http_server == "auto")
@@ -512,8 +511,8 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--http-server", args.http_server,
                  "native: the data plane's own HTTP/1.1 server (the least CPU a request); "
-                 "libmicrohttpd: GNU libmicrohttpd's, which proxy mode (--upstream), --store and "
-                 "--processes need; auto (default): native unless one of those is given")
+                 "libmicrohttpd: GNU libmicrohttpd's, which proxy mode (--upstream) and --store "
+                 "need; auto (default): native unless one of those is given")
       ->type_name("auto|native|libmicrohttpd")
       ->capture_default_str();
   app.add_option("--idle-timeout", args.idle_timeout,

@@ -38,7 +38,7 @@ enum class ArrivalStamping {
 // Which HTTP server reads the requests and writes the answers.
 enum class HttpServer {
   kLibmicrohttpd,  // GNU libmicrohttpd: every mode
-  kNative,         // our own: not with an upstream, a store or another process deciding
+  kNative,         // our own: not with an upstream or a store
 };
 
 struct DataPlaneConfig {
@@ -66,11 +66,11 @@ struct DataPlaneConfig {
 };
 
 // The provider's HTTP side: any method and path, read by the data plane's own HTTP/1.1 server
-// (data_plane_native.cpp), or by GNU libmicrohttpd, which proxy mode, a store and --processes
-// need (config.http_server). A request arrives when its headers are complete; it is stamped
-// with the time its bytes came in (ArrivalStamps, unless config.stamping is kRead), or, when
-// that time was not noted, the time it is read; then decided by the policy and answered the
-// way real APIs answer (docs/ADMIN_API.md).
+// (data_plane_native.cpp), or by GNU libmicrohttpd, which proxy mode and a store need
+// (config.http_server). A request arrives when its headers are complete; it is stamped with
+// the time its bytes came in (ArrivalStamps, unless config.stamping is kRead), or, when that
+// time was not noted, the time it is read; then decided by the policy and answered the way
+// real APIs answer (docs/ADMIN_API.md).
 //
 // One epoll daemon per thread, each driven by a loop of ours rather than libmicrohttpd's own
 // thread: 0.9.75's internal loop, after an epoll_wait that returns exactly its 128-event
@@ -181,6 +181,10 @@ class DataPlane {
   void take_resumed(Loop& loop);
   // The requests read in one turn of the loop, admitted together: one turn of the lock.
   void admit_batch(Loop& loop);
+  // A worker of --processes: the batch goes on the loop's line to the owner.
+  void ask_line_native(Loop& loop);
+  void take_line_answer_native(Loop& loop);
+  void settle_native(const std::vector<NativeConn*>& conns, const std::vector<Admission>& admitted);
   bool write_native(NativeConn& c, std::string_view bytes);
   bool flush_native(NativeConn& c);
   bool finish_native_request(NativeConn& c);

@@ -96,6 +96,7 @@ struct DataPlane::Loop {
   std::vector<NativeConn*> resumed;  // under handed_mu
   std::vector<ProviderArrival> batch;
   std::vector<NativeConn*> batch_conns;
+  std::vector<NativeConn*> native_asked;  // their question is in flight on the line
   std::int64_t turn_ns = 0;
   std::thread thread;
   ~Loop();

@@ -36,6 +36,10 @@ void* wake_marker() {
   static char marker;
   return &marker;
 }
+void* line_marker() {
+  static char marker;
+  return &marker;
+}
 
 std::optional<std::uint64_t> content_length(std::string_view digits) {
   std::uint64_t n = 0;
@@ -98,6 +102,8 @@ void DataPlane::run_native(Loop& loop) {
       void* ptr = events[i].data.ptr;
       if (ptr == listen_marker()) {
         accept_connections(loop);
+      } else if (ptr == line_marker()) {
+        take_line_answer_native(loop);
       } else if (ptr == wake_marker()) {
         eventfd_t ignored;
         eventfd_read(loop.wake_fd, &ignored);
@@ -251,7 +257,9 @@ void DataPlane::decide_native(NativeConn& c) {
   const std::string_view path = request_path(c.head.target, c.path_scratch);
   const RequestFacts facts{tenant_of(c.head, p), send_headers_of(c.head, provider_.send_rules()),
                            row_request_of(c.head, p, path), declared_tokens_of(c.head, p, r.body)};
-  if (decided_later()) {
+  // Held for a hop; the rest are asked about in the turn's batch, of this process's provider
+  // or on the loop's line to the one that owns it.
+  if (provider_.config().hop_delay) {
     decide(facts, r);
     return;
   }
@@ -262,6 +270,10 @@ void DataPlane::decide_native(NativeConn& c) {
 }
 
 void DataPlane::admit_batch(Loop& loop) {
+  if (loop.line) {
+    ask_line_native(loop);
+    return;
+  }
   // A pipelined request found in what came with an answered one joins the next batch.
   while (!loop.batch.empty()) {
     std::vector<ProviderArrival> arrivals;
@@ -269,14 +281,40 @@ void DataPlane::admit_batch(Loop& loop) {
     arrivals.swap(loop.batch);
     conns.swap(loop.batch_conns);
     sort_by_arrival(arrivals, conns);
-    const std::vector<Admission> admitted = provider_.admit_all(arrivals);
-    for (std::size_t i = 0; i < conns.size(); ++i) {
-      NativeConn& c = *conns[i];
-      take_admission(admitted[i], *c.request);
-      c.deciding = false;
-      // On to its body, or its answer.
-      if (serve_native(c) && c.unread) read_native(c);
-    }
+    settle_native(conns, provider_.admit_all(arrivals));
+  }
+}
+
+void DataPlane::ask_line_native(Loop& loop) {
+  // One question in flight on the line; what arrives meanwhile is asked about with its answer.
+  if (!loop.native_asked.empty() || loop.batch.empty()) return;
+  sort_by_arrival(loop.batch, loop.batch_conns);
+  loop.line->ask(loop.batch);  // written at once: the views are done with
+  loop.batch.clear();
+  loop.native_asked.swap(loop.batch_conns);
+  // Watched only while a question is in flight: an owner gone reads as ever readable.
+  epoll_event ev{};
+  ev.events = EPOLLIN;
+  ev.data.ptr = line_marker();
+  epoll_ctl(loop.native_epoll_fd, EPOLL_CTL_ADD, loop.line->fd(), &ev);
+}
+
+void DataPlane::take_line_answer_native(Loop& loop) {
+  epoll_ctl(loop.native_epoll_fd, EPOLL_CTL_DEL, loop.line->fd(), nullptr);
+  std::vector<NativeConn*> conns;
+  conns.swap(loop.native_asked);
+  settle_native(conns, loop.line->answer(conns.size()));
+  ask_line_native(loop);
+}
+
+void DataPlane::settle_native(const std::vector<NativeConn*>& conns,
+                              const std::vector<Admission>& admitted) {
+  for (std::size_t i = 0; i < conns.size(); ++i) {
+    NativeConn& c = *conns[i];
+    take_admission(admitted[i], *c.request);
+    c.deciding = false;
+    // On to its body, or its answer.
+    if (serve_native(c) && c.unread) read_native(c);
   }
 }
 

@@ -82,7 +82,7 @@ TEST_CASE("http servers: native and libmicrohttpd answer the same requests alike
 
 TEST_CASE("http servers: --http-server native refuses the modes libmicrohttpd serves alone") {
   for (const auto& mode : std::vector<std::vector<std::string>>{
-           {"--processes", "2"}, {"--upstream", "http://127.0.0.1:9/"}}) {
+           {"--store", "redis://127.0.0.1:9"}, {"--upstream", "http://127.0.0.1:9/"}}) {
     auto args = mode;
     args.insert(args.end(), {"--http-server", "native"});
     const Exited e = run_provider_to_exit(args);
