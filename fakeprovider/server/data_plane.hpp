@@ -190,6 +190,7 @@ class DataPlane {
   bool finish_native_request(NativeConn& c);
   bool refuse_native(NativeConn& c, int status, std::string_view reason, std::string_view message);
   void close_native(NativeConn& c);
+  void release_native(NativeConn& c);  // its request completed, the connection forgotten
   void sweep_native(Loop& loop, std::int64_t now_ns);
 
   // Proxy mode (data_plane_proxy.cpp).

@@ -97,6 +97,7 @@ struct DataPlane::Loop {
   std::vector<ProviderArrival> batch;
   std::vector<NativeConn*> batch_conns;
   std::vector<NativeConn*> native_asked;  // their question is in flight on the line
+  std::vector<NativeConn*> released;      // closed this turn, deleted at its end
   std::int64_t turn_ns = 0;
   std::thread thread;
   ~Loop();
@@ -166,6 +167,7 @@ inline DataPlane::Loop::~Loop() {
     delete c->request;
     delete c;
   }
+  for (NativeConn* c : released) delete c;
   if (wake_fd >= 0) close(wake_fd);
   if (native_epoll_fd >= 0) close(native_epoll_fd);
 }

@@ -92,8 +92,9 @@ void DataPlane::run_native(Loop& loop) {
   epoll_event events[kMaxEvents];
   while (!loop.stop.load()) {
     const bool accepting = !loop.quiesce.load();
-    if (!accepting) loop.quiesced.store(true);
     if (accepting != loop.listening) listen_native(loop, accepting);
+    // Only once the listen socket is out of the set: stop() closes it when every loop is.
+    if (!accepting) loop.quiesced.store(true);
     const auto wait_ms = static_cast<int>(
         std::max<std::int64_t>(0, loop.next_sweep_ns - loop.turn_ns) / kNsPerMs + 1);
     const int n = epoll_wait(loop.native_epoll_fd, events, kMaxEvents, wait_ms);
@@ -119,6 +120,8 @@ void DataPlane::run_native(Loop& loop) {
       refusals_.flush(loop.turn_ns);
       loop.next_sweep_ns = loop.turn_ns + sweep_ns;
     }
+    for (NativeConn* c : loop.released) delete c;
+    loop.released.clear();
   }
 }
 
@@ -152,7 +155,7 @@ void DataPlane::add_native(Loop& loop, int fd) {
 }
 
 void DataPlane::on_native_event(NativeConn& c, std::uint32_t events) {
-  if (c.waiting) return;  // handed back by the timer, then read
+  if (c.fd < 0 || c.waiting) return;  // closed this turn; or handed back by the timer, then read
   if (c.out_sent < c.out.size()) {
     // Nothing was read while the answer waited to go out: what came in meanwhile is read now.
     if (flush_native(c) && c.out_sent == c.out.size()) read_native(c);
@@ -388,9 +391,7 @@ void DataPlane::take_resumed(Loop& loop) {
   for (NativeConn* c : resumed) {
     c->waiting = false;
     if (c->closed) {
-      complete(c->request);
-      loop.native_conns.erase(c);
-      delete c;
+      release_native(*c);
       continue;
     }
     // What came in meanwhile is read after the answer: its edge has passed.
@@ -467,9 +468,15 @@ void DataPlane::close_native(NativeConn& c) {
     c.closed = true;  // the timer holds it: deleted when handed back
     return;
   }
+  release_native(c);
+}
+
+void DataPlane::release_native(NativeConn& c) {
   complete(c.request);
+  c.request = nullptr;
   c.loop->native_conns.erase(&c);
-  delete &c;
+  // Deleted at the end of the turn: an event of this turn may still name it.
+  c.loop->released.push_back(&c);
 }
 
 void DataPlane::sweep_native(Loop& loop, std::int64_t now_ns) {
@@ -477,7 +484,7 @@ void DataPlane::sweep_native(Loop& loop, std::int64_t now_ns) {
   std::vector<std::pair<NativeConn*, ConnectionRefusals::Kind>> cut;
   std::vector<NativeConn*> idle;
   for (NativeConn* c : loop.native_conns) {
-    if (c->waiting || c->fd < 0) continue;
+    if (c->waiting || c->deciding || c->fd < 0) continue;  // the timer or the line holds it
     if (!c->request && c->filled == 0 && c->out.empty() && now_ns - c->last_active_ns > idle_ns) {
       idle.push_back(c);
       continue;
