@@ -51,4 +51,16 @@ inline std::string_view trim_ows(std::string_view s) {
   return s;
 }
 
+// Whether a comma-separated field value (RFC 9110 5.6.1: Connection, Transfer-Encoding)
+// names token, in any case.
+inline bool has_list_token(std::string_view list, std::string_view token) {
+  while (!list.empty()) {
+    const auto comma = list.find(',');
+    if (ascii_iequals(trim_ows(list.substr(0, comma)), token)) return true;
+    if (comma == std::string_view::npos) break;
+    list.remove_prefix(comma + 1);
+  }
+  return false;
+}
+
 }  // namespace stampede

@@ -114,17 +114,9 @@ HeadVerdict parse_request_head(std::string_view bytes, std::size_t max_size, Req
 bool keeps_alive(const RequestHead& head) {
   const std::string_view* connection = head.find("Connection");
   if (!connection) return !head.http_1_0;
-  // A list of options (RFC 9110 7.6.1): close wins, keep-alive matters only to HTTP/1.0.
-  bool keep_alive = false;
-  std::string_view rest = *connection;
-  while (!rest.empty()) {
-    const std::size_t comma = rest.find(',');
-    const std::string_view option = trim_ows(rest.substr(0, comma));
-    if (ascii_iequals(option, "close")) return false;
-    if (ascii_iequals(option, "keep-alive")) keep_alive = true;
-    rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
-  }
-  return !head.http_1_0 || keep_alive;
+  // Options (RFC 9110 7.6.1): close wins; keep-alive matters only to HTTP/1.0.
+  if (has_list_token(*connection, "close")) return false;
+  return !head.http_1_0 || has_list_token(*connection, "keep-alive");
 }
 
 std::string_view request_path(std::string_view target, std::string& scratch) {

@@ -8,16 +8,6 @@
 namespace stampede {
 namespace {
 
-bool has_token(std::string_view list, std::string_view token) {
-  while (!list.empty()) {
-    const auto comma = list.find(',');
-    if (ascii_iequals(trim_ows(list.substr(0, comma)), token)) return true;
-    if (comma == std::string_view::npos) break;
-    list.remove_prefix(comma + 1);
-  }
-  return false;
-}
-
 template <class T>
 std::optional<T> number(std::string_view text, int base = 10) {
   T n{};
@@ -117,7 +107,7 @@ bool AnswerParser::parse_head(std::string_view head) {
     const std::string_view name = field.substr(0, colon), value = trim_ows(field.substr(colon + 1));
     headers_.emplace_back(name, value);
     if (ascii_iequals(name, "transfer-encoding")) {
-      chunked_ = has_token(value, "chunked");
+      chunked_ = has_list_token(value, "chunked");
     } else if (ascii_iequals(name, "content-length")) {
       const auto n = number<std::size_t>(value);
       if (!n || (length_ && *length_ != *n)) {
@@ -126,8 +116,8 @@ bool AnswerParser::parse_head(std::string_view head) {
       }
       length_ = n;
     } else if (ascii_iequals(name, "connection")) {
-      if (has_token(value, "close")) close = true;
-      if (has_token(value, "keep-alive")) close = false;
+      if (has_list_token(value, "close")) close = true;
+      if (has_list_token(value, "keep-alive")) close = false;
     }
   }
   if (chunked_) length_.reset();  // RFC 9112 6.3: chunked wins
