@@ -48,7 +48,6 @@ struct DataPlane::NativeConn {
   bool waiting = false;    // for a hop or a service time: the timer hands it back
   bool deciding = false;   // in its loop's batch, admitted at the end of the turn
   bool unread = false;     // reading stopped for the wait, not at the socket's end
-  bool closed = false;     // closed while waiting: deleted when handed back
   std::string out;         // the answer's bytes the socket did not take yet
   std::size_t out_sent = 0;
   std::int64_t body_since_ns = 0;  // its request's body is still coming in: since then

@@ -390,7 +390,7 @@ void DataPlane::take_resumed(Loop& loop) {
   }
   for (NativeConn* c : resumed) {
     c->waiting = false;
-    if (c->closed) {
+    if (c->fd < 0) {  // closed while it waited
       release_native(*c);
       continue;
     }
@@ -464,10 +464,7 @@ void DataPlane::close_native(NativeConn& c) {
   close(c.fd);  // and out of the epoll set
   c.fd = -1;
   open_connections_.fetch_sub(1, std::memory_order_relaxed);
-  if (c.waiting) {
-    c.closed = true;  // the timer holds it: deleted when handed back
-    return;
-  }
+  if (c.waiting) return;  // the timer holds it: released when handed back
   release_native(c);
 }
 
