@@ -472,8 +472,10 @@ void add_run_engine_flags(CLI::App* run_cmd, RunFlags& run) {
       ->add_option("--connections-per-source", run.connections_per_source,
                    "at most N connections from one source address to the target; beyond, "
                    "clients bind 127.0.0.2, 127.0.0.3, ... (an IPv4 loopback target only). "
-                   "Default: the local port range's size less a tenth "
-                   "(/proc/sys/net/ipv4/ip_local_port_range)")
+                   "Default: half the local port range less a tenth "
+                   "(/proc/sys/net/ipv4/ip_local_port_range), past which each connect() "
+                   "searches the range's every other port; another target may have the whole "
+                   "range less a tenth")
       ->check(CLI::Range(std::int64_t{1}, std::int64_t{65535}))
       ->group("Run");
   // A supervisor's worker: its files go to DIR, its progress to descriptor 3.

@@ -265,11 +265,9 @@ Parsed<std::int64_t> workers_of(const RunCommand& cmd) {
 Parsed<SourcePlan> sources_of(const RunCommand& cmd, const ProbedTarget& probed) {
   const Shard group = cmd.worker_dir.empty() ? cmd.shard : Shard{};
   const PortRange range = local_port_range();
-  const std::int64_t per_source = cmd.connections_per_source > 0
-                                      ? cmd.connections_per_source
-                                      : default_connections_per_source(range);
-  auto plan = plan_sources(first_senders_of(cmd.scenario.fleet, group), per_source, probed.address,
-                           group, range);
+  auto plan =
+      plan_sources(first_senders_of(cmd.scenario.fleet, group),
+                   source_share(range, cmd.connections_per_source), probed.address, group, range);
   if (!plan)
     return Parsed<SourcePlan>::fail("--clients " + std::to_string(cmd.scenario.fleet.clients) +
                                     ": " + plan.error());

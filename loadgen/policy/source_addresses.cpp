@@ -39,24 +39,28 @@ Parsed<PortRange> parse_port_range(std::string_view text) {
   return Parsed<PortRange>::ok({*low, *high});
 }
 
-std::int64_t default_connections_per_source(const PortRange& range) {
-  return range.size() - range.size() / 10;
+SourceShare source_share(const PortRange& range, std::int64_t chosen) {
+  if (chosen > 0) return {chosen, chosen};
+  const std::int64_t half = range.size() / 2;
+  return {half - half / 10, range.size() - range.size() / 10};
 }
 
-Parsed<SourcePlan> plan_sources(std::int64_t connections, std::int64_t per_source,
+Parsed<SourcePlan> plan_sources(std::int64_t connections, const SourceShare& share,
                                 const std::string& target_address, const Shard& group,
                                 const PortRange& range) {
+  const auto target = ipv4_of(target_address);
+  const bool spreadable = target && is_loopback(*target);
+  const std::int64_t per_source = spreadable ? share.spread_past : share.at_most;
   SourcePlan plan;
   plan.group = group;
   plan.per_source = per_source;
   plan.count = per_source > 0 ? (connections + per_source - 1) / per_source : 1;
   if (plan.count <= 1) return Parsed<SourcePlan>::ok(SourcePlan{0, per_source, 1, group});
-  const auto target = ipv4_of(target_address);
   const std::string why = std::to_string(connections) + " connections to " + target_address +
                           " need " + std::to_string(plan.count) + " source addresses (at most " +
                           std::to_string(per_source) + " from each: the local port range is " +
                           std::to_string(range.low) + "-" + std::to_string(range.high) + ")";
-  if (!target || !is_loopback(*target))
+  if (!spreadable)
     return Parsed<SourcePlan>::fail(
         why +
         "; loadgen spreads clients over source addresses only for an IPv4 loopback target "
