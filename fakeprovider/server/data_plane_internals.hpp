@@ -18,8 +18,8 @@
 #include <unordered_set>
 #include <vector>
 
+#include "body_framing.hpp"
 #include "server/data_plane.hpp"
-#include "server/request_body.hpp"
 #include "server/request_head.hpp"
 #include "upstream/upstream_pool.hpp"
 
@@ -41,7 +41,7 @@ struct DataPlane::NativeConn {
   std::unique_ptr<char[]> in;  // config.memory_per_connection bytes
   std::size_t filled = 0;
   RequestHead head;  // the request on: views into in, which stay where they are until it ends
-  RequestBody body;
+  BodyFraming body;
   Request* request = nullptr;  // on: its head is in; ends when its answer is sent
   bool keep_alive = true;
   bool head_only = false;  // a HEAD request: its answer's head only

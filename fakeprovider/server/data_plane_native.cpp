@@ -1,7 +1,7 @@
 // The native server: the data plane's HTTP/1.1 without libmicrohttpd. Each loop has its own
 // epoll set, edge-triggered, of the listen socket and its connections. A connection reads into
 // a buffer of its own; a request's head is parsed when its blank line is in (request_head),
-// its body read by its framing (request_body), and it is decided and answered by the same
+// its body read by its framing (body_framing), and it is decided and answered by the same
 // code as libmicrohttpd's requests (data_plane_requests.cpp). An answer is one send of bytes
 // each thread keeps for the answer it last built (AnswerWriter::bytes). A hop or a service
 // time hands the connection to the timer, which hands it back.
@@ -233,13 +233,13 @@ bool DataPlane::start_native_request(NativeConn& c) {
     return refuse_native(c, verdict.status, "request_framing", verdict.reason);
   }
   if (!framing.transfer_encoding.empty()) {
-    c.body = RequestBody::chunked();
+    c.body = BodyFraming::chunked();
   } else if (framing.content_length_fields > 0) {
     const auto length = content_length(framing.content_length);
     if (!length) return refuse_native(c, 400, "request_framing", "Content-Length is too large");
-    c.body = RequestBody::of_length(*length);
+    c.body = BodyFraming::of_length(*length);
   } else {
-    c.body = RequestBody::of_length(0);
+    c.body = BodyFraming::of_length(0);
   }
   c.keep_alive = keeps_alive(c.head);
   c.head_only = c.head.method == "HEAD";

@@ -9,9 +9,9 @@ namespace stampede {
 namespace {
 
 template <class T>
-std::optional<T> number(std::string_view text, int base = 10) {
+std::optional<T> number(std::string_view text) {
   T n{};
-  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n, base);
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
   if (text.empty() || ec != std::errc() || end != text.data() + text.size()) return std::nullopt;
   return n;
 }
@@ -22,16 +22,7 @@ std::size_t AnswerParser::feed(std::string_view data, std::string& body) {
   std::size_t used = 0;
   while (used < data.size() && (state_ == State::kHead || state_ == State::kBody)) {
     const std::string_view rest = data.substr(used);
-    if (state_ == State::kHead) {
-      used += feed_head(rest);
-    } else if (chunked_) {
-      used += feed_chunked(rest, body);
-    } else {
-      const std::size_t n = to_close_ ? rest.size() : std::min(rest.size(), left_);
-      body.append(rest.substr(0, n));
-      used += n;
-      if (!to_close_ && (left_ -= n) == 0) state_ = State::kDone;
-    }
+    used += state_ == State::kHead ? feed_head(rest) : feed_body(rest, body);
   }
   return used;
 }
@@ -65,10 +56,11 @@ std::size_t AnswerParser::feed_head(std::string_view data) {
   if (bodiless) {
     state_ = State::kDone;
   } else if (chunked_) {
+    framing_ = BodyFraming::chunked();
     state_ = State::kBody;
   } else if (length_) {
-    left_ = *length_;
-    state_ = left_ == 0 ? State::kDone : State::kBody;
+    framing_ = BodyFraming::of_length(*length_);
+    state_ = framing_.done() ? State::kDone : State::kBody;
   } else {
     to_close_ = true;
     reusable_ = false;
@@ -125,41 +117,14 @@ bool AnswerParser::parse_head(std::string_view head) {
   return true;
 }
 
-std::size_t AnswerParser::feed_chunked(std::string_view data, std::string& body) {
-  std::size_t used = 0;
-  while (used < data.size() && state_ == State::kBody) {
-    const std::string_view rest = data.substr(used);
-    if (chunk_ == Chunk::kData) {
-      const std::size_t n = std::min(rest.size(), left_);
-      body.append(rest.substr(0, n));
-      used += n;
-      if ((left_ -= n) == 0) chunk_ = Chunk::kDataEnd;
-      continue;
-    }
-    // A line: the size line, the CRLF after a chunk's data, or a trailer line.
-    const auto eol = rest.find('\n');
-    if (eol == std::string_view::npos) {
-      pending_.append(rest);
-      if (pending_.size() > kMaxHeadBytes) fail("a chunk-size or trailer line is too long");
-      return used + rest.size();
-    }
-    pending_.append(rest.substr(0, eol + 1));
-    used += eol + 1;
-    std::string_view line = pending_;
-    line.remove_suffix(line.ends_with("\r\n") ? 2 : 1);
-    if (chunk_ == Chunk::kDataEnd) {
-      if (!line.empty()) fail("a chunk's data is longer than its size");
-      chunk_ = Chunk::kSize;
-    } else if (chunk_ == Chunk::kTrailer) {
-      if (line.empty()) state_ = State::kDone;
-    } else {
-      const auto size = number<std::size_t>(trim_ows(line.substr(0, line.find(';'))), 16);
-      if (!size) fail("a chunk size is not a hexadecimal number");
-      left_ = size.value_or(0);
-      chunk_ = left_ == 0 ? Chunk::kTrailer : Chunk::kData;
-    }
-    pending_.clear();
+std::size_t AnswerParser::feed_body(std::string_view data, std::string& body) {
+  if (to_close_) {
+    body.append(data);
+    return data.size();
   }
+  const std::size_t used = framing_.feed(data, &body, std::string::npos);
+  if (framing_.failed()) fail("the answer's chunked framing is broken");
+  if (framing_.done()) state_ = State::kDone;
   return used;
 }
 

@@ -7,6 +7,8 @@
 #include <utility>
 #include <vector>
 
+#include "body_framing.hpp"
+
 namespace stampede {
 
 // An HTTP/1.1 answer read as its bytes come in (RFC 9112): the head, then the body's bytes
@@ -38,23 +40,21 @@ class AnswerParser {
 
  private:
   std::size_t feed_head(std::string_view data);
-  std::size_t feed_chunked(std::string_view data, std::string& body);
+  std::size_t feed_body(std::string_view data, std::string& body);
   bool parse_head(std::string_view head);
   void fail(std::string why);
 
-  enum class Chunk { kSize, kData, kDataEnd, kTrailer };
   bool head_request_;
   State state_ = State::kHead;
   std::string error_;
-  std::string pending_;  // a head, chunk-size line or trailer line not yet whole
+  std::string pending_;  // a head not yet whole
   int status_ = 0;
   std::vector<std::pair<std::string, std::string>> headers_;
   std::optional<std::size_t> length_;
   bool chunked_ = false;
   bool to_close_ = false;  // the body runs to the connection's end
   bool reusable_ = false;
-  std::size_t left_ = 0;  // of the body, or of the current chunk
-  Chunk chunk_ = Chunk::kSize;
+  BodyFraming framing_;  // the body by its length or chunks; not when it runs to the end
 };
 
 }  // namespace stampede

@@ -71,6 +71,10 @@ TEST_CASE("an answer's body is framed as its head says, whatever pieces it comes
       {"chunk longer than its size",
        "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nabc\r\n0\r\n\r\n", false, false,
        State::kBad, "ab"},
+      // The chunks are framed as strictly as the native server frames a request's.
+      {"a chunk-size line ended by a bare LF",
+       "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\nab\r\n0\r\n\r\n", false, false,
+       State::kBad, ""},
   };
   for (const auto& row : rows) {
     for (const std::size_t step : {std::size_t{1}, std::size_t{3}, std::size_t{1000}}) {

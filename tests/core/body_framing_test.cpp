@@ -3,9 +3,9 @@
 #include <string>
 #include <vector>
 
-#include "server/request_body.hpp"
+#include "body_framing.hpp"
 
-using stampede::RequestBody;
+using stampede::BodyFraming;
 
 namespace {
 
@@ -17,7 +17,7 @@ struct Fed {
 };
 
 // Fed whole, or a byte at a time: the same bytes used and the same content either way.
-Fed feed(RequestBody body, const std::string& input, bool bytewise,
+Fed feed(BodyFraming body, const std::string& input, bool bytewise,
          std::size_t keep_limit = 1 << 20) {
   Fed f;
   if (!bytewise) {
@@ -36,23 +36,23 @@ Fed feed(RequestBody body, const std::string& input, bool bytewise,
 TEST_CASE("request body: read to its end, by length or chunked, the next request left") {
   struct Case {
     const char* name;
-    RequestBody body;
+    BodyFraming body;
     std::string input;
     std::size_t used;
     std::string content;
   };
   const std::vector<Case> cases{
-      {"a length", RequestBody::of_length(5), "helloGET", 5, "hello"},
-      {"no body", RequestBody::of_length(0), "GET", 0, ""},
-      {"chunked", RequestBody::chunked(), "5\r\nhello\r\n0\r\n\r\nGET", 15, "hello"},
-      {"two chunks, hex sizes", RequestBody::chunked(), "3\r\nhel\r\nA\r\nlo, world!\r\n0\r\n\r\n",
+      {"a length", BodyFraming::of_length(5), "helloGET", 5, "hello"},
+      {"no body", BodyFraming::of_length(0), "GET", 0, ""},
+      {"chunked", BodyFraming::chunked(), "5\r\nhello\r\n0\r\n\r\nGET", 15, "hello"},
+      {"two chunks, hex sizes", BodyFraming::chunked(), "3\r\nhel\r\nA\r\nlo, world!\r\n0\r\n\r\n",
        28, "hello, world!"},
-      {"an extension", RequestBody::chunked(), "5;ext=\"a b\"\r\nhello\r\n0;x\r\n\r\n", 27,
+      {"an extension", BodyFraming::chunked(), "5;ext=\"a b\"\r\nhello\r\n0;x\r\n\r\n", 27,
        "hello"},
-      {"trailer fields", RequestBody::chunked(), "5\r\nhello\r\n0\r\nX-T: 1\r\nY: 2\r\n\r\nGET", 29,
+      {"trailer fields", BodyFraming::chunked(), "5\r\nhello\r\n0\r\nX-T: 1\r\nY: 2\r\n\r\nGET", 29,
        "hello"},
-      {"an empty chunked body", RequestBody::chunked(), "0\r\n\r\n", 5, ""},
-      {"leading zeros", RequestBody::chunked(), "0005\r\nhello\r\n000\r\n\r\n", 20, "hello"},
+      {"an empty chunked body", BodyFraming::chunked(), "0\r\n\r\n", 5, ""},
+      {"leading zeros", BodyFraming::chunked(), "0005\r\nhello\r\n000\r\n\r\n", 20, "hello"},
   };
   for (const auto& c : cases) {
     CAPTURE(std::string(c.name));
@@ -80,7 +80,7 @@ TEST_CASE("request body: a chunked body that breaks its grammar fails") {
   for (const auto& input : cases) {
     CAPTURE(input);
     for (const bool bytewise : {false, true}) {
-      const Fed f = feed(RequestBody::chunked(), input, bytewise);
+      const Fed f = feed(BodyFraming::chunked(), input, bytewise);
       CHECK(f.failed);
       CHECK_FALSE(f.done);
     }
@@ -88,18 +88,18 @@ TEST_CASE("request body: a chunked body that breaks its grammar fails") {
 }
 
 TEST_CASE("request body: incomplete until its end, its content kept up to the limit") {
-  const Fed partial = feed(RequestBody::chunked(), "5\r\nhel", false);
+  const Fed partial = feed(BodyFraming::chunked(), "5\r\nhel", false);
   CHECK_FALSE(partial.done);
   CHECK_FALSE(partial.failed);
   CHECK(partial.used == 6);
   CHECK(partial.kept == "hel");
-  const Fed short_of_length = feed(RequestBody::of_length(10), "hello", false);
+  const Fed short_of_length = feed(BodyFraming::of_length(10), "hello", false);
   CHECK_FALSE(short_of_length.done);
   CHECK(short_of_length.used == 5);
-  const Fed limited = feed(RequestBody::chunked(), "5\r\nhello\r\n3\r\nabc\r\n0\r\n\r\n", true, 7);
+  const Fed limited = feed(BodyFraming::chunked(), "5\r\nhello\r\n3\r\nabc\r\n0\r\n\r\n", true, 7);
   CHECK(limited.done);
   CHECK(limited.kept == "helloab");
-  RequestBody unkept = RequestBody::of_length(3);
+  BodyFraming unkept = BodyFraming::of_length(3);
   CHECK(unkept.feed("abc", nullptr, 0) == 3);
   CHECK(unkept.done());
 }

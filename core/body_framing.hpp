@@ -7,13 +7,14 @@
 
 namespace stampede {
 
-// Reads a request's body as it comes in, by its Content-Length or chunked (RFC 9112 6-7):
-// what is fed is taken up to the body's end, and its content (the chunks' data, without
-// their framing) kept in a string, up to a limit.
-class RequestBody {
+// Reads an HTTP/1.1 message's body as it comes in, by its Content-Length or chunked (RFC 9112
+// 6-7), strictly: what is fed is taken up to the body's end, and its content (the chunks'
+// data, without their framing) kept in a string, up to a limit. The native server reads
+// requests' bodies with it, proxy mode the upstream's answers.
+class BodyFraming {
  public:
-  static RequestBody of_length(std::uint64_t length);
-  static RequestBody chunked();
+  static BodyFraming of_length(std::uint64_t length);
+  static BodyFraming chunked();
 
   // Takes bytes from the start of input, no further than the body's end; returns how many.
   // Up to keep_limit bytes of content are appended to kept (null: none kept).

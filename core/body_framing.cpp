@@ -1,4 +1,4 @@
-#include "server/request_body.hpp"
+#include "body_framing.hpp"
 
 #include <algorithm>
 
@@ -6,21 +6,21 @@
 
 namespace stampede {
 
-RequestBody RequestBody::of_length(std::uint64_t length) {
-  RequestBody b;
+BodyFraming BodyFraming::of_length(std::uint64_t length) {
+  BodyFraming b;
   b.state_ = length > 0 ? State::kData : State::kDone;
   b.data_left_ = length;
   return b;
 }
 
-RequestBody RequestBody::chunked() {
-  RequestBody b;
+BodyFraming BodyFraming::chunked() {
+  BodyFraming b;
   b.chunked_ = true;
   b.state_ = State::kSize;
   return b;
 }
 
-std::size_t RequestBody::feed(std::string_view input, std::string* kept, std::size_t keep_limit) {
+std::size_t BodyFraming::feed(std::string_view input, std::string* kept, std::size_t keep_limit) {
   std::size_t used = 0;
   while (used < input.size() && state_ != State::kDone && state_ != State::kFailed) {
     if (state_ == State::kData) {
@@ -38,7 +38,7 @@ std::size_t RequestBody::feed(std::string_view input, std::string* kept, std::si
   return used;
 }
 
-bool RequestBody::step(char c) {
+bool BodyFraming::step(char c) {
   switch (state_) {
     case State::kSize: {
       const int digit = hex_digit_value(c);
