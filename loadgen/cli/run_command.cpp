@@ -345,9 +345,14 @@ Parsed<std::int64_t> fleet_start(LiveEngine& engine, const RunCommand& cmd,
   return Result::ok(ScenarioClock::steady_at_unix(start_ns));
 }
 
+// A command that starts on its own starts this far ahead, the provider reset to it: its loops
+// start and put every client's first send on their timers before t=0 (0.26 us a client here),
+// not after it, when the first clients' sends would be due while the last are still scheduled.
+constexpr std::int64_t kStartAheadNs = 50'000'000;
+
 // Starts the engine: at the start the supervisor gives, at --start-at (whose reset went
-// before), or at once, the provider reset then. A worker says it is ready first. The error, if any;
-// start_at_epoch_ns, the shared start.
+// before), or just ahead, the provider reset to it. A worker says it is ready first. The error,
+// if any; start_at_epoch_ns, the shared start.
 std::optional<std::string> start(LiveEngine& engine, const RunCommand& cmd,
                                  const SignalDescriptor& signals,
                                  std::optional<ProviderAdmin>& admin,
@@ -355,10 +360,10 @@ std::optional<std::string> start(LiveEngine& engine, const RunCommand& cmd,
   return engine.start([&]() -> Parsed<std::int64_t> {
     if (!cmd.worker_dir.empty()) say_ready(kWorkerProgressFd);
     if (awaits_fleet_start(cmd)) return fleet_start(engine, cmd, signals, admin, start_at_epoch_ns);
-    if (!cmd.start_at_epoch_ns) {
-      if (auto e = reset_provider(cmd, admin, std::nullopt)) return Parsed<std::int64_t>::fail(*e);
-    }
-    return Parsed<std::int64_t>::ok(0);
+    if (cmd.start_at_epoch_ns) return Parsed<std::int64_t>::ok(0);
+    const std::int64_t start_ns = ScenarioClock::unix_ns() + kStartAheadNs;
+    if (auto e = reset_provider(cmd, admin, start_ns)) return Parsed<std::int64_t>::fail(*e);
+    return Parsed<std::int64_t>::ok(ScenarioClock::steady_at_unix(start_ns));
   });
 }
 
