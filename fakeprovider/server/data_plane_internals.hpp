@@ -25,6 +25,10 @@
 
 namespace stampede {
 
+// How often a loop, of either server, looks for requests whose headers are overdue: a few
+// times per timeout, so none is cut much later than its due time, and at most once a second.
+std::int64_t sweep_period_ns(std::int64_t header_timeout_ns);
+
 // A request suspended until its decision comes (the store's, or another process's), with its
 // connection and the loop to wake.
 struct DataPlane::StoreWait {

@@ -13,16 +13,11 @@
 #include "server/data_plane_internals.hpp"
 
 namespace stampede {
-namespace {
 
-// How often a loop looks for requests whose headers are overdue: a few times per timeout, so
-// none is cut much later than its due time, and at most once a second.
 std::int64_t sweep_period_ns(std::int64_t header_timeout_ns) {
   if (header_timeout_ns <= 0) return kNsPerSec;
   return std::clamp<std::int64_t>(header_timeout_ns / 4, 10 * kNsPerMs, kNsPerSec);
 }
-
-}  // namespace
 
 void DataPlane::run(Loop& loop) {
   const std::int64_t sweep_ns = sweep_period_ns(config_.header_timeout_ns);

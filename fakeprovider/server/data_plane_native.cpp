@@ -80,11 +80,7 @@ void sort_by_arrival(std::vector<ProviderArrival>& arrivals, std::vector<Conn*>&
 }  // namespace
 
 void DataPlane::run_native(Loop& loop) {
-  const std::int64_t header_timeout_ns = config_.header_timeout_ns;
-  const std::int64_t sweep_ns =
-      header_timeout_ns <= 0
-          ? kNsPerSec
-          : std::clamp<std::int64_t>(header_timeout_ns / 4, 10 * kNsPerMs, kNsPerSec);
+  const std::int64_t sweep_ns = sweep_period_ns(config_.header_timeout_ns);
   epoll_event wake{};
   wake.events = EPOLLIN;
   wake.data.ptr = wake_marker();
