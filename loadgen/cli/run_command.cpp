@@ -421,7 +421,10 @@ int finish(const RunCommand& cmd, LiveRun& run, std::optional<ProviderAdmin>& ad
   const double start_late_s = static_cast<double>(run.start_late_ns) / 1e9;
   if (start_late_s >= kLateWorthSaying && !cmd.quiet)
     std::cerr << "loadgen: started " << start_late_s << " s after "
-              << (cmd.start_at_epoch_ns ? "--start-at" : "the fleet's start") << "\n";
+              << (cmd.start_at_epoch_ns    ? "--start-at"
+                  : cmd.worker_dir.empty() ? "the start it planned"
+                                           : "the fleet's start")
+              << "\n";
   Results r = clients_results(cmd, run, start_late_s);
   nlohmann::json provider_section;
   if (admin) provider_section = take_provider_view(*admin, cmd.shard.sharded(), r);
