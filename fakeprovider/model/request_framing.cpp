@@ -1,6 +1,8 @@
 #include "model/request_framing.hpp"
 
 #include <algorithm>
+#include <charconv>
+#include <limits>
 
 #include "http_token.hpp"
 
@@ -70,6 +72,16 @@ FramingVerdict check_content_length(const RequestFraming& f) {
 FramingVerdict check_framing(const RequestFraming& framing) {
   return framing.transfer_encoding.empty() ? check_content_length(framing)
                                            : check_transfer_encoding(framing);
+}
+
+std::optional<std::uint64_t> declared_length(const RequestFraming& framing) {
+  if (framing.content_length_fields == 0) return std::nullopt;
+  const std::string_view digits = trim_ows(framing.content_length);
+  std::uint64_t n = 0;
+  const auto [at, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), n);
+  return ec == std::errc() && at == digits.data() + digits.size()
+             ? n
+             : std::numeric_limits<std::uint64_t>::max();
 }
 
 }  // namespace stampede

@@ -1,6 +1,8 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
+#include <optional>
 #include <string_view>
 #include <vector>
 
@@ -34,5 +36,10 @@ struct FramingVerdict {
 //   (as nginx does; RFC 9110 8.6 allows either): one rule, whatever the values, and no
 //   request read with a length that a proxy in front may have read otherwise.
 FramingVerdict check_framing(const RequestFraming& framing);
+
+// The body's length as its Content-Length says, once check_framing has let the request be
+// read (OWS around the digits, as that check takes them); nullopt without one. More digits
+// than 64 bits hold read as the largest length there is: longer than any limit.
+std::optional<std::uint64_t> declared_length(const RequestFraming& framing);
 
 }  // namespace stampede

@@ -11,8 +11,8 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <charconv>
 #include <cstring>
+#include <limits>
 
 #include "direct_socket_calls.hpp"
 #include "duration.hpp"
@@ -39,13 +39,6 @@ void* wake_marker() {
 void* line_marker() {
   static char marker;
   return &marker;
-}
-
-std::optional<std::uint64_t> content_length(std::string_view digits) {
-  std::uint64_t n = 0;
-  const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), n);
-  if (ec != std::errc{} || end != digits.data() + digits.size()) return std::nullopt;
-  return n;
 }
 
 bool expects_continue(const RequestHead& head) {
@@ -228,15 +221,11 @@ bool DataPlane::start_native_request(NativeConn& c) {
     refusals_.note(ConnectionRefusals::Kind::kBadFraming, ScenarioClock::steady_ns());
     return refuse_native(c, verdict.status, "request_framing", verdict.reason);
   }
-  if (!framing.transfer_encoding.empty()) {
-    c.body = BodyFraming::chunked();
-  } else if (framing.content_length_fields > 0) {
-    const auto length = content_length(framing.content_length);
-    if (!length) return refuse_native(c, 400, "request_framing", "Content-Length is too large");
-    c.body = BodyFraming::of_length(*length);
-  } else {
-    c.body = BodyFraming::of_length(0);
-  }
+  const auto length = declared_length(framing);
+  if (length == std::numeric_limits<std::uint64_t>::max())
+    return refuse_native(c, 400, "request_framing", "Content-Length is too large");
+  c.body = framing.transfer_encoding.empty() ? BodyFraming::of_length(length.value_or(0))
+                                             : BodyFraming::chunked();
   c.keep_alive = keeps_alive(c.head);
   c.head_only = c.head.method == "HEAD";
   c.request = new_request(c.fd);

@@ -6,7 +6,6 @@
 #include <netinet/in.h>
 
 #include <algorithm>
-#include <charconv>
 #include <cstring>
 
 #include "http_token.hpp"
@@ -20,15 +19,6 @@ namespace {
 
 // The most libmicrohttpd asks of an answer's body at a time.
 constexpr std::size_t kAnswerBlockBytes = 16 * 1024;
-
-std::optional<std::size_t> declared_length(const RequestFraming& framing) {
-  if (framing.content_length.empty()) return std::nullopt;
-  std::size_t n = 0;
-  const auto* end = framing.content_length.data() + framing.content_length.size();
-  const auto [at, ec] = std::from_chars(framing.content_length.data(), end, n);
-  // Digits only (check_framing): too many of them is longer than any limit.
-  return ec == std::errc() && at == end ? n : SIZE_MAX;
-}
 
 std::string peer_address(MHD_Connection* c) {
   const auto* info = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);

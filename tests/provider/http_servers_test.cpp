@@ -95,3 +95,22 @@ TEST_CASE("http servers: --http-server native refuses the modes libmicrohttpd se
   CHECK(bad.code == 2);
   CHECK(bad.err.find("'nginx' is not auto, native or libmicrohttpd") != std::string::npos);
 }
+
+TEST_CASE(
+    "http servers: the native server reads a Content-Length's digits as its check takes them") {
+  RecordingProvider p({"--http-server", "native"});
+  REQUIRE(p.started());
+  // OWS after the digits (RFC 9110 5.5: not part of the value) frames the body by them.
+  Connection blank(p.data_port());
+  REQUIRE(blank.ok());
+  blank.send_raw("POST /v1/messages HTTP/1.1\r\nHost: x\r\nContent-Length: 7 \r\n\r\n{\"a\":1}");
+  CHECK(blank.read_response().status == 200);
+  // More digits than any length: refused before a byte of the body is awaited.
+  Connection huge(p.data_port());
+  REQUIRE(huge.ok());
+  huge.send_raw("POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 99999999999999999999999\r\n\r\n");
+  const Response r = huge.read_response();
+  CHECK(r.status == 400);
+  CHECK(r.body.find("Content-Length is too large") != std::string::npos);
+  CHECK(p.stop() == 0);
+}

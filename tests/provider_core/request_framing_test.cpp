@@ -1,5 +1,8 @@
 #include <doctest/doctest.h>
 
+#include <cstdint>
+#include <limits>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -82,4 +85,25 @@ TEST_CASE("check_framing: one Content-Length of digits; a repeat is refused even
       {"hex", {}, {"0x5"}, 400},
       {"empty", {}, {""}, 400},
   });
+}
+
+TEST_CASE("declared_length: the length a readable Content-Length says, OWS as the check takes it") {
+  struct Row {
+    const char* name;
+    std::vector<std::string_view> content_length;
+    std::optional<std::uint64_t> length;
+  };
+  for (const Row& row : {
+           Row{"none", {}, std::nullopt},
+           Row{"5", {"5"}, 5},
+           Row{"0", {"0"}, 0},
+           Row{"OWS around it", {" 5\t"}, 5},
+           // More digits than 64 bits hold: longer than any limit.
+           Row{"past 2^64", {"18446744073709551616"}, std::numeric_limits<std::uint64_t>::max()},
+       }) {
+    CAPTURE(std::string(row.name));
+    const Case c{row.name, {}, row.content_length, 0};
+    REQUIRE(check_framing(framing(c)).status == 0);
+    CHECK(declared_length(framing(c)) == row.length);
+  }
 }
