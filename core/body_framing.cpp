@@ -38,6 +38,11 @@ std::size_t BodyFraming::feed(std::string_view input, std::string* kept, std::si
   return used;
 }
 
+bool BodyFraming::skip_line_byte(char c, State after_cr) {
+  if (c == '\r') state_ = after_cr;
+  return c == '\r' || c == '\t' || static_cast<unsigned char>(c) >= 0x20;
+}
+
 bool BodyFraming::step(char c) {
   switch (state_) {
     case State::kSize: {
@@ -57,8 +62,7 @@ bool BodyFraming::step(char c) {
       return c == ';' || c == ' ' || c == '\t';
     }
     case State::kExtension:
-      if (c == '\r') state_ = State::kSizeLf;
-      return c == '\r' || c == '\t' || static_cast<unsigned char>(c) >= 0x20;
+      return skip_line_byte(c, State::kSizeLf);
     case State::kSizeLf:
       if (c != '\n') return false;
       size_digits_ = 0;
@@ -74,8 +78,7 @@ bool BodyFraming::step(char c) {
       state_ = c == '\r' ? State::kLastLf : State::kTrailer;
       return c == '\r' || is_tchar(c);
     case State::kTrailer:
-      if (c == '\r') state_ = State::kTrailerLf;
-      return c == '\r' || c == '\t' || static_cast<unsigned char>(c) >= 0x20;
+      return skip_line_byte(c, State::kTrailerLf);
     case State::kTrailerLf:
       state_ = State::kLineStart;
       return c == '\n';

@@ -39,6 +39,8 @@ class BodyFraming {
   };
   // One framing byte; false when it is not one the grammar allows there.
   bool step(char c);
+  // A byte of a line whose content is not kept (an extension, a trailer field), up to its CR.
+  bool skip_line_byte(char c, State after_cr);
 
   State state_ = State::kDone;
   bool chunked_ = false;
