@@ -5,6 +5,18 @@
 #include "http_token.hpp"
 
 namespace stampede {
+namespace {
+
+// 15 hex digits: more than any body is let be, short of overflow.
+constexpr int kMaxSizeDigits = 15;
+
+// What no line of the framing may hold: control characters other than a tab.
+bool is_ctl(char c) {
+  const auto u = static_cast<unsigned char>(c);
+  return (u < 0x20 && c != '\t') || u == 0x7f;
+}
+
+}  // namespace
 
 BodyFraming BodyFraming::of_length(std::uint64_t length) {
   BodyFraming b;
@@ -13,10 +25,11 @@ BodyFraming BodyFraming::of_length(std::uint64_t length) {
   return b;
 }
 
-BodyFraming BodyFraming::chunked() {
+BodyFraming BodyFraming::chunked(Lines lines) {
   BodyFraming b;
   b.chunked_ = true;
-  b.state_ = State::kSize;
+  b.lenient_ = lines == Lines::kLenient;
+  b.begin_line(State::kSize, kMaxChunkLine);
   return b;
 }
 
@@ -30,63 +43,100 @@ std::size_t BodyFraming::feed(std::string_view input, std::string* kept, std::si
         kept->append(input.substr(used, std::min(n, keep_limit - kept->size())));
       used += n;
       data_left_ -= n;
-      if (data_left_ == 0) state_ = chunked_ ? State::kDataCr : State::kDone;
+      if (data_left_ == 0) {
+        if (chunked_) {
+          begin_line(State::kDataEnd, kMaxChunkLine);
+        } else {
+          state_ = State::kDone;
+        }
+      }
       continue;
     }
-    if (!step(input[used++])) state_ = State::kFailed;
+    step(input[used++]);
   }
   return used;
 }
 
-bool BodyFraming::skip_line_byte(char c, State after_cr) {
-  if (c == '\r') state_ = after_cr;
-  return c == '\r' || c == '\t' || static_cast<unsigned char>(c) >= 0x20;
+void BodyFraming::begin_line(State state, std::size_t budget) {
+  state_ = state;
+  budget_ = budget;
+  size_digits_ = 0;
+}
+
+bool BodyFraming::fail(std::string_view why) {
+  state_ = State::kFailed;
+  why_ = why;
+  return false;
 }
 
 bool BodyFraming::step(char c) {
+  const bool trailers = state_ == State::kTrailerStart || state_ == State::kTrailer;
+  if (budget_ == 0)
+    return fail(trailers ? "trailers longer than 16 KiB" : "chunk line longer than 4 KiB");
+  // The trailer section's budget runs over its lines; a chunk line's is its own.
+  --budget_;
+  if (cr_) {
+    cr_ = false;
+    return c == '\n' ? end_line() : fail("CR not followed by LF");
+  }
+  if (c == '\r') {
+    cr_ = true;
+    return true;
+  }
+  if (c == '\n') return lenient_ ? end_line() : fail("LF without CR");
+  return line_byte(c);
+}
+
+bool BodyFraming::line_byte(char c) {
   switch (state_) {
     case State::kSize: {
       const int digit = hex_digit_value(c);
       if (digit >= 0) {
-        // 15 hex digits: more than any body is let be, short of overflow.
-        if (++size_digits_ > 15) return false;
+        if (++size_digits_ > kMaxSizeDigits) return fail("chunk size longer than 15 hex digits");
         data_left_ = data_left_ * 16 + static_cast<std::uint64_t>(digit);
         return true;
       }
-      if (size_digits_ == 0) return false;
-      if (c == '\r') {
-        state_ = State::kSizeLf;
-        return true;
-      }
+      if (size_digits_ == 0 || (c != ';' && c != ' ' && c != '\t')) return fail("bad chunk size");
       state_ = State::kExtension;
-      return c == ';' || c == ' ' || c == '\t';
+      return true;
     }
     case State::kExtension:
-      return skip_line_byte(c, State::kSizeLf);
-    case State::kSizeLf:
-      if (c != '\n') return false;
-      size_digits_ = 0;
-      state_ = data_left_ > 0 ? State::kData : State::kLineStart;
-      return true;
-    case State::kDataCr:
-      state_ = State::kDataLf;
-      return c == '\r';
-    case State::kDataLf:
-      state_ = State::kSize;
-      return c == '\n';
-    case State::kLineStart:
-      state_ = c == '\r' ? State::kLastLf : State::kTrailer;
-      return c == '\r' || is_tchar(c);
+      return lenient_ || !is_ctl(c) || fail("bad chunk extension");
+    case State::kDataEnd:
+      return fail("chunk data longer than its size");
+    case State::kTrailerStart:
+      state_ = State::kTrailer;
+      return lenient_ || is_tchar(c) || fail("bad trailer field");
     case State::kTrailer:
-      return skip_line_byte(c, State::kTrailerLf);
-    case State::kTrailerLf:
-      state_ = State::kLineStart;
-      return c == '\n';
-    case State::kLastLf:
-      state_ = State::kDone;
-      return c == '\n';
+      return lenient_ || !is_ctl(c) || fail("bad trailer field");
     default:
-      return false;
+      return fail("bad chunked framing");
+  }
+}
+
+bool BodyFraming::end_line() {
+  switch (state_) {
+    case State::kSize:
+      if (size_digits_ == 0) return fail("bad chunk size");
+      [[fallthrough]];
+    case State::kExtension:
+      if (data_left_ > 0) {
+        state_ = State::kData;
+      } else {
+        begin_line(State::kTrailerStart, kMaxTrailers);  // the last chunk
+      }
+      return true;
+    case State::kDataEnd:
+      begin_line(State::kSize, kMaxChunkLine);
+      return true;
+    case State::kTrailerStart:
+      state_ = State::kDone;  // the blank line
+      return true;
+    case State::kTrailer:
+      state_ = State::kTrailerStart;  // the section's budget goes on
+      return true;
+    default:
+      return fail("bad chunked framing");
   }
 }
 

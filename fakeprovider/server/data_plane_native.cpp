@@ -203,7 +203,8 @@ bool DataPlane::serve_native(NativeConn& c) {
     std::memmove(rest, rest + used, left - used);
     c.filled -= used;
     if (c.body.failed()) {
-      return refuse_native(c, 400, "request_framing", "The chunked body is malformed");
+      return refuse_native(c, 400, "request_framing",
+                           "The chunked body is malformed: " + std::string(c.body.why()));
     }
     if (!c.body.done()) return true;
     c.body_since_ns = 0;

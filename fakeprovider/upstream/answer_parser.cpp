@@ -123,7 +123,8 @@ std::size_t AnswerParser::feed_body(std::string_view data, std::string& body) {
     return data.size();
   }
   const std::size_t used = framing_.feed(data, &body, std::string::npos);
-  if (framing_.failed()) fail("the answer's chunked framing is broken");
+  if (framing_.failed())
+    fail("the answer's chunked framing is broken: " + std::string(framing_.why()));
   if (framing_.done()) state_ = State::kDone;
   return used;
 }

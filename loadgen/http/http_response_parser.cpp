@@ -10,11 +10,6 @@
 namespace stampede {
 namespace {
 
-// Extensions are skipped, never kept, so this bound is not for memory: it stops a server from
-// holding the parser inside one chunk-size line forever.
-constexpr std::size_t kMaxChunkLine = 4 * 1024;
-// 2^60 bytes is no real chunk, and the size cannot overflow.
-constexpr int kMaxChunkDigits = 15;
 static_assert(HttpResponseParser::kMaxInterim == 10, "the error names the bound");
 
 bool is_space(char c) {
@@ -80,7 +75,7 @@ HttpResponseParser::State HttpResponseParser::feed(const char* data, std::size_t
   std::size_t i = 0;
   while (i < n && state_ == State::kIncomplete) {
     if (phase_ >= Phase::kBody) {
-      i += skip_body(n - i);
+      i += skip_body(data + i, n - i);
     } else if (const std::size_t taken = take_plain(data + i, n - i); taken > 0) {
       i += taken;
     } else if (!cr_ && budget_ >= 2 && n - i >= 2 && data[i] == '\r' && data[i + 1] == '\n') {
@@ -160,16 +155,13 @@ std::string_view HttpResponseParser::error() const {
   return error_;
 }
 
-std::size_t HttpResponseParser::skip_body(std::size_t available) {
+std::size_t HttpResponseParser::skip_body(const char* data, std::size_t available) {
   if (phase_ == Phase::kUntilClose) return available;
-  const auto n = static_cast<std::size_t>(std::min<std::uint64_t>(remaining_, available));
-  remaining_ -= n;
-  if (remaining_ == 0) {
-    if (phase_ == Phase::kBody) {
-      complete();
-    } else {
-      begin_chunk_line(Phase::kChunkEnd);
-    }
+  const std::size_t n = body_.feed({data, available}, nullptr, 0);
+  if (body_.failed()) {
+    fail(body_.why());
+  } else if (body_.done()) {
+    complete();
   }
   return n;
 }
@@ -223,11 +215,7 @@ std::size_t HttpResponseParser::keep_value(const char* data, std::size_t limit) 
 // One byte of a line. A budget, not a buffer, bounds the lines: only their first bytes and a
 // kept header's value are held.
 void HttpResponseParser::step(char c) {
-  if (budget_ == 0) {
-    return fail(phase_ == Phase::kTrailer    ? "trailers longer than 16 KiB"
-                : phase_ < Phase::kChunkSize ? "response headers longer than 16 KiB"
-                                             : "chunk line longer than 4 KiB");
-  }
+  if (budget_ == 0) return fail("response headers longer than 16 KiB");
   --budget_;
   if (cr_) {
     cr_ = false;
@@ -258,13 +246,7 @@ void HttpResponseParser::on_char(char c) {
     case Phase::kHeaderValue:
       on_header_value_char(c);
       break;
-    case Phase::kChunkSize:
-      on_chunk_size_char(c);
-      break;
-    case Phase::kChunkEnd:
-      fail("chunk data longer than its size");
-      break;
-    default:  // chunk extensions and trailer fields: nothing a client acts on
+    default:  // body bytes never come here
       break;
   }
 }
@@ -301,18 +283,6 @@ void HttpResponseParser::on_header_value_char(char c) {
   if (field_ != Field::kOther && keep_value(&c, 1) == 0) fail("header value too long");
 }
 
-void HttpResponseParser::on_chunk_size_char(char c) {
-  const int digit = hex_digit_value(c);
-  if (digit >= 0) {
-    if (++chunk_digits_ > kMaxChunkDigits) return fail("chunk size longer than 15 hex digits");
-    remaining_ = remaining_ * 16 + static_cast<std::uint64_t>(digit);
-  } else if (chunk_digits_ > 0 && (c == ';' || is_space(c))) {
-    phase_ = Phase::kChunkExtension;
-  } else {
-    fail("bad chunk size");
-  }
-}
-
 void HttpResponseParser::end_line() {
   switch (phase_) {
     case Phase::kStatusLine:
@@ -327,16 +297,6 @@ void HttpResponseParser::end_line() {
       break;
     case Phase::kHeaderValue:
       end_header_line();
-      break;
-    case Phase::kChunkSize:
-    case Phase::kChunkExtension:
-      end_chunk_size_line();
-      break;
-    case Phase::kChunkEnd:
-      begin_chunk_line(Phase::kChunkSize);
-      break;
-    case Phase::kTrailer:
-      if (line_length_ == 0) complete();
       break;
     default:  // body bytes are never lines
       break;
@@ -379,26 +339,12 @@ void HttpResponseParser::end_headers() {
     // Framing another reader could take differently (RFC 9112 6.1): read this response, but
     // send nothing more on the connection.
     if (has_length_ || !http11_) keep_alive_ = false;
-    return begin_chunk_line(Phase::kChunkSize);
+    // As libcurl reads them: a bare LF ends a chunk's lines too, as it ends the head's.
+    return begin_body(BodyFraming::chunked(BodyFraming::Lines::kLenient));
   }
-  if (has_length_) {
-    remaining_ = length_;
-    phase_ = Phase::kBody;
-    if (length_ == 0) complete();
-    return;
-  }
+  if (has_length_) return begin_body(BodyFraming::of_length(length_));
   keep_alive_ = false;  // only the close can end this body
   phase_ = Phase::kUntilClose;
-}
-
-void HttpResponseParser::end_chunk_size_line() {
-  if (chunk_digits_ == 0) return fail("bad chunk size");
-  if (remaining_ > 0) {
-    phase_ = Phase::kChunkData;
-    return;
-  }
-  phase_ = Phase::kTrailer;  // the last chunk: trailer fields follow, up to an empty line
-  budget_ = kMaxHead;
 }
 
 void HttpResponseParser::keep(Field field, std::string_view value) {
@@ -456,11 +402,10 @@ void HttpResponseParser::keep_content_length(std::string_view list) {
   if (!any) fail("bad Content-Length");
 }
 
-void HttpResponseParser::begin_chunk_line(Phase phase) {
-  phase_ = phase;
-  budget_ = kMaxChunkLine;
-  remaining_ = 0;
-  chunk_digits_ = 0;
+void HttpResponseParser::begin_body(BodyFraming body) {
+  body_ = body;
+  phase_ = Phase::kBody;
+  if (body_.done()) complete();  // Content-Length: 0
 }
 
 void HttpResponseParser::fail(std::string_view why) {

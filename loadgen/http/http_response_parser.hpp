@@ -6,6 +6,8 @@
 #include <string>
 #include <string_view>
 
+#include "body_framing.hpp"
+
 namespace stampede {
 
 // An HTTP/1.1 response read incrementally from a client connection as it arrives: the status,
@@ -64,19 +66,13 @@ class HttpResponseParser {
   bool answer_began() const { return began_; }
 
  private:
-  // Where the next byte goes: a line of the head, a chunk's framing, or (the last three) body
-  // bytes skipped in bulk.
+  // Where the next byte goes: a line of the head, or (the last two) the body, skipped.
   enum class Phase {
     kStatusLine,
     kHeaderName,
     kHeaderValue,
-    kChunkSize,
-    kChunkExtension,
-    kChunkEnd,
-    kTrailer,
-    kBody,
-    kChunkData,
-    kUntilClose,
+    kBody,        // framed by its length or chunks (body_)
+    kUntilClose,  // up to the connection's close
   };
   enum class Field {
     kOther,
@@ -97,7 +93,7 @@ class HttpResponseParser {
     void assign(std::string_view s);
   };
 
-  std::size_t skip_body(std::size_t available);
+  std::size_t skip_body(const char* data, std::size_t available);
   // The bytes of a line that need no decision of their own, taken in one pass: how many of the
   // available were taken (the rest go through step).
   std::size_t take_plain(const char* data, std::size_t available);
@@ -106,15 +102,13 @@ class HttpResponseParser {
   void on_char(char c);
   void on_header_name_char(char c);
   void on_header_value_char(char c);
-  void on_chunk_size_char(char c);
   void end_line();
   void end_status_line();
   void end_header_line();
   void end_headers();
-  void end_chunk_size_line();
   void keep(Field field, std::string_view value);
   void keep_content_length(std::string_view list);
-  void begin_chunk_line(Phase phase);
+  void begin_body(BodyFraming body);
   void complete() { state_ = State::kComplete; }
   void fail(std::string_view why);
 
@@ -126,7 +120,7 @@ class HttpResponseParser {
   std::size_t line_length_ = 0;
   std::array<char, 20> line_start_{};
   bool cr_ = false;
-  std::size_t budget_ = kMaxHead;  // bytes the current head, chunk line or trailer may still take
+  std::size_t budget_ = kMaxHead;  // bytes the current head may still take
   Field field_ = Field::kOther;
   Value value_;  // the current header's value, while its line is read
 
@@ -146,8 +140,7 @@ class HttpResponseParser {
   int chunked_codings_ = 0;
   bool keep_alive_ = false;
 
-  std::uint64_t remaining_ = 0;  // body or chunk bytes still to skip
-  int chunk_digits_ = 0;
+  BodyFraming body_;
   std::string_view error_;
 };
 

@@ -1,6 +1,7 @@
 #include <doctest/doctest.h>
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "body_framing.hpp"
@@ -67,24 +68,68 @@ TEST_CASE("request body: read to its end, by length or chunked, the next request
   }
 }
 
-TEST_CASE("request body: a chunked body that breaks its grammar fails") {
-  const std::vector<std::string> cases{
-      "x\r\n",                     // not a size
-      "\r\n",                      // no size
-      "5\r\nhelloXX",              // no CR LF after the data
-      "5\nhello\r\n",              // a bare LF after the size
-      "5\r\nhello\r\n0\r\n\r\r",   // the last LF missing
-      "5\r\nhello\r\n0\r\n(\r\n",  // a trailer that is not a field
-      "1000000000000000\r\n",      // 16 hex digits: past any body it may be
+TEST_CASE("request body: a chunked body that breaks its grammar fails, and says why") {
+  const std::string long_line(BodyFraming::kMaxChunkLine, 'x');
+  const std::string trailer = "X: " + std::string(BodyFraming::kMaxTrailers, 'x') + "\r\n";
+  const std::vector<std::pair<std::string, std::string>> cases{
+      {"x\r\n", "bad chunk size"},                                       // not a size
+      {"\r\n", "bad chunk size"},                                        // no size
+      {";x\r\n", "bad chunk size"},                                      // an extension without one
+      {"1000000000000000\r\n", "chunk size longer than 15 hex digits"},  // past any body
+      {"5\r\nhelloXX", "chunk data longer than its size"},               // no CR LF after the data
+      {"5\nhello\r\n", "LF without CR"},                                 // a bare LF after the size
+      {"5\r\nhello\n", "LF without CR"},                                 // and after the data
+      {"5\r\nhello\r\n0\r\n\r\r", "CR not followed by LF"},              // the last LF missing
+      {"5\r\nhello\r\n0\r\n(\r\n", "bad trailer field"},  // a trailer that is not a field
+      {"0\r\nX: a\x01\r\n\r\n", "bad trailer field"},     // a control character in one
+      {"5;a\x7f\r\n", "bad chunk extension"},
+      {"5;" + long_line + "\r\n", "chunk line longer than 4 KiB"},
+      {"0\r\n" + trailer + "\r\n", "trailers longer than 16 KiB"},
   };
-  for (const auto& input : cases) {
-    CAPTURE(input);
+  for (const auto& [input, why] : cases) {
+    CAPTURE(input.substr(0, 40));
     for (const bool bytewise : {false, true}) {
-      const Fed f = feed(BodyFraming::chunked(), input, bytewise);
+      BodyFraming body = BodyFraming::chunked();
+      const Fed f = feed(body, input, bytewise);
       CHECK(f.failed);
       CHECK_FALSE(f.done);
+      if (!bytewise) {
+        body.feed(input, nullptr, 0);
+        CHECK(body.why() == why);
+      }
     }
   }
+}
+
+TEST_CASE("request body: a chunk line or the trailers just within their bounds are read") {
+  // A size line of kMaxChunkLine bytes, its CR LF included; trailers of kMaxTrailers.
+  const std::string extension(BodyFraming::kMaxChunkLine - 4, 'x');
+  const std::string trailer = "X: " + std::string(BodyFraming::kMaxTrailers - 7, 'x') + "\r\n";
+  for (const std::string& input :
+       {"5;" + extension + "\r\nhello\r\n0\r\n\r\n", "0\r\n" + trailer + "\r\n"}) {
+    const Fed f = feed(BodyFraming::chunked(), input, false);
+    CHECK(f.done);
+    CHECK(f.used == input.size());
+  }
+}
+
+TEST_CASE("request body: lenient lines end at a lone LF, and skip any extension or trailer") {
+  const auto lenient = BodyFraming::chunked(BodyFraming::Lines::kLenient);
+  for (const std::string input :
+       {"5;x\nhello\n0\nX-T: 1\r\nY: 2\n\nGET", "5;a\x01\x7f\r\nhello\r\n0\r\n(\x02\r\n\r\nGET"}) {
+    CAPTURE(input);
+    for (const bool bytewise : {false, true}) {
+      const Fed f = feed(lenient, input, bytewise);
+      CHECK(f.done);
+      CHECK(f.used == input.size() - 3);
+      CHECK(f.kept == "hello");
+      CHECK(feed(BodyFraming::chunked(), input, bytewise).failed);
+    }
+  }
+  // The grammar is still the grammar: a CR needs its LF, a size its digits, a line its bound.
+  CHECK(feed(lenient, "5\rhello", false).failed);
+  CHECK(feed(lenient, ";x\n", false).failed);
+  CHECK(feed(lenient, "5;" + std::string(BodyFraming::kMaxChunkLine, 'x') + "\n", false).failed);
 }
 
 TEST_CASE("request body: incomplete until its end, its content kept up to the limit") {

@@ -168,6 +168,11 @@ std::vector<Case> cases() {
       {.name = "chunked with extensions and trailers",
        .raw = "HTTP/1.1 200 OK\r\nTransfer-Encoding: Chunked\r\n\r\n5;name=value\r\nhello\r\n"
               "A ; x=\"y\"\r\n0123456789\r\n0;last\r\nExpires: never\r\nX-Sum: 1\r\n\r\n"},
+      {.name = "chunked with bare LF line ends, as libcurl reads them",
+       .raw = "HTTP/1.1 200 OK\nTransfer-Encoding: chunked\n\n5;x\nhello\n0\nX-Sum: 1\n\n"},
+      {.name = "control characters in an extension and a trailer, skipped as libcurl skips them",
+       .raw = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2;a\x01\r\nok\r\n0\r\n: "
+              "\x02\r\n\r\n"},
       {.name = "chunked takes precedence over Content-Length, then the connection closes",
        .raw = "HTTP/1.1 200 OK\r\nContent-Length: 100\r\nTransfer-Encoding: chunked\r\n\r\n"
               "3\r\nabc\r\n0\r\n\r\n",
@@ -290,6 +295,10 @@ std::vector<Case> cases() {
        .raw = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nabc\r\n0\r\n\r\n",
        .state = State::kError,
        .error = "chunk data longer than its size"},
+      {.name = "a chunk's CR without its LF",
+       .raw = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nok\r0\r\n\r\n",
+       .state = State::kError,
+       .error = "CR not followed by LF"},
       {.name = "a transfer coding other than chunked",
        .raw = "HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip, chunked\r\n\r\n",
        .state = State::kError,
