@@ -116,6 +116,17 @@ void merge_processes(const std::vector<ShardDoc>& shards, json& live) {
   if (!sources.empty()) live["source_addresses"] = sources;
 }
 
+// The loops' waits for a CPU add up; a shard whose kernel kept none leaves the fleet's unknown.
+json added_cpu_waits(const std::vector<ShardDoc>& shards) {
+  double waited = 0;
+  for (const auto& s : shards) {
+    const json w = s.doc->at("live").value("cpu_wait_s", json());
+    if (!w.is_number()) return nullptr;
+    waited += w.get<double>();
+  }
+  return waited;
+}
+
 // Wall-clock figures: CPU and loops add, wall and end are the latest, lateness histograms add.
 json merge_live(const std::vector<ShardDoc>& shards) {
   json live = shards.front().doc->at("live");
@@ -126,6 +137,7 @@ json merge_live(const std::vector<ShardDoc>& shards) {
     for (const auto& s : shards) sum += s.doc->at("live").value(key, 0.0);
     live[key] = live[key].is_number_integer() ? json(static_cast<std::int64_t>(sum)) : json(sum);
   }
+  live["cpu_wait_s"] = added_cpu_waits(shards);
   for (const auto& key : {"wall_s", "end_s", "start_late_s"}) {
     if (!live.contains(key)) continue;
     double latest = 0;

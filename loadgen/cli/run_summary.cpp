@@ -9,13 +9,17 @@
 namespace stampede {
 
 std::string format_harness_line(const nlohmann::json& live) {
-  char buf[256];
+  // The loops' wait for a CPU tells a machine too busy for the fleet from a late timer.
+  char waited[64] = "";
+  if (const auto w = live.value("cpu_wait_s", nlohmann::json()); w.is_number())
+    std::snprintf(waited, sizeof waited, ", %.2f s waiting for a CPU", w.get<double>());
+  char buf[320];
   std::snprintf(buf, sizeof buf,
-                "harness: %lld loops (%s), %.2f s user + %.2f s system CPU over %.2f s; send "
+                "harness: %lld loops (%s), %.2f s user + %.2f s system CPU over %.2f s%s; send "
                 "lateness (wake plus queue in the client) p50 %.3f ms, p99 %.3f ms\n",
                 static_cast<long long>(live.value("loops", 0)),
                 live.value("http_client", std::string()).c_str(), live.value("cpu_user_s", 0.0),
-                live.value("cpu_sys_s", 0.0), live.value("wall_s", 0.0),
+                live.value("cpu_sys_s", 0.0), live.value("wall_s", 0.0), waited,
                 live.value("send_lateness_p50_ms", 0.0), live.value("send_lateness_p99_ms", 0.0));
   return buf;
 }

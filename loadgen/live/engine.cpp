@@ -220,11 +220,14 @@ LiveRun LiveEngine::finish() {
   if (!loops_.empty()) run.http_client = loops_.front()->transport_name();
   run.start_late_ns = start_late_ns_;
   run.source_addresses = source_addresses_;
+  run.cpu_wait_s = 0.0;
   for (auto& loop : loops_) {
     run.recording.merge(loop->recording);
     run.send_lateness_ns.merge(loop->send_lateness_ns);
     run.first_sends += loop->first_sends;
     run.first_send_connect_errors += loop->first_send_connect_errors;
+    if (!loop->cpu_wait_ns) run.cpu_wait_s.reset();
+    if (run.cpu_wait_s) *run.cpu_wait_s += static_cast<double>(*loop->cpu_wait_ns) / 1e9;
     run.attempts.insert(run.attempts.end(), loop->attempts.begin(), loop->attempts.end());
   }
   // Dead letters first, then what was still going, each in item order.

@@ -101,6 +101,9 @@ struct LiveRun {
   double wall_s = 0;      // from t=0
   double cpu_user_s = 0;  // the whole process from t=0: loops, progress line, answers
   double cpu_sys_s = 0;
+  // The loops' time runnable but waiting for a CPU, added: a machine too busy for the fleet;
+  // none where the kernel keeps no such figure.
+  std::optional<double> cpu_wait_s;
   unsigned loops = 0;
   std::string http_client;  // "native" or "libcurl"
   // Spread over source addresses: the connections opened before t=0 from each, as the kernel

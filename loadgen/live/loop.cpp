@@ -19,6 +19,7 @@
 #include "http/retry_after_header.hpp"
 #include "live/http/curl_transport.hpp"
 #include "live/http/native_transport.hpp"
+#include "live/run_queue_wait.hpp"
 #include "saturating.hpp"
 
 namespace stampede {
@@ -150,6 +151,7 @@ void LiveLoop::run() {
   prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
   ask_short_slice();
   prctl(PR_SET_NAME, "live-loop", 0, 0, 0);
+  const auto waited_before = thread_run_queue_wait_ns();
   max_deadline_ns_ = saturating_add(shared_.clock.to_steady_ns(0), shared_.options.max_duration_ns);
   horizon_ns_ = shared_.clock.to_scenario_ns(max_deadline_ns_);
   if (!arrivals_) {
@@ -209,6 +211,8 @@ void LiveLoop::run() {
     if (mailbox.asked()) mailbox.serve(recording);
   }
   mailbox.serve(recording, true);
+  const auto waited_after = thread_run_queue_wait_ns();
+  if (waited_before && waited_after) cpu_wait_ns = *waited_after - *waited_before;
 }
 
 void LiveLoop::take_next_item(LiveClient& c, std::int64_t now_ns) {

@@ -41,7 +41,10 @@ class LiveLoop final : public AttemptSink {
   std::vector<AttemptRecord> attempts;
   std::int64_t first_sends = 0;
   std::int64_t first_send_connect_errors = 0;  // of those, how many could not connect at all
-  RecordingMailbox mailbox;                    // copies of `recording` while the loop runs
+  // How long the loop's thread waited, runnable, for a CPU while it ran; none where the
+  // kernel keeps no such figure.
+  std::optional<std::int64_t> cpu_wait_ns;
+  RecordingMailbox mailbox;  // copies of `recording` while the loop runs
 
   // AttemptSink
   void answered(LiveClient& c, const AttemptAnswer& a) override;

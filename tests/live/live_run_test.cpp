@@ -7,6 +7,7 @@
 #include <sys/resource.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <map>
 #include <set>
 
@@ -73,6 +74,10 @@ TEST_CASE("a full-jitter storm delivers every item, and the provider's view is s
   CHECK(j["provider"]["requests"] == count(j, "requests"));
   CHECK(j["live"]["first_sends"] == 200);
   CHECK(j["live"]["stopped"] == "");
+  // The loops' wait for a CPU, where the kernel keeps it (Linux's schedstat).
+  CHECK(j["live"]["cpu_wait_s"].is_number() ==
+        std::filesystem::exists("/proc/thread-self/schedstat"));
+  if (j["live"]["cpu_wait_s"].is_number()) CHECK(j["live"]["cpu_wait_s"].get<double>() >= 0);
   for (const char* key : {"lateness_p50_ms", "lateness_p99_ms", "unfinished", "peak_ratio"})
     CHECK(j["summary"].contains(key));
   CHECK(j["comparison"]["simulated"]["delivered"] == 200);

@@ -119,6 +119,13 @@ TEST_CASE("acceptance: three shards started together, merged, make the one-proce
   CHECK(merged["counts"]["delivered"] == one["counts"]["delivered"]);
   CHECK(merged["counts"]["unfinished"] == 0);
   CHECK(merged["live"]["loops"].get<int>() >= 3);
+  // The loops' waits for a CPU add up, as their CPU does.
+  double waited = 0;
+  for (int i = 0; i < 3; ++i) {
+    const auto shard = json::parse(read_file(dir.file("shard-" + std::to_string(i) + ".json")));
+    waited += shard["live"].value("cpu_wait_s", 0.0);
+  }
+  CHECK(merged["live"]["cpu_wait_s"].get<double>() == doctest::Approx(waited).epsilon(1e-9));
   CHECK(merged["merged"]["missing"].empty());
   CHECK(merged["comparison"].contains("simulated"));
   // The provider's view, taken from its fullest fetch: its limiter held for the whole fleet.
