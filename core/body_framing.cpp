@@ -70,10 +70,11 @@ bool BodyFraming::fail(std::string_view why) {
 }
 
 bool BodyFraming::step(char c) {
-  const bool trailers = state_ == State::kTrailerStart || state_ == State::kTrailer;
-  if (budget_ == 0)
-    return fail(trailers ? "trailers longer than 16 KiB" : "chunk line longer than 4 KiB");
   // The trailer section's budget runs over its lines; a chunk line's is its own.
+  if (budget_ == 0) {
+    const bool trailers = state_ == State::kTrailerStart || state_ == State::kTrailer;
+    return fail(trailers ? "trailers longer than 16 KiB" : "chunk line longer than 4 KiB");
+  }
   --budget_;
   if (cr_) {
     cr_ = false;

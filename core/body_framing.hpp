@@ -48,7 +48,7 @@ class BodyFraming {
     kDone,
     kFailed,
   };
-  // One framing byte; false when it is not one the grammar allows there.
+  // One framing byte; false, and failed with why_, when it is not one the grammar allows there.
   bool step(char c);
   bool line_byte(char c);
   bool end_line();
