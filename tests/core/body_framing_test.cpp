@@ -15,6 +15,7 @@ struct Fed {
   std::string kept;
   bool done = false;
   bool failed = false;
+  std::string why;
 };
 
 // Fed whole, or a byte at a time: the same bytes used and the same content either way.
@@ -29,6 +30,7 @@ Fed feed(BodyFraming body, const std::string& input, bool bytewise,
   }
   f.done = body.done();
   f.failed = body.failed();
+  f.why = body.why();
   return f;
 }
 
@@ -89,14 +91,10 @@ TEST_CASE("request body: a chunked body that breaks its grammar fails, and says 
   for (const auto& [input, why] : cases) {
     CAPTURE(input.substr(0, 40));
     for (const bool bytewise : {false, true}) {
-      BodyFraming body = BodyFraming::chunked();
-      const Fed f = feed(body, input, bytewise);
+      const Fed f = feed(BodyFraming::chunked(), input, bytewise);
       CHECK(f.failed);
       CHECK_FALSE(f.done);
-      if (!bytewise) {
-        body.feed(input, nullptr, 0);
-        CHECK(body.why() == why);
-      }
+      CHECK(f.why == why);
     }
   }
 }
