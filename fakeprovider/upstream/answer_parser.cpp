@@ -1,6 +1,5 @@
 #include "upstream/answer_parser.hpp"
 
-#include <algorithm>
 #include <limits>
 
 #include "http_token.hpp"
@@ -12,14 +11,17 @@ bool is_digit(char c) {
   return c >= '0' && c <= '9';
 }
 
-// A byte no head line may hold (RFC 9110 5.5: a field value is VCHAR, obs-text, SP and HTAB).
-bool is_ctl(char c) {
-  const auto u = static_cast<unsigned char>(c);
-  return (u < 0x20 && c != '\t') || u == 0x7f;
-}
-
+// Whether s holds a byte no head line may (RFC 9110 5.5: a field value is VCHAR, obs-text, SP
+// and HTAB). Every byte of a head is checked: without branches, the compiler takes them a
+// vector at a time.
 bool has_ctl(std::string_view s) {
-  return std::any_of(s.begin(), s.end(), is_ctl);
+  bool ctl = false;
+  for (const char c : s) {
+    const auto u = static_cast<unsigned char>(c);
+    ctl |= (u < 0x20) & (u != '\t');
+    ctl |= u == 0x7f;
+  }
+  return ctl;
 }
 
 // The elements of a comma-separated list (RFC 9110 5.6.1), trimmed; empty ones skipped.
