@@ -121,10 +121,8 @@ TEST_CASE("an answer malformed in its head or framing is 502 and its connection 
        "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n"
        "tunnelled bytes"},
       {"11 interim answers", interims(11) + ok("late")},
-      {"interim answers without end", interims(2000)},
+      {"interim answers without end", interims(50)},
       {"a head of 20 KiB", "HTTP/1.1 200 OK\r\nX-Big: " + std::string(20 * 1024, 'b') + "\r\n" +
-                               "Content-Length: 2\r\n\r\nok"},
-      {"a head of 60 KiB", "HTTP/1.1 200 OK\r\nX-Big: " + std::string(60 * 1024, 'b') + "\r\n" +
                                "Content-Length: 2\r\n\r\nok"},
   };
   for (const auto& row : rows) {
