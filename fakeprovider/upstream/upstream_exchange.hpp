@@ -69,6 +69,8 @@ struct UpstreamExchange {
   void* header_list = nullptr;
   bool reading_paused = false;  // waiting for more of the request body
   bool writing_paused = false;  // the answer's buffer is full
+  std::size_t head_bytes = 0;   // of the answer's heads, interim ones' included
+  int interims = 0;             // interim (1xx) answers read
 };
 
 // What the pool tells the data plane, on the loop's thread, never from inside another

@@ -8,8 +8,10 @@
 #include <string>
 #include <vector>
 
+#include "proxy/proxy_support.hpp"
 #include "support/fake_provider.hpp"
 #include "support/http_client.hpp"
+#include "support/nginx.hpp"
 #include "support/scripted_server.hpp"
 
 using namespace support;
@@ -52,6 +54,31 @@ std::string interims(int n) {
   for (int i = 0; i < n; ++i) out += "HTTP/1.1 103 Early Hints\r\nLink: </a.css>\r\n\r\n";
   return out;
 }
+
+// tests/proxy/tls_scripted_upstream.py with the test PKI's server certificate: a request for
+// /NAME is answered with the bytes of answers[NAME], any other with "the next client's own".
+class TlsScriptedUpstream {
+ public:
+  TlsScriptedUpstream(const TestPki& pki,
+                      const std::vector<std::pair<std::string, std::string>>& answers)
+      : process_(find_program("python3"),
+                 {source_path("tests/proxy/tls_scripted_upstream.py"), pki.server_cert(),
+                  pki.server_key(), write_answers(answers)},
+                 dir_, "tls-upstream"),
+        port_(printed_port(process_)) {}
+  bool started() const { return port_ > 0; }
+  std::string url() const { return "https://127.0.0.1:" + std::to_string(port_); }
+
+ private:
+  std::string write_answers(const std::vector<std::pair<std::string, std::string>>& answers) {
+    for (const auto& [name, bytes] : answers) dir_.write(name, bytes);
+    return dir_.path();
+  }
+
+  TempDir dir_;
+  Process process_;
+  int port_ = 0;
+};
 
 }  // namespace
 
@@ -209,5 +236,36 @@ TEST_CASE("sound answers at the edges pass as they came") {
     FakeProvider p(in_front_of(up));
     REQUIRE(p.started());
     CHECK(http(p.data_port(), "GET", "/").body == "ok");
+  }
+}
+
+TEST_CASE("an https upstream's answers are held to the same bounds: 502, never a silent close") {
+  TempDir dir;
+  const TestPki pki(dir.file(""));
+  INFO(pki.error());
+  REQUIRE(pki.ok());
+  const std::string start = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nX-Big: ";
+  TlsScriptedUpstream up(
+      pki, {{"switch",
+             "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\n"
+             "Connection: Upgrade\r\n\r\ntunnelled bytes"},
+            {"interims", interims(11) + ok("late")},
+            {"long-head", start + std::string(20 * 1024, 'b') + "\r\n\r\nok"},
+            {"beside-a-long-request", start + std::string(7 * 1024, 'v') + "\r\n\r\nok"}});
+  REQUIRE(up.started());
+  FakeProvider p({"--upstream", up.url(), "--upstream-cacert", pki.ca_cert(), "--threads", "1",
+                  "--upstream-connections", "1", "--upstream-timeout", "2s"});
+  REQUIRE(p.started());
+  std::int64_t errors = 0;
+  for (const std::string name : {"switch", "interims", "long-head", "beside-a-long-request"}) {
+    CAPTURE(name);
+    const auto first =
+        http(p.data_port(), "GET", "/" + name, {{"X-Client", std::string(9000, 'c')}});
+    CHECK(first.status == 502);
+    CHECK(first.body.find("\"upstream_error\"") != std::string::npos);
+    CHECK(upstream_errors(p) == ++errors);
+    const auto next = http(p.data_port(), "GET", "/next");
+    CHECK(next.status == 200);
+    CHECK(next.body == "the next client's own");
   }
 }
