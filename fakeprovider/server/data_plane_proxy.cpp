@@ -42,6 +42,22 @@ bool admitted(const Decision& d) {
   return d.status == 200 && d.reason == DecisionReason::kServed && !d.reset_connection;
 }
 
+// libmicrohttpd writes an answer's head into the connection's memory, which still holds the
+// request's head: its bytes, and a record of about 56 bytes for each field. An upstream head
+// longer than what is left would close the client's connection without a byte; held to it
+// as it is read, it is a 502. The spare kilobyte is for what libmicrohttpd adds to the head
+// (Date, the length, its own reason phrase).
+constexpr std::size_t kBytesPerRequestField = 64;
+constexpr std::size_t kAnswerHeadSpare = 1024;
+
+std::size_t answer_head_room(std::size_t memory, std::string_view method, std::string_view target,
+                             const std::vector<HeaderField>& fields) {
+  std::size_t request = method.size() + target.size() + 13;  // " ", " HTTP/1.1\r\n", "\r\n"
+  for (const auto& [name, value] : fields)
+    request += name.size() + value.size() + 4 + kBytesPerRequestField;
+  return memory > request + kAnswerHeadSpare ? memory - request - kAnswerHeadSpare : 0;
+}
+
 bool bodiless(int status) {
   return status < 200 || status == 204 || status == 304;
 }
@@ -101,6 +117,8 @@ void DataPlane::prepare_forward(MHD_Connection* c, const char* method,
   MHD_get_connection_values(c, MHD_HEADER_KIND, &collect_field, &fields);
   const std::string peer = peer_address(c);
   p->headers = upstream_request_headers(fields, config_.upstream->strip_headers, {peer, "http"});
+  p->max_answer_head =
+      answer_head_room(config_.memory_per_connection, method, conn ? conn->target : "/", fields);
   p->body_size = declared_length(framing);
   p->chunked = !framing.transfer_encoding.empty();
   r.proxied = std::move(p);
@@ -162,8 +180,17 @@ bool DataPlane::answer_forwarded(MHD_Connection* c, Request& r) {
 }
 
 MHD_Response* DataPlane::forwarded_response(Proxied& p) {
-  if (bodiless(p.status) && p.method != "HEAD")
-    return MHD_create_response_from_buffer(0, nullptr, MHD_RESPMEM_PERSISTENT);
+  if (bodiless(p.status) && p.method != "HEAD") {
+    MHD_Response* none = MHD_create_response_from_buffer(0, nullptr, MHD_RESPMEM_PERSISTENT);
+    // A 304's length is the representation's it stands for (RFC 9110 8.6), not its own body's:
+    // the upstream's, as it came, where libmicrohttpd would write its own 0.
+    if (p.status == 304 && p.answer_size) {
+      MHD_set_response_options(none, MHD_RF_INSANITY_HEADER_CONTENT_LENGTH, MHD_RO_END);
+      MHD_add_response_header(none, MHD_HTTP_HEADER_CONTENT_LENGTH,
+                              std::to_string(*p.answer_size).c_str());
+    }
+    return none;
+  }
   // The whole answer is in (most are, a small one in one read): copied, with its length.
   if (p.ended && p.failure == UpstreamFailure::kNone && p.method != "HEAD") {
     const std::string_view body = p.answer_pending();

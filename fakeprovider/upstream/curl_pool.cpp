@@ -10,6 +10,7 @@
 #include <charconv>
 
 #include "http_token.hpp"
+#include "upstream/answer_parser.hpp"
 
 namespace stampede {
 namespace {
@@ -63,6 +64,11 @@ bool has_header(const std::vector<std::string>& headers, std::string_view name) 
 }  // namespace
 
 struct CurlPool::Callbacks {
+  static std::size_t refuse(UpstreamExchange& x, std::string why) {
+    x.failure_detail = std::move(why);
+    return 0;
+  }
+
   static int on_socket(CURL* /*easy*/, curl_socket_t s, int what, void* userp, void* /*socketp*/) {
     auto& pool = *static_cast<CurlPool*>(userp);
     Registration& r = pool.registered_[s];
@@ -95,11 +101,20 @@ struct CurlPool::Callbacks {
   static std::size_t on_header(char* data, std::size_t size, std::size_t n, void* userp) {
     auto& x = *static_cast<UpstreamExchange*>(userp);
     const std::string_view line(data, size * n);
+    // The http reader's bounds (AnswerParser), held here too: 0 makes libcurl give up.
+    x.head_bytes += line.size();
+    if (x.head_bytes > std::min(x.max_answer_head, AnswerParser::kMaxHeadBytes))
+      return refuse(x, "the answer's head is longer than proxy mode passes on");
     if (line.starts_with("HTTP/")) {
       // A new status line: an interim answer's (1xx) headers are not the final one's.
       x.answer_headers.clear();
       const auto space = line.find(' ');
       x.status = space == std::string_view::npos ? 0 : std::atoi(line.data() + space + 1);
+      if (x.status == 101)
+        return refuse(x, "the upstream switched protocols (101), which no request asked");
+      if (x.status < 200 && ++x.interims > AnswerParser::kMaxInterim)
+        return refuse(
+            x, "more than " + std::to_string(AnswerParser::kMaxInterim) + " interim (1xx) answers");
       return line.size();
     }
     if (line_of(line).empty()) {
@@ -306,7 +321,9 @@ void CurlPool::finish_done() {
     x->failure = failure_of(rc);
     if (x->failure == UpstreamFailure::kNone && !x->head_done)
       x->failure = UpstreamFailure::kBroken;
-    if (x->failure != UpstreamFailure::kNone) x->failure_detail = curl_easy_strerror(rc);
+    // An answer refused by on_header says why; libcurl only that it was refused.
+    if (x->failure != UpstreamFailure::kNone && x->failure_detail.empty())
+      x->failure_detail = curl_easy_strerror(rc);
     events_.on_end(*x);
   }
 }

@@ -26,6 +26,13 @@ std::string request_head(const UpstreamExchange& x, const std::string& prefix,
   return out + "\r\n";
 }
 
+// Whether an idle connection is as its last answer left it: neither written to nor closed since.
+// Bytes sent after an answer's end would be read as the next exchange's answer.
+bool untouched(int fd) {
+  char byte;
+  return recv(fd, &byte, 1, MSG_PEEK | MSG_DONTWAIT) < 0 && errno == EAGAIN;
+}
+
 }  // namespace
 
 SocketPool::SocketPool(const UpstreamConfig& config, UpstreamEvents& events)
@@ -102,6 +109,10 @@ void SocketPool::serve_waiting() {
     Conn* c = nullptr;
     if (!idle_.empty()) {
       c = idle_.back();
+      if (!untouched(c->fd)) {
+        close_conn(*c);
+        continue;
+      }
       idle_.pop_back();
     } else if (conns_.size() < config_.connections) {
       c = open_conn();
@@ -147,7 +158,7 @@ SocketPool::Conn* SocketPool::open_conn() {
 void SocketPool::begin(Conn& c, UpstreamExchange& x) {
   c.x = &x;
   x.handle = &c;
-  c.parser = AnswerParser(x.method == "HEAD");
+  c.parser = AnswerParser(x.method == "HEAD", x.max_answer_head);
   c.answered = false;
   c.paused = false;
   c.out = request_head(x, config_.url.prefix, host_header_);

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstddef>
+#include <limits>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -34,6 +35,8 @@ struct UpstreamExchange {
   std::optional<std::size_t> body_size;  // none: no body
   std::string body;                      // what came in of it so far (kept whole to resend)
   std::size_t body_sent = 0;
+  // The most the answer's head may take (the reader holds it to its own bound too).
+  std::size_t max_answer_head = std::numeric_limits<std::size_t>::max();
 
   // The answer.
   int status = 0;
@@ -66,6 +69,8 @@ struct UpstreamExchange {
   void* header_list = nullptr;
   bool reading_paused = false;  // waiting for more of the request body
   bool writing_paused = false;  // the answer's buffer is full
+  std::size_t head_bytes = 0;   // of the answer's heads, interim ones' included
+  int interims = 0;             // interim (1xx) answers read
 };
 
 // What the pool tells the data plane, on the loop's thread, never from inside another

@@ -14,6 +14,14 @@
 
 namespace support {
 
+// The port a test upstream prints on its first line once it listens; 0 if it exits first.
+inline int printed_port(Process& process) {
+  wait_until([&] { return process.out().find('\n') != std::string::npos || !process.running(); },
+             kSafetyTimeoutMs);
+  const std::string out = process.out();
+  return out.find('\n') != std::string::npos ? std::stoi(out) : 0;
+}
+
 // tests/proxy/upstream_server.py on 127.0.0.1 (port 0: a free one), ready once it printed its
 // port; killed with the object.
 class UpstreamServer {
@@ -21,13 +29,8 @@ class UpstreamServer {
   explicit UpstreamServer(int port = 0)
       : process_(find_program("python3"),
                  {source_path("tests/proxy/upstream_server.py"), std::to_string(port)}, dir_,
-                 "upstream") {
-    wait_until(
-        [&] { return process_.out().find('\n') != std::string::npos || !process_.running(); },
-        kSafetyTimeoutMs);
-    const std::string out = process_.out();
-    if (out.find('\n') != std::string::npos) port_ = std::stoi(out);
-  }
+                 "upstream"),
+        port_(printed_port(process_)) {}
   bool started() const { return port_ > 0; }
   int port() const { return port_; }
   std::string url() const { return "http://127.0.0.1:" + std::to_string(port_); }

@@ -28,6 +28,7 @@ class ScriptedServer {
   ScriptedServer& operator=(const ScriptedServer&) = delete;
 
   std::string url() const { return "http://127.0.0.1:" + std::to_string(port_) + "/v1?q=1"; }
+  int port() const { return port_; }
   struct Request {
     int connection;
     std::string text;
