@@ -12,8 +12,10 @@
 
 #include "support/fake_provider.hpp"
 #include "support/files.hpp"
+#include "support/http_client.hpp"
 #include "support/loadgen_run.hpp"
 #include "support/process.hpp"
+#include "support/scripted_server.hpp"
 #include "support/temp_dir.hpp"
 
 using namespace support;
@@ -155,4 +157,29 @@ TEST_CASE("live: a check on the allowance is held to the provider's, given none 
     CHECK(r.results.is_null());
   }
   CHECK(unlimited.stats().at("requests") == 0);
+}
+
+TEST_CASE("live: a provider that does not say what it enforces is refused, not described") {
+  // A fakeprovider from before GET /admin/settings: its stats answer, its settings are a 404.
+  FakeProvider p({"--allowance", "1000/s"});
+  REQUIRE(p.started());
+  const auto stats = http(p.admin_port(), "GET", "/admin/stats");
+  REQUIRE(stats.status == 200);
+  const auto answer = [](const std::string& status, const std::string& body) {
+    return Answer{"HTTP/1.1 " + status + "\r\nContent-Type: application/json\r\nContent-Length: " +
+                      std::to_string(body.size()) + "\r\nConnection: close\r\n\r\n" + body,
+                  true};
+  };
+  ScriptedServer old({answer("200 OK", stats.body), answer("404 Not Found", "{}")});
+  const std::string admin =
+      "http://127.0.0.1:" + old.url().substr(17, old.url().find('/', 17) - 17);
+  TempDir dir;
+  const auto r =
+      loadgen(dir, {"run", "--url", p.url(), "--provider-admin", admin, "--clients", "2"});
+  CHECK(r.code == 2);
+  CHECK(r.err == "loadgen: --provider-admin " + admin +
+                     " does not say which settings it enforces (GET /admin/settings answered 404): "
+                     "a fakeprovider older than this loadgen; run one of the same version\n");
+  CHECK(r.results.is_null());
+  CHECK(p.stats().at("requests") == 0);
 }
