@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -164,6 +165,9 @@ struct Scenario {
   ProviderConfig provider;
   FleetConfig fleet;
   std::vector<std::string> expectations;  // assertion expressions, e.g. "peak_ratio <= 2"
+  // The fields a file or a flag gave ("provider.allowance"): what loadgen holds a provider's
+  // own settings to, and what it leaves to them (provider_agreement.hpp).
+  std::set<std::string> given;
 };
 
 // Sets one field from a file value or a flag ("fleet.strategy", "provider.outages", ...), by

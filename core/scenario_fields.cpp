@@ -881,6 +881,7 @@ std::optional<std::string> set_field(Scenario& s, std::string_view field, const 
     if (value.is_null())
       return std::string(field) + ": null is not a value; leave the key out instead";
     if (auto error = f->parse(s, value)) return std::string(field) + ": " + *error;
+    s.given.emplace(field);
     return std::nullopt;
   }
   // The nearest key is the likely fix; fifty names are not.

@@ -258,6 +258,20 @@ Parsed<std::unique_ptr<RedisQuota>> open_store(const Args& args, const ProviderC
   return Result::ok(std::move(store));
 }
 
+// GET /admin/settings: the provider section this process decides by (with --processes, for
+// every worker on the one port), the data plane's address, and the store the counters live in
+// (replicas sharing one each decide by their own section: give them the same scenario).
+nlohmann::json settings_document(const Args& args, const Scenario& scenario,
+                                 const ListenAddress& listen, int port, double time_scale) {
+  const auto store = parse_redis_url(args.store);
+  return {{"listen", listen.url(port)},
+          {"port", port},
+          {"processes", args.processes},
+          {"store", store ? nlohmann::json("redis://" + store->where()) : nlohmann::json(nullptr)},
+          {"time_scale", time_scale},
+          {"provider", to_json(scenario).at("provider")}};
+}
+
 // How long requests in flight may take to finish at a stop: at most their longest service
 // time (and two hops, each at most six standard deviations long in all likelihood), and a few
 // seconds more.
@@ -400,7 +414,9 @@ int serve(const Args& args) {
                            /*keep_log=*/!args.arrivals_out.empty(),
                            std::size_t{args.threads} * args.processes, store->get(), *send_rules});
   if (auto e = data_plane.start(data_config, provider)) return fail(kRuntimeError, *e);
-  AdminApi admin({*admin_listen, args.admin_token}, provider);
+  AdminApi admin({*admin_listen, args.admin_token,
+                  settings_document(args, *scenario, *listen, data_plane.port(), *scale)},
+                 provider);
   if (auto e = admin.start()) return fail(kRuntimeError, *e);
 
   std::cout << "listening on " << listen->url(data_plane.port()) << "\n"

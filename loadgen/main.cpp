@@ -200,8 +200,9 @@ struct FleetOutputHelp {
 
 void add_fleet_output_flags(CLI::App& cmd, FleetOutputArgs& a, const FleetOutputHelp& help) {
   cmd.add_option("--provider-admin", a.provider_admin,
-                 "a fakeprovider's admin URL: reset it at t=0 so both clocks start together, "
-                 "and take its arrival histograms at the end")
+                 "a fakeprovider's admin URL: take the limits it enforces (provider flags "
+                 "given too must say the same; its data port must be --url's), reset it at t=0 "
+                 "so both clocks start together, and take its arrival histograms at the end")
       ->group("Target");
   cmd.add_option("--provider-admin-token", a.provider_admin_token,
                  "bearer token for the provider's admin API")

@@ -154,6 +154,10 @@ void AdminApi::add_routes() {
   svr.Get("/admin/stats", [this](const httplib::Request&, httplib::Response& res) {
     send_document(res, StatsDocument::Format::kJson, "application/json");
   });
+  // loadgen holds its scenario to it, and its --url to the data plane's port.
+  svr.Get("/admin/settings", [this](const httplib::Request&, httplib::Response& res) {
+    json_reply(res, 200, config_.settings);
+  });
   svr.Get("/admin/results",
           [this](const httplib::Request&, httplib::Response& res) { send_results(res); });
   svr.Get("/admin/live",

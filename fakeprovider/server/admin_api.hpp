@@ -5,6 +5,8 @@
 #include <semaphore>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #include "server/listen_address.hpp"
 #include "server/live_feed.hpp"
 #include "server/locked_provider.hpp"
@@ -21,6 +23,8 @@ class BoundedServer;
 struct AdminConfig {
   ListenAddress listen;
   std::string token;  // empty: no Authorization required (loopback only)
+  // GET /admin/settings: what this provider enforces and where its data plane listens.
+  nlohmann::json settings;
 };
 
 // The admin API on its own port (cpp-httplib), so polling it never disturbs the data plane's

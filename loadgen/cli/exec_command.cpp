@@ -21,6 +21,7 @@
 #include "cli/fleet_dashboard.hpp"
 #include "cli/fleet_live_event.hpp"
 #include "cli/fleet_outputs.hpp"
+#include "cli/provider_settings.hpp"
 #include "cli/signal_descriptor.hpp"
 #include "gate.hpp"
 #include "live/engine.hpp"
@@ -438,6 +439,21 @@ std::optional<int> preflight(const ExecCommand& cmd, const ProviderAdmin& admin,
   return std::nullopt;
 }
 
+// The fleet's provider is the one it meets: the settings it enforces become the scenario's
+// provider section, or the fleet is refused before it starts. A check they give no meaning is
+// then a usage error, as it is when the flags are read.
+std::optional<int> adopt_enforced_provider(ExecCommand& cmd, const ProviderAdmin& admin) {
+  const auto enforced = read_enforced_provider(admin, cmd.scenario, cmd.url);
+  if (!enforced.provider) return fail(cmd, enforced.code, enforced.error);
+  cmd.scenario.provider = *enforced.provider;
+  cmd.provider_settings = enforced.settings;
+  const auto context = metric_context(cmd.scenario.provider, true, true);
+  for (const auto& a : cmd.assertions) {
+    if (auto e = meaning_error(a, context)) return fail(cmd, kExitUsage, *e);
+  }
+  return std::nullopt;
+}
+
 // --dashboard's event: the provider's stats (the admin API's, read once a second as the first
 // arrivals' watch reads them) and the processes' ends. Nothing before the release, or when
 // the provider does not answer: the page keeps its picture.
@@ -548,6 +564,7 @@ int finish(const ExecCommand& cmd, const FleetRun& run, const ProviderAdmin& adm
   record_outcomes(run, r.recording);
   nlohmann::json provider_json;
   int code = take_provider_stats(cmd, run, admin, r, provider_json);
+  provider_json["settings"] = cmd.provider_settings;
   r.summary = summarize(r.recording, r.scenario.provider, r.provider_side);
   const bool per_item = r.provider_side && take_provider_results(admin, provider_json, r.summary);
   r.verdicts = evaluate_gate(cmd.assertions, r,
@@ -568,7 +585,8 @@ int finish(const ExecCommand& cmd, const FleetRun& run, const ProviderAdmin& adm
   return code;
 }
 
-int run_checked(const ExecCommand& cmd) {
+int run_checked(const ExecCommand& given) {
+  ExecCommand cmd = given;  // its provider section becomes the provider's own
   const std::int64_t start_ns = ScenarioClock::steady_ns();
   const ProviderAdmin admin(cmd.provider_admin, cmd.provider_admin_token);
   std::optional<FleetDashboard> dashboard;
@@ -580,6 +598,7 @@ int run_checked(const ExecCommand& cmd) {
   if (dashboard) dashboard->set_results_source([&admin] { return provider_results(admin); });
   std::string program;
   if (auto code = preflight(cmd, admin, program)) return *code;
+  if (auto code = adopt_enforced_provider(cmd, admin)) return *code;
   const SignalDescriptor signals({SIGINT, SIGTERM, SIGCHLD});
   Fleet fleet(fleet_spec(cmd, program), signals);
   if (auto e = fleet.spawn()) return fail(cmd, kExitUnreachable, *e + "; none was released");

@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "assertion.hpp"
 #include "cli/progress_line.hpp"
 #include "duration.hpp"
@@ -18,8 +20,9 @@ namespace stampede {
 // loadgen exec: N processes of the user's own program as the fleet, against a fakeprovider
 // whose admin API gives the results (docs/OWN_FLEET.md).
 struct ExecCommand {
-  // The provider as it was started (--scenario and the provider flags): its allowance and
-  // outages place the peak and scale its ratio. fleet.clients is --clients; the fleet's
+  // The provider: as --scenario and the provider flags say until its own settings are read,
+  // then those (provider_settings.hpp); its allowance and outages place the peak and scale
+  // its ratio. fleet.clients is --clients; the fleet's
   // policy fields say nothing, the program has its own.
   Scenario scenario;
   std::vector<Assertion> assertions;  // the scenario's expectations and --assert
@@ -28,8 +31,9 @@ struct ExecCommand {
   TargetUrl url;
   TargetUrl provider_admin;
   std::string provider_admin_token;
-  std::string command;            // CMD, as given
-  std::vector<std::string> args;  // ARGS, {url} and {client} not yet replaced
+  nlohmann::json provider_settings;  // its GET /admin/settings, once read (provider_settings.hpp)
+  std::string command;               // CMD, as given
+  std::vector<std::string> args;     // ARGS, {url} and {client} not yet replaced
   bool wait_ready = false;
   std::int64_t max_duration_ns = 3600 * kNsPerSec;
   std::optional<std::int64_t> timeout_ns;

@@ -113,9 +113,12 @@ void take_assertions(const RunArgs& a, const std::string& scenario_path, RunComm
                      Errors& errors) {
   const bool provider_view = !a.output.provider_admin.empty() && !cmd.shard.sharded();
   const auto& s = cmd.scenario;
-  if (auto checks = take(gate_assertions(s.expectations, a.output.asserts, a.expect_none,
-                                         metric_context(s.provider, provider_view), scenario_path),
-                         errors))
+  auto planned = metric_context(s.provider, provider_view);
+  // The provider's own allowance counts: read before any load, the checks are held to it then.
+  planned.allowance = planned.allowance || !a.output.provider_admin.empty();
+  if (auto checks = take(
+          gate_assertions(s.expectations, a.output.asserts, a.expect_none, planned, scenario_path),
+          errors))
     cmd.assertions = *checks;
 }
 

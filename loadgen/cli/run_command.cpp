@@ -18,6 +18,7 @@
 #include "cli/live_comparison.hpp"
 #include "cli/process_usage.hpp"
 #include "cli/progress_line.hpp"
+#include "cli/provider_settings.hpp"
 #include "cli/run_dashboard.hpp"
 #include "cli/run_summary.hpp"
 #include "cli/signal_descriptor.hpp"
@@ -67,6 +68,23 @@ std::optional<int> check_provider_scale(const RunCommand& cmd, const ProviderAdm
                     ": the fakeprovider at " + redact_url(admin.url().text) +
                     " runs at --time-scale " + format_general(stats->time_scale) +
                     "; give both the same");
+}
+
+// With --provider-admin the run describes the provider the fleet meets: the settings it
+// enforces become the scenario's provider section (its tenant header the clients'), or the run
+// is refused. A check the adopted settings give no meaning is then a usage error, as it is
+// when the flags are read.
+std::optional<int> adopt_enforced_provider(RunCommand& cmd, const ProviderAdmin& admin) {
+  const auto enforced = read_enforced_provider(admin, cmd.scenario, cmd.request.url);
+  if (!enforced.provider) return refuse(cmd, enforced.code, enforced.error);
+  cmd.scenario.provider = *enforced.provider;
+  cmd.request.tenant_header = cmd.scenario.provider.tenant_header;
+  cmd.provider_settings = enforced.settings;
+  const auto context = metric_context(cmd.scenario.provider, !cmd.shard.sharded());
+  for (const auto& a : cmd.assertions) {
+    if (auto e = meaning_error(a, context)) return refuse(cmd, kExitUsage, *e);
+  }
+  return std::nullopt;
 }
 
 // Runs the engine until it finishes, a signal stops it, or --max-duration does.
@@ -434,7 +452,10 @@ int finish(const RunCommand& cmd, LiveRun& run, std::optional<ProviderAdmin>& ad
       evaluate_gate(cmd.assertions, r, metric_context(r.scenario.provider, r.provider_side));
   nlohmann::json j = to_json(r);
   j["live"] = live_section(cmd, run, start_at_epoch_ns);
-  if (admin) j["provider"] = provider_section;
+  if (admin) {
+    j["provider"] = provider_section;
+    j["provider"]["settings"] = cmd.provider_settings;
+  }
   j["comparison"] = simulated_comparison(cmd, run, r);
   if (!cmd.quiet) print_run_summary(r, j, cmd.out_path);
   const auto cases = junit_cases(r.verdicts);
@@ -444,7 +465,8 @@ int finish(const RunCommand& cmd, LiveRun& run, std::optional<ProviderAdmin>& ad
   return code;
 }
 
-int run_checked(const RunCommand& cmd) {
+int run_checked(const RunCommand& given) {
+  RunCommand cmd = given;  // its provider section becomes the provider's own
   const auto workers = workers_of(cmd);
   if (!workers) return refuse(cmd, kExitUsage, workers.error());
   std::optional<FleetDashboard> dashboard;
@@ -455,6 +477,9 @@ int run_checked(const RunCommand& cmd) {
   SourcePlan sources;
   std::optional<ProviderAdmin> admin;
   if (auto code = preflight(cmd, *workers, probed, sources, admin)) return *code;
+  if (admin) {
+    if (auto code = adopt_enforced_provider(cmd, *admin)) return *code;
+  }
   if (*workers > 1) return supervise_fleet(cmd, *workers, admin);
   std::optional<std::int64_t> start_at = cmd.start_at_epoch_ns;
   if (start_at) {

@@ -4,6 +4,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "assertion.hpp"
 #include "cli/progress_line.hpp"
 #include "exit_codes.hpp"
@@ -22,7 +24,8 @@ struct RunCommand {
   LiveOptions options;
   std::optional<TargetUrl> provider_admin;
   std::string provider_admin_token;
-  Shard shard;                                    // LiveOptions::shard is taken from here
+  nlohmann::json provider_settings;  // its GET /admin/settings, once read (provider_settings.hpp)
+  Shard shard;                       // LiveOptions::shard is taken from here
   std::optional<std::int64_t> start_at_epoch_ns;  // --start-at
   std::string out_path;                           // results JSON
   std::string dead_letter_path;                   // JSON lines

@@ -41,6 +41,20 @@ Parsed<ProviderStats> parse_provider_stats(const nlohmann::json& j) {
   }
 }
 
+Parsed<ProviderSettings> parse_provider_settings(const nlohmann::json& j) {
+  try {
+    ProviderSettings s;
+    s.port = j.at("port").get<int>();
+    s.listen = j.at("listen").get<std::string>();
+    s.provider = j.at("provider");
+    s.document = j;
+    return Parsed<ProviderSettings>::ok(std::move(s));
+  } catch (const std::exception& e) {
+    return Parsed<ProviderSettings>::fail(std::string("not a fakeprovider settings document: ") +
+                                          e.what());
+  }
+}
+
 Parsed<std::string> ProviderAdmin::call(const char* method, const std::string& path,
                                         long* status_out) const {
   CurlEasy easy(curl_easy_init());
@@ -104,6 +118,12 @@ Parsed<nlohmann::json> ProviderAdmin::stats_json() const {
 
 Parsed<nlohmann::json> ProviderAdmin::results_json() const {
   return get_json("/admin/results");
+}
+
+Parsed<ProviderSettings> ProviderAdmin::settings(long* status) const {
+  const auto j = get_json("/admin/settings", status);
+  if (!j) return Parsed<ProviderSettings>::fail(j.error());
+  return parse_provider_settings(*j);
 }
 
 StatsAnswer ProviderAdmin::check_stats() const {

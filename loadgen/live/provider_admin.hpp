@@ -30,6 +30,16 @@ struct ProviderStats {
 
 Parsed<ProviderStats> parse_provider_stats(const nlohmann::json& j);
 
+// What a fakeprovider's GET /admin/settings says: what it enforces and where.
+struct ProviderSettings {
+  int port = 0;             // its data plane's
+  std::string listen;       // "http://127.0.0.1:8080"
+  nlohmann::json provider;  // the provider section of its scenario, as to_json prints it
+  nlohmann::json document;  // the whole answer, for the results
+};
+
+Parsed<ProviderSettings> parse_provider_settings(const nlohmann::json& j);
+
 // GET /admin/stats as a check of what --provider-admin names, before any load: the stats, or
 // why not, and whether what answered is plainly not a fakeprovider's admin API (a 404, a page
 // that is not JSON, a JSON document without the stats' fields). Not foreign when nothing
@@ -54,6 +64,8 @@ class ProviderAdmin {
   StatsAnswer check_stats() const;
   // GET /admin/results: the provider's own results document (docs/RESULTS.md).
   Parsed<nlohmann::json> results_json() const;
+  // GET /admin/settings; status: what it answered, 0 when nothing did.
+  Parsed<ProviderSettings> settings(long* status) const;
   const TargetUrl& url() const { return base_; }
 
  private:

@@ -8,6 +8,7 @@
 
 #include "duration.hpp"
 #include "results.hpp"
+#include "scenario.hpp"
 #include "support/fake_provider.hpp"
 #include "support/files.hpp"
 #include "support/http_client.hpp"
@@ -210,4 +211,29 @@ TEST_CASE("an admin port beyond loopback refuses to start without a token") {
     CHECK(e.out.empty());
     CHECK(e.err.find("--admin-token") != std::string::npos);
   }
+}
+
+TEST_CASE("GET /admin/settings: the provider section it enforces and its data plane's port") {
+  // With --processes the workers serve the one data port and this process decides for them
+  // all: one document, the port they share.
+  FakeProvider p({"--allowance", "1000/s", "--outage", "0s-20s:529", "--limiter", "token-bucket",
+                  "--processes", "2"});
+  REQUIRE(p.started());
+  const auto r = http(p.admin_port(), "GET", "/admin/settings");
+  REQUIRE(r.status == 200);
+  CHECK(r.header("content-type") == "application/json");
+  const auto settings = nlohmann::json::parse(r.body);
+  CHECK(settings.at("port") == p.data_port());
+  CHECK(settings.at("listen") == "http://127.0.0.1:" + std::to_string(p.data_port()));
+  CHECK(settings.at("processes") == 2);
+  CHECK(settings.at("store").is_null());
+  CHECK(settings.at("time_scale") == 1.0);
+  const auto& provider = settings.at("provider");
+  CHECK(provider.at("allowance") == "1000/s");
+  CHECK(provider.at("limiter") == "token-bucket");
+  CHECK(provider.at("outages") == nlohmann::json::array({"0s-20s:529"}));
+  // The scenario's own section: a scenario file given it reads back as the same provider.
+  const auto back = scenario_from_json({{"provider", provider}});
+  REQUIRE(back);
+  CHECK(to_json(*back).at("provider") == provider);
 }
