@@ -108,14 +108,16 @@ void take_shard(const RunArgs& a, const Scenario& s, const EnvLookup& env, RunCo
   cmd.shard_given = !a.shard.shard.empty() || env("JOB_COMPLETION_INDEX") != nullptr;
 }
 
-// A shard's summary is its own clients' view; the provider's goes to `loadgen merge`.
+// A shard's summary is its own clients' view; the provider's goes to `loadgen merge`. Every
+// run is set against its simulation (a shard against its shard's).
 void take_assertions(const RunArgs& a, const std::string& scenario_path, RunCommand& cmd,
                      Errors& errors) {
   const bool provider_view = !a.output.provider_admin.empty() && !cmd.shard.sharded();
   const auto& s = cmd.scenario;
-  if (auto checks = take(gate_assertions(s.expectations, a.output.asserts, a.expect_none,
-                                         metric_context(s.provider, provider_view), scenario_path),
-                         errors))
+  if (auto checks = take(
+          gate_assertions(s.expectations, a.output.asserts, a.expect_none,
+                          metric_context(s.provider, provider_view, false, true), scenario_path),
+          errors))
     cmd.assertions = *checks;
 }
 
