@@ -32,6 +32,11 @@ std::optional<std::string> unmet(const std::string& metric, const MetricContext&
              " is read from the provider's per-item record, and this run has none: use loadgen "
              "exec against a fakeprovider, or gate fakeprovider's own results document "
              "(--results-out, GET /admin/results)";
+    case MetricNeed::kSimComparison:
+      if (c.sim_comparison) return std::nullopt;
+      return metric +
+             " sets a live run's arrivals against its own simulation, and this run has none: "
+             "loadgen run computes it (and loadgen merge of every shard), not simulate or exec";
   }
   return std::nullopt;
 }
@@ -72,9 +77,9 @@ bool is_default_expectation(const Assertion& a) {
 }  // namespace
 
 MetricContext metric_context(const ProviderConfig& provider, bool provider_view,
-                             bool provider_results) {
+                             bool provider_results, bool sim_comparison) {
   return {provider.allowance.has_value() || provider.capacity.has_value(), provider_view,
-          provider_results};
+          provider_results, sim_comparison};
 }
 
 std::optional<std::string> meaning_error(const Assertion& a, const MetricContext& context) {

@@ -18,10 +18,11 @@ struct MetricContext {
   bool allowance = false;         // the scenario declares an allowance (or a capacity)
   bool provider_view = false;     // the summary reads the provider's own record
   bool provider_results = false;  // and its per-item record (the provider's results document)
+  bool sim_comparison = false;    // the live run set against its own simulation
 };
 
 MetricContext metric_context(const ProviderConfig& provider, bool provider_view,
-                             bool provider_results = false);
+                             bool provider_results = false, bool sim_comparison = false);
 
 // Why `a` means nothing in context, naming the metric and what it needs; nullopt if it does.
 std::optional<std::string> meaning_error(const Assertion& a, const MetricContext& context);

@@ -251,6 +251,8 @@ json to_json(const Results& r) {
     doc["summary"].erase("dropped");
     doc["summary"].erase("dropped_ratio");
   }
+  // Only a live run is set against its simulation.
+  if (r.engine != "run") doc["summary"].erase("sim_divergence");
   for (const auto& [status, n] : rec.statuses)
     doc["counts"]["statuses"][std::to_string(status)] = n;
   for (const auto& [reason, n] : rec.dead_letter_reasons)

@@ -53,6 +53,8 @@ struct Summary {
   // The open model (steady, stages): arrivals that found every client busy.
   double dropped = 0;
   double dropped_ratio = 0;  // dropped / items
+  // Live runs: the share of requests in another second than the simulation's (sim_divergence.hpp).
+  double sim_divergence = 0;
 };
 
 // What a metric needs to mean anything; asserting on it without that is a usage error.
@@ -61,6 +63,7 @@ enum class MetricNeed : std::uint8_t {
   kAllowance,        // a declared allowance (or capacity) to be measured against
   kProviderView,     // the provider's own record (--provider-admin against a fakeprovider)
   kProviderResults,  // its per-item record: its results document (exec, GET /admin/results)
+  kSimComparison,    // a live run set against its own simulation (run, merge)
 };
 
 struct MetricField {
@@ -70,7 +73,7 @@ struct MetricField {
   MetricNeed needs = MetricNeed::kNothing;
 };
 
-inline constexpr std::array<MetricField, 38> kMetrics{{
+inline constexpr std::array<MetricField, 39> kMetrics{{
     {"items", &Summary::items, "items the workload created"},
     {"delivered", &Summary::delivered, "items that got a 2xx"},
     {"dead_lettered", &Summary::dead_lettered, "items given up on"},
@@ -126,6 +129,10 @@ inline constexpr std::array<MetricField, 38> kMetrics{{
      "steady and stages: arrivals that found no free client and were not sent (k6's "
      "dropped_iterations); 0 in the other workloads"},
     {"dropped_ratio", &Summary::dropped_ratio, "dropped / items"},
+    {"sim_divergence", &Summary::sim_divergence,
+     "live runs: the share of requests that would have to move to another second, be added or "
+     "be removed to turn the arrivals per second into the simulation's (0: the same)",
+     MetricNeed::kSimComparison},
 }};
 
 std::optional<double> metric_value(const Summary& s, std::string_view name);

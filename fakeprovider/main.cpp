@@ -402,6 +402,8 @@ int serve(const Args& args) {
   data_config.idle_timeout_s = static_cast<unsigned>(*idle_timeout / kNsPerSec);
   data_config.header_timeout_ns = *header_timeout;
   data_config.upstream = *upstream;
+  RefusalTally refusals;  // before the workers fork: they share it
+  data_config.turned_away = &refusals.count();
   if (*upstream) data_config.memory_per_connection = kProxyMemoryPerConnection;
   const std::int64_t stop_wait = stop_wait_ns(scenario->provider, *scale);
   DataPlaneHost data_plane;
@@ -412,7 +414,8 @@ int serve(const Args& args) {
   }
   LockedProvider provider({scenario->provider, *scale, *bin_ns,
                            /*keep_log=*/!args.arrivals_out.empty(),
-                           std::size_t{args.threads} * args.processes, store->get(), *send_rules});
+                           std::size_t{args.threads} * args.processes, store->get(), *send_rules,
+                           &refusals.count()});
   if (auto e = data_plane.start(data_config, provider)) return fail(kRuntimeError, *e);
   AdminApi admin({*admin_listen, args.admin_token,
                   settings_document(args, *scenario, *listen, data_plane.port(), *scale)},

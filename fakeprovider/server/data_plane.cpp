@@ -29,7 +29,7 @@ DataPlane::DataPlane(const DataPlaneConfig& config, Admitter& provider)
     : config_(config),
       provider_(provider),
       answers_(make_answer_format(provider.config()), provider.clock()),
-      refusals_(std::cerr, kRefusalLogPeriodNs) {
+      refusals_(std::cerr, kRefusalLogPeriodNs, config.turned_away) {
   if (config_.upstream) proxy_events_ = std::make_unique<ProxyEvents>(*this);
   start_store_batches();
 }

@@ -63,6 +63,9 @@ struct DataPlaneConfig {
   HttpServer http_server = HttpServer::kLibmicrohttpd;
   // Proxy mode: what the provider admits is forwarded here and its answer passed back.
   std::optional<UpstreamConfig> upstream;
+  // Where the connections turned away are added up (RefusalTally, shared by the workers);
+  // none: only the stderr line counts them.
+  std::atomic<std::int64_t>* turned_away = nullptr;
 };
 
 // The provider's HTTP side: any method and path, read by the data plane's own HTTP/1.1 server

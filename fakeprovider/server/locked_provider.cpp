@@ -219,6 +219,7 @@ void LockedProvider::reset_locked() {
   retries_.clear();
   hop_rng_ = make_stream(options_.config.seed, kHopStream);
   last_t_ns_ = 0;
+  if (options_.turned_away) turned_away_at_reset_ = options_.turned_away->load();
 }
 
 OutageWindow LockedProvider::start_outage(std::int64_t duration_ns, OutageAction action) {
@@ -245,6 +246,8 @@ void LockedProvider::add_item_counts(nlohmann::json& doc) const {
   auto& sends = doc["send_attribution"];
   sends["items"] = items_.items();
   sends["max_items"] = items_.max_items();
+  if (options_.turned_away)
+    doc["connections_refused"] = options_.turned_away->load() - turned_away_at_reset_;
 }
 
 nlohmann::json LockedProvider::stats_json() const {

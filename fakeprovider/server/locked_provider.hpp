@@ -1,5 +1,6 @@
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -55,6 +56,9 @@ class LockedProvider : public Admitter {
     // clock starts at its epoch, and a reset resets it for every replica.
     SharedStore* store = nullptr;
     SendRules send_rules;  // which headers number a send; max_items bounds the counting
+    // The data plane's tally of connections turned away (RefusalTally, not owned): the stats
+    // say how many since the last reset. None: they do not say.
+    const std::atomic<std::int64_t>* turned_away = nullptr;
   };
   explicit LockedProvider(const Options& options);
 
@@ -153,7 +157,8 @@ class LockedProvider : public Admitter {
   void jitter_hint(Decision& d, std::string_view tenant, const SendClaim& send,
                    std::string_view client_id, const SendAttribution& attribution,
                    std::uint64_t seq) const;
-  // The counting rules' table: how many items and clients it holds, of how many.
+  // The counting rules' table: how many items and clients it holds, of how many; and the
+  // connections turned away since the reset.
   void add_item_counts(nlohmann::json& doc) const;
   void reset_locked();
   void follow_store_epoch(std::int64_t epoch_wall_ns);
@@ -169,7 +174,8 @@ class LockedProvider : public Admitter {
   std::int64_t last_t_ns_ = 0;
   std::uint64_t next_seq_ = 0;
   std::uint64_t epoch_ = 0;
-  std::int64_t store_epoch_wall_ns_ = 0;  // the store's epoch the clock started at
+  std::int64_t store_epoch_wall_ns_ = 0;   // the store's epoch the clock started at
+  std::int64_t turned_away_at_reset_ = 0;  // the tally then: the stats count from it
   // Taken before mu_, never after: the store's round trip and its arrival's settling. With a
   // store, the clock and store_epoch_wall_ns_ change only with both held.
   std::mutex store_mu_;

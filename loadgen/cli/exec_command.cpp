@@ -21,6 +21,7 @@
 #include "cli/fleet_dashboard.hpp"
 #include "cli/fleet_live_event.hpp"
 #include "cli/fleet_outputs.hpp"
+#include "cli/harness_connections.hpp"
 #include "cli/provider_settings.hpp"
 #include "cli/signal_descriptor.hpp"
 #include "gate.hpp"
@@ -542,9 +543,11 @@ void set_context(const ExecCommand& cmd, const FleetRun& run, Results& r) {
                  std::string(stopped_by(run))};
 }
 
-// The document, the dead letters, the report and JUnit; false when a file could not be written.
+// The document, the dead letters, the report and JUnit (its run case the harness failure, if
+// any); false when a file could not be written.
 bool write_outputs(const ExecCommand& cmd, const FleetRun& run, const Results& r,
-                   const nlohmann::json& doc, double wall_s) {
+                   const nlohmann::json& doc, double wall_s,
+                   const std::optional<std::string>& harness_failure) {
   FleetOutputs outputs{cmd.out_path, cmd.junit_path, cmd.report_path, {}, cmd.quiet};
   if (!cmd.dead_letter_path.empty())
     outputs.files.push_back(
@@ -552,6 +555,7 @@ bool write_outputs(const ExecCommand& cmd, const FleetRun& run, const Results& r
   JunitCase run_case{kRunCase, JunitCase::State::kPassed, {}};
   if (auto stop = stop_failure(stopped_by(run), wall_s, r.recording.unfinished))
     run_case = {kRunCase, JunitCase::State::kFailed, *stop};
+  if (harness_failure) run_case = {kRunCase, JunitCase::State::kError, *harness_failure};
   return write_fleet_outputs(r, doc, wall_s, outputs, junit_cases(r.verdicts), run_case);
 }
 
@@ -577,11 +581,16 @@ int finish(const ExecCommand& cmd, const FleetRun& run, const ProviderAdmin& adm
   const double wall_s = static_cast<double>(run.end_steady_ns - start_ns) / 1e9;
   code = std::max(code, verdict_code(r, stopped_by(run), wall_s));
   code = std::max(code, say_problems(cmd, run, r));
+  const auto harness_failure = connection_failure(exec_connection_evidence(r, provider_json));
+  if (harness_failure) {
+    say(*harness_failure);
+    code = kExitUnreachable;
+  }
   set_context(cmd, run, r);
   nlohmann::json doc = to_json(r);
   doc["exec"] = exec_section(cmd, run, run.released ? &watch : nullptr, start_ns);
   doc["provider"] = provider_json;
-  if (!write_outputs(cmd, run, r, doc, wall_s)) code = kExitUnreachable;
+  if (!write_outputs(cmd, run, r, doc, wall_s, harness_failure)) code = kExitUnreachable;
   return code;
 }
 

@@ -116,6 +116,7 @@ nlohmann::json provider_section(const TargetUrl& admin, const ProviderStats& sta
                          {"time_scale", stats.time_scale}};
   if (!stats.reasons.is_null()) section["reasons"] = stats.reasons;
   if (!stats.upstream.is_null()) section["upstream"] = stats.upstream;
+  if (stats.connections_refused) section["connections_refused"] = *stats.connections_refused;
   return section;
 }
 

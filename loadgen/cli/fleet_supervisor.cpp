@@ -18,6 +18,7 @@
 #include "cli/exec_plan.hpp"
 #include "cli/fleet_outputs.hpp"
 #include "cli/fleet_workers.hpp"
+#include "cli/harness_connections.hpp"
 #include "cli/junit_writer.hpp"
 #include "cli/merge_command.hpp"
 #include "cli/process_usage.hpp"
@@ -394,6 +395,10 @@ int finish_merged(const RunCommand& cmd, json merged, const std::vector<FleetWor
   if (failure_code != kExitOk) {
     code = failure_code;
     run_case = {kRunCase, JunitCase::State::kError, failure};
+  } else if (const auto why = connection_failure(run_connection_evidence(r, merged))) {
+    std::cerr << "loadgen: " << *why << "\n";
+    code = kExitUnreachable;
+    run_case = {kRunCase, JunitCase::State::kError, *why};
   }
   if (!write_fleet_outputs(r, merged, wall_s, supervisor_outputs(cmd, workers),
                            junit_cases(r.verdicts), run_case))

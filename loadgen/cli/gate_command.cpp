@@ -19,6 +19,13 @@ bool has_provider_results(const nlohmann::json& doc) {
   return it != doc.end() && it->is_object() && it->contains("results");
 }
 
+// A live run's comparison with its simulation, which sim_divergence is read from.
+bool has_sim_divergence(const nlohmann::json& doc) {
+  const auto c = doc.find("comparison");
+  return c != doc.end() && c->is_object() &&
+         c->value("arrivals_per_second", nlohmann::json::object()).contains("sim_divergence");
+}
+
 }  // namespace
 
 int run_gate_command(const GateCommand& cmd) {
@@ -31,8 +38,8 @@ int run_gate_command(const GateCommand& cmd) {
     return usage_error("gate: results file '" + cmd.input + "' is not valid JSON");
   auto r = results_from_json(doc);
   if (!r) return usage_error("gate: results file '" + cmd.input + "': " + r.error());
-  const MetricContext context =
-      metric_context(r->scenario.provider, r->provider_side, has_provider_results(doc));
+  const MetricContext context = metric_context(r->scenario.provider, r->provider_side,
+                                               has_provider_results(doc), has_sim_divergence(doc));
   const auto checks =
       gate_assertions(r->scenario.expectations, cmd.asserts, cmd.expect_none, context);
   if (!checks) return usage_error(checks.error());

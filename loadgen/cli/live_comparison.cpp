@@ -6,6 +6,8 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "sim_divergence.hpp"
+
 namespace stampede {
 namespace {
 
@@ -58,12 +60,22 @@ json compare_with_simulation(const Results& live, const Results& simulated) {
                               {"seconds_differing", differing},
                               {"abs_difference", abs_difference},
                               {"side", live.provider_side ? "provider" : "client"}};
+  if (const auto d = sim_divergence(a, b))
+    c["arrivals_per_second"]["sim_divergence"] = std::round(*d * 1000.0) / 1000.0;
   c["matches"] = a.bin_ns() == b.bin_ns() && differing == 0 &&
                  a.overflow_total() == b.overflow_total() &&
                  live.recording.requests == simulated.recording.requests &&
                  live.recording.delivered == simulated.recording.delivered &&
                  live.recording.dead_lettered == simulated.recording.dead_lettered;
   return c;
+}
+
+bool take_divergence(const json& comparison, Summary& s) {
+  const auto& a = comparison.at("arrivals_per_second");
+  const auto it = a.find("sim_divergence");
+  if (it == a.end() || !it->is_number()) return false;
+  s.sim_divergence = it->get<double>();
+  return true;
 }
 
 std::string format_comparison(const json& c) {

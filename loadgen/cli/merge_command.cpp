@@ -171,12 +171,15 @@ json merge_provider(const std::vector<ShardDoc>& shards, Results& merged,
   if (fullest.empty()) return nullptr;
   json replicas = json::array();
   std::int64_t requests = 0;
+  std::optional<std::int64_t> refused;  // the connections turned away, where they are counted
   BinnedCounts by_outcome(kNsPerSec, kOutcomeCount);
   BinnedCounts by_send(kNsPerSec, kSendLabels);
   bool histograms = true;
   for (const auto& [admin, p] : fullest) {
     replicas.push_back({{"admin", admin}, {"requests", json_int64(*p, "requests", 0)}});
     requests = saturating_add(requests, json_int64(*p, "requests", 0));
+    if (p->contains("connections_refused"))
+      refused = saturating_add(refused.value_or(0), json_int64(*p, "connections_refused", 0));
     if (!p->contains("arrivals_by_outcome") || json_int64(*p, "bin_ns", 0) != kNsPerSec) {
       histograms = false;
       continue;
@@ -198,7 +201,9 @@ json merge_provider(const std::vector<ShardDoc>& shards, Results& merged,
                     " requests, the clients sent " + std::to_string(merged.recording.requests) +
                     " (a shard may have fetched its stats before the others finished)");
   }
-  return {{"replicas", replicas}, {"requests", requests}};
+  json section{{"replicas", replicas}, {"requests", requests}};
+  if (refused) section["connections_refused"] = *refused;
+  return section;
 }
 
 // The simulation of the whole sharded fleet: every shard's, added up (a queue workload is
@@ -289,29 +294,32 @@ Parsed<json> merge_documents(const std::vector<std::pair<std::string, json>>& do
     provider = merge_provider(shards, merged, notes);
   }
   merged.summary = summarize(merged.recording, merged.scenario.provider, merged.provider_side);
+  json comparison;
+  if (live && missing.empty()) {
+    const bool stopped = live_section.value("stopped", "") != "";
+    const auto horizon =
+        stopped
+            ? std::max<std::int64_t>(std::llround(live_section.value("end_s", 0.0) * kNsPerSec), 1)
+            : 0;
+    comparison = compare_with_simulation(merged, simulate_shards(merged.scenario, count, horizon));
+    notes.push_back("comparison: recomputed against the simulation of all " +
+                    std::to_string(count) + " shards");
+  } else if (live) {
+    notes.push_back("comparison: dropped, shards are missing");
+  }
+  const bool compared = !comparison.is_null() && take_divergence(comparison, merged.summary);
   auto assertions = parse_assertions(assertion_texts(first));
   if (!assertions) return Parsed<json>::fail(shards.front().name + ": " + assertions.error());
   // As the shards judged themselves: a failed 'delivered > 0' says what the fleet was answered.
-  merged.verdicts = evaluate_gate(*assertions, merged,
-                                  metric_context(merged.scenario.provider, merged.provider_side));
+  merged.verdicts = evaluate_gate(
+      *assertions, merged,
+      metric_context(merged.scenario.provider, merged.provider_side, false, compared));
 
   json out = to_json(merged);
   if (live) {
     out["live"] = live_section;
     if (!provider.is_null()) out["provider"] = provider;
-    if (missing.empty()) {
-      const bool stopped = live_section.value("stopped", "") != "";
-      const auto horizon = stopped
-                               ? std::max<std::int64_t>(
-                                     std::llround(live_section.value("end_s", 0.0) * kNsPerSec), 1)
-                               : 0;
-      out["comparison"] =
-          compare_with_simulation(merged, simulate_shards(merged.scenario, count, horizon));
-      notes.push_back("comparison: recomputed against the simulation of all " +
-                      std::to_string(count) + " shards");
-    } else {
-      notes.push_back("comparison: dropped, shards are missing");
-    }
+    if (!comparison.is_null()) out["comparison"] = comparison;
   }
   if (live || !missing.empty()) {
     json late = json::array();

@@ -108,12 +108,13 @@ void take_shard(const RunArgs& a, const Scenario& s, const EnvLookup& env, RunCo
   cmd.shard_given = !a.shard.shard.empty() || env("JOB_COMPLETION_INDEX") != nullptr;
 }
 
-// A shard's summary is its own clients' view; the provider's goes to `loadgen merge`.
+// A shard's summary is its own clients' view; the provider's goes to `loadgen merge`. Every
+// run is set against its simulation (a shard against its shard's).
 void take_assertions(const RunArgs& a, const std::string& scenario_path, RunCommand& cmd,
                      Errors& errors) {
   const bool provider_view = !a.output.provider_admin.empty() && !cmd.shard.sharded();
   const auto& s = cmd.scenario;
-  auto planned = metric_context(s.provider, provider_view);
+  auto planned = metric_context(s.provider, provider_view, false, true);
   // The provider's own allowance counts: read before any load, the checks are held to it then.
   planned.allowance = planned.allowance || !a.output.provider_admin.empty();
   if (auto checks = take(

@@ -14,6 +14,7 @@
 #include "cli/fleet_outputs.hpp"
 #include "cli/fleet_supervisor.hpp"
 #include "cli/fleet_workers.hpp"
+#include "cli/harness_connections.hpp"
 #include "cli/junit_writer.hpp"
 #include "cli/live_comparison.hpp"
 #include "cli/process_usage.hpp"
@@ -229,9 +230,10 @@ struct Judgment {
   JunitCase run_case{kRunCase, JunitCase::State::kPassed, {}};
 };
 
-// A worker's verdicts are its shard's: its supervisor says the fleet's.
+// A worker's verdicts are its shard's: its supervisor says the fleet's, and whether the fleet
+// could connect at all.
 Judgment judge(const RunCommand& cmd, const LiveRun& run, const Results& r,
-               const std::vector<JunitCase>& cases) {
+               const nlohmann::json& doc, const std::vector<JunitCase>& cases) {
   Judgment j;
   std::ostream& say = cmd.worker_dir.empty() ? std::cerr : null_stream();
   for (const auto& c : cases) {
@@ -249,6 +251,12 @@ Judgment judge(const RunCommand& cmd, const LiveRun& run, const Results& r,
                             std::to_string(run.first_sends) + ") was refused a connection";
     std::cerr << "loadgen: " << why << "\n";
     j.run_case = {kRunCase, JunitCase::State::kError, why};
+    j.code = kExitUnreachable;
+  } else if (const auto why = cmd.worker_dir.empty()
+                                  ? connection_failure(run_connection_evidence(r, doc))
+                                  : std::nullopt) {
+    std::cerr << "loadgen: " << *why << "\n";
+    j.run_case = {kRunCase, JunitCase::State::kError, *why};
     j.code = kExitUnreachable;
   }
   return j;
@@ -448,18 +456,20 @@ int finish(const RunCommand& cmd, LiveRun& run, std::optional<ProviderAdmin>& ad
   nlohmann::json provider_section;
   if (admin) provider_section = take_provider_view(*admin, cmd.shard.sharded(), r);
   r.summary = summarize(r.recording, r.scenario.provider, r.provider_side);
-  r.verdicts =
-      evaluate_gate(cmd.assertions, r, metric_context(r.scenario.provider, r.provider_side));
+  const nlohmann::json comparison = simulated_comparison(cmd, run, r);
+  const bool compared = take_divergence(comparison, r.summary);
+  r.verdicts = evaluate_gate(cmd.assertions, r,
+                             metric_context(r.scenario.provider, r.provider_side, false, compared));
   nlohmann::json j = to_json(r);
   j["live"] = live_section(cmd, run, start_at_epoch_ns);
   if (admin) {
     j["provider"] = provider_section;
     j["provider"]["settings"] = cmd.provider_settings;
   }
-  j["comparison"] = simulated_comparison(cmd, run, r);
+  j["comparison"] = comparison;
   if (!cmd.quiet) print_run_summary(r, j, cmd.out_path);
   const auto cases = junit_cases(r.verdicts);
-  auto [code, run_case] = judge(cmd, run, r, cases);
+  auto [code, run_case] = judge(cmd, run, r, j, cases);
   if (!write_fleet_outputs(r, j, run.wall_s, outputs_of(cmd, run), cases, run_case))
     code = kExitUnreachable;
   return code;

@@ -4,6 +4,7 @@
 
 #include "cli/fleet_outputs.hpp"
 #include "cli/live_comparison.hpp"
+#include "sim_divergence.hpp"
 #include "terminal_summary.hpp"
 
 namespace stampede {
@@ -41,8 +42,34 @@ std::string format_processes_line(const nlohmann::json& live) {
   return "memory: peak RSS " + runs + supervisor + "\n";
 }
 
+std::string format_divergence(const nlohmann::json& doc) {
+  const auto comparison = doc.value("comparison", nlohmann::json::object());
+  const auto a = comparison.value("arrivals_per_second", nlohmann::json::object());
+  const double divergence = a.value("sim_divergence", 0.0);
+  if (divergence <= kLoudDivergence) return "";
+  const auto live = doc.value("live", nlohmann::json::object());
+  const auto summary = doc.value("summary", nlohmann::json::object());
+  char waited[32] = "an unknown time";  // where the kernel keeps no such figure
+  if (const auto w = live.value("cpu_wait_s", nlohmann::json()); w.is_number())
+    std::snprintf(waited, sizeof waited, "%.2f s", w.get<double>());
+  char buf[1024];
+  std::snprintf(
+      buf, sizeof buf,
+      "DIVERGED: %.1f%% of the requests arrived in another second than the simulation of the "
+      "same scenario and seed has them (sim_divergence %.3f, more than %.2f): this run measured "
+      "something other than its scenario. It may be:\n"
+      "  - the provider's settings: it may not enforce the limits and outages of the 'provider:' "
+      "line below; start fakeprovider from the same scenario\n"
+      "  - the harness's CPU: its loops waited %s for a CPU over %.2f s (the harness line "
+      "below)\n"
+      "  - connection errors: %.1f%% of the requests were refused or reset before an answer\n",
+      100 * divergence, divergence, kLoudDivergence, waited, live.value("wall_s", 0.0),
+      100 * summary.value("status_ratio_connect_error", 0.0));
+  return buf;
+}
+
 void print_run_summary(const Results& r, const nlohmann::json& doc, const std::string& out_path) {
-  std::string text = format_terminal_summary(r);
+  std::string text = format_divergence(doc) + format_terminal_summary(r);
   if (doc.contains("comparison")) text += "\n" + format_comparison(doc.at("comparison"));
   text += format_harness_line(doc.at("live"));
   text += format_processes_line(doc.at("live"));

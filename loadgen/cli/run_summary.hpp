@@ -18,8 +18,14 @@ std::string format_harness_line(const nlohmann::json& live);
 // when there is none.
 std::string format_processes_line(const nlohmann::json& live);
 
-// The terminal summary, the comparison (if the document has one) and the harness's lines,
-// where the summary goes (stdout, or stderr when the results go to stdout).
+// "DIVERGED: ..." and its possible causes when the run's arrivals are further than
+// kLoudDivergence from its simulation's, from the document's comparison, summary and live
+// sections: what a reader must see before any number of a run that measured something else.
+// Empty otherwise.
+std::string format_divergence(const nlohmann::json& doc);
+
+// The divergence (if loud), the terminal summary, the comparison (if the document has one) and the
+// harness's lines, where the summary goes (stdout, or stderr when the results go to stdout).
 void print_run_summary(const Results& r, const nlohmann::json& doc, const std::string& out_path);
 
 }  // namespace stampede

@@ -12,6 +12,7 @@
 
 #include "support/fake_provider.hpp"
 #include "support/files.hpp"
+#include "support/http_client.hpp"
 #include "support/loadgen_run.hpp"
 #include "support/process.hpp"
 
@@ -84,6 +85,22 @@ TEST_CASE("--processes 1 with the same limit cannot hold that burst: the case ab
   const auto r = run_loadgen(burst_fleet(p));
   REQUIRE(r.results.is_object());
   CHECK(p.stats()["requests"].get<std::int64_t>() < 1900);
+}
+
+TEST_CASE("--processes 2: the connections every worker turned away are counted in the stats") {
+  FakeProvider p({"--processes", "2", "--max-connections", "50"});
+  REQUIRE(p.started());
+  // 200 clients hold their connections open; the two workers hold 100 between them.
+  const auto r = run_loadgen({"--url", p.url(), "--provider-admin", p.admin(), "--clients", "200",
+                              "--max-attempts", "1", "--expect-none", "--max-duration", "30s"});
+  INFO(r.err);
+  const json stats = p.stats();
+  REQUIRE(stats.contains("connections_refused"));
+  CHECK(stats["connections_refused"].get<std::int64_t>() >= 100);
+  CHECK(r.results["provider"]["connections_refused"] == stats["connections_refused"]);
+  // A reset counts from zero again.
+  REQUIRE(http(p.admin_port(), "POST", "/admin/reset").status == 200);
+  CHECK(p.stats()["connections_refused"] == 0);
 }
 
 TEST_CASE("--processes: a worker that dies stops the provider with a line naming it") {

@@ -1,0 +1,34 @@
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace stampede {
+
+// What a finished run knows about the connections its sends could not make.
+struct ConnectionEvidence {
+  // The sends the fleet made: each needed a connection, new or kept open.
+  std::int64_t sends = 0;
+  // Of them, refused or reset before an answer, as the clients saw them; none where the
+  // clients are not loadgen's (exec).
+  std::optional<std::int64_t> connect_errors;
+  // The connections the provider turned away (at --max-connections, out of descriptors), from
+  // its stats with --provider-admin; none without them.
+  std::optional<std::int64_t> provider_refused;
+  // The scenario has outages that reset connections: connection errors it asked for.
+  bool declared_resets = false;
+};
+
+// A run whose sends were mostly connection errors measured the connections the harness could
+// make, not the fleet: more than this share of them, and it is a harness failure (exit 3).
+inline constexpr double kMostlyConnectionErrors = 0.5;
+
+// Why the run is a harness failure, naming the remedy; none when it is not. With the
+// provider's count, the sends it turned away (no more than the clients' connection errors)
+// must be more than the share: connection errors it did not cause (a reset outage, a proxy
+// between) are the target's outcomes. Without it, the clients' connection errors alone, unless
+// the scenario declares resets (the two cannot then be told apart).
+std::optional<std::string> connection_failure(const ConnectionEvidence& e);
+
+}  // namespace stampede
