@@ -40,7 +40,8 @@ MHD_Result MhdCallbacks::on_request(void* cls, MHD_Connection* c, const char* ur
 }
 
 void* MhdCallbacks::on_uri(void* /*cls*/, const char* uri, MHD_Connection* c) {
-  if (auto* conn = conn_of(c)) conn->target = uri;
+  // Null only for a request line without a target, which libmicrohttpd refuses before this.
+  if (auto* conn = conn_of(c)) conn->target = uri ? uri : "";
   return nullptr;  // the request's own state starts at its headers (on_headers)
 }
 
