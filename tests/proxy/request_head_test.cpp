@@ -242,14 +242,18 @@ TEST_CASE(
   RawUpstream up;
   FakeProvider p({"--upstream", up.url()});
   REQUIRE(p.started());
-  const std::vector<std::string> heads{
-      "Transfer-Encoding: chunked\r\n", "Content-Length: 3\r\n",
-      "X-A: 1\r\nContent-Length: " + std::to_string(kSmuggled.size()) + "\r\n"};
-  for (const auto& fields : heads) {
-    CAPTURE(fields);
+  const std::string length = "Content-Length: " + std::to_string(kSmuggled.size()) + "\r\n";
+  const std::vector<std::string> requests{
+      // CL.TE and TE.CL: the length first or the chunked coding first.
+      with_smuggled_body("Transfer-Encoding: chunked\r\n"),
+      "POST /a HTTP/1.1\r\nHost: x\r\n" + length + "Transfer-Encoding: chunked\r\n\r\n" + kSmuggled,
+      // A repeated Content-Length, of another value or the same.
+      with_smuggled_body("Content-Length: 3\r\n"), with_smuggled_body(length)};
+  for (const auto& request : requests) {
+    CAPTURE(request);
     Connection c(p.data_port());
     REQUIRE(c.ok());
-    c.send_raw(with_smuggled_body(fields));
+    c.send_raw(request);
     const Response r = c.read_response();
     CHECK(r.status == 400);
     CHECK(error_reason(r) == "request_framing");
