@@ -152,6 +152,10 @@ std::string answer_bytes(int status,
 
 namespace {
 
+// A 405 names what is allowed (RFC 9110 15.5.6): every method is served but CONNECT, the one
+// refused so, and these are the ones a client may count on.
+constexpr const char* kAllowed = "GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS";
+
 std::string server_error_body(std::string_view type, std::string_view reason,
                               std::string_view message) {
   const nlohmann::ordered_json body{
@@ -169,6 +173,7 @@ bool queue_server_error(MHD_Connection* c, int status, std::string_view type,
       MHD_create_response_from_buffer(text.size(), text.data(), MHD_RESPMEM_MUST_COPY);
   MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "application/json");
   if (close) MHD_add_response_header(r, MHD_HTTP_HEADER_CONNECTION, "close");
+  if (status == 405) MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, kAllowed);
   const bool queued = MHD_queue_response(c, static_cast<unsigned>(status), r) == MHD_YES;
   MHD_destroy_response(r);
   return queued;
@@ -176,9 +181,10 @@ bool queue_server_error(MHD_Connection* c, int status, std::string_view type,
 
 std::string server_error_bytes(int status, std::string_view type, std::string_view reason,
                                std::string_view message) {
-  return answer_bytes(status,
-                      {{"Date", http_date(epoch_s_now())}, {"Content-Type", "application/json"}},
-                      server_error_body(type, reason, message), /*close=*/true);
+  std::vector<std::pair<std::string, std::string>> headers{{"Date", http_date(epoch_s_now())},
+                                                           {"Content-Type", "application/json"}};
+  if (status == 405) headers.emplace_back("Allow", kAllowed);
+  return answer_bytes(status, headers, server_error_body(type, reason, message), /*close=*/true);
 }
 
 bool queue_framing_refusal(MHD_Connection* c, const FramingVerdict& verdict) {

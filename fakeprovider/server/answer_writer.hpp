@@ -54,6 +54,7 @@ class AnswerWriter {
 // An error the server answers itself, outside the provider's model, as the dialects' errors
 // look: {"type":"error","error":{"type":...,"reason":...,"message":...}}. close: the connection
 // is closed once it is out (libmicrohttpd reads no more of it, a body left unread included).
+// A 405 carries Allow.
 bool queue_server_error(MHD_Connection* c, int status, std::string_view type,
                         std::string_view reason, std::string_view message, bool close);
 

@@ -91,9 +91,9 @@ std::unique_ptr<DataPlane::Loop> DataPlane::make_loop() {
       // Each connection's memory pool is zeroed between requests: the 32 KiB default made
       // that memset the largest cost of a keep-alive request.
       MHD_OPTION_CONNECTION_MEMORY_LIMIT, config_.memory_per_connection,
-      // Proxy mode forwards the target as it came, which the handler is given unescaped.
-      MHD_OPTION_URI_LOG_CALLBACK, proxying() ? &MhdCallbacks::on_uri : nullptr, this,
-      MHD_OPTION_END);
+      // The target as it came, which the handler is given unescaped: checked (check_head),
+      // and what proxy mode forwards.
+      MHD_OPTION_URI_LOG_CALLBACK, &MhdCallbacks::on_uri, this, MHD_OPTION_END);
   if (!loop->daemon) return nullptr;
   if (proxying()) loop->upstream = UpstreamPool::make(*config_.upstream, *proxy_events_);
   loop->epoll_fd = MHD_get_daemon_info(loop->daemon, MHD_DAEMON_INFO_EPOLL_FD)->epoll_fd;

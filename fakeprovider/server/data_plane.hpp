@@ -144,7 +144,9 @@ class DataPlane {
   void signal_loops(std::atomic<bool> Loop::*flag);
 
   // A request's life (data_plane_requests.cpp).
-  Request* arrive(MHD_Connection* c, const char* url, const char* method);
+  // Decided now, unless body_first or a token field is read from it: once its body is in.
+  Request* arrive(MHD_Connection* c, const char* url, const char* method, bool body_first);
+  bool reads_token_field() const;
   // Stamped, counted in flight, not decided yet; fd: its connection's.
   Request* new_request(int fd);
   // Decides the request: when it arrives, or with a token field once its body is in.
@@ -202,6 +204,9 @@ class DataPlane {
   bool proxying() const { return config_.upstream.has_value(); }
   // A body declared longer than --max-body: answered 413 before the provider hears of it.
   bool refuse_long_body(MHD_Connection* c, const RequestFraming& framing);
+  // A chunked body that ran past it, once it is in (undecided, so uncounted too).
+  bool refuse_long_chunked(MHD_Connection* c);
+  bool refuse_too_long(MHD_Connection* c, const std::string& what, bool close);
   // At the headers: what the upstream will be sent, and sent now if admitted already.
   void prepare_forward(MHD_Connection* c, const char* method, const RequestFraming& framing,
                        Request& r);

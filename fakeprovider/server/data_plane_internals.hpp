@@ -72,7 +72,7 @@ struct DataPlane::Loop {
     bool in_request = false;         // its headers are complete; not yet answered
     bool cut = false;                // closed for a slow request; libmicrohttpd has yet to notice
     std::int64_t body_since_ns = 0;  // in_request, body still coming in: its first byte's time
-    std::string target;  // proxy mode: the request line's target, as it came (not unescaped)
+    std::string target;              // the request line's target, as it came (not unescaped)
   };
   MHD_Daemon* daemon = nullptr;
   std::unordered_set<Conn*> conns;

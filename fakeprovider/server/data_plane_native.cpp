@@ -216,6 +216,10 @@ bool DataPlane::serve_native(NativeConn& c) {
 }
 
 bool DataPlane::start_native_request(NativeConn& c) {
+  const HeadVerdict head =
+      check_tenant_fields(count_fields(c.head, provider_.config().tenant_header));
+  if (head.state == HeadVerdict::State::kBad)
+    return refuse_native(c, head.status, "request_head", head.reason);
   const RequestFraming framing = framing_of(c.head);
   const FramingVerdict verdict = check_framing(framing);
   if (verdict.status != 0) {

@@ -84,23 +84,26 @@ void DataPlane::ProxyEvents::on_end(UpstreamExchange& x) {
   plane.resume_from_upstream(p);
 }
 
-void* MhdCallbacks::on_uri(void* /*cls*/, const char* uri, MHD_Connection* c) {
-  if (auto* conn = conn_of(c)) conn->target = uri;
-  return nullptr;  // the request's own state starts at its headers (on_headers)
-}
-
 bool DataPlane::refuse_long_body(MHD_Connection* c, const RequestFraming& framing) {
   const auto length = declared_length(framing);
   if (!length || *length <= config_.upstream->max_body) return false;
+  refuse_too_long(c, "the body is " + std::to_string(*length) + " bytes, more than",
+                  /*close=*/true);
+  return true;
+}
+
+bool DataPlane::refuse_long_chunked(MHD_Connection* c) {
+  // Read whole by now: the connection's next request can be found.
+  return refuse_too_long(c, "the chunked body is longer than", /*close=*/false);
+}
+
+bool DataPlane::refuse_too_long(MHD_Connection* c, const std::string& what, bool close) {
   refusals_.note(ConnectionRefusals::Kind::kBodyTooLong, ScenarioClock::steady_ns());
   if (stamper_) stamper_->answered(connection_fd(c));
-  queue_server_error(c, 413, "request_too_large", "body_too_long",
-                     "the body is " + std::to_string(*length) +
-                         " bytes; this provider forwards "
-                         "at most " +
-                         std::to_string(config_.upstream->max_body) + " (--max-body)",
-                     /*close=*/true);
-  return true;
+  return queue_server_error(c, 413, "request_too_large", "body_too_long",
+                            what + " this provider forwards: at most " +
+                                std::to_string(config_.upstream->max_body) + " bytes (--max-body)",
+                            close);
 }
 
 void DataPlane::prepare_forward(MHD_Connection* c, const char* method,
@@ -151,14 +154,7 @@ bool DataPlane::answer_forwarded(MHD_Connection* c, Request& r) {
   Proxied& p = *r.proxied;
   if (!p.started) {
     // Decided after its headers (a token field, a hop, the store), or a chunked body: the
-    // body is whole by now.
-    if (p.too_long) {
-      return queue_server_error(c, 413, "request_too_large", "body_too_long",
-                                "the body is longer than the " +
-                                    std::to_string(config_.upstream->max_body) +
-                                    " bytes this provider forwards (--max-body)",
-                                /*close=*/false);
-    }
+    // body is whole by now, and within --max-body.
     if (p.chunked) p.body_size = p.body.size();
     start_forward(r);
   }

@@ -28,22 +28,40 @@ MHD_Result MhdCallbacks::on_request(void* cls, MHD_Connection* c, const char* ur
     if (r.proxied) self->take_body(r, upload_data, *upload_size);
     // Kept only while a token field is to be read from it, and only up to the limit: a
     // longer body is not read (and its count is malformed).
-    if (!r.decided && r.body.size() <= kMaxTokenBody)
+    if (!r.decided && self->reads_token_field() && r.body.size() <= kMaxTokenBody)
       r.body.append(upload_data, std::min(*upload_size, kMaxTokenBody + 1 - r.body.size()));
     *upload_size = 0;  // otherwise the body is read and dropped
     return MHD_YES;
   }
   if (auto* conn = conn_of(c)) conn->body_since_ns = 0;  // the whole body is in
+  if (r.proxied && r.proxied->too_long) return self->refuse_long_chunked(c) ? MHD_YES : MHD_NO;
   if (!r.decided) self->decide(c, url, method, r);
   return self->answer(c, r) ? MHD_YES : MHD_NO;
 }
 
-// The headers are complete. A request whose body's end cannot be found is answered now and
-// its connection closed, uncounted: it never reaches the provider model. Any other arrives.
+void* MhdCallbacks::on_uri(void* /*cls*/, const char* uri, MHD_Connection* c) {
+  // Null only for a request line without a target, which libmicrohttpd refuses before this.
+  if (auto* conn = conn_of(c)) conn->target = uri ? uri : "";
+  return nullptr;  // the request's own state starts at its headers (on_headers)
+}
+
+// The headers are complete. A request whose head or framing another reader could take
+// otherwise (an upstream, a proxy in front) is answered now and its connection closed,
+// uncounted: it never reaches the provider model. Any other arrives.
 MHD_Result MhdCallbacks::on_headers(DataPlane& self, MHD_Connection* c, const char* url,
                                     const char* method, const char* version, void** con_cls) {
   auto* conn = conn_of(c);
   if (conn) conn->in_request = true;
+  const HeadVerdict head =
+      check_head(c, method, version, conn ? std::string_view(conn->target) : url,
+                 self.provider_.config().tenant_header);
+  if (head.state == HeadVerdict::State::kBad) {
+    if (self.stamper_) self.stamper_->answered(connection_fd(c));
+    return queue_server_error(c, head.status, "invalid_request_error", "request_head", head.reason,
+                              /*close=*/true)
+               ? MHD_YES
+               : MHD_NO;
+  }
   const RequestFraming framing_fields = framing_of(c, version);
   const FramingVerdict framing = check_framing(framing_fields);
   if (framing.status != 0) {
@@ -52,7 +70,11 @@ MHD_Result MhdCallbacks::on_headers(DataPlane& self, MHD_Connection* c, const ch
     return queue_framing_refusal(c, framing) ? MHD_YES : MHD_NO;
   }
   if (self.proxying() && self.refuse_long_body(c, framing_fields)) return MHD_YES;
-  auto* r = self.arrive(c, url, method);
+  // A chunked body forwarded is decided once it is in: one over --max-body is refused
+  // before the provider counts it, as one declared so is.
+  auto* r =
+      self.arrive(c, url, method,
+                  /*body_first=*/self.proxying() && !framing_fields.transfer_encoding.empty());
   if (self.proxying()) self.prepare_forward(c, method, framing_fields, *r);
   if (conn) conn->body_since_ns = r->seen_steady_ns;
   *con_cls = r;
@@ -66,10 +88,15 @@ void MhdCallbacks::on_completed(void* cls, MHD_Connection* c, void** con_cls,
   *con_cls = nullptr;
 }
 
-DataPlane::Request* DataPlane::arrive(MHD_Connection* c, const char* url, const char* method) {
+DataPlane::Request* DataPlane::arrive(MHD_Connection* c, const char* url, const char* method,
+                                      bool body_first) {
   auto* r = new_request(connection_fd(c));
-  if (provider_.config().token_field.empty()) decide(c, url, method, *r);
+  if (!body_first && !reads_token_field()) decide(c, url, method, *r);
   return r;
+}
+
+bool DataPlane::reads_token_field() const {
+  return !provider_.config().token_field.empty();
 }
 
 DataPlane::Request* DataPlane::new_request(int fd) {

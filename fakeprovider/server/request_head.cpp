@@ -1,5 +1,6 @@
 #include "server/request_head.hpp"
 
+#include <algorithm>
 #include <string>
 
 #include "http_token.hpp"
@@ -12,6 +13,8 @@ using State = HeadVerdict::State;
 HeadVerdict bad(int status, std::string_view reason) {
   return {State::kBad, status, reason};
 }
+
+constexpr HeadVerdict kFine{State::kComplete, 0, {}};
 
 // A field value's byte: visible, obs-text, space or tab (RFC 9110 5.5).
 bool is_value_char(char c) {
@@ -31,16 +34,17 @@ HeadVerdict parse_request_line(std::string_view line, RequestHead& head) {
   if (i == 0 || i == line.size() || line[i] != ' ')
     return bad(400, "The request line is malformed");
   head.method = line.substr(0, i);
+  if (const HeadVerdict v = check_method(head.method); v.state == State::kBad) return v;
   const std::size_t target_start = ++i;
   while (i < line.size() && is_target_char(line[i])) ++i;
   if (i == target_start || i == line.size() || line[i] != ' ')
     return bad(400, "The request line is malformed");
   head.target = line.substr(target_start, i - target_start);
   const std::string_view version = line.substr(i + 1);
-  if (version == "HTTP/1.1") return {State::kComplete, 0, {}};
+  if (version == "HTTP/1.1") return kFine;
   if (version == "HTTP/1.0") {
     head.http_1_0 = true;
-    return {State::kComplete, 0, {}};
+    return kFine;
   }
   const bool well_formed = version.size() == 8 && version.starts_with("HTTP/") &&
                            version[5] >= '0' && version[5] <= '9' && version[6] == '.' &&
@@ -54,15 +58,14 @@ HeadVerdict parse_field_line(std::string_view line, RequestHead& head) {
   while (i < line.size() && is_tchar(line[i])) ++i;
   if (i == 0 || i == line.size() || line[i] != ':')
     return bad(400, "A header line is not a name, a colon and a value");
-  for (std::size_t j = i + 1; j < line.size(); ++j) {
-    if (!is_value_char(line[j])) return bad(400, "A header value holds a control character");
-  }
+  if (!is_field_value(line.substr(i + 1)))
+    return bad(400, "A header value holds a control character");
   // Leading spaces and tabs dropped, trailing ones kept, as libmicrohttpd keeps them: the
   // readers trim the rest (trim_ows), and check_framing sees what it sees from either server.
   std::string_view value = line.substr(i + 1);
   while (!value.empty() && (value.front() == ' ' || value.front() == '\t')) value.remove_prefix(1);
   head.fields.push_back({line.substr(0, i), value});
-  return {State::kComplete, 0, {}};
+  return kFine;
 }
 
 // The head's lines, each ended by CR LF; end: where its blank line starts.
@@ -79,10 +82,35 @@ HeadVerdict parse_lines(std::string_view bytes, std::size_t start, std::size_t e
     first = false;
     pos = eol + 2;
   }
-  return {State::kComplete, 0, {}};
+  return kFine;
 }
 
 }  // namespace
+
+HeadVerdict check_method(std::string_view method) {
+  if (!is_http_token(method)) return bad(400, "The request line is malformed");
+  // Case-sensitive, as methods are (RFC 9110 9.1).
+  if (method == "CONNECT") return bad(405, "CONNECT is not served: nothing is tunnelled here");
+  return kFine;
+}
+
+bool is_request_target(std::string_view target) {
+  return !target.empty() && std::all_of(target.begin(), target.end(), is_target_char);
+}
+
+bool is_field_value(std::string_view value) {
+  return std::all_of(value.begin(), value.end(), is_value_char);
+}
+
+HeadVerdict check_tenant_fields(std::size_t fields_named) {
+  return fields_named > 1 ? bad(400, "The tenant header is repeated: send it once") : kFine;
+}
+
+std::size_t count_fields(const RequestHead& head, std::string_view name) {
+  return static_cast<std::size_t>(
+      std::count_if(head.fields.begin(), head.fields.end(),
+                    [name](const HeadField& f) { return ascii_iequals(f.name, name); }));
+}
 
 const std::string_view* RequestHead::find(std::string_view name) const {
   for (const HeadField& f : fields) {
@@ -108,7 +136,7 @@ HeadVerdict parse_request_head(std::string_view bytes, std::size_t max_size, Req
   const HeadVerdict v = parse_lines(bytes, start, blank + 2, head);
   if (v.state == State::kBad) return v;
   if (!head.http_1_0 && !head.find("Host")) return bad(400, "HTTP/1.1 needs a Host header");
-  return {State::kComplete, 0, {}};
+  return kFine;
 }
 
 bool keeps_alive(const RequestHead& head) {

@@ -2,11 +2,11 @@
 
 #include <microhttpd.h>
 
+#include <cstring>
 #include <optional>
 
 #include "http_token.hpp"
 #include "model/credential_key.hpp"
-#include "server/request_head.hpp"
 
 namespace stampede {
 namespace {
@@ -34,6 +34,50 @@ void offer_framing_field(RequestFraming& framing, std::string_view name, std::st
 MHD_Result offer_framing_header(void* cls, MHD_ValueKind /*kind*/, const char* name,
                                 const char* value) {
   offer_framing_field(*static_cast<RequestFraming*>(cls), name, value ? value : "");
+  return MHD_YES;
+}
+
+// libmicrohttpd 0.9.75 parses a head in place, in the connection's memory: a line's CR LF
+// becomes two NULs, a field's colon one. So the head is walked from the request line's end to
+// its blank line, and each line must be one field libmicrohttpd kept, in order: its name, a
+// NUL, spaces or tabs, its value, two NULs. A line it joined to the one before (obs-fold: it
+// appends it to a copy of the name made elsewhere), dropped (an empty name) or cut short (a
+// NUL in a value, a bare LF) breaks the walk. The walk reads only bytes it reached through the
+// fields' own strings, so none past what libmicrohttpd wrote.
+struct HeadWalk {
+  std::string_view tenant_header;
+  const char* at = nullptr;  // where the next line starts, once past_line_end
+  std::size_t tenant_fields = 0;
+  HeadVerdict verdict{HeadVerdict::State::kComplete, 0, {}};
+};
+
+constexpr std::string_view kBrokenLine =
+    "A header line is folded, or not a name, a colon and a value ended by CR LF";
+
+// Steps over a line's end, two NULs by now (a CR LF's).
+bool past_line_end(const char*& at) {
+  if (at[0] != '\0' || at[1] != '\0') return false;
+  at += 2;
+  return true;
+}
+
+MHD_Result walk_field(void* cls, MHD_ValueKind /*kind*/, const char* name, std::size_t name_size,
+                      const char* value, std::size_t value_size) {
+  auto& walk = *static_cast<HeadWalk*>(cls);
+  const auto refuse = [&](std::string_view reason) {
+    walk.verdict = {HeadVerdict::State::kBad, 400, reason};
+    return MHD_NO;
+  };
+  if (!is_http_token({name, name_size}))
+    return refuse("A header line is not a name, a colon and a value");
+  if (!value || !is_field_value({value, value_size}))
+    return refuse("A header value holds a control character");
+  if (!past_line_end(walk.at) || walk.at != name) return refuse(kBrokenLine);
+  walk.at = name + name_size + 1;  // past the colon's NUL
+  while (walk.at < value && (*walk.at == ' ' || *walk.at == '\t')) ++walk.at;
+  if (walk.at != value) return refuse(kBrokenLine);
+  walk.at = value + value_size;
+  if (ascii_iequals({name, name_size}, walk.tenant_header)) ++walk.tenant_fields;
   return MHD_YES;
 }
 
@@ -73,6 +117,24 @@ DeclaredTokens declared_tokens(const ProviderConfig& p, std::optional<std::strin
 }
 
 }  // namespace
+
+HeadVerdict check_head(MHD_Connection* c, const char* method, const char* version,
+                       std::string_view target, std::string_view tenant_header) {
+  if (const HeadVerdict v = check_method(method); v.state == HeadVerdict::State::kBad) return v;
+  const auto* size = MHD_get_connection_info(c, MHD_CONNECTION_INFO_REQUEST_HEADER_SIZE);
+  // The request line in place: the method, one space (a NUL now), the target as it came, one
+  // space and the version (libmicrohttpd skips any more spaces).
+  const char* end = size ? method + size->header_size : method;
+  const char* target_at = method + std::strlen(method) + 1;
+  if (!is_request_target(target) || version != target_at + target.size() + 1 || version >= end)
+    return {HeadVerdict::State::kBad, 400, "The request line is malformed"};
+  HeadWalk walk{tenant_header, version + std::strlen(version)};
+  MHD_get_connection_values_n(c, MHD_HEADER_KIND, &walk_field, &walk);
+  if (walk.verdict.state == HeadVerdict::State::kBad) return walk.verdict;
+  if (!past_line_end(walk.at) || !past_line_end(walk.at) || walk.at != end)
+    return {HeadVerdict::State::kBad, 400, kBrokenLine};
+  return check_tenant_fields(walk.tenant_fields);
+}
 
 RequestFraming framing_of(MHD_Connection* c, const char* version) {
   RequestFraming framing;

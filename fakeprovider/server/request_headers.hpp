@@ -7,16 +7,25 @@
 #include "model/send_attribution.hpp"
 #include "model/versioned_row.hpp"
 #include "scenario.hpp"
+#include "server/request_head.hpp"
 
 struct MHD_Connection;
 
 namespace stampede {
 
-struct RequestHead;
-
 // What the data plane reads from a request's headers, as libmicrohttpd holds them (or as the
 // native server parsed them): views into the connection's memory, valid until the request is
 // answered.
+
+// What libmicrohttpd 0.9.75 lets through that parse_request_head refuses, checked once its
+// headers are complete: the method (check_method); the target as it came (is_request_target;
+// on_uri's copy); each field's name a token (whitespace before a colon stays in the name) and
+// its value without a control byte (a bare CR stays in it); every line of the head one field,
+// ended by CR LF (it joins a folded line to the one before, drops a field with no name, cuts
+// a value at a NUL); the tenant header once (check_tenant_fields). method and version: the
+// handler's, which point into the head.
+HeadVerdict check_head(MHD_Connection* c, const char* method, const char* version,
+                       std::string_view target, std::string_view tenant_header);
 
 // Its Transfer-Encoding and Content-Length fields; version: the request line's.
 RequestFraming framing_of(MHD_Connection* c, const char* version);
@@ -32,7 +41,8 @@ RowRequest row_request_of(MHD_Connection* c, const ProviderConfig& p, std::strin
 DeclaredTokens declared_tokens_of(MHD_Connection* c, const ProviderConfig& p,
                                   std::string_view body);
 
-// The same, from a head the native server parsed; path: request_path's.
+// The same, from a head the native server parsed (which parse_request_head checked but for
+// the tenant header's repeats); path: request_path's.
 RequestFraming framing_of(const RequestHead& head);
 std::string_view tenant_of(const RequestHead& head, const ProviderConfig& p);
 SendHeaders send_headers_of(const RequestHead& head, const SendRules& rules);

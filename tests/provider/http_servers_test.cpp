@@ -114,3 +114,57 @@ TEST_CASE(
   CHECK(r.body.find("Content-Length is too large") != std::string::npos);
   CHECK(p.stop() == 0);
 }
+
+TEST_CASE(
+    "http servers: both refuse a head RFC 9112 refuses, 400 (CONNECT 405), before the provider "
+    "counts it, and close") {
+  struct Refused {
+    const char* name;
+    std::string bytes;
+    int status;
+  };
+  const std::string host = "Host: x\r\n";
+  const std::vector<Refused> cases{
+      {"whitespace before a colon",
+       "POST / HTTP/1.1\r\n" + host +
+           "Transfer-Encoding : chunked\r\nContent-Length: 5\r\n\r\n"
+           "0\r\n\r\n",
+       400},
+      {"a bare CR in a value",
+       "GET / HTTP/1.1\r\n" + host + "X-Note: a\rTransfer-Encoding: chunked\r\n\r\n", 400},
+      {"obs-fold", "GET / HTTP/1.1\r\n" + host + "X-Note: a\r\n b\r\n\r\n", 400},
+      {"a control byte in the target",
+       "GET /a\x01"
+       "b HTTP/1.1\r\n" +
+           host + "\r\n",
+       400},
+      {"a NUL in a value", "GET / HTTP/1.1\r\n" + host + std::string("X-Note: a\0b\r\n\r\n", 15),
+       400},
+      {"an empty field name", "GET / HTTP/1.1\r\n" + host + ": v\r\n\r\n", 400},
+      {"two spaces after the method", "GET  / HTTP/1.1\r\n" + host + "\r\n", 400},
+      {"a repeated tenant header",
+       "GET / HTTP/1.1\r\n" + host + "X-Api-Key: a\r\nX-Api-Key: b\r\n\r\n", 400},
+      {"CONNECT", "CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n", 405},
+  };
+  for (const char* server : {"native", "libmicrohttpd"}) {
+    CAPTURE(std::string(server));
+    FakeProvider p({"--http-server", server});
+    REQUIRE(p.started());
+    for (const auto& x : cases) {
+      CAPTURE(std::string(x.name));
+      Connection c(p.data_port());
+      REQUIRE(c.ok());
+      c.send_raw(x.bytes);
+      const Response r = c.read_response();
+      CHECK(r.status == x.status);
+      CHECK(r.header("connection") == "close");
+      CHECK(r.body.find("\"reason\":\"request_head\"") != std::string::npos);
+      CHECK(c.closed_within(15'000));
+      if (x.status == 405)
+        CHECK(r.header("allow") == "GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS");
+    }
+    CHECK(p.stats()["requests"] == 0);
+    // And a request that is well read is served.
+    CHECK(http(p.data_port(), "GET", "/").status == 200);
+  }
+}

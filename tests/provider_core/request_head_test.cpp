@@ -73,6 +73,13 @@ TEST_CASE("request head: what is refused, and with which status") {
       {"a NUL in a value", std::string("GET / HTTP/1.1\r\nHost: x\0\r\n\r\n", 28), 400},
       {"a bare LF in the head", "GET / HTTP/1.1\nHost: x\r\n\r\n", 400},
       {"binary", "\x01\x02\x03\r\n\r\n", 400},
+      {"a tab before the colon", "GET / HTTP/1.1\r\nHost\t: x\r\n\r\n", 400},
+      {"a bare CR in a value", "GET / HTTP/1.1\r\nHost: x\rTransfer-Encoding: chunked\r\n\r\n",
+       400},
+      {"a folded line by a tab", "GET / HTTP/1.1\r\nHost: x\r\nX-A: b\r\n\tc\r\n\r\n", 400},
+      {"a control byte in the target", "GET /a\x01 HTTP/1.1\r\nHost: x\r\n\r\n", 400},
+      {"DEL in the target", "GET /a\x7f HTTP/1.1\r\nHost: x\r\n\r\n", 400},
+      {"CONNECT", "CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n", 405},
   };
   for (const auto& c : cases) {
     CAPTURE(std::string(c.name));
@@ -125,4 +132,37 @@ TEST_CASE("request head: the path is the target up to its query, unescaped") {
   CHECK(request_path("/%zz", scratch) == "/%zz");  // not an escape: as it is
   CHECK(request_path("/%7", scratch) == "/%7");
   CHECK(request_path("", scratch).empty());
+}
+
+TEST_CASE("request head: the checks both servers share") {
+  CHECK(check_method("GET").state == State::kComplete);
+  CHECK(check_method("connect").state == State::kComplete);  // methods are case-sensitive
+  CHECK(check_method("CONNECT").status == 405);
+  CHECK(check_method("G(T").status == 400);
+  CHECK(check_method("").status == 400);
+  CHECK(is_request_target("/v1?q=%20&r=~"));
+  CHECK(is_request_target("http://h/p"));
+  for (const std::string bad : {"", "/a b", "/a\tb", "/a\x01", "/a\x7f", "/\xc3\xa9"}) {
+    CAPTURE(bad);
+    CHECK_FALSE(is_request_target(bad));
+  }
+  CHECK(is_field_value(""));
+  CHECK(is_field_value("a b\tc \xc3\xa9"));  // obs-text is allowed
+  for (const std::string& bad :
+       std::vector<std::string>{"a\rb", "a\nb", std::string("a\0b", 3), "a\x01", "a\x7f"}) {
+    CAPTURE(bad);
+    CHECK_FALSE(is_field_value(bad));
+  }
+  CHECK(check_tenant_fields(0).state == State::kComplete);
+  CHECK(check_tenant_fields(1).state == State::kComplete);
+  CHECK(check_tenant_fields(2).status == 400);
+}
+
+TEST_CASE("request head: fields of a name are counted in any case") {
+  RequestHead head;
+  REQUIRE(parse("GET / HTTP/1.1\r\nHost: x\r\nX-Api-Key: a\r\nx-api-key: b\r\n\r\n", head).state ==
+          State::kComplete);
+  CHECK(count_fields(head, "X-API-KEY") == 2);
+  CHECK(count_fields(head, "Host") == 1);
+  CHECK(count_fields(head, "Authorization") == 0);
 }
