@@ -12,6 +12,8 @@
 #include <atomic>
 #include <chrono>
 #include <fstream>
+#include <functional>
+#include <optional>
 #include <string>
 #include <thread>
 
@@ -81,44 +83,64 @@ int connect_loopback(int port) {
   return fd;
 }
 
-// An upstream that answers each request's head with 200 and a body of `size` bytes, written
-// as fast as the connection takes it; one connection at a time.
-class StreamingUpstream {
+// A loopback listener with a thread of its own that hands each connection it accepts, one at
+// a time, to serve, which returns when done with it (soon once stopping()); closed after.
+class AcceptLoop {
  public:
-  explicit StreamingUpstream(std::size_t size) : size_(size) {
+  explicit AcceptLoop(std::function<void(int)> serve) : serve_(std::move(serve)) {
     listen_fd_ = listen_loopback(port_);
-    thread_ = std::thread([this] { serve(); });
+    thread_ = std::thread([this] { run(); });
   }
-  ~StreamingUpstream() {
+  ~AcceptLoop() {
     stop_ = true;
     thread_.join();
     close(listen_fd_);
   }
-  StreamingUpstream(const StreamingUpstream&) = delete;
-  StreamingUpstream& operator=(const StreamingUpstream&) = delete;
+  AcceptLoop(const AcceptLoop&) = delete;
+  AcceptLoop& operator=(const AcceptLoop&) = delete;
 
-  std::string url() const { return "http://127.0.0.1:" + std::to_string(port_); }
+  int port() const { return port_; }
+  bool stopping() const { return stop_; }
+
+ private:
+  void run() {
+    while (!stop_) {
+      pollfd p{listen_fd_, POLLIN, 0};
+      if (poll(&p, 1, 20) <= 0) continue;
+      const int fd = accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC);
+      if (fd < 0) continue;
+      serve_(fd);
+      close(fd);
+    }
+  }
+
+  std::function<void(int)> serve_;
+  int listen_fd_ = -1;
+  int port_ = 0;
+  std::atomic<bool> stop_{false};
+  std::thread thread_;
+};
+
+// An upstream that answers each request's head with 200 and a body of `size` bytes, written
+// as fast as the connection takes it.
+class StreamingUpstream {
+ public:
+  explicit StreamingUpstream(std::size_t size) : size_(size) {}
+
+  std::string url() const { return "http://127.0.0.1:" + std::to_string(loop_.port()); }
   int requests() const { return requests_; }
 
  private:
-  bool readable(int fd) const {
-    pollfd p{fd, POLLIN, 0};
+  // Waits up to 20 ms for fd to be ready for `events`.
+  static bool ready(int fd, short events) {
+    pollfd p{fd, events, 0};
     return poll(&p, 1, 20) > 0;
-  }
-  void serve() {
-    while (!stop_) {
-      if (!readable(listen_fd_)) continue;
-      const int fd = accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC);
-      if (fd < 0) continue;
-      answer(fd);
-      close(fd);
-    }
   }
   void answer(int fd) {
     std::string head;
     char buf[4096];
-    while (!stop_ && head.find("\r\n\r\n") == std::string::npos) {
-      if (!readable(fd)) continue;
+    while (!loop_.stopping() && head.find("\r\n\r\n") == std::string::npos) {
+      if (!ready(fd, POLLIN)) continue;
       const ssize_t n = recv(fd, buf, sizeof buf, 0);
       if (n <= 0) return;
       head.append(buf, static_cast<std::size_t>(n));
@@ -128,9 +150,8 @@ class StreamingUpstream {
     const std::string start = "HTTP/1.1 200 OK\r\nContent-Length: " + std::to_string(size_) +
                               "\r\nContent-Type: application/octet-stream\r\n\r\n";
     if (send(fd, start.data(), start.size(), MSG_NOSIGNAL) <= 0) return;
-    for (std::size_t left = size_; left > 0 && !stop_;) {
-      pollfd p{fd, POLLOUT, 0};
-      if (poll(&p, 1, 20) <= 0) continue;
+    for (std::size_t left = size_; left > 0 && !loop_.stopping();) {
+      if (!ready(fd, POLLOUT)) continue;
       const ssize_t n =
           send(fd, block.data(), std::min(left, block.size()), MSG_NOSIGNAL | MSG_DONTWAIT);
       if (n < 0 && errno == EAGAIN) continue;
@@ -140,56 +161,43 @@ class StreamingUpstream {
   }
 
   std::size_t size_;
-  int listen_fd_ = -1;
-  int port_ = 0;
-  std::thread thread_;
-  std::atomic<bool> stop_{false};
   std::atomic<int> requests_{0};
+  AcceptLoop loop_{[this](int fd) { answer(fd); }};  // last: stopped first
 };
 
 // An https upstream that answers the first request it reads 200 (keeping the connection) and
-// reads every later one, then closes its connection without answering; one connection at a
-// time, each request read whole (its Content-Length body too).
+// reads every later one, then closes its connection without answering; each request read
+// whole (its Content-Length body too).
 class TlsDropper {
  public:
   explicit TlsDropper(const TestPki& pki) : ctx_(SSL_CTX_new(TLS_server_method())) {
     SSL_CTX_use_certificate_chain_file(ctx_, pki.server_cert().c_str());
     SSL_CTX_use_PrivateKey_file(ctx_, pki.server_key().c_str(), SSL_FILETYPE_PEM);
-    listen_fd_ = listen_loopback(port_);
-    thread_ = std::thread([this] { serve(); });
+    loop_.emplace([this](int fd) { serve(fd); });
   }
   ~TlsDropper() {
-    stop_ = true;
-    thread_.join();
-    close(listen_fd_);
+    loop_.reset();
     SSL_CTX_free(ctx_);
   }
   TlsDropper(const TlsDropper&) = delete;
   TlsDropper& operator=(const TlsDropper&) = delete;
 
-  std::string url() const { return "https://127.0.0.1:" + std::to_string(port_); }
+  std::string url() const { return "https://127.0.0.1:" + std::to_string(loop_->port()); }
   int requests() const { return requests_; }
 
  private:
-  void serve() {
-    while (!stop_) {
-      pollfd p{listen_fd_, POLLIN, 0};
-      if (poll(&p, 1, 20) <= 0) continue;
-      const int fd = accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC);
-      if (fd < 0) continue;
-      timeval tv{0, 200'000};  // a read returns now and then, to see stop_
-      setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-      SSL* ssl = SSL_new(ctx_);
-      SSL_set_fd(ssl, fd);
-      if (SSL_accept(ssl) == 1) converse(ssl);
-      SSL_free(ssl);
-      close(fd);
-    }
+  void serve(int fd) {
+    timeval tv{0, 200'000};  // a read returns now and then, to see the loop stopping
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    SSL* ssl = SSL_new(ctx_);
+    SSL_set_fd(ssl, fd);
+    if (SSL_accept(ssl) == 1) converse(ssl);
+    SSL_free(ssl);
   }
   void converse(SSL* ssl) {
     std::string in;
     char buf[4096];
-    while (!stop_) {
+    while (!loop_->stopping()) {
       const auto end = in.find("\r\n\r\n");
       if (end != std::string::npos) {
         std::size_t length = end + 4;
@@ -198,8 +206,7 @@ class TlsDropper {
         if (in.size() >= length) {
           in.erase(0, length);
           if (++requests_ > 1) return;  // read, and dropped
-          const std::string ok = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok";
-          SSL_write(ssl, ok.data(), static_cast<int>(ok.size()));
+          SSL_write(ssl, kOk.data(), static_cast<int>(kOk.size()));
           continue;
         }
       }
@@ -212,11 +219,8 @@ class TlsDropper {
   }
 
   SSL_CTX* ctx_;
-  int listen_fd_ = -1;
-  int port_ = 0;
-  std::thread thread_;
-  std::atomic<bool> stop_{false};
   std::atomic<int> requests_{0};
+  std::optional<AcceptLoop> loop_;  // started once the context is ready
 };
 
 }  // namespace
