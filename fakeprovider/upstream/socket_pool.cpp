@@ -24,6 +24,11 @@ std::string request_head(const UpstreamExchange& x, const std::string& prefix,
   return out + "\r\n";
 }
 
+// How long a connection may have been idle and still be used without a look at its socket. An
+// upstream closes an idle kept-alive connection after its keep-alive timeout (seconds); the
+// look costs a system call, about 3% of a forward's CPU, so the busy connections go without.
+constexpr std::int64_t kStaleAfterNs = 100'000'000;
+
 // An idle kept-alive connection the upstream closed (or wrote to, out of turn) since its last
 // answer, though the pool has yet to read that event: a request sent on it would be lost.
 bool gone_stale(int fd) {
@@ -124,7 +129,8 @@ SocketPool::Conn* SocketPool::idle_conn() {
   while (!idle_.empty()) {
     Conn* c = idle_.back();
     idle_.pop_back();
-    if (!gone_stale(c->fd)) return c;
+    const bool long_idle = ScenarioClock::steady_ns() - c->active_ns >= kStaleAfterNs;
+    if (!long_idle || !gone_stale(c->fd)) return c;
     close_conn(*c);
   }
   return nullptr;

@@ -16,8 +16,8 @@ namespace stampede {
 
 // The pool for a plain http upstream: non-blocking sockets of its own, one request at a time
 // on each, answers read by AnswerParser. Half of libcurl's CPU per request, which is most of a
-// proxy's own. An idle kept-alive connection is checked before it is used (the upstream may
-// have closed it meanwhile); a request that fails before any byte of its answer goes again
+// proxy's own. A kept-alive connection idle a while is checked before it is used (the upstream
+// may have closed it meanwhile); a request that fails before any byte of its answer goes again
 // only as may_resend() says (the body is kept whole for that).
 class SocketPool final : public UpstreamPool {
  public:
