@@ -104,13 +104,14 @@ void add_proxy_flags(CLI::App& app, UpstreamFlags& f) {
       ->group(group);
   app.add_option("--upstream-timeout", f.timeout,
                  "how long the upstream may be silent, before its answer (then 504) or within "
-                 "it (then the stream is cut); whole seconds")
+                 "it (then the stream is cut), and a request may wait for a pooled connection "
+                 "(then 503); whole seconds")
       ->type_name("DURATION")
       ->capture_default_str()
       ->group(group);
   app.add_option("--upstream-connections", f.connections,
                  "keep-alive connections to the upstream, per data-plane thread; requests "
-                 "beyond wait for one")
+                 "beyond wait for one, up to --upstream-timeout")
       ->type_name("N")
       ->capture_default_str()
       ->group(group);

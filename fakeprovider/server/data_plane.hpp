@@ -219,6 +219,8 @@ class DataPlane {
   static MHD_Response* forwarded_response(Proxied& p);  // and its body, whole or to come
   void suspend_for_upstream(Proxied& p);
   void resume_from_upstream(Proxied& p);
+  // What the upstream answered a forward, counted once: at its end, or when its client left.
+  void note_forward_end(Proxied& p);
 
   // With a shared store, or the provider in another process, and no hop delay, requests wait
   // for their decisions together (data_plane_store.cpp): each is suspended while the batch it

@@ -62,12 +62,36 @@ bool bodiless(int status) {
   return status < 200 || status == 204 || status == 304;
 }
 
+// The answer to a forward that got no head: the upstream's silence is 504, the pool's
+// connections all busy past the timeout 503 (the provider's own limit), anything else 502.
+int failure_status(UpstreamFailure f) {
+  if (f == UpstreamFailure::kTimedOut) return 504;
+  if (f == UpstreamFailure::kPoolBusy) return 503;
+  return 502;
+}
+
+std::string failure_words(UpstreamFailure f) {
+  if (f == UpstreamFailure::kTimedOut) return " was silent for --upstream-timeout";
+  if (f == UpstreamFailure::kPoolBusy) return " was not asked: no connection to it came free";
+  return " gave no answer";
+}
+
 }  // namespace
 
+// One count per forward, once its answer is over: an answer cut short is the upstream's
+// failure whatever its head said, and a head the client stopped reading is what it answered.
+void DataPlane::note_forward_end(Proxied& p) {
+  if (p.failure == UpstreamFailure::kNone || p.failure == UpstreamFailure::kStopped) {
+    // The provider's own stop is not the upstream's failure.
+    if (p.head_done) provider_.note_upstream(p.ticket, p.status);
+    return;
+  }
+  provider_.note_upstream(
+      p.ticket, p.failure == UpstreamFailure::kTimedOut ? kUpstreamTimedOut : kUpstreamFailed);
+}
+
 void DataPlane::ProxyEvents::on_head(UpstreamExchange& x) {
-  auto& p = static_cast<Proxied&>(x);
-  plane.provider_.note_upstream(p.ticket, p.status);
-  plane.resume_from_upstream(p);
+  plane.resume_from_upstream(static_cast<Proxied&>(x));
 }
 
 void DataPlane::ProxyEvents::on_body(UpstreamExchange& x) {
@@ -76,11 +100,7 @@ void DataPlane::ProxyEvents::on_body(UpstreamExchange& x) {
 
 void DataPlane::ProxyEvents::on_end(UpstreamExchange& x) {
   auto& p = static_cast<Proxied&>(x);
-  // The provider's own stop is not the upstream's failure.
-  if (p.failure != UpstreamFailure::kNone && p.failure != UpstreamFailure::kStopped) {
-    plane.provider_.note_upstream(
-        p.ticket, p.failure == UpstreamFailure::kTimedOut ? kUpstreamTimedOut : kUpstreamFailed);
-  }
+  plane.note_forward_end(p);
   plane.resume_from_upstream(p);
 }
 
@@ -164,13 +184,10 @@ bool DataPlane::answer_forwarded(MHD_Connection* c, Request& r) {
   }
   if (stamper_) stamper_->answered(connection_fd(c));
   if (!p.head_done) {
-    const bool timed_out = p.failure == UpstreamFailure::kTimedOut;
-    return queue_server_error(
-        c, timed_out ? 504 : 502, "upstream_error", to_string(p.failure),
-        "the upstream " + config_.upstream->url.base() +
-            (timed_out ? " was silent for --upstream-timeout" : " gave no answer") + ": " +
-            p.failure_detail,
-        /*close=*/false);
+    return queue_server_error(c, failure_status(p.failure), "upstream_error", to_string(p.failure),
+                              "the upstream " + config_.upstream->url.base() +
+                                  failure_words(p.failure) + ": " + p.failure_detail,
+                              /*close=*/false);
   }
   return queue_forwarded(c, p);
 }

@@ -229,8 +229,12 @@ std::int64_t DataPlane::decide_held(Request& r) {
 
 void DataPlane::complete(Request* r) {
   if (!r) return;
-  // A client gone while its request is forwarded: the upstream's answer is not wanted.
-  if (r->proxied && r->proxied->pool) r->proxied->pool->cancel(*r->proxied);
+  // A client gone while its request is forwarded: the upstream's answer is not wanted, and what
+  // it answered so far is its count.
+  if (r->proxied && r->proxied->pool) {
+    r->proxied->pool->cancel(*r->proxied);
+    if (!r->proxied->ended) note_forward_end(*r->proxied);
+  }
   delete r;
   in_flight_.fetch_sub(1, std::memory_order_relaxed);
 }

@@ -11,6 +11,7 @@
 
 #include "http_token.hpp"
 #include "upstream/answer_parser.hpp"
+#include "upstream/resend_rule.hpp"
 
 namespace stampede {
 namespace {
@@ -157,8 +158,27 @@ struct CurlPool::Callbacks {
     return count;
   }
 
+  // Before each send of a request on a connection: libcurl sends it again, on a fresh
+  // connection, when a kept-alive one died before any byte of the answer came (up to 5 times,
+  // whatever the method). What the failed send wrote is CURLINFO_REQUEST_SIZE's count, kept
+  // across the resend; an abort ends the transfer with CURLE_ABORTED_BY_CALLBACK.
+  static int on_prereq(void* userp, char* /*remote_ip*/, char* /*local_ip*/, int /*remote_port*/,
+                       int /*local_port*/) {
+    auto& x = *static_cast<UpstreamExchange*>(userp);
+    if (++x.attempt == 1) return CURL_PREREQFUNC_OK;
+    long written = 0;
+    curl_easy_getinfo(easy_of(x.handle), CURLINFO_REQUEST_SIZE, &written);
+    if (may_resend(x.method, static_cast<std::size_t>(written), x.attempt - 1))
+      return CURL_PREREQFUNC_OK;
+    x.failure_detail = "the connection closed before any answer, after " + std::to_string(written) +
+                       " bytes of the request; " + x.method +
+                       (idempotent_method(x.method) ? " is resent only when none was written"
+                                                    : " is never resent");
+    return CURL_PREREQFUNC_ABORT;
+  }
+
   // libcurl sends a request again on a fresh connection when a kept-alive one turned out
-  // closed: the body is kept whole for that.
+  // closed (as on_prereq lets it): the body is kept whole for that.
   static int on_seek(void* userp, curl_off_t offset, int origin) {
     auto& x = *static_cast<UpstreamExchange*>(userp);
     if (origin != SEEK_SET || offset < 0 || static_cast<std::size_t>(offset) > x.body.size())
@@ -182,6 +202,7 @@ CurlPool::CurlPool(const UpstreamConfig& config, UpstreamEvents& events)
 }
 
 CurlPool::~CurlPool() {
+  waiting_.take_all();  // none of them to start as the others are cancelled
   for (UpstreamExchange* x : std::vector(active_.begin(), active_.end())) cancel(*x);
   for (void* h : spare_) curl_easy_cleanup(easy_of(h));
   curl_multi_cleanup(multi_of(multi_));
@@ -189,9 +210,10 @@ CurlPool::~CurlPool() {
 }
 
 int CurlPool::timeout_ms() const {
-  if (timer_due_ns_ < 0) return -1;
-  const std::int64_t left_ns =
-      std::max<std::int64_t>(0, timer_due_ns_ - ScenarioClock::steady_ns());
+  std::int64_t due_ns = timer_due_ns_;
+  if (sweep_due_ns_ >= 0 && (due_ns < 0 || sweep_due_ns_ < due_ns)) due_ns = sweep_due_ns_;
+  if (due_ns < 0) return -1;
+  const std::int64_t left_ns = std::max<std::int64_t>(0, due_ns - ScenarioClock::steady_ns());
   return static_cast<int>((left_ns + 999'999) / 1'000'000);
 }
 
@@ -219,6 +241,21 @@ void CurlPool::run() {
     curl_multi_socket_action(multi_of(multi_), CURL_SOCKET_TIMEOUT, 0, &running);
   }
   finish_done();
+  if (sweep_due_ns_ >= 0 && ScenarioClock::steady_ns() >= sweep_due_ns_) expire_waiting();
+}
+
+void CurlPool::expire_waiting() {
+  const std::int64_t now_ns = ScenarioClock::steady_ns();
+  for (UpstreamExchange* x : waiting_.expire(now_ns, config_.timeout_ns)) {
+    x->fail(UpstreamFailure::kPoolBusy, pool_busy_detail(config_));
+    events_.on_end(*x);
+  }
+  sweep_due_ns_ = waiting_.empty() ? -1 : now_ns + kSweepNs;
+}
+
+void CurlPool::serve_waiting() {
+  while (active_.size() < config_.connections && !waiting_.empty()) launch(*waiting_.pop());
+  if (waiting_.empty()) sweep_due_ns_ = -1;
 }
 
 void* CurlPool::take_handle() {
@@ -236,6 +273,7 @@ void* CurlPool::take_handle() {
   curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, &Callbacks::on_write);
   curl_easy_setopt(h, CURLOPT_READFUNCTION, &Callbacks::on_read);
   curl_easy_setopt(h, CURLOPT_SEEKFUNCTION, &Callbacks::on_seek);
+  curl_easy_setopt(h, CURLOPT_PREREQFUNCTION, &Callbacks::on_prereq);
   const long timeout_s = static_cast<long>(config_.timeout_ns / 1'000'000'000);
   curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, timeout_s * 1000);
   // Silent (under a byte a second) this long, before the answer or within it: timed out.
@@ -252,8 +290,15 @@ void* CurlPool::take_handle() {
 }
 
 void CurlPool::start(UpstreamExchange& x) {
-  CURL* h = easy_of(take_handle());
   x.pool = this;
+  if (active_.size() < config_.connections) return launch(x);
+  const std::int64_t now_ns = ScenarioClock::steady_ns();
+  waiting_.push_back(x, now_ns);
+  if (sweep_due_ns_ < 0) sweep_due_ns_ = now_ns + kSweepNs;
+}
+
+void CurlPool::launch(UpstreamExchange& x) {
+  CURL* h = easy_of(take_handle());
   x.handle = h;
   curl_slist* list = nullptr;
   for (const auto& header : x.headers) list = curl_slist_append(list, header.c_str());
@@ -270,6 +315,7 @@ void CurlPool::start(UpstreamExchange& x) {
   curl_easy_setopt(h, CURLOPT_WRITEDATA, &x);
   curl_easy_setopt(h, CURLOPT_READDATA, &x);
   curl_easy_setopt(h, CURLOPT_SEEKDATA, &x);
+  curl_easy_setopt(h, CURLOPT_PREREQDATA, &x);
   // A reused handle keeps the last request's method: each is set, or set back, here, in this
   // order (UPLOAD sets the method to PUT or GET, NOBODY then to HEAD).
   curl_easy_setopt(h, CURLOPT_UPLOAD, x.body_size ? 1L : 0L);
@@ -296,15 +342,18 @@ void CurlPool::answer_taken(UpstreamExchange& x, std::size_t n) {
 }
 
 void CurlPool::cancel(UpstreamExchange& x) {
-  if (x.handle) detach(x);
+  if (!x.handle) return waiting_.remove(x);
+  detach(x);
+  serve_waiting();
 }
 
 void CurlPool::fail_all(UpstreamFailure why) {
-  for (UpstreamExchange* x : std::vector(active_.begin(), active_.end())) {
-    detach(*x);
-    x->ended = true;
-    x->failure = why;
-    x->failure_detail = "the provider is stopping";
+  std::vector<UpstreamExchange*> all(active_.begin(), active_.end());
+  for (UpstreamExchange* x : all) detach(*x);
+  for (UpstreamExchange* x : waiting_.take_all()) all.push_back(x);
+  sweep_due_ns_ = -1;
+  for (UpstreamExchange* x : all) {
+    x->fail(why, "the provider is stopping");
     events_.on_end(*x);
   }
 }
@@ -321,11 +370,12 @@ void CurlPool::finish_done() {
     x->failure = failure_of(rc);
     if (x->failure == UpstreamFailure::kNone && !x->head_done)
       x->failure = UpstreamFailure::kBroken;
-    // An answer refused by on_header says why; libcurl only that it was refused.
+    // An answer refused by on_header or on_prereq says why; libcurl only that it was refused.
     if (x->failure != UpstreamFailure::kNone && x->failure_detail.empty())
       x->failure_detail = curl_easy_strerror(rc);
     events_.on_end(*x);
   }
+  serve_waiting();
 }
 
 void CurlPool::detach(UpstreamExchange& x) {

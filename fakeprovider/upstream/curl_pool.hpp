@@ -7,10 +7,14 @@
 #include <vector>
 
 #include "upstream/upstream_pool.hpp"
+#include "upstream/wait_line.hpp"
 
 namespace stampede {
 
-// The pool for an https upstream: a libcurl multi handle driven by its socket callbacks.
+// The pool for an https upstream: a libcurl multi handle driven by its socket callbacks. At
+// most config.connections transfers are handed to libcurl; the rest wait in a line of the
+// pool's own, so the wait is timed as the http pool times it. libcurl's own resend (a kept-alive
+// connection that died before any answer byte) is let through only as may_resend() says.
 class CurlPool final : public UpstreamPool {
  public:
   CurlPool(const UpstreamConfig& config, UpstreamEvents& events);
@@ -32,6 +36,9 @@ class CurlPool final : public UpstreamPool {
 
  private:
   void* take_handle();  // a spare easy handle, or a new one with the options every request has
+  void launch(UpstreamExchange& x);
+  void serve_waiting();
+  void expire_waiting();
   void finish_done();
   void detach(UpstreamExchange& x);
 
@@ -50,6 +57,8 @@ class CurlPool final : public UpstreamPool {
   };
   std::unordered_map<int, Registration> registered_;
   std::unordered_set<UpstreamExchange*> active_;
+  WaitLine waiting_;                // for a transfer slot, all config.connections of them in use
+  std::int64_t sweep_due_ns_ = -1;  // the next look at the line's waits, while anyone waits
 };
 
 }  // namespace stampede

@@ -11,12 +11,10 @@
 #include <cstring>
 
 #include "scenario_clock.hpp"
+#include "upstream/resend_rule.hpp"
 
 namespace stampede {
 namespace {
-
-// How often the exchanges in flight are checked against the timeout.
-constexpr std::int64_t kSweepNs = 100'000'000;
 
 std::string request_head(const UpstreamExchange& x, const std::string& prefix,
                          const std::string& host) {
@@ -26,11 +24,14 @@ std::string request_head(const UpstreamExchange& x, const std::string& prefix,
   return out + "\r\n";
 }
 
-// Whether an idle connection is as its last answer left it: neither written to nor closed since.
-// Bytes sent after an answer's end would be read as the next exchange's answer.
-bool untouched(int fd) {
-  char byte;
-  return recv(fd, &byte, 1, MSG_PEEK | MSG_DONTWAIT) < 0 && errno == EAGAIN;
+// An idle kept-alive connection the upstream closed, or wrote to out of turn, since its last
+// answer, though the pool has yet to read that event: a request sent on it would be lost, and
+// bytes sent after an answer's end would be read as the next client's answer. Looked at on every
+// reuse: the bytes of an overrun can arrive a moment after the answer they follow.
+bool gone_stale(int fd) {
+  char byte = 0;
+  const ssize_t n = recv(fd, &byte, 1, MSG_PEEK | MSG_DONTWAIT);
+  return !(n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK));
 }
 
 }  // namespace
@@ -92,44 +93,43 @@ void SocketPool::run() {
 
 void SocketPool::start(UpstreamExchange& x) {
   x.pool = this;
+  x.attempt = 1;
   if (!resolve_error_.empty()) {
-    x.ended = true;
-    x.failure = UpstreamFailure::kRefused;
-    x.failure_detail = resolve_error_;
+    x.fail(UpstreamFailure::kRefused, resolve_error_);
     events_.on_end(x);
     return;
   }
-  waiting_.push_back(&x);
+  const std::int64_t now_ns = ScenarioClock::steady_ns();
+  waiting_.push_back(x, now_ns);
   serve_waiting();
-  if (next_sweep_ns_ < 0) next_sweep_ns_ = ScenarioClock::steady_ns() + kSweepNs;
+  if (next_sweep_ns_ < 0) next_sweep_ns_ = now_ns + kSweepNs;
 }
 
 void SocketPool::serve_waiting() {
   while (!waiting_.empty()) {
-    Conn* c = nullptr;
-    if (!idle_.empty()) {
-      c = idle_.back();
-      if (!untouched(c->fd)) {
-        close_conn(*c);
+    Conn* c = idle_conn();
+    if (!c && conns_.size() < config_.connections) {
+      c = open_conn();
+      if (!c) {
+        UpstreamExchange& x = *waiting_.pop();
+        x.fail(UpstreamFailure::kRefused, std::string("connect: ") + std::strerror(errno));
+        events_.on_end(x);
         continue;
       }
-      idle_.pop_back();
-    } else if (conns_.size() < config_.connections) {
-      c = open_conn();
-    } else {
-      return;
     }
-    UpstreamExchange& x = *waiting_.front();
-    waiting_.pop_front();
-    if (!c) {
-      x.ended = true;
-      x.failure = UpstreamFailure::kRefused;
-      x.failure_detail = std::string("connect: ") + std::strerror(errno);
-      events_.on_end(x);
-      continue;
-    }
-    begin(*c, x);
+    if (!c) return;
+    begin(*c, *waiting_.pop());
   }
+}
+
+SocketPool::Conn* SocketPool::idle_conn() {
+  while (!idle_.empty()) {
+    Conn* c = idle_.back();
+    idle_.pop_back();
+    if (!gone_stale(c->fd)) return c;
+    close_conn(*c);
+  }
+  return nullptr;
 }
 
 SocketPool::Conn* SocketPool::open_conn() {
@@ -161,6 +161,7 @@ void SocketPool::begin(Conn& c, UpstreamExchange& x) {
   c.parser = AnswerParser(x.method == "HEAD", x.max_answer_head);
   c.answered = false;
   c.paused = false;
+  c.sent = 0;
   c.out = request_head(x, config_.url.prefix, host_header_);
   c.out.append(x.body);
   x.body_sent = x.body.size();
@@ -181,8 +182,9 @@ void SocketPool::write_out(Conn& c) {
   while (c.out_at < c.out.size()) {
     const ssize_t n = send(c.fd, c.out.data() + c.out_at, c.out.size() - c.out_at, MSG_NOSIGNAL);
     if (n < 0 && errno == EAGAIN) break;
-    if (n < 0) return retry_or_fail(c, std::string("send: ") + std::strerror(errno));
+    if (n < 0) return resend_or_fail(c, std::string("send: ") + std::strerror(errno));
     c.out_at += static_cast<std::size_t>(n);
+    c.sent += static_cast<std::size_t>(n);
     c.active_ns = ScenarioClock::steady_ns();
   }
   if (c.out_at == c.out.size()) {
@@ -200,8 +202,8 @@ void SocketPool::read_in(Conn& c) {
   if (n <= 0) {
     c.parser.end_of_stream();
     if (c.parser.state() == AnswerParser::State::kDone) return finish(c);
-    return retry_or_fail(c,
-                         n == 0 ? c.parser.error() : std::string("recv: ") + std::strerror(errno));
+    return resend_or_fail(c,
+                          n == 0 ? c.parser.error() : std::string("recv: ") + std::strerror(errno));
   }
   c.answered = true;
   c.active_ns = ScenarioClock::steady_ns();
@@ -245,7 +247,6 @@ void SocketPool::finish(Conn& c) {
   x.handle = nullptr;
   x.ended = true;
   if (c.parser.reusable() && c.out.empty() && x.body_complete()) {
-    c.reused = true;
     idle_.push_back(&c);
     watch(c);
   } else {
@@ -255,27 +256,21 @@ void SocketPool::finish(Conn& c) {
   serve_waiting();
 }
 
-void SocketPool::retry_or_fail(Conn& c, const std::string& detail) {
+void SocketPool::resend_or_fail(Conn& c, const std::string& detail) {
   UpstreamExchange& x = *c.x;
-  // A kept-alive connection the upstream had closed meanwhile: nothing of this exchange was
-  // answered, so it goes again on a fresh connection.
-  if (c.reused && !c.answered) {
-    close_conn(c);
-    x.handle = nullptr;
-    waiting_.push_front(&x);
-    return serve_waiting();
-  }
-  fail(c, UpstreamFailure::kBroken, detail);
+  if (c.answered || !may_resend(x.method, c.sent, x.attempt))
+    return fail(c, UpstreamFailure::kBroken, detail);
+  ++x.attempt;
+  close_conn(c);
+  waiting_.push_back(x, ScenarioClock::steady_ns());
+  serve_waiting();
 }
 
 void SocketPool::fail(Conn& c, UpstreamFailure why, const std::string& detail) {
   UpstreamExchange* x = c.x;
   close_conn(c);
   if (x) {
-    x->handle = nullptr;
-    x->ended = true;
-    x->failure = why;
-    x->failure_detail = detail;
+    x->fail(why, detail);
     events_.on_end(*x);
   }
   serve_waiting();
@@ -313,7 +308,7 @@ void SocketPool::cancel(UpstreamExchange& x) {
     close_conn(*c);
     return serve_waiting();
   }
-  std::erase(waiting_, &x);
+  waiting_.remove(x);
 }
 
 void SocketPool::fail_all(UpstreamFailure why) {
@@ -322,13 +317,9 @@ void SocketPool::fail_all(UpstreamFailure why) {
     if (c->x) busy.push_back(c.get());
   }
   for (Conn* c : busy) fail(*c, why, "the provider is stopping");
-  while (!waiting_.empty()) {
-    UpstreamExchange& x = *waiting_.front();
-    waiting_.pop_front();
-    x.ended = true;
-    x.failure = why;
-    x.failure_detail = "the provider is stopping";
-    events_.on_end(x);
+  for (UpstreamExchange* x : waiting_.take_all()) {
+    x->fail(why, "the provider is stopping");
+    events_.on_end(*x);
   }
 }
 
@@ -346,6 +337,10 @@ void SocketPool::sweep(std::int64_t now_ns) {
       "silent for " + std::to_string(config_.timeout_ns / 1'000'000'000) + " s";
   for (Conn* c : late) {
     fail(*c, UpstreamFailure::kTimedOut, c->connecting ? "connect: " + silent : silent);
+  }
+  for (UpstreamExchange* x : waiting_.expire(now_ns, config_.timeout_ns)) {
+    x->fail(UpstreamFailure::kPoolBusy, pool_busy_detail(config_));
+    events_.on_end(*x);
   }
   next_sweep_ns_ = busy ? now_ns + kSweepNs : -1;
 }

@@ -4,20 +4,21 @@
 
 #include <array>
 #include <cstdint>
-#include <deque>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "upstream/answer_parser.hpp"
 #include "upstream/upstream_pool.hpp"
+#include "upstream/wait_line.hpp"
 
 namespace stampede {
 
 // The pool for a plain http upstream: non-blocking sockets of its own, one request at a time
 // on each, answers read by AnswerParser. Half of libcurl's CPU per request, which is most of a
-// proxy's own. A kept-alive connection the upstream closed before answering is tried again,
-// once, on a fresh one (the body is kept whole for that).
+// proxy's own. A kept-alive connection idle a while is checked before it is used (the upstream
+// may have closed it meanwhile); a request that fails before any byte of its answer goes again
+// only as may_resend() says (the body is kept whole for that).
 class SocketPool final : public UpstreamPool {
  public:
   SocketPool(const UpstreamConfig& config, UpstreamEvents& events);
@@ -41,21 +42,22 @@ class SocketPool final : public UpstreamPool {
     AnswerParser parser{false};
     std::string out;  // request bytes not yet written
     std::size_t out_at = 0;
+    std::size_t sent = 0;  // of this exchange's request, written to the socket
     bool connecting = false;
-    bool reused = false;    // it carried an answer before
     bool answered = false;  // a byte of this exchange's answer came
     bool paused = false;    // the client is behind: not reading
     std::uint32_t events = 0;
     std::int64_t active_ns = 0;  // the last time it made progress
   };
   Conn* open_conn();
+  Conn* idle_conn();
   void begin(Conn& c, UpstreamExchange& x);
   void write_out(Conn& c);
   void read_in(Conn& c);
   void take_answer(Conn& c, std::string_view data);
   void finish(Conn& c);
   void fail(Conn& c, UpstreamFailure why, const std::string& detail);
-  void retry_or_fail(Conn& c, const std::string& detail);
+  void resend_or_fail(Conn& c, const std::string& detail);
   void close_conn(Conn& c);
   void watch(Conn& c);
   void serve_waiting();
@@ -71,7 +73,7 @@ class SocketPool final : public UpstreamPool {
   std::vector<std::unique_ptr<Conn>> conns_;
   std::vector<std::unique_ptr<Conn>> closed_;  // freed at the end of run(): events may name them
   std::vector<Conn*> idle_;
-  std::deque<UpstreamExchange*> waiting_;  // for a connection, all of them busy
+  WaitLine waiting_;  // for a connection, all of them busy
   std::int64_t next_sweep_ns_ = -1;
   std::array<char, 64 * 1024> buffer_{};
 };

@@ -14,6 +14,8 @@ std::string_view to_string(UpstreamFailure f) {
       return "broken";
     case UpstreamFailure::kStopped:
       return "stopped";
+    case UpstreamFailure::kPoolBusy:
+      return "pool_busy";
   }
   return "broken";
 }

@@ -19,8 +19,9 @@ enum class UpstreamFailure {
   kTimedOut,  // silent for the configured timeout
   kBroken,    // the connection was reset or closed, or the answer was not HTTP
   kStopped,   // the provider is stopping
+  kPoolBusy,  // every pooled connection stayed busy for the configured timeout: never sent
 };
-// refused, timed_out, broken, stopped: the error bodies' names.
+// refused, timed_out, broken, stopped, pool_busy: the error bodies' names.
 std::string_view to_string(UpstreamFailure f);
 
 // One request forwarded to the upstream and its answer coming back, a piece at a time. The
@@ -37,6 +38,7 @@ struct UpstreamExchange {
   std::size_t body_sent = 0;
   // The most the answer's head may take (the reader holds it to its own bound too).
   std::size_t max_answer_head = std::numeric_limits<std::size_t>::max();
+  int attempt = 0;  // which send of it the pool is on: 1, or 2 once resent (resend_rule.hpp)
 
   // The answer.
   int status = 0;
@@ -53,14 +55,24 @@ struct UpstreamExchange {
   std::string_view answer_pending() const {
     return std::string_view(answer_body).substr(answer_taken);
   }
-  // n bytes of the answer were passed on; returns how many are still pending.
+  // n bytes of the answer were passed on; returns how many are still pending. What was passed
+  // on is let go once it is at least what is pending (each byte moved once, on average), so a
+  // client that never quite catches up costs the pending bytes and as many again, not the whole
+  // answer.
   std::size_t take(std::size_t n) {
     answer_taken += n;
-    if (answer_taken == answer_body.size()) {
-      answer_body.clear();
+    const std::size_t pending = answer_body.size() - answer_taken;
+    if (answer_taken >= pending) {
+      answer_body.erase(0, answer_taken);
       answer_taken = 0;
     }
-    return answer_body.size() - answer_taken;
+    return pending;
+  }
+  // Ends it without the whole answer.
+  void fail(UpstreamFailure why, std::string detail) {
+    ended = true;
+    failure = why;
+    failure_detail = std::move(detail);
   }
 
   // The pool's own: the pool, its libcurl handle, its header list, whether it paused either way.

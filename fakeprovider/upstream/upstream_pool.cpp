@@ -11,4 +11,11 @@ std::unique_ptr<UpstreamPool> UpstreamPool::make(const UpstreamConfig& config,
   return std::make_unique<SocketPool>(config, events);
 }
 
+std::string pool_busy_detail(const UpstreamConfig& config) {
+  return "all " + std::to_string(config.connections) +
+         " connections to the upstream (--upstream-connections, per data-plane thread) stayed "
+         "busy for " +
+         std::to_string(config.timeout_ns / 1'000'000'000) + " s (--upstream-timeout)";
+}
+
 }  // namespace stampede

@@ -1,7 +1,9 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
+#include <string>
 
 #include "upstream/upstream_config.hpp"
 #include "upstream/upstream_exchange.hpp"
@@ -41,6 +43,12 @@ class UpstreamPool {
   // An answer's bytes held for a client that reads slower than the upstream sends: past this
   // the transfer pauses, below half of it it goes on.
   static constexpr std::size_t kPauseBytes = 1 << 20;
+  // How often the exchanges in flight and those waiting for a connection are checked against
+  // the timeout.
+  static constexpr std::int64_t kSweepNs = 100'000'000;
 };
+
+// What a request that waited --upstream-timeout for a pooled connection is told (pool_busy).
+std::string pool_busy_detail(const UpstreamConfig& config);
 
 }  // namespace stampede

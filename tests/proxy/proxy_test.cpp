@@ -3,7 +3,9 @@
 // leaves; the upstream's own refusals and failures are passed on and counted apart.
 #include <doctest/doctest.h>
 
+#include <chrono>
 #include <string>
+#include <thread>
 
 #include "proxy/proxy_support.hpp"
 #include "support/fake_provider.hpp"
@@ -240,6 +242,9 @@ TEST_CASE("an upstream that closes a kept-alive connection: the next request sti
   Connection c(p.data_port());
   for (int i = 0; i < 5; ++i) {
     CAPTURE(i);
+    // Sent once the upstream's close is in: a request that crosses the close on the wire may
+    // have been read, and is not sent again (proxy_bounds_test.cpp).
+    if (i > 0) std::this_thread::sleep_for(std::chrono::milliseconds(100));
     const auto r = c.request("GET", "/close-after");
     CHECK(r.status == 200);
     CHECK(r.body == "bye");
