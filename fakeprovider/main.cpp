@@ -29,6 +29,7 @@
 #include "scenario_clock.hpp"
 #include "scenario_flags.hpp"
 #include "server/admin_api.hpp"
+#include "server/dashboard_access.hpp"
 #include "server/data_plane.hpp"
 #include "server/listen_address.hpp"
 #include "server/locked_provider.hpp"
@@ -334,12 +335,10 @@ int serve(const Args& args) {
   if (!listen) return fail(kUsageError, "--listen: " + listen.error());
   const auto admin_listen = parse_listen_address(args.admin_listen);
   if (!admin_listen) return fail(kUsageError, "--admin-listen: " + admin_listen.error());
-  if (!admin_listen->is_loopback() && args.admin_token.empty()) {
-    return fail(kUsageError, "--admin-listen: '" + args.admin_listen +
-                                 "' is reachable beyond this machine; give --admin-token TOKEN "
-                                 "(or FAKEPROVIDER_ADMIN_TOKEN) so the admin API requires "
-                                 "'Authorization: Bearer TOKEN', or bind it to 127.0.0.1");
-  }
+  if (auto e = token_needed_beyond_loopback("--admin-listen", args.admin_listen, *admin_listen,
+                                            args.admin_token, "--admin-token",
+                                            "FAKEPROVIDER_ADMIN_TOKEN"))
+    return fail(kUsageError, *e);
   if (args.max_connections == 0) {
     return fail(kUsageError, "--max-connections: must be at least 1");
   }

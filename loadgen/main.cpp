@@ -50,7 +50,7 @@ struct FlagValue {
   const char* default_text;
 };
 
-constexpr std::array<FlagValue, 36> kFlagValues{{
+constexpr std::array<FlagValue, 37> kFlagValues{{
     {"--scenario", "FILE", ""},
     {"--out", "FILE", ""},
     {"--report", "FILE", ""},
@@ -77,6 +77,7 @@ constexpr std::array<FlagValue, 36> kFlagValues{{
     {"--grace", "DURATION", ""},
     {"--progress-every", "DURATION", "10s"},
     {"--dashboard", "HOST:PORT", ""},
+    {"--dashboard-token", "TOKEN", ""},
     {"--provider-admin", "URL", ""},
     {"--provider-admin-token", "TOKEN", ""},
     {"--per-process", "INT", "1"},
@@ -229,6 +230,11 @@ void add_fleet_output_flags(CLI::App& cmd, FleetOutputArgs& a, const FleetOutput
                "no summary, no progress line and no list of the files written; errors only")
       ->group("Output");
   cmd.add_option("--dashboard", a.dashboard, help.dashboard)->group("Output");
+  cmd.add_option("--dashboard-token", a.dashboard_token,
+                 "require 'Authorization: Bearer TOKEN' on --dashboard (a browser: open "
+                 "/dashboard?token=TOKEN once); needed beyond loopback")
+      ->envname("LOADGEN_DASHBOARD_TOKEN")
+      ->group("Output");
   cmd.add_option("--progress-every", a.progress_every,
                  "when stderr is not a terminal (a CI log): a plain progress line this often, "
                  "in wall time (default 10s; on a terminal the line is redrawn each second)")

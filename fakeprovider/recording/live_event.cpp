@@ -1,6 +1,8 @@
 #include "recording/live_event.hpp"
 
 #include <algorithm>
+#include <queue>
+#include <utility>
 
 #include "live_fields.hpp"
 #include "results.hpp"
@@ -40,13 +42,10 @@ json tenants_json(const std::vector<LiveTenant>& tenants) {
 
 }  // namespace
 
-std::vector<LiveTenant> top_tenants(const ArrivalStats& stats) {
-  std::vector<LiveTenant> all;
-  all.reserve(stats.tenants().size());
-  const auto rate_limited = static_cast<std::size_t>(Outcome::kRateLimited);
-  for (const auto& [name, t] : stats.tenants()) {
-    all.push_back({name, t.requests, t.by_outcome[rate_limited]});
-  }
+namespace {
+
+// The busiest kLiveTopTenants of all, busiest first, ties by name.
+std::vector<LiveTenant> busiest(std::vector<LiveTenant> all) {
   const auto busier = [](const LiveTenant& a, const LiveTenant& b) {
     return a.requests != b.requests ? a.requests > b.requests : a.tenant < b.tenant;
   };
@@ -55,6 +54,58 @@ std::vector<LiveTenant> top_tenants(const ArrivalStats& stats) {
                     busier);
   all.resize(keep);
   return all;
+}
+
+LiveTenant live_tenant(const std::string& name, const ArrivalStats::Totals& t) {
+  return {name, t.requests, t.by_outcome[static_cast<std::size_t>(Outcome::kRateLimited)]};
+}
+
+}  // namespace
+
+std::vector<LiveTenant> top_tenants(const ArrivalStats& stats) {
+  std::vector<LiveTenant> all;
+  all.reserve(stats.tenants().size());
+  for (const auto& [name, t] : stats.tenants()) all.push_back(live_tenant(name, t));
+  return busiest(std::move(all));
+}
+
+bool copy_tenant_slice(const ArrivalStats& stats, std::optional<std::string>& after,
+                       std::size_t max, std::vector<LiveTenant>& out) {
+  const auto& tenants = stats.tenants();
+  auto it = after ? tenants.upper_bound(*after) : tenants.begin();
+  for (std::size_t n = 0; n < max && it != tenants.end(); ++n, ++it) {
+    out.push_back(live_tenant(it->first, it->second));
+  }
+  if (!out.empty()) after = out.back().tenant;
+  return it == tenants.end();
+}
+
+LiveTenants sum_tenants(const std::vector<std::vector<LiveTenant>>& sorted_lists) {
+  // A k-way merge by name: the lists' next entries in a heap, the smallest name on top.
+  using Head = std::pair<const LiveTenant*, std::size_t>;  // the entry, its list
+  const auto later = [](const Head& a, const Head& b) { return a.first->tenant > b.first->tenant; };
+  std::priority_queue<Head, std::vector<Head>, decltype(later)> heads(later);
+  std::vector<std::size_t> next(sorted_lists.size(), 0);
+  const auto advance = [&](std::size_t list) {
+    if (next[list] < sorted_lists[list].size())
+      heads.emplace(&sorted_lists[list][next[list]++], list);
+  };
+  for (std::size_t list = 0; list < sorted_lists.size(); ++list) advance(list);
+  std::vector<LiveTenant> summed;
+  while (!heads.empty()) {
+    const auto [entry, list] = heads.top();
+    heads.pop();
+    if (summed.empty() || summed.back().tenant != entry->tenant) {
+      summed.push_back({entry->tenant, 0, 0});
+    }
+    summed.back().requests += entry->requests;
+    summed.back().rate_limited += entry->rate_limited;
+    advance(list);
+  }
+  LiveTenants out;
+  out.seen = static_cast<std::int64_t>(summed.size());
+  out.top = busiest(std::move(summed));
+  return out;
 }
 
 std::size_t first_changed_bin(const BinnedCounts& before, const BinnedCounts& now) {

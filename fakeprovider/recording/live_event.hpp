@@ -42,6 +42,24 @@ struct LiveSnapshot {
 // The busiest tenants (by arrivals, ties by name), at most kLiveTopTenants.
 std::vector<LiveTenant> top_tenants(const ArrivalStats& stats);
 
+// A live snapshot copies the tenants a slice at a time, each slice under its recorder's lock,
+// so that the data plane waits for at most one slice however many tenants there are.
+inline constexpr std::size_t kLiveTenantSlice = 1024;
+
+// Appends to out, in name order, up to max of stats' tenants after the name `after` (from the
+// first when none), and sets `after` to the last one appended; whether none is left after it.
+// A tenant added between two slices is copied if it comes after the slices taken already.
+bool copy_tenant_slice(const ArrivalStats& stats, std::optional<std::string>& after,
+                       std::size_t max, std::vector<LiveTenant>& out);
+
+// Several recorders' tenants, each list in name order (copy_tenant_slice's), summed by name:
+// the busiest as top_tenants has them, and how many names there are.
+struct LiveTenants {
+  std::vector<LiveTenant> top;
+  std::int64_t seen = 0;
+};
+LiveTenants sum_tenants(const std::vector<std::vector<LiveTenant>>& sorted_lists);
+
 // The first bin whose counts in `now` differ from `before`'s (after a reset, 0): an event
 // sends the bins from there on, and the reader replaces its own from there on.
 std::size_t first_changed_bin(const BinnedCounts& before, const BinnedCounts& now);

@@ -14,7 +14,6 @@
 #include "live_page.hpp"
 #include "scenario_clock.hpp"
 #include "server/bounded_server.hpp"
-#include "server/constant_time.hpp"
 #include "server/report_download.hpp"
 
 namespace stampede {
@@ -27,27 +26,21 @@ constexpr std::size_t kMaxBodyBytes = 64 * 1024;
 // before a 503.
 constexpr std::ptrdiff_t kDocumentsAtOnce = 2;
 constexpr auto kDocumentWait = std::chrono::seconds(5);
-// A live stream's send buffer: a few events. A reader that stops reading fills it, and the
-// next event's write times out (5 s): the stream is dropped.
-constexpr int kLiveSendBuffer = 64 * 1024;
+// A live stream's send buffer: half a padded event (BoundedServer::write_stream_event). A
+// reader that stops reading fills it and its own within seconds, and the next event's write
+// times out (5 s): the stream is dropped.
+constexpr int kLiveSendBuffer = 32 * 1024;
 // How long a live stream waits for the next event before it looks whether the server stops.
 constexpr std::int64_t kLiveWaitNs = 250'000'000;
 
-// The cookie that carries the admin token for the dashboard (Set by GET /dashboard?token=).
-constexpr std::string_view kTokenCookie = "stampede_admin";
-
-// A cookie's value in a Cookie header ("a=1; b=2"), or "" when it is not there.
-std::string cookie_value(std::string_view header, std::string_view name) {
-  while (!header.empty()) {
-    const auto end = std::min(header.find(';'), header.size());
-    auto pair = header.substr(0, end);
-    pair.remove_prefix(std::min(pair.find_first_not_of(' '), pair.size()));
-    if (pair.size() > name.size() && pair.starts_with(name) && pair[name.size()] == '=') {
-      return std::string(pair.substr(name.size() + 1));
-    }
-    header.remove_prefix(std::min(end + 1, header.size()));
-  }
-  return "";
+// The routes a dashboard's page and stream use: read-only, so the dashboard's cookie opens
+// them (DashboardAccess); /healthz is open to all.
+DashboardAccess::Route route_of(const httplib::Request& req) {
+  if (req.path == "/healthz") return DashboardAccess::Route::kOpen;
+  const bool read_only =
+      req.method == "GET" &&
+      (req.path == "/dashboard" || req.path == "/dashboard/report" || req.path == "/admin/live");
+  return read_only ? DashboardAccess::Route::kReadOnly : DashboardAccess::Route::kAdmin;
 }
 
 void json_reply(httplib::Response& res, int status, const nlohmann::json& body) {
@@ -108,6 +101,7 @@ struct HeldDocument {
 AdminApi::AdminApi(const AdminConfig& config, LockedProvider& provider)
     : config_(config),
       provider_(provider),
+      access_(config.token, "admin API", "--admin-token"),
       server_(std::make_unique<BoundedServer>(ConnectionLimits{})),
       documents_(kDocumentsAtOnce),
       feed_([&provider] { return provider.live_snapshot(); }) {}
@@ -116,37 +110,13 @@ AdminApi::~AdminApi() {
   stop();
 }
 
-// The bearer token, for every route; for the dashboard's page and stream also the cookie the
-// page's first load set (a browser's EventSource sends no Authorization header). The cookie
-// opens nothing that changes the provider or reads more than the dashboard shows.
-bool AdminApi::authorized(const httplib::Request& req) const {
-  if (constant_time_equal(req.get_header_value("Authorization"), "Bearer " + config_.token)) {
-    return true;
-  }
-  if (req.method != "GET" ||
-      (req.path != "/dashboard" && req.path != "/dashboard/report" && req.path != "/admin/live"))
-    return false;
-  if (req.path == "/dashboard" && req.has_param("token")) {
-    return constant_time_equal(req.get_param_value("token"), config_.token);
-  }
-  return constant_time_equal(cookie_value(req.get_header_value("Cookie"), kTokenCookie),
-                             config_.token);
-}
-
 void AdminApi::add_routes() {
   auto& svr = *server_;
   svr.set_tcp_nodelay(true);
   // Idle keep-alive connections cost this server a polling thread each: keep them short.
   svr.set_keep_alive_timeout(2);
   svr.set_payload_max_length(kMaxBodyBytes);
-  svr.set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
-    if (config_.token.empty() || req.path == "/healthz" || authorized(req)) {
-      return httplib::Server::HandlerResponse::Unhandled;
-    }
-    res.set_header("WWW-Authenticate", "Bearer");
-    error_reply(res, 401, "this admin API needs 'Authorization: Bearer TOKEN' (--admin-token)");
-    return httplib::Server::HandlerResponse::Handled;
-  });
+  access_.guard(svr, port_, route_of);
 
   svr.Get("/healthz", [](const httplib::Request&, httplib::Response& res) {
     res.set_content("ok\n", "text/plain");
@@ -252,12 +222,9 @@ void AdminApi::send_results(httplib::Response& res) {
 }
 
 // The page that draws /admin/live. Given ?token= (checked already), it sets the cookie the
-// page's stream, and its reloads, are let in by: the token is in the address bar once.
+// page's stream, its save and its reloads are let in by: the token is in the address bar once.
 void AdminApi::send_dashboard(const httplib::Request& req, httplib::Response& res) const {
-  if (!config_.token.empty() && req.has_param("token")) {
-    res.set_header("Set-Cookie", std::string(kTokenCookie) + "=" + config_.token +
-                                     "; Path=/; HttpOnly; SameSite=Strict");
-  }
+  if (auto cookie = access_.set_cookie(req); !cookie.empty()) res.set_header("Set-Cookie", cookie);
   res.set_header("Cache-Control", "no-store");
   res.set_content(render_live_page({"fakeprovider (admin port " + std::to_string(port_) + ")",
                                     "/admin/live", false, "/dashboard/report"}),
@@ -305,14 +272,14 @@ void AdminApi::send_live(httplib::Response& res) {
       "text/event-stream", [stream](std::size_t, httplib::DataSink& sink) {
         if (!stream->first.empty()) {
           BoundedServer::stream_answer(kLiveSendBuffer);
-          const std::string first = "retry: 2000\n" + std::exchange(stream->first, "");
-          return sink.write(first.data(), first.size());
+          return BoundedServer::write_stream_event(
+              sink, "retry: 2000\n" + std::exchange(stream->first, ""));
         }
         std::shared_ptr<const std::string> event;
         switch (stream->feed.next(stream->next_seq, event, kLiveWaitNs)) {
           case LiveFeed::Next::kEvent:
             ++stream->next_seq;
-            return sink.write(event->data(), event->size());
+            return BoundedServer::write_stream_event(sink, *event);
           case LiveFeed::Next::kNothingYet:
             return true;
           case LiveFeed::Next::kBehind:
@@ -324,10 +291,10 @@ void AdminApi::send_live(httplib::Response& res) {
 }
 
 std::optional<std::string> AdminApi::start() {
-  add_routes();
   const auto bound = server_->bind(config_.listen);
   if (!bound) return "--admin-listen: " + bound.error();
   port_ = *bound;
+  add_routes();  // the port names the dashboard's cookie
   feed_.start();
   if (!server_->serve_in_background()) return "--admin-listen: the admin server stopped at once";
   return std::nullopt;

@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "server/dashboard_access.hpp"
 #include "server/listen_address.hpp"
 #include "server/live_feed.hpp"
 #include "server/locked_provider.hpp"
@@ -50,7 +51,6 @@ class AdminApi {
 
  private:
   void add_routes();
-  bool authorized(const httplib::Request& req) const;
   void send_document(httplib::Response& res, StatsDocument::Format format,
                      const char* content_type);
   void send_results(httplib::Response& res);
@@ -60,6 +60,7 @@ class AdminApi {
 
   AdminConfig config_;
   LockedProvider& provider_;
+  DashboardAccess access_;
   std::unique_ptr<BoundedServer> server_;
   // Stats documents and metrics pages being sent, each holding a copy of the tenants'
   // counters.

@@ -257,6 +257,11 @@ bool BoundedServer::process_and_close_socket(socket_t sock) {
   return ok;
 }
 
+bool BoundedServer::write_stream_event(httplib::DataSink& sink, const std::string& event) {
+  static const std::string pad = ":" + std::string(kStreamPadBytes - 3, ' ') + "\n\n";
+  return sink.write(event.data(), event.size()) && sink.write(pad.data(), pad.size());
+}
+
 void BoundedServer::stream_answer(int send_buffer_bytes) {
   if (t_serving) t_serving->stream_answer(send_buffer_bytes);
 }

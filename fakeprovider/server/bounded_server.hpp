@@ -54,6 +54,15 @@ class BoundedServer : public httplib::Server {
   // send_buffer_bytes, so a reader that stops reading blocks the next write, which times out
   // (the write timeout), and the stream is dropped.
   static void stream_answer(int send_buffer_bytes);
+  // Sends one event of such a stream, and after it kStreamPadBytes of a comment line, which
+  // readers skip (an EventSource, loadgen's and the tests' readers). Why: a reader's kernel
+  // acknowledges what comes in whether the reader reads or not, and tells its sender nothing
+  // of it until its buffers are full; events of a KiB a second would take minutes to fill
+  // them, so a stopped reader would keep its slot that long. Padded, they fill in seconds
+  // (a receive buffer of the kernel's default size, 128 KiB), and the next write's timeout
+  // drops the reader. False if the stream is done.
+  static bool write_stream_event(httplib::DataSink& sink, const std::string& event);
+  static constexpr std::size_t kStreamPadBytes = 64 * 1024;
 
  private:
   bool process_and_close_socket(socket_t sock) override;

@@ -280,12 +280,24 @@ nlohmann::json LockedProvider::results_json() const {
 }
 
 LiveSnapshot LockedProvider::live_snapshot() const {
-  const ArrivalStats stats = merged_stats();
   LiveSnapshot s;
   s.counts = ArrivalStats(options_.bin_ns);
-  s.counts.merge_counts(stats);
-  s.top_tenants = top_tenants(stats);
-  s.tenants_seen = static_cast<std::int64_t>(stats.tenants().size());
+  std::vector<std::vector<LiveTenant>> tenants(recorders_.size());
+  for (std::size_t i = 0; i < recorders_.size(); ++i) {
+    const auto& r = recorders_[i];
+    {
+      std::lock_guard lock(r->mu);
+      s.counts.merge_counts(r->stats);  // bins and totals: bounded by the run's duration
+    }
+    std::optional<std::string> after;
+    for (bool done = false; !done;) {
+      std::lock_guard lock(r->mu);
+      done = copy_tenant_slice(r->stats, after, kLiveTenantSlice, tenants[i]);
+    }
+  }
+  auto summed = sum_tenants(tenants);
+  s.top_tenants = std::move(summed.top);
+  s.tenants_seen = summed.seen;
   s.time_scale = clock_.time_scale();
   s.allowance = options_.config.allowance;
   s.capacity = options_.config.capacity;

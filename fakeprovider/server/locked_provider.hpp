@@ -110,7 +110,11 @@ class LockedProvider : public Admitter {
   // What GET /admin/live sends: the counts as the stats document has them, the busiest
   // tenants, the lockstep so far, the limits and the outages. The decision lock is held only
   // to copy the lockstep's bins (they grow with the run's duration, not its traffic; they are
-  // sorted after) and the outages: cheap enough for once a second, not for every request.
+  // sorted after) and the outages: cheap enough for once a second, not for every request. A
+  // recorder's lock is held to copy its bins, then for each slice of at most kLiveTenantSlice
+  // tenants (their names and two counts), so a data plane thread waits at most one slice
+  // whatever the tenants; the busiest are found after, with no lock held. (The slices of one
+  // snapshot taken across a reset may mix both sides of it; the next one is whole.)
   LiveSnapshot live_snapshot() const;
 
   const ScenarioClock& clock() const override { return clock_; }

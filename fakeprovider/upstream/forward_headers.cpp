@@ -4,6 +4,7 @@
 #include <array>
 #include <cctype>
 
+#include "dashboard_cookie.hpp"
 #include "http_token.hpp"
 
 namespace stampede {
@@ -73,6 +74,11 @@ std::vector<std::string> upstream_request_headers(const std::vector<HeaderField>
       forwarded_for += std::string(value) + ", ";
     } else if (ascii_iequals(name, "via")) {
       via += std::string(value) + ", ";
+    } else if (ascii_iequals(name, "cookie")) {
+      // A browser sends a dashboard's cookie to every port of its host, this one too: it is
+      // the dashboard's, never the upstream's.
+      const auto kept = without_dashboard_cookies(value);
+      if (!kept.empty()) out.push_back(std::string(name) + ": " + kept);
     } else {
       out.push_back(std::string(name) + ": " + std::string(value));
     }

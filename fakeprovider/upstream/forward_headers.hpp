@@ -18,7 +18,8 @@ struct HopFacts {
 // The request's header fields as the upstream gets them, "Name: value" each, in their order:
 // without the hop-by-hop fields (RFC 9110 7.6.1: Connection, the fields it names,
 // Proxy-Connection, Keep-Alive, TE, Transfer-Encoding, Upgrade), without Host, Content-Length
-// and Expect (the upstream request has its own), without the names in strip (any case); with
+// and Expect (the upstream request has its own), without the names in strip (any case), without
+// the dashboards' cookies (dashboard_cookie.hpp) in Cookie, which goes when none is left; with
 // the client's address appended to X-Forwarded-For, X-Forwarded-Proto set, and this hop
 // appended to Via.
 std::vector<std::string> upstream_request_headers(const std::vector<HeaderField>& fields,

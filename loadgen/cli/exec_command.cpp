@@ -599,7 +599,8 @@ int run_checked(const ExecCommand& given) {
   const std::int64_t start_ns = ScenarioClock::steady_ns();
   const ProviderAdmin admin(cmd.provider_admin, cmd.provider_admin_token);
   std::optional<FleetDashboard> dashboard;
-  if (auto e = serve_dashboard(cmd.dashboard, "loadgen exec: " + cmd.command, false, dashboard))
+  if (auto e = serve_dashboard(cmd.dashboard, cmd.dashboard_token, "loadgen exec: " + cmd.command,
+                               false, dashboard))
     return fail(cmd, kExitUsage, *e);
   // The page's save: the processes' outcomes are known only at their ends, the provider's
   // counts of them all along (it is reset at the release), so the report so far is of the

@@ -44,6 +44,7 @@ struct ExecCommand {
   bool quiet = false;
   std::int64_t progress_every_ns = kProgressEveryDefaultNs;  // without a terminal
   std::optional<ListenAddress> dashboard;                    // --dashboard HOST:PORT
+  std::string dashboard_token;                               // --dashboard-token
 };
 
 // Checks what only the machine can say (CMD, the process limit, the provider's scale), runs

@@ -10,6 +10,7 @@
 #include "live/request.hpp"
 #include "parsed.hpp"
 #include "policy/shard.hpp"
+#include "server/dashboard_access.hpp"
 #include "server/listen_address.hpp"
 
 namespace stampede {
@@ -32,6 +33,7 @@ struct FleetOutputArgs {
   std::string provider_admin, provider_admin_token;
   std::string max_duration = "1h", grace;  // grace: empty for the command's default
   std::string dashboard;                   // HOST:PORT
+  std::string dashboard_token;             // --dashboard-token, LOADGEN_DASHBOARD_TOKEN
 };
 
 Parsed<std::int64_t> positive_duration(const std::string& flag, const std::string& text);
@@ -51,7 +53,8 @@ Parsed<std::string> read_text_file(const std::string& flag, const std::string& p
 // A URL given to flag, its errors naming that flag.
 
 // The outputs run and exec share: the files, the report beside --out, the quiet flag,
-// --progress-every (on the wall, its error added to errors) and --dashboard.
+// --progress-every (on the wall, its error added to errors) and --dashboard, which beyond
+// loopback needs --dashboard-token as the provider's admin port needs its token.
 template <class Command>
 void take_fleet_outputs(const FleetOutputArgs& o, Command& cmd, Errors& errors) {
   cmd.out_path = o.out;
@@ -63,6 +66,13 @@ void take_fleet_outputs(const FleetOutputArgs& o, Command& cmd, Errors& errors) 
     cmd.progress_every_ns = *every;
   if (!o.dashboard.empty())
     cmd.dashboard = take("--dashboard", parse_listen_address(o.dashboard), errors);
+  cmd.dashboard_token = o.dashboard_token;
+  if (cmd.dashboard) {
+    add_error(
+        token_needed_beyond_loopback("--dashboard", o.dashboard, *cmd.dashboard, o.dashboard_token,
+                                     "--dashboard-token", "LOADGEN_DASHBOARD_TOKEN"),
+        errors);
+  }
 }
 
 }  // namespace stampede

@@ -12,16 +12,18 @@
 namespace stampede {
 namespace {
 
-// As the provider's live streams: a send buffer of a few events, and a wait for the next
-// event a slice at a time so that stop() is seen.
-constexpr int kStreamSendBuffer = 64 * 1024;
+// As the provider's live streams: a send buffer of half a padded event
+// (BoundedServer::write_stream_event), and a wait for the next event a slice at a time so
+// that stop() is seen.
+constexpr int kStreamSendBuffer = 32 * 1024;
 constexpr auto kStreamWait = std::chrono::milliseconds(250);
 
 }  // namespace
 
-FleetDashboard::FleetDashboard(std::string title, bool clients_view)
+FleetDashboard::FleetDashboard(std::string title, bool clients_view, std::string token)
     : title_(std::move(title)),
       clients_view_(clients_view),
+      access_(std::move(token), "dashboard", "--dashboard-token"),
       server_(std::make_unique<BoundedServer>(ConnectionLimits{})) {}
 
 FleetDashboard::~FleetDashboard() {
@@ -31,7 +33,9 @@ FleetDashboard::~FleetDashboard() {
 std::optional<std::string> FleetDashboard::start(const ListenAddress& at) {
   auto& svr = *server_;
   svr.set_keep_alive_timeout(2);
-  svr.Get("/dashboard", [this](const httplib::Request&, httplib::Response& res) {
+  svr.Get("/dashboard", [this](const httplib::Request& req, httplib::Response& res) {
+    if (auto cookie = access_.set_cookie(req); !cookie.empty())
+      res.set_header("Set-Cookie", cookie);
     res.set_header("Cache-Control", "no-store");
     res.set_content(render_live_page({title_, "/live", clients_view_, "/dashboard/report"}),
                     "text/html; charset=utf-8");
@@ -41,6 +45,9 @@ std::optional<std::string> FleetDashboard::start(const ListenAddress& at) {
           [this](const httplib::Request&, httplib::Response& res) { send_report(res); });
   const auto bound = svr.bind(at);
   if (!bound) return bound.error();
+  // Every route reads: the page, its stream and its save, all opened by the cookie too.
+  access_.guard(svr, *bound,
+                [](const httplib::Request&) { return DashboardAccess::Route::kReadOnly; });
   url_ = at.url(*bound) + "/dashboard";
   if (!server_->serve_in_background()) return "the dashboard's server stopped at once";
   return std::nullopt;
@@ -113,17 +120,19 @@ void FleetDashboard::send_stream(httplib::Response& res) {
                                      if (offset == 0 && *sent == 0)
                                        BoundedServer::stream_answer(kStreamSendBuffer);
                                      const auto event = newer_than(*sent);
-                                     if (event) return sink.write(event->data(), event->size());
+                                     if (event)
+                                       return BoundedServer::write_stream_event(sink, *event);
                                      const std::lock_guard lock(mu_);
                                      return !stopping_;
                                    });
 }
 
 std::optional<std::string> serve_dashboard(const std::optional<ListenAddress>& at,
-                                           const std::string& title, bool clients_view,
+                                           const std::string& token, const std::string& title,
+                                           bool clients_view,
                                            std::optional<FleetDashboard>& dashboard) {
   if (!at) return std::nullopt;
-  dashboard.emplace(title, clients_view);
+  dashboard.emplace(title, clients_view, token);
   if (auto e = dashboard->start(*at)) return "--dashboard: " + *e;
   std::cerr << "loadgen: dashboard on " << dashboard->url() << std::endl;
   return std::nullopt;

@@ -10,6 +10,7 @@
 
 #include "parsed.hpp"
 #include "results.hpp"
+#include "server/dashboard_access.hpp"
 #include "server/listen_address.hpp"
 
 namespace httplib {
@@ -32,7 +33,9 @@ class FleetDashboard {
 
   // clients_view: the page of the answers the clients read (run), else the page of the
   // provider's arrivals (exec, whose events carry the provider's counts).
-  FleetDashboard(std::string title, bool clients_view);
+  // token: what 'Authorization: Bearer' (or the cookie /dashboard?token= sets) must carry;
+  // empty: none (loopback only).
+  FleetDashboard(std::string title, bool clients_view, std::string token);
   ~FleetDashboard();
   FleetDashboard(const FleetDashboard&) = delete;
   FleetDashboard& operator=(const FleetDashboard&) = delete;
@@ -60,6 +63,7 @@ class FleetDashboard {
   std::string title_;
   bool clients_view_;
   std::string url_;
+  DashboardAccess access_;
   std::unique_ptr<BoundedServer> server_;
   std::mutex mu_;
   std::condition_variable cv_;
@@ -75,7 +79,8 @@ class FleetDashboard {
 // before any load), its URL said on stderr, --quiet or not: it is what the flag asked for. The
 // error, naming the flag, if it could not be served; nothing without an address.
 std::optional<std::string> serve_dashboard(const std::optional<ListenAddress>& at,
-                                           const std::string& title, bool clients_view,
+                                           const std::string& token, const std::string& title,
+                                           bool clients_view,
                                            std::optional<FleetDashboard>& dashboard);
 
 }  // namespace stampede

@@ -480,8 +480,8 @@ int run_checked(const RunCommand& given) {
   const auto workers = workers_of(cmd);
   if (!workers) return refuse(cmd, kExitUsage, workers.error());
   std::optional<FleetDashboard> dashboard;
-  if (auto e = serve_dashboard(cmd.dashboard, "loadgen run: " + redact_url(cmd.request.url.text),
-                               true, dashboard))
+  if (auto e = serve_dashboard(cmd.dashboard, cmd.dashboard_token,
+                               "loadgen run: " + redact_url(cmd.request.url.text), true, dashboard))
     return refuse(cmd, kExitUsage, *e);
   std::optional<ProbedTarget> probed;
   SourcePlan sources;

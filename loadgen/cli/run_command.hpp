@@ -35,6 +35,7 @@ struct RunCommand {
   bool quiet = false;
   std::int64_t progress_every_ns = kProgressEveryDefaultNs;  // without a terminal
   std::optional<ListenAddress> dashboard;                    // --dashboard HOST:PORT
+  std::string dashboard_token;                               // --dashboard-token
   // Beyond one process: workers. 0: as many as the open-file limit needs (fleet_workers.hpp).
   std::int64_t processes = 0;
   bool shard_given = false;                 // --shard, or the Indexed Job's variables

@@ -38,6 +38,15 @@ TEST_CASE("the headers an upstream gets: hop-by-hop ones gone, this hop added") 
                                  "Via: 1.1 stampede"});
 }
 
+TEST_CASE("the dashboards' cookies never reach the upstream; the client's other cookies do") {
+  CHECK(upstream_request_headers({{"Cookie", "stampede_dashboard_8081=v; session=s"},
+                                  {"cookie", "stampede_dashboard_9000=w"},
+                                  {"X-A", "1"}},
+                                 {}, {"::1", "http"}) ==
+        std::vector<std::string>{"Cookie: session=s", "X-A: 1", "X-Forwarded-For: ::1",
+                                 "X-Forwarded-Proto: http", "Via: 1.1 stampede"});
+}
+
 TEST_CASE("the upstream's answer headers the client gets") {
   const auto named = connection_field_names(" close ,X-Drop,, keep-alive");
   CHECK(named == std::vector<std::string>{"close", "x-drop", "keep-alive"});

@@ -1,6 +1,7 @@
 // The live stream's event builder (recording/live_event): pure, tested by tables.
 #include <doctest/doctest.h>
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -60,6 +61,69 @@ TEST_CASE("live events: the busiest ten tenants, ties by name, with their 429s")
   CHECK(top[1].rate_limited == 11);
   CHECK(top[2].tenant == "t110");
   CHECK(top[9].tenant == "t103");
+}
+
+TEST_CASE("live snapshot: 300,000 tenants copied a bounded slice at a time, summed after") {
+  // Two recorders (server threads), each with most tenants of the other: t0 .. t299999, the
+  // busiest ones a few arrivals more, and "busy" 429s in both.
+  constexpr int kTenants = 300'000;
+  ArrivalStats a(kNsPerSec), b(kNsPerSec);
+  const SendAttribution first{SendStatus::kAttributed, SendRule::kXAttempt, 1};
+  for (int i = 0; i < kTenants; ++i) {
+    const std::string name = "t" + std::to_string(i);
+    (i % 3 == 0 ? b : a).record(0, name, Outcome::kOk, first);
+    if (i % 2 == 0) b.record(0, name, Outcome::kOk, first);
+  }
+  for (int n = 0; n < 5; ++n) {
+    a.record(0, "busy", Outcome::kRateLimited, first);
+    b.record(0, "busy", Outcome::kRateLimited, first);
+    a.record(0, "t7", Outcome::kOk, first);
+  }
+  ArrivalStats merged(kNsPerSec);
+  std::vector<std::vector<LiveTenant>> lists(2);
+  std::size_t slices = 0;
+  for (std::size_t r = 0; r < 2; ++r) {
+    const ArrivalStats& stats = r == 0 ? a : b;
+    merged.merge(stats);
+    std::optional<std::string> after;
+    for (bool done = false; !done; ++slices) {
+      const std::size_t before = lists[r].size();
+      done = copy_tenant_slice(stats, after, kLiveTenantSlice, lists[r]);
+      // What a hold of the recorder's lock copies: one slice at most, whatever the tenants.
+      CHECK(lists[r].size() - before <= kLiveTenantSlice);
+    }
+    CHECK(lists[r].size() == stats.tenants().size());
+  }
+  CHECK(slices >= merged.tenants().size() / kLiveTenantSlice);
+  const auto summed = sum_tenants(lists);
+  CHECK(summed.seen == static_cast<std::int64_t>(merged.tenants().size()));
+  CHECK(summed.seen == kTenants + 1);
+  const auto exact = top_tenants(merged);
+  REQUIRE(summed.top.size() == exact.size());
+  for (std::size_t i = 0; i < exact.size(); ++i) {
+    CAPTURE(i);
+    CHECK(summed.top[i].tenant == exact[i].tenant);
+    CHECK(summed.top[i].requests == exact[i].requests);
+    CHECK(summed.top[i].rate_limited == exact[i].rate_limited);
+  }
+  CHECK(summed.top[0].tenant == "busy");
+  CHECK(summed.top[1].tenant == "t7");
+}
+
+TEST_CASE("live snapshot: a tenant added between two slices is copied if it comes after them") {
+  ArrivalStats s(kNsPerSec);
+  const SendAttribution first{SendStatus::kAttributed, SendRule::kXAttempt, 1};
+  for (const char* t : {"b", "d", "f"}) s.record(0, t, Outcome::kOk, first);
+  std::vector<LiveTenant> out;
+  std::optional<std::string> after;
+  CHECK_FALSE(copy_tenant_slice(s, after, 2, out));
+  CHECK(after == "d");
+  s.record(0, "a", Outcome::kOk, first);  // behind: the next snapshot has it
+  s.record(0, "e", Outcome::kOk, first);
+  CHECK(copy_tenant_slice(s, after, 2, out));
+  std::vector<std::string> names;
+  for (const auto& t : out) names.push_back(t.tenant);
+  CHECK(names == std::vector<std::string>{"b", "d", "e", "f"});
 }
 
 TEST_CASE("live events: the bins from from_bin, the totals, limits, outages and tenants") {
