@@ -26,7 +26,7 @@ bool mostly(std::int64_t failed, std::int64_t sends) {
 
 }  // namespace
 
-std::optional<std::string> connection_failure(const ConnectionEvidence& e) {
+std::optional<ConnectionFailure> connection_failure(const ConnectionEvidence& e) {
   if (e.sends <= 0) return std::nullopt;
   const std::string what = "harness failure: the fleet could not connect: ";
   const std::string measured =
@@ -35,18 +35,24 @@ std::optional<std::string> connection_failure(const ConnectionEvidence& e) {
     const std::int64_t failed =
         std::min(*e.provider_refused, e.connect_errors.value_or(*e.provider_refused));
     if (!mostly(failed, e.sends)) return std::nullopt;
-    return what + share_of_sends(failed, e.sends) + " found the provider full: it turned away " +
-           std::to_string(*e.provider_refused) +
-           " connections at --max-connections or for want of descriptors" + measured +
-           "Give the provider room for every client: " + kRemedy;
+    return ConnectionFailure{what + share_of_sends(failed, e.sends) +
+                                 " found the provider full: it turned away " +
+                                 std::to_string(*e.provider_refused) +
+                                 " connections at --max-connections or for want of descriptors" +
+                                 measured + "Give the provider room for every client: " + kRemedy,
+                             true};
   }
   if (!e.connect_errors || e.declared_resets || !mostly(*e.connect_errors, e.sends))
     return std::nullopt;
-  return what + share_of_sends(*e.connect_errors, e.sends) +
-         " were refused or reset before an answer" + measured +
-         "If the target is a fakeprovider, " + kRemedy +
-         " (with --provider-admin, loadgen reads its count of refusals); otherwise raise the "
-         "target's connection limit, or loadgen's ulimit -n";
+  return ConnectionFailure{
+      "warning: the fleet mostly could not connect: " + share_of_sends(*e.connect_errors, e.sends) +
+          " were refused or reset before an answer; if the target was up, the run measured the "
+          "connections the harness could make, not the fleet. If the target is a fakeprovider, " +
+          kRemedy +
+          " (with --provider-admin, loadgen reads its count of refusals and a full provider is a "
+          "harness failure, exit 3); otherwise raise the target's connection limit, or loadgen's "
+          "ulimit -n",
+      false};
 }
 
 }  // namespace stampede

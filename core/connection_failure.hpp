@@ -24,11 +24,20 @@ struct ConnectionEvidence {
 // make, not the fleet: more than this share of them, and it is a harness failure (exit 3).
 inline constexpr double kMostlyConnectionErrors = 0.5;
 
-// Why the run is a harness failure, naming the remedy; none when it is not. With the
-// provider's count, the sends it turned away (no more than the clients' connection errors)
-// must be more than the share: connection errors it did not cause (a reset outage, a proxy
-// between) are the target's outcomes. Without it, the clients' connection errors alone, unless
-// the scenario declares resets (the two cannot then be told apart).
-std::optional<std::string> connection_failure(const ConnectionEvidence& e);
+// What the connection errors say about the run, naming the remedy.
+struct ConnectionFailure {
+  std::string why;
+  // The provider's own count shows it turned the fleet away: a harness failure (exit 3). Without
+  // it, mostly connection errors may as well be a provider that was down or killed, a fault the
+  // fleet met; that is said as a warning, and the checks judge the fleet.
+  bool harness = false;
+};
+
+// None when the connections are not the story. With the provider's count, the sends it turned
+// away (no more than the clients' connection errors) must be more than the share: connection
+// errors it did not cause (a reset outage, a proxy between) are the target's outcomes. Without
+// it, the clients' connection errors alone, unless the scenario declares resets (the two cannot
+// then be told apart).
+std::optional<ConnectionFailure> connection_failure(const ConnectionEvidence& e);
 
 }  // namespace stampede

@@ -581,10 +581,13 @@ int finish(const ExecCommand& cmd, const FleetRun& run, const ProviderAdmin& adm
   const double wall_s = static_cast<double>(run.end_steady_ns - start_ns) / 1e9;
   code = std::max(code, verdict_code(r, stopped_by(run), wall_s));
   code = std::max(code, say_problems(cmd, run, r));
-  const auto harness_failure = connection_failure(exec_connection_evidence(r, provider_json));
-  if (harness_failure) {
-    say(*harness_failure);
-    code = kExitUnreachable;
+  std::optional<std::string> harness_failure;
+  if (const auto failure = connection_failure(exec_connection_evidence(r, provider_json))) {
+    say(failure->why);
+    if (failure->harness) {
+      harness_failure = failure->why;
+      code = kExitUnreachable;
+    }
   }
   set_context(cmd, run, r);
   nlohmann::json doc = to_json(r);

@@ -395,10 +395,12 @@ int finish_merged(const RunCommand& cmd, json merged, const std::vector<FleetWor
   if (failure_code != kExitOk) {
     code = failure_code;
     run_case = {kRunCase, JunitCase::State::kError, failure};
-  } else if (const auto why = connection_failure(run_connection_evidence(r, merged))) {
-    std::cerr << "loadgen: " << *why << "\n";
-    code = kExitUnreachable;
-    run_case = {kRunCase, JunitCase::State::kError, *why};
+  } else if (const auto refused = connection_failure(run_connection_evidence(r, merged))) {
+    std::cerr << "loadgen: " << refused->why << "\n";
+    if (refused->harness) {
+      code = kExitUnreachable;
+      run_case = {kRunCase, JunitCase::State::kError, refused->why};
+    }
   }
   if (!write_fleet_outputs(r, merged, wall_s, supervisor_outputs(cmd, workers),
                            junit_cases(r.verdicts), run_case))

@@ -252,12 +252,14 @@ Judgment judge(const RunCommand& cmd, const LiveRun& run, const Results& r,
     std::cerr << "loadgen: " << why << "\n";
     j.run_case = {kRunCase, JunitCase::State::kError, why};
     j.code = kExitUnreachable;
-  } else if (const auto why = cmd.worker_dir.empty()
-                                  ? connection_failure(run_connection_evidence(r, doc))
-                                  : std::nullopt) {
-    std::cerr << "loadgen: " << *why << "\n";
-    j.run_case = {kRunCase, JunitCase::State::kError, *why};
-    j.code = kExitUnreachable;
+  } else if (const auto failure = cmd.worker_dir.empty()
+                                      ? connection_failure(run_connection_evidence(r, doc))
+                                      : std::nullopt) {
+    std::cerr << "loadgen: " << failure->why << "\n";
+    if (failure->harness) {
+      j.run_case = {kRunCase, JunitCase::State::kError, failure->why};
+      j.code = kExitUnreachable;
+    }
   }
   return j;
 }

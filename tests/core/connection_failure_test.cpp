@@ -13,6 +13,7 @@ TEST_CASE("mostly connection errors is a harness failure, judged by the provider
     const char* name;
     ConnectionEvidence e;
     bool failure;
+    bool harness = true;  // a harness failure (exit 3), not only a warning
   };
   const Row rows[] = {
       // The issue's fleet: 88% of the sends could not connect, the provider refused them.
@@ -25,7 +26,8 @@ TEST_CASE("mostly connection errors is a harness failure, judged by the provider
       // Connection errors the provider did not cause are the target's outcomes (a reset
       // outage, a proxy between).
       {"connection errors, the provider refused none", {1000, 900, 0, false}, false},
-      {"no provider count: errors alone", {1000, 880, std::nullopt, false}, true},
+      // Without the provider's count, a provider that was down looks the same: a warning only.
+      {"no provider count: errors alone", {1000, 880, std::nullopt, false}, true, false},
       {"no provider count: few errors", {1000, 400, std::nullopt, false}, false},
       {"no provider count, resets declared", {1000, 880, std::nullopt, true}, false},
       {"resets declared, the provider refused most", {1000, 880, 700, true}, true},
@@ -37,20 +39,22 @@ TEST_CASE("mostly connection errors is a harness failure, judged by the provider
     const auto why = connection_failure(row.e);
     CHECK(why.has_value() == row.failure);
     if (!why) continue;
+    CHECK(why->harness == row.harness);
     // Names the remedy, whichever view it came from.
-    CHECK(why->find("fakeprovider --processes N") != std::string::npos);
-    CHECK(why->find("--max-connections") != std::string::npos);
-    CHECK(why->find("ulimit -n") != std::string::npos);
+    CHECK(why->why.find("fakeprovider --processes N") != std::string::npos);
+    CHECK(why->why.find("--max-connections") != std::string::npos);
+    CHECK(why->why.find("ulimit -n") != std::string::npos);
   }
 }
 
 TEST_CASE("the harness failure says the share, the sends and the provider's refusals") {
   const auto with = connection_failure({1000, 880, 700, false});
   REQUIRE(with);
-  CHECK(with->find("70% of the 1000 sends (700)") != std::string::npos);
-  CHECK(with->find("turned away 700 connections") != std::string::npos);
+  CHECK(with->why.find("70% of the 1000 sends (700)") != std::string::npos);
+  CHECK(with->why.find("turned away 700 connections") != std::string::npos);
   const auto without = connection_failure({1000, 880, std::nullopt, false});
   REQUIRE(without);
-  CHECK(without->find("88% of the 1000 sends (880) were refused or reset") != std::string::npos);
-  CHECK(without->find("--provider-admin") != std::string::npos);
+  CHECK(without->why.find("88% of the 1000 sends (880) were refused or reset") !=
+        std::string::npos);
+  CHECK(without->why.find("--provider-admin") != std::string::npos);
 }
