@@ -13,10 +13,11 @@ namespace stampede {
 // The values a scenario field takes, each parsed from the text a flag gives and formatted as
 // to_json prints it back: the field table (scenario_fields.cpp) is made of these.
 
-inline constexpr EnumTable<LimiterKind, 3> kLimiters{
+inline constexpr EnumTable<LimiterKind, 4> kLimiters{
     {{LimiterKind::kFixedWindow, "fixed-window"},
      {LimiterKind::kSlidingWindow, "sliding-window"},
-     {LimiterKind::kTokenBucket, "token-bucket"}}};
+     {LimiterKind::kTokenBucket, "token-bucket"},
+     {LimiterKind::kPerSecond, "per-second"}}};
 inline constexpr EnumTable<WorkloadKind, 3> kWorkloads{{{WorkloadKind::kStorm, "storm"},
                                                         {WorkloadKind::kSteady, "steady"},
                                                         {WorkloadKind::kQueue, "queue"}}};

@@ -20,7 +20,9 @@ namespace stampede {
 // feeds fakeprovider, `loadgen run` and `loadgen simulate`. Every field is spelled in the
 // file exactly as its flag takes it, so a flag overrides a field with the same parser.
 
-enum class LimiterKind { kFixedWindow, kSlidingWindow, kTokenBucket };
+// kPerSecond, the default, is no fourth algorithm: it names how an allowance is enforced when
+// the scenario names none (enforced_kind, fakeprovider/model/limiter.hpp).
+enum class LimiterKind { kFixedWindow, kSlidingWindow, kTokenBucket, kPerSecond };
 enum class OutageAction { kStatus503, kStatus529, kStatus500, kReset };
 enum class RateLimitHeaders { kNone, kIetf, kXRateLimit, kAnthropic, kOpenAi };
 // How fakeprovider speaks on the wire: which API's statuses, headers and bodies a real SDK
@@ -55,7 +57,7 @@ struct OutageWindow {
 
 struct ProviderConfig {
   std::optional<Rate> allowance;  // per tenant; none = unlimited
-  LimiterKind limiter = LimiterKind::kFixedWindow;
+  LimiterKind limiter = LimiterKind::kPerSecond;
   std::optional<std::int64_t> burst;  // token bucket size; default one second of allowance
   std::optional<Rate> capacity;       // global, across tenants; answered with 529
   std::vector<OutageWindow> outages;

@@ -486,9 +486,10 @@ const std::vector<ScenarioField>& table() {
       {.name = "provider.limiter",
        .flag = "--limiter",
        .in = kBothBinaries,
-       .help = "fixed-window, sliding-window or token-bucket",
+       .help = "per-second (a longer allowance enforced a second at a time: 4000/min admits "
+               "about 67 a second), fixed-window, sliding-window or token-bucket",
        .type = "LIMITER",
-       .default_text = "fixed-window",
+       .default_text = "per-second",
        .example = "token-bucket",
        .parse =
            [](Scenario& s, const json& v) {
@@ -498,7 +499,7 @@ const std::vector<ScenarioField>& table() {
       {.name = "provider.burst",
        .flag = "--burst",
        .in = kBothBinaries,
-       .help = "token bucket size (default: one second of allowance)",
+       .help = "token bucket size, also per-second's (default: one second of allowance)",
        .type = "INT",
        .example = "20",
        .parse = [](Scenario& s,

@@ -33,7 +33,7 @@ Scenario some_scenario(FuzzedDataProvider& in) {
   Scenario s;
   auto& p = s.provider;
   if (in.ConsumeBool()) p.allowance = some_rate(in);
-  p.limiter = static_cast<LimiterKind>(in.ConsumeIntegralInRange(0, 2));
+  p.limiter = static_cast<LimiterKind>(in.ConsumeIntegralInRange(0, 3));
   if (in.ConsumeBool()) p.burst = in.ConsumeIntegral<std::int64_t>();
   if (in.ConsumeBool()) p.capacity = some_rate(in);
   if (in.ConsumeBool()) {

@@ -31,8 +31,18 @@ std::string seconds_text(double s) {
   return fmt("%.3g ms", s * 1000);
 }
 
+// The arrivals the summary's peak and waves are counted from: the provider's, when it had a view.
+const BinnedCounts& arrivals(const Results& r) {
+  return r.provider_side ? r.recording.provider_by_outcome : r.recording.client_by_outcome;
+}
+
+// The width a peak was counted over, so it can be set beside advise's (over a round's window).
+std::string bins_of(const BinnedCounts& h) {
+  return number(ns_to_s(h.bin_ns())) + " s bins";
+}
+
 std::string waves(const Results& r) {
-  const auto& h = r.provider_side ? r.recording.provider_by_outcome : r.recording.client_by_outcome;
+  const auto& h = arrivals(r);
   const auto first = static_cast<std::size_t>(recovery_ns(r.scenario.provider) / h.bin_ns());
   std::string out;
   std::size_t shown = 0;
@@ -91,12 +101,14 @@ std::string format_terminal_summary(const Results& r) {
   // there is nothing to measure it against.
   const bool outage = !p.outages.empty();
   const bool allowance = p.allowance.has_value() || p.capacity.has_value();
-  out += fmt("busiest second%s: t=%s s, %s requests%s\n", outage ? " after recovery" : "",
+  const std::string bins = bins_of(arrivals(r));
+  const std::string send_bins = bins_of(r.recording.client_by_send);
+  out += fmt("busiest second%s: t=%s s, %s requests (%s%s)\n", outage ? " after recovery" : "",
              number(s.peak_second).c_str(), number(s.peak_arrivals).c_str(),
-             allowance ? fmt(" (%.1fx the allowance)", s.peak_ratio).c_str() : "");
-  out += fmt("busiest second among retries, past the first: t=%s s, %s retries%s\n",
+             allowance ? fmt("%.1fx the allowance; ", s.peak_ratio).c_str() : "", bins.c_str());
+  out += fmt("busiest second among retries, past the first: t=%s s, %s retries (%s%s)\n",
              number(s.peak_retry_second).c_str(), number(s.peak_retries).c_str(),
-             allowance ? fmt(" (%.1fx)", s.peak_retry_ratio).c_str() : "");
+             allowance ? fmt("%.1fx; ", s.peak_retry_ratio).c_str() : "", send_bins.c_str());
   out += fmt("requests made:  %s (%.2f per item, %.0f%% retries)\n", number(s.requests).c_str(),
              s.amplification, 100 * s.retry_share);
   if (s.writes > 0) {

@@ -79,14 +79,21 @@ std::int64_t default_burst(const Rate& rate) {
   return std::max<std::int64_t>(1, static_cast<std::int64_t>(per_second));
 }
 
+LimiterKind enforced_kind(LimiterKind kind, const Rate& rate, QuotaUnit unit) {
+  if (kind != LimiterKind::kPerSecond) return kind;
+  const bool whole_window = unit == QuotaUnit::kTokens || rate.window_ns <= kNsPerSec;
+  return whole_window ? LimiterKind::kFixedWindow : LimiterKind::kTokenBucket;
+}
+
 std::unique_ptr<Limiter> make_limiter(LimiterKind kind, const Rate& rate,
-                                      std::optional<std::int64_t> burst) {
-  switch (kind) {
+                                      std::optional<std::int64_t> burst, QuotaUnit unit) {
+  switch (enforced_kind(kind, rate, unit)) {
     case LimiterKind::kFixedWindow:
       return std::make_unique<FixedWindowLimiter>(rate);
     case LimiterKind::kSlidingWindow:
       return std::make_unique<SlidingWindowLimiter>(rate);
     case LimiterKind::kTokenBucket:
+    case LimiterKind::kPerSecond:  // enforced as one of the others
       break;
   }
   return std::make_unique<TokenBucketLimiter>(rate, burst.value_or(default_burst(rate)));

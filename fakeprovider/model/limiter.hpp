@@ -80,7 +80,21 @@ class TokenBucketLimiter final : public Limiter {
 // One second of allowance, at least 1: a burst the size of the per-second rate.
 std::int64_t default_burst(const Rate& rate);
 
+// What a quota counts: requests (the allowance, the capacity) or a request's tokens.
+enum class QuotaUnit { kRequests, kTokens };
+
+// The limiter that enforces a kind at a rate. Named kinds are themselves. per-second, the
+// default, enforces a request quota one second at a time, as OpenAI documents that it enforces
+// its per-minute limits: a per-second quota in fixed one-second windows, a longer one as a
+// token bucket refilling continuously and holding one second's worth (default_burst), so
+// 4000/min admits 66 at once and one every 15 ms after, never the whole minute at once. A
+// token quota keeps its whole window (a fixed window) so that one request as large as the
+// window's tokens still fits.
+LimiterKind enforced_kind(LimiterKind kind, const Rate& rate,
+                          QuotaUnit unit = QuotaUnit::kRequests);
+
 std::unique_ptr<Limiter> make_limiter(LimiterKind kind, const Rate& rate,
-                                      std::optional<std::int64_t> burst);
+                                      std::optional<std::int64_t> burst,
+                                      QuotaUnit unit = QuotaUnit::kRequests);
 
 }  // namespace stampede

@@ -119,8 +119,8 @@ ProviderPolicy::TenantQuota& ProviderPolicy::tenant_quota(std::string_view tenan
     // A token bucket holds the whole window's tokens, as Anthropic's does: a one-second burst
     // would turn away any request larger than a second's worth.
     if (config_.token_allowance) {
-      q.tokens =
-          make_limiter(config_.limiter, *config_.token_allowance, config_.token_allowance->count);
+      q.tokens = make_limiter(config_.limiter, *config_.token_allowance,
+                              config_.token_allowance->count, QuotaUnit::kTokens);
     }
     it = tenants_.emplace(std::string(tenant), std::move(q)).first;
   }

@@ -13,8 +13,10 @@ namespace {
 constexpr __int128 kExactLimit = __int128{1} << 53;  // doubles hold every integer below it
 }
 
-Parsed<ScriptLimit> script_limit(LimiterKind kind, const Rate& rate,
-                                 std::optional<std::int64_t> burst, std::int64_t min_horizon_ns) {
+Parsed<ScriptLimit> script_limit(LimiterKind named, const Rate& rate,
+                                 std::optional<std::int64_t> burst, std::int64_t min_horizon_ns,
+                                 QuotaUnit unit) {
+  const LimiterKind kind = enforced_kind(named, rate, unit);
   ScriptLimit l;
   l.kind = kind;
   l.count = rate.count;
@@ -54,12 +56,14 @@ Parsed<ScriptLimits> script_limits(const ProviderConfig& config, std::int64_t mi
   const std::optional<std::int64_t> token_burst =
       config.token_allowance ? std::optional<std::int64_t>(config.token_allowance->count)
                              : std::nullopt;
-  for (auto [rate, burst, out, name] :
-       {std::tuple{&config.capacity, config.burst, &limits.capacity, "--capacity"},
-        std::tuple{&config.allowance, config.burst, &limits.allowance, "--allowance"},
-        std::tuple{&config.token_allowance, token_burst, &limits.tokens, "--token-allowance"}}) {
+  constexpr auto kRequests = QuotaUnit::kRequests;
+  for (auto [rate, burst, unit, out, name] :
+       {std::tuple{&config.capacity, config.burst, kRequests, &limits.capacity, "--capacity"},
+        std::tuple{&config.allowance, config.burst, kRequests, &limits.allowance, "--allowance"},
+        std::tuple{&config.token_allowance, token_burst, QuotaUnit::kTokens, &limits.tokens,
+                   "--token-allowance"}}) {
     if (!*rate) continue;
-    auto l = script_limit(config.limiter, **rate, burst, min_horizon_ns);
+    auto l = script_limit(config.limiter, **rate, burst, min_horizon_ns, unit);
     if (!l) return Parsed<ScriptLimits>::fail(std::string(name) + ": " + l.error());
     *out = *l;
   }

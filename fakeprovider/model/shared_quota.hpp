@@ -40,7 +40,7 @@ class SharedQuota {
 // count / gcd(count, window) instead of count: the same ratios, far smaller numbers (1 for
 // 100/s or 6000/min).
 struct ScriptLimit {
-  LimiterKind kind = LimiterKind::kFixedWindow;
+  LimiterKind kind = LimiterKind::kFixedWindow;  // as enforced_kind says: never per-second
   std::int64_t count = 0;
   std::int64_t window_ns = 0;
   std::int64_t scale = 1;      // token bucket: count / gcd(count, window)
@@ -54,7 +54,8 @@ struct ScriptLimit {
 // The limit for a script, or why a script cannot hold it exactly for at least min_horizon_ns
 // of scenario time.
 Parsed<ScriptLimit> script_limit(LimiterKind kind, const Rate& rate,
-                                 std::optional<std::int64_t> burst, std::int64_t min_horizon_ns);
+                                 std::optional<std::int64_t> burst, std::int64_t min_horizon_ns,
+                                 QuotaUnit unit = QuotaUnit::kRequests);
 
 // The quota layers of a provider for a script; absent where the provider has no such limit.
 // The token allowance's bucket holds the whole window's tokens, as in process.

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 
 #include <nlohmann/json.hpp>
 
@@ -77,7 +78,7 @@ Advice advise(const AdviceInput& in) {
     const double w = window_s(in, backoff, k);
     const double rate = n / w;
     const bool fits = rate <= a.allowance_per_s;
-    a.rounds.push_back({k, w, rate, fits});
+    a.rounds.push_back({k, w, rate, fits, n / std::max(w, 1.0)});
     if (fits && !a.first_fitting_round) a.first_fitting_round = k;
     const auto [longest, usual] = wait_s(in, backoff, k);
     worst += longest;
@@ -107,7 +108,8 @@ nlohmann::json to_json(const AdviceInput& in, const Advice& a) {
     rounds.push_back({{"attempt", r.attempt},
                       {"window_s", r.window_s},
                       {"rate_per_s", r.rate_per_s},
-                      {"fits", r.fits}});
+                      {"fits", r.fits},
+                      {"per_1s_bin", r.per_1s_bin}});
   }
   auto opt = [](const auto& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); };
   return {{"clients", in.clients},
@@ -141,10 +143,18 @@ std::string format_advice(const AdviceInput& in, const Advice& a) {
       in.max_attempts ? (std::to_string(in.max_attempts) + " retries").c_str()
                       : "unbounded retries");
   add("allowance: %s = %.1f/s\n", format_rate(in.allowance).c_str(), a.allowance_per_s);
-  out += "retry rounds (the whole fleet spread over each round's window):\n";
+  out +=
+      "retry rounds (the whole fleet spread over each round's window; a rate is over that "
+      "window, simulate's peaks over 1 s bins):\n";
   for (const auto& r : a.rounds) {
-    char ratio[48];
+    char ratio[96];
     std::snprintf(ratio, sizeof ratio, "%.1fx the allowance", r.rate_per_s / a.allowance_per_s);
+    // A round narrower than a second is one spike in a 1 s bin: what simulate would report.
+    if (r.window_s < 1) {
+      const std::size_t used = std::strlen(ratio);
+      std::snprintf(ratio + used, sizeof ratio - used, " over %.3fs, %.1fx in a 1 s bin",
+                    r.window_s, r.per_1s_bin / a.allowance_per_s);
+    }
     add("  round %2lld: window %7.3fs -> %9.1f/s  %s\n", static_cast<long long>(r.attempt),
         r.window_s, r.rate_per_s, r.fits ? "fits" : ratio);
   }

@@ -26,9 +26,10 @@ struct AdviceInput {
 
 struct RetryRound {
   std::int64_t attempt = 0;
-  double window_s = 0;  // the width the round's arrivals are spread over
-  double rate_per_s = 0;
+  double window_s = 0;    // the width the round's arrivals are spread over
+  double rate_per_s = 0;  // over the window: a lockstep round's 50 ms spike, scaled to /s
   bool fits = false;
+  double per_1s_bin = 0;  // the round's arrivals in its busiest second, as simulate counts
 };
 
 // The fleet arithmetic: each retry round spreads the whole fleet over the strategy's window,

@@ -178,7 +178,7 @@ TEST_CASE("help: the scenario flags show the scenario's defaults") {
     CHECK(option_in(help_of({"loadgen", {r.command, "--help"}}), r.flag).spec == r.spec);
   }
   const auto provider = help_of({"fakeprovider", {"--help"}});
-  CHECK(option_in(provider, "--limiter").spec == "--limiter LIMITER=fixed-window");
+  CHECK(option_in(provider, "--limiter").spec == "--limiter LIMITER=per-second");
   CHECK(option_in(provider, "--bin").spec == "--bin DURATION=1s");
 }
 

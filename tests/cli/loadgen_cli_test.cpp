@@ -274,3 +274,37 @@ TEST_CASE("no subcommand or an unknown flag is a usage error") {
   CHECK(run_binary("loadgen", {}).code == 2);
   CHECK(run_binary("loadgen", {"simulate", "--no-such-flag"}).code == 2);
 }
+
+TEST_CASE("simulate: 400 workers without jitter against 4000/min: the default shows the storm") {
+  // The per-second default admits 66 of the 400 at once, as a provider that enforces its
+  // per-minute allowance a second at a time would; a named fixed-window admits all 400 in its
+  // first minute, and there is no storm to see.
+  const TempDir dir;
+  const auto simulate = [&](const std::string& name, std::vector<std::string> extra) {
+    std::vector<std::string> args{
+        "simulate", "--clients",      "400",         "--workload", "storm",       "--allowance",
+        "4000/min", "--strategy",     "exponential", "--base",     "1s",          "--cap",
+        "8s",       "--max-attempts", "5",           "--out",      dir.file(name)};
+    args.insert(args.end(), extra.begin(), extra.end());
+    const auto r = run_binary("loadgen", args);
+    INFO(r.out << r.err);
+    CHECK(r.code == 0);
+    return std::pair{r.out, json::parse(read_file(dir.file(name)))};
+  };
+  const auto [text, per_second] = simulate("default.json", {});
+  CHECK(contains(text, "provider: allowance 4000/min (per-second)"));
+  CHECK(per_second.at("scenario").at("provider").at("limiter") == "per-second");
+  const auto& s = per_second.at("summary");
+  CHECK(s.at("peak_retries") == 334);  // the 334 refused at t=0, back together at t=1
+  CHECK(s.at("peak_retry_second") == 1);
+  CHECK(s.at("peak_retry_ratio").get<double>() > 5);
+  CHECK(s.at("retry_share").get<double>() > 0.5);
+  CHECK(contains(text,
+                 "busiest second among retries, past the first: t=1 s, 334 retries (5.0x; "
+                 "1 s bins)"));
+
+  const auto [fixed_text, fixed] = simulate("fixed.json", {"--limiter", "fixed-window"});
+  CHECK(contains(fixed_text, "provider: allowance 4000/min (fixed-window)"));
+  CHECK(fixed.at("summary").at("retries") == 0);
+  CHECK(fixed.at("summary").at("peak_ratio") == 6.0);
+}

@@ -56,7 +56,11 @@ TEST_CASE("summary: no outage, no recovery; an outage, after recovery") {
   auto r = run_results();
   const auto plain = format_terminal_summary(r);
   INFO(plain);
-  CHECK(has(plain, "busiest second: t=0 s, 20 requests (2.0x the allowance)"));
+  // Each peak names the bins it was counted in, to set beside advise's rates over a window.
+  CHECK(has(plain, "busiest second: t=0 s, 20 requests (2.0x the allowance; 1 s bins)\n"));
+  CHECK(has(plain,
+            "busiest second among retries, past the first: t=0 s, 0 retries (0.0x; 1 s "
+            "bins)\n"));
   CHECK(has(plain, "\nseconds with any traffic:\n"));
   CHECK_FALSE(has(plain, "recovery"));
   CHECK_FALSE(has(plain, "after the outage"));
@@ -71,8 +75,8 @@ TEST_CASE("summary: no allowance, no ratio to it") {
   r.scenario.provider.allowance.reset();
   const auto text = format_terminal_summary(r);
   INFO(text);
-  CHECK(has(text, "busiest second: t=0 s, 20 requests\n"));
-  CHECK(has(text, "busiest second among retries, past the first: t=0 s, 0 retries\n"));
+  CHECK(has(text, "busiest second: t=0 s, 20 requests (1 s bins)\n"));
+  CHECK(has(text, "busiest second among retries, past the first: t=0 s, 0 retries (1 s bins)\n"));
   CHECK_FALSE(has(text, "the allowance"));
 }
 

@@ -111,3 +111,36 @@ TEST_CASE("advice JSON and text carry the same numbers") {
     CHECK(text.find(want) != std::string::npos);
   }
 }
+
+TEST_CASE("advise says what width each rate is over, beside simulate's 1 s bins") {
+  // The same lockstep round two ways: 400 sends within 50 ms are 8000/s over those 50 ms
+  // (120x), and 400 in the one-second bin simulate counts (6.0x). Both are said, and which.
+  struct Row {
+    StrategyKind strategy;
+    double window_s, rate, per_1s_bin;
+    const char* line;  // round 1's line, after "round  1: "
+  };
+  for (const Row& r : {
+           Row{StrategyKind::kExponential, 0.05, 8000, 400,
+               "window   0.050s ->    8000.0/s  120.0x the allowance over 0.050s, 6.0x in a 1 s "
+               "bin\n"},
+           Row{StrategyKind::kFullJitter, 1, 400, 400,
+               "window   1.000s ->     400.0/s  6.0x the allowance\n"},
+           Row{StrategyKind::kEqualJitter, 0.5, 800, 400,
+               "window   0.500s ->     800.0/s  12.0x the allowance over 0.500s, 6.0x in a 1 s "
+               "bin\n"},
+       }) {
+    const auto in = seed_fleet(r.strategy);
+    const auto a = advise(in);
+    CAPTURE(r.line);
+    CHECK(a.rounds.at(0).window_s == doctest::Approx(r.window_s));
+    CHECK(a.rounds.at(0).rate_per_s == doctest::Approx(r.rate));
+    CHECK(a.rounds.at(0).per_1s_bin == doctest::Approx(r.per_1s_bin));
+    CHECK(to_json(in, a).at("rounds")[0].at("per_1s_bin").get<double>() ==
+          doctest::Approx(r.per_1s_bin));
+    const auto text = format_advice(in, a);
+    CHECK(text.find(std::string("round  1: ") + r.line) != std::string::npos);
+    CHECK(text.find("a rate is over that window, simulate's peaks over 1 s bins") !=
+          std::string::npos);
+  }
+}

@@ -39,7 +39,7 @@ std::int64_t sum_label(const nlohmann::json& histogram, std::size_t label) {
 }  // namespace
 
 TEST_CASE("stats and metrics count exactly what was sent") {
-  RecordingProvider p({"--allowance", "3/min", "--bin", "100ms"});
+  RecordingProvider p({"--allowance", "3/min", "--limiter", "fixed-window", "--bin", "100ms"});
   REQUIRE(p.started());
   Connection c(p.data_port());
   // k1: sends numbered 1..20 (3 ok, 17 rate limited); "odd,\"key": 2 sends, one numbered by
@@ -108,7 +108,7 @@ TEST_CASE("stats and metrics count exactly what was sent") {
 }
 
 TEST_CASE("reset zeroes the counters, refreshes the allowance and restarts the clock") {
-  RecordingProvider p({"--allowance", "2/min"});
+  RecordingProvider p({"--allowance", "2/min", "--limiter", "fixed-window"});
   REQUIRE(p.started());
   for (int i = 0; i < 3; ++i) http(p.data_port(), "GET", "/");
   CHECK(http(p.data_port(), "GET", "/").status == 429);

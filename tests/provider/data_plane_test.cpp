@@ -159,8 +159,34 @@ TEST_CASE("an outage with action reset drops the connection and counts a connect
   CHECK(rows[1][4] == "r1");
 }
 
+TEST_CASE("by default an hourly allowance is enforced a second at a time, not an hour at once") {
+  // 60/h is one a minute: the per-second default holds one second's worth (1, at least) and
+  // says when the next is due; a named fixed window admits the whole hour's 60 at once.
+  RecordingProvider p({"--allowance", "60/h"});
+  REQUIRE(p.started());
+  Connection c(p.data_port());
+  const auto first = c.request("GET", "/v1/messages");
+  CHECK(first.status == 200);
+  CHECK(first.header_int("ratelimit-limit") == 1);
+  for (int i = 0; i < 3; ++i) {
+    const auto r = c.request("GET", "/v1/messages");
+    CHECK(r.status == 429);
+    CHECK(r.header_int("retry-after") == 60);
+  }
+  CHECK(p.stats().at("totals").at("ok") == 1);
+  CHECK(p.stop() == 0);
+
+  RecordingProvider fixed({"--allowance", "60/h", "--limiter", "fixed-window"});
+  REQUIRE(fixed.started());
+  Connection f(fixed.data_port());
+  for (int i = 0; i < 4; ++i) CHECK(f.request("GET", "/v1/messages").status == 200);
+  CHECK(fixed.stop() == 0);
+}
+
 TEST_CASE("each tenant has its own allowance") {
-  const Fields fields{{"provider.allowance", "2/min"}, {"provider.tenant_header", "X-Tenant"}};
+  const Fields fields{{"provider.allowance", "2/min"},
+                      {"provider.limiter", "fixed-window"},
+                      {"provider.tenant_header", "X-Tenant"}};
   RecordingProvider p(provider_args(fields));
   REQUIRE(p.started());
   std::map<std::string, Response> answers;
@@ -482,7 +508,7 @@ TEST_CASE("occ mode: GET /row gives the version, PUT /row with If-Match bumps it
 }
 
 TEST_CASE("occ mode: the layers come first, so a rate-limited write gets the 429, not the row") {
-  RecordingProvider p({"--mode", "occ", "--allowance", "2/min"});
+  RecordingProvider p({"--mode", "occ", "--allowance", "2/min", "--limiter", "fixed-window"});
   REQUIRE(p.started());
   Connection c(p.data_port());
   CHECK(c.request("GET", "/row").status == 200);

@@ -69,7 +69,8 @@ TEST_CASE("a token allowance answers 429 token_rate_exceeded with a Retry-After"
 }
 
 TEST_CASE("a spend cap answers 429 spend_cap_exceeded, x-should-retry: false, no Retry-After") {
-  RecordingProvider p({"--spend-cap", "1000", "--allowance", "100/min"});
+  RecordingProvider p(
+      {"--spend-cap", "1000", "--allowance", "100/min", "--limiter", "fixed-window"});
   REQUIRE(p.started());
   Connection c(p.data_port());
   CHECK(c.request("POST", "/", tokens("600")).status == 200);
@@ -124,8 +125,8 @@ TEST_CASE("without a token quota the token header is not read") {
 
 TEST_CASE("each header dialect carries the request and token quotas") {
   SUBCASE("anthropic: anthropic-ratelimit-{requests,tokens}-*, resets as RFC 3339 times") {
-    RecordingProvider p({"--allowance", "3/min", "--token-allowance", "1000/min",
-                         "--ratelimit-headers", "anthropic"});
+    RecordingProvider p({"--allowance", "3/min", "--limiter", "fixed-window", "--token-allowance",
+                         "1000/min", "--ratelimit-headers", "anthropic"});
     REQUIRE(p.started());
     Connection c(p.data_port());
     const std::int64_t before = epoch_s_now();
@@ -157,8 +158,8 @@ TEST_CASE("each header dialect carries the request and token quotas") {
     CHECK(p.stop() == 0);
   }
   SUBCASE("x-ratelimit: the requests as before, the tokens with a -Tokens suffix") {
-    RecordingProvider p({"--allowance", "3/min", "--token-allowance", "1000/min",
-                         "--ratelimit-headers", "x-ratelimit"});
+    RecordingProvider p({"--allowance", "3/min", "--limiter", "fixed-window", "--token-allowance",
+                         "1000/min", "--ratelimit-headers", "x-ratelimit"});
     REQUIRE(p.started());
     const auto ok = http(p.data_port(), "POST", "/", tokens("600"));
     CHECK(ok.header_int("x-ratelimit-limit") == 3);
@@ -171,7 +172,8 @@ TEST_CASE("each header dialect carries the request and token quotas") {
     CHECK(p.stop() == 0);
   }
   SUBCASE("ietf: one quota, the one closest to running out or the one a 429 is for") {
-    RecordingProvider p({"--allowance", "4/min", "--token-allowance", "1000/min"});
+    RecordingProvider p(
+        {"--allowance", "4/min", "--limiter", "fixed-window", "--token-allowance", "1000/min"});
     REQUIRE(p.started());
     Connection c(p.data_port());
     // 3 of 4 requests left against 900 of 1000 tokens: the requests are closer.

@@ -30,7 +30,8 @@ std::vector<std::string> burst_fleet(const FakeProvider& p) {
           "--max-duration", "30s"};
 }
 
-const std::vector<std::string> kBurstProvider{"--allowance", "100/min", "--max-connections", "400"};
+const std::vector<std::string> kBurstProvider{"--allowance",  "100/min",           "--limiter",
+                                              "fixed-window", "--max-connections", "400"};
 
 // The children of pid (its workers), from /proc.
 std::vector<int> children_of(int pid) {

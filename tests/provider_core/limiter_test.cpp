@@ -446,3 +446,69 @@ TEST_CASE("a window of centuries holds its admissions to the end of time, never 
     CHECK(later.reset_ns > 0);
   }
 }
+
+TEST_CASE(
+    "per-second, the default: an allowance longer than a second is enforced a second at a "
+    "time") {
+  // OpenAI enforces a per-minute limit over shorter periods: 4000/min admits about 67 a
+  // second, never the whole minute at once. A per-second allowance is one fixed window a
+  // second, as it always was.
+  struct Row {
+    std::string rate;
+    LimiterKind enforced;
+    std::int64_t at_once;         // admitted of a crowd at t=0
+    std::int64_t a_second_on;     // admitted of a second crowd 1 s later
+    std::int64_t in_ten_seconds;  // admitted of arrivals every millisecond for 10 s
+  };
+  for (const Row& r : {
+           Row{"100/s", LimiterKind::kFixedWindow, 100, 100, 1000},
+           Row{"4000/min", LimiterKind::kTokenBucket, 66, 66, 66 + 666},
+           Row{"120/min", LimiterKind::kTokenBucket, 2, 2, 2 + 19},
+           Row{"30/min", LimiterKind::kTokenBucket, 1, 0, 1 + 4},
+           Row{"10000/h", LimiterKind::kTokenBucket, 2, 2, 2 + 27},
+       }) {
+    CAPTURE(r.rate);
+    const Rate rate = *parse_rate(r.rate);
+    CHECK(enforced_kind(LimiterKind::kPerSecond, rate) == r.enforced);
+    auto crowd = make_limiter(LimiterKind::kPerSecond, rate, std::nullopt);
+    const auto admitted_of = [&](std::int64_t t, int n) {
+      std::int64_t got = 0;
+      for (int i = 0; i < n; ++i) got += crowd->try_acquire(t).admitted;
+      return got;
+    };
+    CHECK(admitted_of(0, 1000) == r.at_once);
+    CHECK(admitted_of(kNsPerSec, 1000) == r.a_second_on);
+    auto dense = make_limiter(LimiterKind::kPerSecond, rate, std::nullopt);
+    std::int64_t got = 0;
+    for (std::int64_t t = 0; t < 10 * kNsPerSec; t += kNsPerMs)
+      got += dense->try_acquire(t).admitted;
+    CHECK(got == r.in_ten_seconds);
+  }
+  // The kinds a scenario names are enforced as named: fixed-window keeps a whole minute.
+  for (const auto kind :
+       {LimiterKind::kFixedWindow, LimiterKind::kSlidingWindow, LimiterKind::kTokenBucket}) {
+    CHECK(enforced_kind(kind, Rate{4000, 60 * kNsPerSec}) == kind);
+  }
+  auto minute = make_limiter(LimiterKind::kFixedWindow, Rate{4000, 60 * kNsPerSec}, std::nullopt);
+  std::int64_t got = 0;
+  for (int i = 0; i < 5000; ++i) got += minute->try_acquire(0).admitted;
+  CHECK(got == 4000);
+}
+
+TEST_CASE("per-second: a token allowance keeps its whole window, so a large request fits") {
+  // As the provider builds its token quota: the whole window's tokens at once, and no more
+  // until the window turns.
+  const Rate tokens{80000, 60 * kNsPerSec};
+  CHECK(enforced_kind(LimiterKind::kPerSecond, tokens, QuotaUnit::kTokens) ==
+        LimiterKind::kFixedWindow);
+  CHECK(enforced_kind(LimiterKind::kTokenBucket, tokens, QuotaUnit::kTokens) ==
+        LimiterKind::kTokenBucket);
+  auto quota = make_limiter(LimiterKind::kPerSecond, tokens, tokens.count, QuotaUnit::kTokens);
+  CHECK(quota->try_acquire(0, 80000).admitted);
+  const auto after = quota->try_acquire(30 * kNsPerSec, 1);
+  CHECK_FALSE(after.admitted);
+  CHECK_FALSE(after.too_large);
+  CHECK(after.retry_after_ns == 30 * kNsPerSec);
+  CHECK(quota->try_acquire(60 * kNsPerSec, 80000).admitted);
+  CHECK(quota->try_acquire(60 * kNsPerSec, 80001).too_large);
+}

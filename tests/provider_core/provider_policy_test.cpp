@@ -247,6 +247,8 @@ DeclaredTokens tokens(std::int64_t n) {
 ProviderConfig llm_quotas(const char* requests, const char* token_rate,
                           std::optional<std::int64_t> spend_cap) {
   ProviderConfig c;
+  // These cases read the request windows turning: named, as the per-second default has none.
+  c.limiter = LimiterKind::kFixedWindow;
   if (requests) c.allowance = *parse_rate(requests);
   if (token_rate) c.token_allowance = *parse_rate(token_rate);
   c.spend_cap = spend_cap;

@@ -129,7 +129,7 @@ TEST_CASE("refused requests are answered by the provider and never reach the ups
   UpstreamServer up;
   REQUIRE(up.started());
   SUBCASE("the allowance") {
-    FakeProvider p(in_front_of(up, {"--allowance", "2/min"}));
+    FakeProvider p(in_front_of(up, {"--allowance", "2/min", "--limiter", "fixed-window"}));
     REQUIRE(p.started());
     int ours = 0;
     for (int i = 0; i < 5; ++i) {

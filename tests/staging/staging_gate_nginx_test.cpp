@@ -199,3 +199,44 @@ TEST_CASE("nginx, no outage: peak_retry_ratio ranks full jitter below exponentia
   // peak_ratio, which counts the first wave, cannot tell them apart: both see all 50 at t=0.
   CHECK(summary["exponential"]["peak_second"] == summary["full-jitter"]["peak_second"]);
 }
+
+TEST_CASE("nginx: examples/ci/staging.json fails without jitter and passes with full jitter") {
+  // The example as a team copies it, against nginx's limit_req holding its allowance as a
+  // provider that enforces 4000/min a second at a time would: about 67 a second, 66 at once.
+  // A quarter of the wall clock, on both sides: nginx at four times the rate, loadgen at
+  // --time-scale 0.25, so a run is seconds, not half a minute, in the same scenario time.
+  const auto started = start_nginx({.limit_rate = "16000r/m", .burst = 65});
+  if (!started) return;
+  NginxStaging& nginx = *started;
+  std::map<std::string, support::Run> runs;
+  for (const char* strategy : {"exponential", "full-jitter"}) {
+    CAPTURE(strategy);
+    runs[strategy] = run_loadgen({"--scenario", support::source_path("examples/ci/staging.json"),
+                                  "--url", nginx.http_url("/v1/messages"), "--strategy", strategy,
+                                  "--time-scale", "0.25", "--allow-time-scale"});
+  }
+  const auto& lockstep = runs["exponential"];
+  const auto& jittered = runs["full-jitter"];
+  INFO("exponential stderr: " << lockstep.err);
+  INFO("full-jitter stderr: " << jittered.err);
+  REQUIRE(lockstep.results.is_object());
+  REQUIRE(jittered.results.is_object());
+  INFO("exponential: " << lockstep.results["summary"].dump());
+  INFO("full jitter: " << jittered.results["summary"].dump());
+  // Over the limit, so the retry gate means something: most of the fleet was refused once.
+  for (const auto* r : {&lockstep, &jittered}) {
+    CHECK(r->results["summary"]["retry_share"].get<double>() > 0.3);
+    CHECK(r->results["summary"]["status_ratio_429"].get<double>() > 0.3);
+  }
+  CHECK(lockstep.code == 1);
+  // Failed by its retry gate: the herd of the refused, back together a second later.
+  bool retry_gate_failed = false;
+  for (const auto& a : lockstep.results["assertions"]) {
+    if (a["assertion"].get<std::string>().starts_with("peak_retry_ratio"))
+      retry_gate_failed = !a["passed"].get<bool>();
+  }
+  CHECK(retry_gate_failed);
+  CHECK(jittered.code == 0);
+  CHECK(jittered.results["counts"]["delivered"] == jittered.results["counts"]["items"]);
+  CHECK(count_status(nginx.stop_and_read_log(), 429) > 0);
+}

@@ -122,6 +122,9 @@ TEST_CASE("the Redis store answers every arrival as the in-process limiters do")
       {"sliding window of a minute, days in",
        config(LimiterKind::kSlidingWindow, {30, 60 * kNsPerSec}, {1000, 60 * kNsPerSec}),
        6 * 24 * 3600 * kNsPerSec},
+      // The default: 1200/min a second at a time (a bucket of 20), 45/s in windows of a second.
+      {"per-second", config(LimiterKind::kPerSecond, {1200, 60 * kNsPerSec}, {45, kNsPerSec}),
+       kNsPerSec / 3},
   };
   int prefix = 0;
   for (const auto& c : cases) {

@@ -134,8 +134,10 @@ TEST_CASE("two replicas batching many concurrent requests admit exactly the shar
   RedisServer redis;
   if (!redis_or_skip(redis)) return;
   constexpr int kAllowance = 300;
-  const std::vector<std::string> flags{"--allowance", std::to_string(kAllowance) + "/h", "--store",
-                                       redis.url("replicas")};
+  // The hour's whole allowance at once: a fixed window, named, as the per-second default is not.
+  const std::vector<std::string> flags{"--allowance", std::to_string(kAllowance) + "/h",
+                                       "--limiter",   "fixed-window",
+                                       "--store",     redis.url("replicas")};
   FakeProvider a(flags);
   FakeProvider b(flags);
   REQUIRE(a.started());
