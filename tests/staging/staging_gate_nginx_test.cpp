@@ -203,17 +203,16 @@ TEST_CASE("nginx, no outage: peak_retry_ratio ranks full jitter below exponentia
 TEST_CASE("nginx: examples/ci/staging.json fails without jitter and passes with full jitter") {
   // The example as a team copies it, against nginx's limit_req holding its allowance as a
   // provider that enforces 4000/min a second at a time would: about 67 a second, 66 at once.
-  // A quarter of the wall clock, on both sides: nginx at four times the rate, loadgen at
-  // --time-scale 0.25, so a run is seconds, not half a minute, in the same scenario time.
-  const auto started = start_nginx({.limit_rate = "16000r/m", .burst = 65});
+  // On the wall's clock (about ten seconds a run): on a scaled one the harness's CPU wait on a
+  // loaded machine bunches the jittered retries as no fleet would.
+  const auto started = start_nginx({.limit_rate = "4000r/m", .burst = 65});
   if (!started) return;
   NginxStaging& nginx = *started;
   std::map<std::string, support::Run> runs;
   for (const char* strategy : {"exponential", "full-jitter"}) {
     CAPTURE(strategy);
     runs[strategy] = run_loadgen({"--scenario", support::source_path("examples/ci/staging.json"),
-                                  "--url", nginx.http_url("/v1/messages"), "--strategy", strategy,
-                                  "--time-scale", "0.25", "--allow-time-scale"});
+                                  "--url", nginx.http_url("/v1/messages"), "--strategy", strategy});
   }
   const auto& lockstep = runs["exponential"];
   const auto& jittered = runs["full-jitter"];
