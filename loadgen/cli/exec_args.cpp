@@ -14,9 +14,10 @@ namespace {
 void take_assertions(const ExecArgs& a, const std::string& scenario_path, ExecCommand& cmd,
                      Errors& errors) {
   const auto& s = cmd.scenario;
-  if (auto checks = take(gate_assertions(s.expectations, a.output.asserts, false,
-                                         metric_context(s.provider, true, true), scenario_path),
-                         errors))
+  if (auto checks =
+          take(gate_assertions(s.expectations, a.output.asserts, false,
+                               metric_context("exec", s.provider, true, true), scenario_path),
+               errors))
     cmd.assertions = *checks;
 }
 

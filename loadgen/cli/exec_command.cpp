@@ -502,6 +502,9 @@ int take_provider_stats(const ExecCommand& cmd, const FleetRun& run, const Provi
   r.recording.provider_by_outcome = stats->by_outcome;
   r.recording.provider_by_send = stats->by_send;
   r.provider_side = true;
+  // The programs keep no record loadgen can read: which sends were retries, and what each was
+  // answered, are the provider's numbering (send attribution) and its outcomes.
+  provider_stands_in_for_clients(r.recording);
   // Both bound the last delivery from above: the last delivered process's exit, and the
   // end of the provider's last second with a 200. The tighter one is the drain.
   if (const auto ok_end = last_ok_second_end_ns(stats->by_outcome); ok_end > 0)
@@ -550,8 +553,7 @@ int finish(const ExecCommand& cmd, const FleetRun& run, const ProviderAdmin& adm
   int code = take_provider_stats(cmd, run, admin, r, provider_json);
   r.summary = summarize(r.recording, r.scenario.provider, r.provider_side);
   const bool per_item = r.provider_side && take_provider_results(admin, provider_json, r.summary);
-  r.verdicts = evaluate_gate(cmd.assertions, r,
-                             metric_context(r.scenario.provider, r.provider_side, per_item));
+  r.verdicts = evaluate_gate(cmd.assertions, r, metric_context(r, per_item));
   if (!cmd.quiet) {
     summary_stream(cmd.out_path) << format_terminal_summary(r) << "\n"
                                  << describe_fleet(cmd, run)

@@ -113,9 +113,10 @@ void take_assertions(const RunArgs& a, const std::string& scenario_path, RunComm
                      Errors& errors) {
   const bool provider_view = !a.output.provider_admin.empty() && !cmd.shard.sharded();
   const auto& s = cmd.scenario;
-  if (auto checks = take(gate_assertions(s.expectations, a.output.asserts, a.expect_none,
-                                         metric_context(s.provider, provider_view), scenario_path),
-                         errors))
+  if (auto checks =
+          take(gate_assertions(s.expectations, a.output.asserts, a.expect_none,
+                               metric_context("run", s.provider, provider_view), scenario_path),
+               errors))
     cmd.assertions = *checks;
 }
 

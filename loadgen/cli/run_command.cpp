@@ -5,6 +5,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <iostream>
@@ -217,14 +218,16 @@ Judgment judge(const RunCommand& cmd, const LiveRun& run, const Results& r,
   Judgment j;
   std::ostream& say = cmd.worker_dir.empty() ? std::cerr : null_stream();
   for (const auto& c : cases) {
-    if (c.state == JunitCase::State::kPassed) continue;
-    say << "loadgen: " << one_line(c.message) << "\n";
-    j.code = kExitFailed;
+    if (c.state != JunitCase::State::kPassed) say << "loadgen: " << one_line(c.message) << "\n";
   }
+  // A check a shard cannot judge (it saw no retry) may judge the fleet: a worker's refusal is
+  // a failure its supervisor judges again on the merged fleet.
+  j.code = gate_exit_code(r.verdicts);
+  if (!cmd.worker_dir.empty()) j.code = std::min(j.code, kExitFailed);
   if (auto stop = stop_failure(stopped_by(cmd, run), run.wall_s, r.recording.unfinished)) {
     say << "loadgen: " << *stop << "\n";
     j.run_case = {kRunCase, JunitCase::State::kFailed, *stop};
-    j.code = kExitFailed;
+    j.code = std::max(j.code, kExitFailed);
   }
   if (run.first_sends > 0 && run.first_send_connect_errors == run.first_sends) {
     const std::string why = "target unreachable: every first attempt (" +
@@ -430,8 +433,7 @@ int finish(const RunCommand& cmd, LiveRun& run, std::optional<ProviderAdmin>& ad
   nlohmann::json provider_section;
   if (admin) provider_section = take_provider_view(*admin, cmd.shard.sharded(), r);
   r.summary = summarize(r.recording, r.scenario.provider, r.provider_side);
-  r.verdicts =
-      evaluate_gate(cmd.assertions, r, metric_context(r.scenario.provider, r.provider_side));
+  r.verdicts = evaluate_gate(cmd.assertions, r, metric_context(r));
   nlohmann::json j = to_json(r);
   j["live"] = live_section(cmd, run, start_at_epoch_ns);
   if (admin) j["provider"] = provider_section;
