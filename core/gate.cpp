@@ -52,6 +52,12 @@ std::optional<std::string> unmet(const std::string& metric, const MetricContext&
              " is read from loadgen's own clients' record of each send, and this run has none "
              "(a provider never sees an answer that did not come, nor when a client meant to "
              "send): use loadgen run, or simulate";
+    case MetricNeed::kItemSends:
+      if (c.client_view || c.provider_results) return std::nullopt;
+      return metric +
+             " counts each item's sends, and this run has no record of them: loadgen's own "
+             "clients keep one (run, simulate), and for an exec fleet the provider's per-item "
+             "record (its results document)";
   }
   return std::nullopt;
 }

@@ -63,6 +63,7 @@ enum class MetricNeed : std::uint8_t {
   kProviderResults,  // its per-item record: its results document (exec, GET /admin/results)
   kClientView,       // loadgen's own clients' record of each send (run, simulate): the answers
                      // that never came and the clients' lateness, which no provider sees
+  kItemSends,        // each item's sends: the clients' record, or the provider's per-item one
 };
 
 // What a run must have done for a metric to say anything (core/gate.cpp's rule): a retry
@@ -99,7 +100,7 @@ inline constexpr std::array<MetricField, 38> kMetrics{{
      MetricExercise::kDelivery},
     {"p99_s", &Summary::p99_s, "p99 item latency, backoff included (s)", MetricNeed::kNothing,
      MetricExercise::kDelivery},
-    {"attempts_p99", &Summary::attempts_p99, "p99 of sends per item"},
+    {"attempts_p99", &Summary::attempts_p99, "p99 of sends per item", MetricNeed::kItemSends},
     {"lateness_p50_ms", &Summary::lateness_p50_ms, "median wake lateness of the harness (ms)",
      MetricNeed::kClientView},
     {"lateness_p99_ms", &Summary::lateness_p99_ms, "p99 wake lateness of the harness (ms)",

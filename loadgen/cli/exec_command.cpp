@@ -394,20 +394,24 @@ ExecProgress exec_progress(const FleetRun& run, std::int64_t now_ns) {
   return p;
 }
 
-// The provider's per-item figures (each item's fate, its waits against the Retry-After, the
-// lockstep figure) as the provider's own results document has them: one builder, the
-// provider's. Into the provider section and the summary; false, saying why, when unavailable.
-bool take_provider_results(const ProviderAdmin& admin, nlohmann::json& section, Summary& s) {
+// The provider's per-item figures (each item's fate and sends, its waits against the
+// Retry-After, the lockstep figure) as the provider's own results document has them: one
+// builder, the provider's. Into the provider section and the results; false, saying why, when
+// unavailable.
+bool take_provider_results(const ProviderAdmin& admin, nlohmann::json& section, Results& r) {
   const auto doc = admin.results_json();
   const auto results = doc ? results_from_json(*doc) : Parsed<Results>::fail(doc.error());
   if (!results || !doc->contains("provider_results")) {
     const std::string why = results ? "no provider_results section" : results.error();
-    say("provider results unavailable (" + why + "); hint_share and lockstep are not known");
+    say("provider results unavailable (" + why +
+        "); hint_share, lockstep and attempts_p99 are not known");
     section["results_error"] = why;
     return false;
   }
-  s.hint_share = results->summary.hint_share;
-  s.lockstep = results->summary.lockstep;
+  r.recording.sends_per_item = results->recording.sends_per_item;
+  r.summary.attempts_p99 = results->summary.attempts_p99;
+  r.summary.hint_share = results->summary.hint_share;
+  r.summary.lockstep = results->summary.lockstep;
   section["results"] = doc->at("provider_results");
   return true;
 }
@@ -552,7 +556,7 @@ int finish(const ExecCommand& cmd, const FleetRun& run, const ProviderAdmin& adm
   nlohmann::json provider_json;
   int code = take_provider_stats(cmd, run, admin, r, provider_json);
   r.summary = summarize(r.recording, r.scenario.provider, r.provider_side);
-  const bool per_item = r.provider_side && take_provider_results(admin, provider_json, r.summary);
+  const bool per_item = r.provider_side && take_provider_results(admin, provider_json, r);
   r.verdicts = evaluate_gate(cmd.assertions, r, metric_context(r, per_item));
   if (!cmd.quiet) {
     summary_stream(cmd.out_path) << format_terminal_summary(r) << "\n"

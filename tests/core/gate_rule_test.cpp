@@ -141,7 +141,7 @@ const std::map<std::string, Outcomes>& table() {
       {"amplification", kPlain},
       {"p50_s", kDelivery},
       {"p99_s", kDelivery},
-      {"attempts_p99", kPlain},
+      {"attempts_p99", kPlain},  // the provider's per-item record, exec's: below
       {"lateness_p50_ms", kClients},
       {"lateness_p99_ms", kClients},
       {"writes", kPlain},
@@ -197,6 +197,19 @@ TEST_CASE("every gated metric, in every command: computed, refused, or failed ov
       }
     }
   }
+}
+
+TEST_CASE("attempts_p99 needs each item's sends: the clients' record or the provider's") {
+  const auto planned = [](bool provider_results) {
+    return gate_assertions({}, {"attempts_p99 <= 3"}, true,
+                           metric_context("exec", ProviderConfig{}, true, provider_results));
+  };
+  CHECK(planned(true));
+  const auto without = planned(false);
+  REQUIRE_FALSE(without);
+  CHECK(without.error().find("attempts_p99 counts each item's sends") != std::string::npos);
+  CHECK(gate_assertions({}, {"attempts_p99 <= 3"}, true,
+                        metric_context("run", ProviderConfig{}, false)));
 }
 
 TEST_CASE("a refusal names why and what to do; a failure over nothing names why") {

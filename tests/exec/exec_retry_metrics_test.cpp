@@ -91,6 +91,9 @@ TEST_CASE("exec's retry metrics are the provider's by-send counts, and gate the 
         doctest::Approx(static_cast<double>(answered_429) / static_cast<double>(requests))
             .epsilon(0.001));
   CHECK(s["peak_retries"].get<double>() > 0);
+  // Each client's sends, from the provider's per-item record: every one retried at least once.
+  CHECK(s["attempts_p99"].get<double>() >= 2);
+  CHECK(r.results["distributions"]["sends_per_item"]["count"] == 24);
   CHECK(s["peak_retry_ratio"].get<double>() ==
         doctest::Approx(s["peak_retries"].get<double>() / 8));
   // The verdicts read the same numbers, and the exit code follows them.
