@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <iostream>
 
+#include "cli/usage_errors.hpp"
 #include "exit_codes.hpp"
 #include "gate.hpp"
 #include "html_report.hpp"
@@ -22,6 +23,7 @@ std::optional<std::string> stop_failure(std::string_view stopped_by, double wall
 }
 
 int verdict_code(const Results& r, std::string_view stopped_by, double wall_s) {
+  say_refusals(r.verdicts);
   int code = gate_exit_code(r.verdicts);
   if (auto stop = stop_failure(stopped_by, wall_s, r.recording.unfinished)) {
     std::cerr << "loadgen: " << *stop << "\n";

@@ -6,6 +6,7 @@
 #include <iostream>
 
 #include "cli/junit_writer.hpp"
+#include "cli/usage_errors.hpp"
 #include "exit_codes.hpp"
 #include "gate.hpp"
 #include "html_report.hpp"
@@ -50,6 +51,7 @@ int run_simulate_command(const SimulateCommand& cmd) {
       return kExitUnreachable;
     }
   }
+  say_refusals(results.verdicts);
   return gate_exit_code(results.verdicts);
 }
 

@@ -126,6 +126,11 @@ TEST_CASE("simulate and gate refuse a retry check on a fleet that never retried:
     CHECK(contains(refused[0], remedy));
   }
   CHECK(contains(read_file(dir.file("calm.xml")), "errors=\"1\""));
+  // On stderr too, as a usage error is, --quiet or not.
+  const auto quiet = run_binary("loadgen", with(calm, {"--assert", "retry_share < 0.5", "-q"}));
+  CHECK(quiet.code == 2);
+  CHECK(quiet.out.empty());
+  CHECK(contains(quiet.err, "loadgen: retry_share < 0.5 refused: retry_share is not exercised"));
   const auto doc = json::parse(read_file(results));
   CHECK(doc["assertions"][0]["refused"] == true);
 

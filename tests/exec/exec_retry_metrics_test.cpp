@@ -125,6 +125,8 @@ TEST_CASE("exec refuses retry checks on a fleet whose sends the provider could n
                {"curl", "-sf", "--retry", "12", "-o", dir.file("body.{client}"), "{url}"});
   INFO(r.err);
   CHECK(r.code == 2);
+  CHECK(r.err.find("loadgen: retry_share < 0.5 refused: retry_share cannot be computed") !=
+        std::string::npos);
   check_accounted(r.results, 24);
   CHECK(label_total(r.results, "provider_arrivals_by_send", "1") == 0);
   for (const auto& check : kRetryChecks) {
