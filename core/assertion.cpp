@@ -125,12 +125,17 @@ Parsed<Assertion> parse_assertion(std::string_view text) {
 Verdict evaluate(const Assertion& a, const Summary& s) {
   const double actual = *metric_value(s, a.metric);
   const double expected = a.rhs_metric.empty() ? a.rhs_value : *metric_value(s, a.rhs_metric);
-  return Verdict{a.text, compare(actual, a.op, expected), actual, expected, {}};
+  return Verdict{a.text, compare(actual, a.op, expected), actual, expected, {}, false};
 }
 
 }  // namespace stampede
 
 namespace stampede {
+
+const char* verdict_label(const Verdict& v) {
+  if (v.passed) return "PASS";
+  return v.refused ? "REFUSED" : "FAIL";
+}
 
 bool same_check(const Assertion& a, const Assertion& b) {
   return a.metric == b.metric && a.op == b.op && a.rhs_metric == b.rhs_metric &&

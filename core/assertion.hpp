@@ -25,7 +25,13 @@ struct Verdict {
   double actual = 0;
   double expected = 0;
   std::string why;  // a failed one's explanation beyond the numbers, one line; often empty
+  // The finished run cannot judge it (core/gate.hpp): its metric could not be computed, or the
+  // run never exercised it. Not passed, and a usage error rather than a failed fleet.
+  bool refused = false;
 };
+
+// "PASS", "FAIL", or "REFUSED" (the run could not judge it), as every command prints it.
+const char* verdict_label(const Verdict& v);
 
 // The same metric, operator and right side: one check, however it is spelled.
 bool same_check(const Assertion& a, const Assertion& b);

@@ -12,7 +12,8 @@ inline constexpr int kExitOk = 0;
 inline constexpr int kExitFailed = 1;
 // A usage error, found before any load: a bad flag or file, a check that means nothing for the
 // run, a provider at another time scale or not a fakeprovider, more clients or processes than
-// the machine's limits allow, CMD not found; merge's files not shards of one run.
+// the machine's limits allow, CMD not found; merge's files not shards of one run. Or found
+// after it: a check the run could not compute or never exercised (core/gate.hpp).
 inline constexpr int kExitUsage = 2;
 // The target or provider unreachable, a certificate refused, CMD could not be run, the harness
 // failed, or a file could not be written.

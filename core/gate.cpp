@@ -2,14 +2,28 @@
 
 #include <algorithm>
 
+#include "exit_codes.hpp"
+
 namespace stampede {
 namespace {
 
-MetricNeed need_of(std::string_view metric) {
+// A metric not in the table (none, for the right side of a check against a number) needs
+// nothing and is always exercised.
+const MetricField* field_of(std::string_view metric) {
   for (const auto& m : kMetrics) {
-    if (m.name == metric) return m.needs;
+    if (m.name == metric) return &m;
   }
-  return MetricNeed::kNothing;
+  return nullptr;
+}
+
+MetricNeed need_of(std::string_view metric) {
+  const auto* m = field_of(metric);
+  return m ? m->needs : MetricNeed::kNothing;
+}
+
+MetricExercise exercise_of(std::string_view metric) {
+  const auto* m = field_of(metric);
+  return m ? m->exercise : MetricExercise::kAlways;
 }
 
 std::optional<std::string> unmet(const std::string& metric, const MetricContext& c) {
@@ -37,6 +51,70 @@ std::optional<std::string> unmet(const std::string& metric, const MetricContext&
       return metric +
              " sets a live run's arrivals against its own simulation, and this run has none: "
              "loadgen run computes it (and loadgen merge of every shard), not simulate or exec";
+    case MetricNeed::kClientView:
+      if (c.client_view) return std::nullopt;
+      return metric +
+             " is read from loadgen's own clients' record of each send, and this run has none "
+             "(a provider never sees an answer that did not come, nor when a client meant to "
+             "send): use loadgen run, or simulate";
+    case MetricNeed::kItemSends:
+      if (c.client_view || c.provider_results) return std::nullopt;
+      return metric +
+             " counts each item's sends, and this run has no record of them: loadgen's own "
+             "clients keep one (run, simulate), and for an exec fleet the provider's per-item "
+             "record (its results document)";
+  }
+  return std::nullopt;
+}
+
+std::string count_text(double n) {
+  return std::to_string(static_cast<std::int64_t>(n));
+}
+
+// Whether the record knows which sends were retries: every request carries its send number
+// (the clients' own, or the provider's attribution standing in for an exec fleet's).
+std::int64_t numbered_sends(const Recording& r) {
+  return r.client_by_send.total() + r.client_by_send.overflow_total();
+}
+
+// Why a retry metric cannot judge this run (a usage error), or nullopt.
+std::optional<std::string> unexercised(const std::string& metric, const Results& r) {
+  const auto numbered = numbered_sends(r.recording);
+  if (numbered < r.recording.requests) {
+    return metric + " cannot be computed: " + std::to_string(numbered) + " of " +
+           std::to_string(r.recording.requests) +
+           " requests carry a send number, so which were retries is not known; have each "
+           "client send X-Attempt, an item header (X-Request-Id) or X-Client-Id: {client} "
+           "(docs/ADMIN_API.md, \"Which send an arrival is\")";
+  }
+  if (r.summary.retries > 0) return std::nullopt;
+  return metric + " is not exercised: the fleet never retried (0 retries in " +
+         count_text(r.summary.requests) +
+         " requests), so it says nothing about the retry policy; push the fleet over the "
+         "provider's limit: more clients (--clients), a lower allowance (--allowance), or an "
+         "outage (--outage 0s-10s:503)";
+}
+
+// Why a latency or drain metric fails a run that delivered nothing, or nullopt.
+std::optional<std::string> undelivered(const std::string& metric, const Results& r) {
+  if (r.summary.delivered > 0) return std::nullopt;
+  return "no item was delivered, so " + metric +
+         " measures nothing: " + no_delivery_reason(r.recording);
+}
+
+// The rule on what the finished run did: refused (a usage error), failed, or nullopt.
+struct Judged {
+  std::string why;
+  bool refused = false;
+};
+std::optional<Judged> exercise_error(const Assertion& a, const Results& r) {
+  for (const auto* metric : {&a.metric, &a.rhs_metric}) {
+    if (exercise_of(*metric) != MetricExercise::kRetries) continue;
+    if (auto why = unexercised(*metric, r)) return Judged{*why, true};
+  }
+  for (const auto* metric : {&a.metric, &a.rhs_metric}) {
+    if (exercise_of(*metric) != MetricExercise::kDelivery) continue;
+    if (auto why = undelivered(*metric, r)) return Judged{*why, false};
   }
   return std::nullopt;
 }
@@ -76,10 +154,14 @@ bool is_default_expectation(const Assertion& a) {
 
 }  // namespace
 
-MetricContext metric_context(const ProviderConfig& provider, bool provider_view,
-                             bool provider_results, bool sim_comparison) {
+MetricContext metric_context(std::string_view engine, const ProviderConfig& provider,
+                             bool provider_view, bool provider_results) {
   return {provider.allowance.has_value() || provider.capacity.has_value(), provider_view,
-          provider_results, sim_comparison};
+          provider_results, engine == "run" || engine == "simulate"};
+}
+
+MetricContext metric_context(const Results& r, bool provider_results) {
+  return metric_context(r.engine, r.scenario.provider, r.provider_side, provider_results);
 }
 
 std::optional<std::string> meaning_error(const Assertion& a, const MetricContext& context) {
@@ -122,12 +204,25 @@ std::vector<Verdict> evaluate_gate(const std::vector<Assertion>& checks, const R
     if (auto e = meaning_error(a, actual)) {
       v.passed = false;
       v.why = *e;
+    } else if (auto judged = exercise_error(a, r)) {
+      v.passed = false;
+      v.why = judged->why;
+      v.refused = judged->refused;
     } else if (!v.passed && is_default_expectation(a)) {
       v.why = "no item was delivered: " + no_delivery_reason(r.recording);
     }
     out.push_back(std::move(v));
   }
   return out;
+}
+
+int gate_exit_code(const std::vector<Verdict>& verdicts) {
+  int code = kExitOk;
+  for (const auto& v : verdicts) {
+    if (v.refused) return kExitUsage;
+    if (!v.passed) code = kExitFailed;
+  }
+  return code;
 }
 
 std::string no_delivery_reason(const Recording& r) {

@@ -167,6 +167,23 @@ Summary summarize(const Recording& r, const ProviderConfig& provider, bool provi
   return s;
 }
 
+void provider_stands_in_for_clients(Recording& rec) {
+  rec.client_by_outcome = rec.provider_by_outcome;
+  const BinnedCounts& by_send = rec.provider_by_send;
+  rec.client_by_send = BinnedCounts(by_send.bin_ns(), 2);
+  const auto first_or_retry = [](std::size_t label) -> std::size_t { return label == 0 ? 0 : 1; };
+  for (std::size_t b = 0; b < by_send.bins(); ++b) {
+    const auto t_ns = static_cast<std::int64_t>(b) * by_send.bin_ns();
+    for (std::size_t l = 0; l < by_send.labels(); ++l) {
+      if (const auto n = by_send.at(b, l)) rec.client_by_send.add(t_ns, first_or_retry(l), n);
+    }
+  }
+  for (std::size_t l = 0; l < by_send.labels(); ++l) {
+    if (const auto n = by_send.overflow(l))
+      rec.client_by_send.add(by_send.overflow_start_ns(), first_or_retry(l), n);
+  }
+}
+
 std::vector<std::string> outcome_labels() {
   return {kOutcomeNames.begin(), kOutcomeNames.end()};
 }
@@ -214,6 +231,7 @@ json to_json(const Results& r) {
                  {"actual", v.actual},
                  {"expected", v.expected}};
     if (!v.why.empty()) verdict["why"] = v.why;
+    if (v.refused) verdict["refused"] = true;
     verdicts.push_back(std::move(verdict));
   }
   json doc{
@@ -295,7 +313,7 @@ Parsed<Results> results_from_json(const json& j) {
     for (const auto& v : j.at("assertions")) {
       r.verdicts.push_back({v.at("assertion").get<std::string>(), v.at("passed").get<bool>(),
                             v.at("actual").get<double>(), v.at("expected").get<double>(),
-                            v.value("why", std::string())});
+                            v.value("why", std::string()), v.value("refused", false)});
     }
     const auto& c = j.at("counts");
     auto& rec = r.recording;

@@ -94,6 +94,13 @@ struct Results {
 
 Summary summarize(const Recording& r, const ProviderConfig& provider, bool provider_side);
 
+// A record with no clients' view (an exec fleet, the provider's own document): the provider's
+// arrivals stand in for the clients' sends, so that every metric of the summary reads the
+// provider's record and none reads an empty one. Its retries are the arrivals it numbered
+// past the first send; one it could not number is in neither column of client_by_send, so the
+// gate knows the retries are not all known (core/gate.hpp).
+void provider_stands_in_for_clients(Recording& rec);
+
 nlohmann::json to_json(const Results& r);
 Parsed<Results> results_from_json(const nlohmann::json& j);
 Parsed<Results> load_results_file(const std::string& path);

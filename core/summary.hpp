@@ -64,6 +64,18 @@ enum class MetricNeed : std::uint8_t {
   kProviderView,     // the provider's own record (--provider-admin against a fakeprovider)
   kProviderResults,  // its per-item record: its results document (exec, GET /admin/results)
   kSimComparison,    // a live run set against its own simulation (run, merge)
+  kClientView,       // loadgen's own clients' record of each send (run, simulate): the answers
+                     // that never came and the clients' lateness, which no provider sees
+  kItemSends,        // each item's sends: the clients' record, or the provider's per-item one
+};
+
+// What a run must have done for a metric to say anything (core/gate.cpp's rule): a retry
+// metric reads the same on a fleet that never retried whatever its policy, and a latency
+// over no delivered item reads 0.
+enum class MetricExercise : std::uint8_t {
+  kAlways,
+  kRetries,   // every send numbered (which were retries is known), and one retry at least
+  kDelivery,  // a delivered item
 };
 
 struct MetricField {
@@ -71,6 +83,7 @@ struct MetricField {
   double Summary::*field;
   std::string_view meaning;
   MetricNeed needs = MetricNeed::kNothing;
+  MetricExercise exercise = MetricExercise::kAlways;
 };
 
 inline constexpr std::array<MetricField, 39> kMetrics{{
@@ -83,48 +96,61 @@ inline constexpr std::array<MetricField, 39> kMetrics{{
     {"peak_arrivals", &Summary::peak_arrivals, "arrivals at the provider in the busiest second"},
     {"peak_ratio", &Summary::peak_ratio, "peak_arrivals / allowance per second",
      MetricNeed::kAllowance},
-    {"drain_s", &Summary::drain_s, "when the last item got through (s)"},
+    {"drain_s", &Summary::drain_s, "when the last item got through (s)", MetricNeed::kNothing,
+     MetricExercise::kDelivery},
     {"amplification", &Summary::amplification, "requests / items"},
-    {"p50_s", &Summary::p50_s, "median item latency, backoff included (s)"},
-    {"p99_s", &Summary::p99_s, "p99 item latency, backoff included (s)"},
-    {"attempts_p99", &Summary::attempts_p99, "p99 of sends per item"},
-    {"lateness_p50_ms", &Summary::lateness_p50_ms, "median wake lateness of the harness (ms)"},
-    {"lateness_p99_ms", &Summary::lateness_p99_ms, "p99 wake lateness of the harness (ms)"},
+    {"p50_s", &Summary::p50_s, "median item latency, backoff included (s)", MetricNeed::kNothing,
+     MetricExercise::kDelivery},
+    {"p99_s", &Summary::p99_s, "p99 item latency, backoff included (s)", MetricNeed::kNothing,
+     MetricExercise::kDelivery},
+    {"attempts_p99", &Summary::attempts_p99, "p99 of sends per item", MetricNeed::kItemSends},
+    {"lateness_p50_ms", &Summary::lateness_p50_ms, "median wake lateness of the harness (ms)",
+     MetricNeed::kClientView},
+    {"lateness_p99_ms", &Summary::lateness_p99_ms, "p99 wake lateness of the harness (ms)",
+     MetricNeed::kClientView},
     {"writes", &Summary::writes, "occ mode: conditional writes (PUT with If-Match) attempted"},
-    {"p95_s", &Summary::p95_s, "p95 item latency, backoff included (s)"},
+    {"p95_s", &Summary::p95_s, "p95 item latency, backoff included (s)", MetricNeed::kNothing,
+     MetricExercise::kDelivery},
     {"delivered_ratio", &Summary::delivered_ratio, "delivered / items"},
     {"dead_letter_ratio", &Summary::dead_letter_ratio, "dead_lettered / items"},
-    {"retries", &Summary::retries, "requests that were not an item's first send"},
-    {"retry_share", &Summary::retry_share, "retries / requests"},
+    {"retries", &Summary::retries, "requests that were not an item's first send",
+     MetricNeed::kNothing, MetricExercise::kRetries},
+    {"retry_share", &Summary::retry_share, "retries / requests", MetricNeed::kNothing,
+     MetricExercise::kRetries},
     {"status_ratio_2xx", &Summary::status_ratio_2xx, "share of requests answered 2xx"},
     {"status_ratio_4xx", &Summary::status_ratio_4xx,
      "share of requests answered 4xx, 429 included"},
     {"status_ratio_5xx", &Summary::status_ratio_5xx,
      "share of requests answered 5xx, 503 and 529 included"},
-    {"status_ratio_429", &Summary::status_ratio_429, "share of requests answered 429"},
-    {"status_ratio_503", &Summary::status_ratio_503, "share of requests answered 503"},
-    {"status_ratio_529", &Summary::status_ratio_529, "share of requests answered 529"},
+    {"status_ratio_429", &Summary::status_ratio_429, "share of requests answered 429",
+     MetricNeed::kNothing, MetricExercise::kRetries},
+    {"status_ratio_503", &Summary::status_ratio_503, "share of requests answered 503",
+     MetricNeed::kNothing, MetricExercise::kRetries},
+    {"status_ratio_529", &Summary::status_ratio_529, "share of requests answered 529",
+     MetricNeed::kNothing, MetricExercise::kRetries},
     {"status_ratio_connect_error", &Summary::status_ratio_connect_error,
-     "share of requests refused or reset before an answer"},
+     "share of requests refused or reset before an answer", MetricNeed::kClientView},
     {"status_ratio_timeout", &Summary::status_ratio_timeout,
-     "share of requests with no answer within the timeout"},
+     "share of requests with no answer within the timeout", MetricNeed::kClientView},
     {"status_ratio_bad_response", &Summary::status_ratio_bad_response,
-     "share of requests answered with something that is not HTTP/1.x"},
+     "share of requests answered with something that is not HTTP/1.x", MetricNeed::kClientView},
     {"peak_retry_second", &Summary::peak_retry_second,
-     "start of the busiest second among retries, past the first second and the last outage (s)"},
-    {"peak_retries", &Summary::peak_retries, "retries in that second"},
+     "start of the busiest second among retries, past the first second and the last outage (s)",
+     MetricNeed::kNothing, MetricExercise::kRetries},
+    {"peak_retries", &Summary::peak_retries, "retries in that second", MetricNeed::kNothing,
+     MetricExercise::kRetries},
     {"peak_retry_ratio", &Summary::peak_retry_ratio, "peak_retries / allowance per second",
-     MetricNeed::kAllowance},
+     MetricNeed::kAllowance, MetricExercise::kRetries},
     {"provider_requests", &Summary::provider_requests, "arrivals the provider itself recorded",
      MetricNeed::kProviderView},
     {"hint_share", &Summary::hint_share,
      "of the retries after a Retry-After, the share that came within 100 ms of it (1: the "
      "fleet sleeps exactly the hint)",
-     MetricNeed::kProviderResults},
+     MetricNeed::kProviderResults, MetricExercise::kRetries},
     {"lockstep", &Summary::lockstep,
      "the share of retries in the busiest tenth of 100 ms bins after the first rejection (about "
      "0.1: spread evenly; 1: in lockstep)",
-     MetricNeed::kProviderResults},
+     MetricNeed::kProviderResults, MetricExercise::kRetries},
     {"dropped", &Summary::dropped,
      "steady and stages: arrivals that found no free client and were not sent (k6's "
      "dropped_iterations); 0 in the other workloads"},

@@ -372,6 +372,13 @@ CLI::App* add_simulate_command(CLI::App& app, SimulateFlags& sim) {
                        "METRIC OP VALUE, e.g. 'peak_ratio <= 2'; repeatable; exit 1 if any fails");
   simulate->add_option("--horizon", sim.horizon,
                        "stop at this scenario time; items still going are unfinished (default 7d)");
+  simulate->add_flag("--expect-none", sim.expect_none,
+                     "drop the default expectation 'delivered > 0', which fails a simulation "
+                     "whose fleet delivered nothing (a policy that gives every item up); default: "
+                     "off");
+  simulate->add_option("--junit", sim.junit,
+                       "write JUnit XML: a test case per check (an error for one the simulation "
+                       "cannot judge)");
   simulate->add_flag("--quiet,-q", sim.quiet, "print nothing; exit code and --out only");
   simulate
       ->add_option("--trials", sim.trials,
@@ -380,6 +387,9 @@ CLI::App* add_simulate_command(CLI::App& app, SimulateFlags& sim) {
       ->check(CLI::Range(std::int64_t{1}, std::int64_t{1'000'000}));
   add_shard_flags(*simulate, sim.shard, false);
   simulate->footer(
+      "Exit codes: 0 every check holds; 1 one failed (an expectation, --assert, or 'delivered > "
+      "0' unless --expect-none); 2 usage error, or a check the simulation cannot judge (a retry "
+      "metric of a fleet that never retried); 3 a file could not be written.\n"
       "Example:\n  loadgen simulate --scenario examples/storm.json --strategy exponential "
       "--out storm.json");
   return simulate;
@@ -544,7 +554,8 @@ CLI::App* add_run_command(CLI::App& app, RunFlags& run) {
   add_shard_flags(*run_cmd, run.shard, true);
   run_cmd->footer(
       "Exit codes: 0 every check holds; 1 some failed (an assertion, or 'delivered > 0' unless "
-      "--expect-none), or the run was stopped with items unfinished; 2 usage error, or the "
+      "--expect-none), or the run was stopped with items unfinished; 2 usage error, a check the "
+      "run cannot judge (a retry metric of a fleet that never retried), or the "
       "fakeprovider runs at another --time-scale, or --provider-admin answers but is not a "
       "fakeprovider, or one process's clients (--processes 1, or --shard) exceed the open-file "
       "hard limit, or --processes with --shard or beside --dashboard, or more connections than "
@@ -578,7 +589,8 @@ CLI::App* add_exec_command(CLI::App& app, ExecFlags& exec) {
       "unfinished, and killed (SIGTERM, SIGKILL after --grace).\n"
       "Exit codes: 0 every assertion holds; 1 some failed, or a stop left clients unfinished; 2 "
       "usage error (CMD not found, too many processes, a provider not at --time-scale 1, a "
-      "--provider-admin that is not a fakeprovider); 3 "
+      "--provider-admin that is not a fakeprovider), or a check the fleet cannot judge (a "
+      "retry metric when the provider could not number its sends, or when it never retried); 3 "
       "provider or target unreachable, CMD could not be run, or harness failure.\n"
       "Example:\n  fakeprovider --allowance 8/s --outage 0s-1s:503 --listen 127.0.0.1:8080 "
       "--admin-listen 127.0.0.1:8081 &\n"
@@ -633,10 +645,14 @@ CLI::App* add_gate_command(CLI::App& app, GateCommand& gate) {
   one_value_each_time(*gate_cmd->get_option("--assert"));
   gate_cmd->add_flag("--expect-none", gate.expect_none,
                      "do not require delivered > 0 (default: required)");
+  gate_cmd->add_option("--junit", gate.junit,
+                       "write JUnit XML: a test case per check (an error for one the document "
+                       "cannot judge)");
   gate_cmd->add_flag("--quiet,-q", gate.quiet, "print nothing; the exit code only");
   gate_cmd->footer(
       "Exit codes: 0 every check holds; 1 one fails; 2 the file is not a results document, or a "
-      "check means nothing for it.\n"
+      "check means nothing for it or cannot be judged on it (a retry metric of a fleet that "
+      "never retried, or whose sends were not numbered); 3 --junit could not be written.\n"
       "Example:\n  fakeprovider --allowance 100/s --results-out provider.json  (then SIGTERM)\n"
       "  loadgen gate provider.json --assert 'hint_share < 0.5' --assert 'lockstep < 0.5'");
   return gate_cmd;

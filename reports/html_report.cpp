@@ -291,8 +291,7 @@ std::string assertion_section(const std::vector<Results>& runs,
         out += element("td", "not checked");
       } else {
         out += "<td><span class=\"" + std::string(v->passed ? "pass" : "fail") + "\">" +
-               (v->passed ? "PASS" : "FAIL") + "</span> " + escaped(format_count(v->actual)) +
-               "</td>";
+               verdict_label(*v) + "</span> " + escaped(format_count(v->actual)) + "</td>";
       }
     }
     out += "</tr>";

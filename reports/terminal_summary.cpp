@@ -139,8 +139,8 @@ std::string format_terminal_summary(const Results& r) {
   if (!r.verdicts.empty()) {
     out += "\n";
     for (const auto& v : r.verdicts) {
-      out += fmt("  %s  %s (%s)\n", v.passed ? "PASS" : "FAIL", v.text.c_str(),
-                 number(v.actual).c_str());
+      out += fmt("  %s  %s (%s)", verdict_label(v), v.text.c_str(), number(v.actual).c_str());
+      out += (v.passed || v.why.empty() ? "" : "  " + v.why) + "\n";
     }
   }
   // Last, so the herd is the one thing on screen without opening the report.

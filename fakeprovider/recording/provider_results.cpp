@@ -125,20 +125,6 @@ RetryRecord::Items RetryRecord::items() const {
 
 namespace {
 
-// The provider has no view from the clients: its own arrivals stand in for their sends, so
-// that every metric of the summary reads the provider's record and none reads an empty one.
-void stand_in_for_clients(Recording& rec) {
-  rec.client_by_outcome = rec.provider_by_outcome;
-  const BinnedCounts& by_send = rec.provider_by_send;
-  rec.client_by_send = BinnedCounts(by_send.bin_ns(), 2);
-  for (std::size_t b = 0; b < by_send.bins(); ++b) {
-    const auto t_ns = static_cast<std::int64_t>(b) * by_send.bin_ns();
-    for (std::size_t l = 0; l < by_send.labels(); ++l) {
-      if (const auto n = by_send.at(b, l)) rec.client_by_send.add(t_ns, l == 0 ? 0 : 1, n);
-    }
-  }
-}
-
 json outcome_counts(const std::array<std::int64_t, kOutcomeCount>& counts) {
   json j = json::object();
   for (std::size_t i = 0; i < kOutcomeCount; ++i) j[std::string(kOutcomeNames[i])] = counts[i];
@@ -196,7 +182,7 @@ Results provider_results(const ArrivalStats& stats, const RetryRecord& record,
   rec.drain_ns = items.drain_ns;
   rec.provider_by_outcome = stats.by_outcome();
   rec.provider_by_send = stats.by_send();
-  stand_in_for_clients(rec);
+  provider_stands_in_for_clients(rec);
   rec.sends_per_item = items.sends_per_item;
   rec.item_latency_ns = items.latency_ns;
   r.summary = summarize(rec, config, true);

@@ -14,7 +14,7 @@ namespace {
 void take_assertions(const ExecArgs& a, const std::string& scenario_path, ExecCommand& cmd,
                      Errors& errors) {
   const auto& s = cmd.scenario;
-  auto planned = metric_context(s.provider, true, true);
+  auto planned = metric_context("exec", s.provider, true, true);
   // The provider's own allowance counts: read before the fleet starts, the checks are held to
   // it then (exec_command).
   planned.allowance = true;

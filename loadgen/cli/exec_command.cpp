@@ -396,20 +396,24 @@ ExecProgress exec_progress(const FleetRun& run, std::int64_t now_ns) {
   return p;
 }
 
-// The provider's per-item figures (each item's fate, its waits against the Retry-After, the
-// lockstep figure) as the provider's own results document has them: one builder, the
-// provider's. Into the provider section and the summary; false, saying why, when unavailable.
-bool take_provider_results(const ProviderAdmin& admin, nlohmann::json& section, Summary& s) {
+// The provider's per-item figures (each item's fate and sends, its waits against the
+// Retry-After, the lockstep figure) as the provider's own results document has them: one
+// builder, the provider's. Into the provider section and the results; false, saying why, when
+// unavailable.
+bool take_provider_results(const ProviderAdmin& admin, nlohmann::json& section, Results& r) {
   const auto doc = admin.results_json();
   const auto results = doc ? results_from_json(*doc) : Parsed<Results>::fail(doc.error());
   if (!results || !doc->contains("provider_results")) {
     const std::string why = results ? "no provider_results section" : results.error();
-    say("provider results unavailable (" + why + "); hint_share and lockstep are not known");
+    say("provider results unavailable (" + why +
+        "); hint_share, lockstep and attempts_p99 are not known");
     section["results_error"] = why;
     return false;
   }
-  s.hint_share = results->summary.hint_share;
-  s.lockstep = results->summary.lockstep;
+  r.recording.sends_per_item = results->recording.sends_per_item;
+  r.summary.attempts_p99 = results->summary.attempts_p99;
+  r.summary.hint_share = results->summary.hint_share;
+  r.summary.lockstep = results->summary.lockstep;
   section["results"] = doc->at("provider_results");
   return true;
 }
@@ -448,7 +452,7 @@ std::optional<int> adopt_enforced_provider(ExecCommand& cmd, const ProviderAdmin
   if (!enforced.provider) return fail(cmd, enforced.code, enforced.error);
   cmd.scenario.provider = *enforced.provider;
   cmd.provider_settings = enforced.settings;
-  const auto context = metric_context(cmd.scenario.provider, true, true);
+  const auto context = metric_context("exec", cmd.scenario.provider, true, true);
   for (const auto& a : cmd.assertions) {
     if (auto e = meaning_error(a, context)) return fail(cmd, kExitUsage, *e);
   }
@@ -519,6 +523,9 @@ int take_provider_stats(const ExecCommand& cmd, const FleetRun& run, const Provi
   r.recording.provider_by_outcome = stats->by_outcome;
   r.recording.provider_by_send = stats->by_send;
   r.provider_side = true;
+  // The programs keep no record loadgen can read: which sends were retries, and what each was
+  // answered, are the provider's numbering (send attribution) and its outcomes.
+  provider_stands_in_for_clients(r.recording);
   // Both bound the last delivery from above: the last delivered process's exit, and the
   // end of the provider's last second with a 200. The tighter one is the drain.
   if (const auto ok_end = last_ok_second_end_ns(stats->by_outcome); ok_end > 0)
@@ -570,9 +577,8 @@ int finish(const ExecCommand& cmd, const FleetRun& run, const ProviderAdmin& adm
   int code = take_provider_stats(cmd, run, admin, r, provider_json);
   provider_json["settings"] = cmd.provider_settings;
   r.summary = summarize(r.recording, r.scenario.provider, r.provider_side);
-  const bool per_item = r.provider_side && take_provider_results(admin, provider_json, r.summary);
-  r.verdicts = evaluate_gate(cmd.assertions, r,
-                             metric_context(r.scenario.provider, r.provider_side, per_item));
+  const bool per_item = r.provider_side && take_provider_results(admin, provider_json, r);
+  r.verdicts = evaluate_gate(cmd.assertions, r, metric_context(r, per_item));
   if (!cmd.quiet) {
     summary_stream(cmd.out_path) << format_terminal_summary(r) << "\n"
                                  << describe_fleet(cmd, run)

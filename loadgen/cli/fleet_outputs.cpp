@@ -1,9 +1,12 @@
 #include "cli/fleet_outputs.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 
+#include "cli/usage_errors.hpp"
 #include "exit_codes.hpp"
+#include "gate.hpp"
 #include "html_report.hpp"
 #include "output_path.hpp"
 #include "url_redaction.hpp"
@@ -20,13 +23,11 @@ std::optional<std::string> stop_failure(std::string_view stopped_by, double wall
 }
 
 int verdict_code(const Results& r, std::string_view stopped_by, double wall_s) {
-  int code = kExitOk;
-  for (const auto& v : r.verdicts) {
-    if (!v.passed) code = kExitFailed;
-  }
+  say_refusals(r.verdicts);
+  int code = gate_exit_code(r.verdicts);
   if (auto stop = stop_failure(stopped_by, wall_s, r.recording.unfinished)) {
     std::cerr << "loadgen: " << *stop << "\n";
-    code = kExitFailed;
+    code = std::max(code, kExitFailed);
   }
   return code;
 }

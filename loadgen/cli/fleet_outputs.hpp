@@ -43,8 +43,9 @@ struct FleetOutputs {
 std::optional<std::string> stop_failure(std::string_view stopped_by, double wall_s,
                                         std::int64_t unfinished);
 
-// 1 when an assertion failed, or when a stop left items unfinished, which it says on stderr
-// (stop_failure); 0 otherwise.
+// 2 when a check was refused (gate_exit_code), 1 when one failed or when a stop left items
+// unfinished; a refusal and the stop are said on stderr (say_refusals, stop_failure); 0
+// otherwise.
 int verdict_code(const Results& r, std::string_view stopped_by, double wall_s);
 
 // Writes the document (to_json(r) and the engine's own sections: doc; to stdout for --out -),

@@ -4,6 +4,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "cli/junit_writer.hpp"
 #include "cli/usage_errors.hpp"
 #include "exit_codes.hpp"
 #include "gate.hpp"
@@ -38,19 +39,24 @@ int run_gate_command(const GateCommand& cmd) {
     return usage_error("gate: results file '" + cmd.input + "' is not valid JSON");
   auto r = results_from_json(doc);
   if (!r) return usage_error("gate: results file '" + cmd.input + "': " + r.error());
-  const MetricContext context = metric_context(r->scenario.provider, r->provider_side,
-                                               has_provider_results(doc), has_sim_divergence(doc));
+  MetricContext context = metric_context(*r, has_provider_results(doc));
+  context.sim_comparison = has_sim_divergence(doc);
   const auto checks =
       gate_assertions(r->scenario.expectations, cmd.asserts, cmd.expect_none, context);
   if (!checks) return usage_error(checks.error());
-  int code = kExitOk;
-  for (const auto& v : evaluate_gate(*checks, *r, context)) {
-    if (!v.passed) code = kExitFailed;
+  const auto verdicts = evaluate_gate(*checks, *r, context);
+  for (const auto& v : verdicts) {
     if (cmd.quiet) continue;
-    std::printf("  %s  %s (%g)%s\n", v.passed ? "PASS" : "FAIL", v.text.c_str(), v.actual,
+    std::printf("  %s  %s (%g)%s\n", verdict_label(v), v.text.c_str(), v.actual,
                 v.why.empty() ? "" : ("  " + v.why).c_str());
   }
-  return code;
+  if (!cmd.junit.empty()) {
+    if (auto error = write_verdicts_junit(cmd.junit, "stampede." + r->scenario.name, verdicts)) {
+      std::fprintf(stderr, "loadgen: %s\n", error->c_str());
+      return kExitUnreachable;
+    }
+  }
+  return gate_exit_code(verdicts);
 }
 
 }  // namespace stampede

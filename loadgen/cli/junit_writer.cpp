@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "output_path.hpp"
 #include "report_format.hpp"
 
 namespace stampede {
@@ -41,6 +42,11 @@ std::vector<JunitCase> junit_cases(const std::vector<Verdict>& verdicts) {
       cases.push_back({v.text, JunitCase::State::kPassed, {}});
       continue;
     }
+    // A check the run could not judge is the gate's error, not the fleet's failure.
+    if (v.refused) {
+      cases.push_back({v.text, JunitCase::State::kError, v.text + " refused: " + v.why});
+      continue;
+    }
     std::string message = v.text + " failed: actual " + format_general(v.actual) +
                           ", compared with " + format_general(v.expected);
     if (!v.why.empty()) message += ": " + v.why;
@@ -77,6 +83,12 @@ std::string format_junit(const std::string& suite_name, const std::vector<JunitC
   }
   out += "  </testsuite>\n</testsuites>\n";
   return out;
+}
+
+std::optional<std::string> write_verdicts_junit(const std::string& path,
+                                                const std::string& suite_name,
+                                                const std::vector<Verdict>& verdicts) {
+  return write_output(path, format_junit(suite_name, junit_cases(verdicts), 0));
 }
 
 }  // namespace stampede

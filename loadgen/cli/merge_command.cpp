@@ -311,9 +311,9 @@ Parsed<json> merge_documents(const std::vector<std::pair<std::string, json>>& do
   auto assertions = parse_assertions(assertion_texts(first));
   if (!assertions) return Parsed<json>::fail(shards.front().name + ": " + assertions.error());
   // As the shards judged themselves: a failed 'delivered > 0' says what the fleet was answered.
-  merged.verdicts = evaluate_gate(
-      *assertions, merged,
-      metric_context(merged.scenario.provider, merged.provider_side, false, compared));
+  auto context = metric_context(merged);
+  context.sim_comparison = compared;
+  merged.verdicts = evaluate_gate(*assertions, merged, context);
 
   json out = to_json(merged);
   if (live) {

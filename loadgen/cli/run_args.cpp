@@ -114,7 +114,8 @@ void take_assertions(const RunArgs& a, const std::string& scenario_path, RunComm
                      Errors& errors) {
   const bool provider_view = !a.output.provider_admin.empty() && !cmd.shard.sharded();
   const auto& s = cmd.scenario;
-  auto planned = metric_context(s.provider, provider_view, false, true);
+  auto planned = metric_context("run", s.provider, provider_view);
+  planned.sim_comparison = true;
   // The provider's own allowance counts: read before any load, the checks are held to it then.
   planned.allowance = planned.allowance || !a.output.provider_admin.empty();
   if (auto checks = take(

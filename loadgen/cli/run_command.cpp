@@ -5,6 +5,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <iostream>
@@ -81,7 +82,8 @@ std::optional<int> adopt_enforced_provider(RunCommand& cmd, const ProviderAdmin&
   cmd.scenario.provider = *enforced.provider;
   cmd.request.tenant_header = cmd.scenario.provider.tenant_header;
   cmd.provider_settings = enforced.settings;
-  const auto context = metric_context(cmd.scenario.provider, !cmd.shard.sharded());
+  auto context = metric_context("run", cmd.scenario.provider, !cmd.shard.sharded());
+  context.sim_comparison = true;  // computed after the run
   for (const auto& a : cmd.assertions) {
     if (auto e = meaning_error(a, context)) return refuse(cmd, kExitUsage, *e);
   }
@@ -237,14 +239,16 @@ Judgment judge(const RunCommand& cmd, const LiveRun& run, const Results& r,
   Judgment j;
   std::ostream& say = cmd.worker_dir.empty() ? std::cerr : null_stream();
   for (const auto& c : cases) {
-    if (c.state == JunitCase::State::kPassed) continue;
-    say << "loadgen: " << one_line(c.message) << "\n";
-    j.code = kExitFailed;
+    if (c.state != JunitCase::State::kPassed) say << "loadgen: " << one_line(c.message) << "\n";
   }
+  // A check a shard cannot judge (it saw no retry) may judge the fleet: a worker's refusal is
+  // a failure its supervisor judges again on the merged fleet.
+  j.code = gate_exit_code(r.verdicts);
+  if (!cmd.worker_dir.empty()) j.code = std::min(j.code, kExitFailed);
   if (auto stop = stop_failure(stopped_by(cmd, run), run.wall_s, r.recording.unfinished)) {
     say << "loadgen: " << *stop << "\n";
     j.run_case = {kRunCase, JunitCase::State::kFailed, *stop};
-    j.code = kExitFailed;
+    j.code = std::max(j.code, kExitFailed);
   }
   if (run.first_sends > 0 && run.first_send_connect_errors == run.first_sends) {
     const std::string why = "target unreachable: every first attempt (" +
@@ -459,9 +463,9 @@ int finish(const RunCommand& cmd, LiveRun& run, std::optional<ProviderAdmin>& ad
   if (admin) provider_section = take_provider_view(*admin, cmd.shard.sharded(), r);
   r.summary = summarize(r.recording, r.scenario.provider, r.provider_side);
   const nlohmann::json comparison = simulated_comparison(cmd, run, r);
-  const bool compared = take_divergence(comparison, r.summary);
-  r.verdicts = evaluate_gate(cmd.assertions, r,
-                             metric_context(r.scenario.provider, r.provider_side, false, compared));
+  auto context = metric_context(r);
+  context.sim_comparison = take_divergence(comparison, r.summary);
+  r.verdicts = evaluate_gate(cmd.assertions, r, context);
   nlohmann::json j = to_json(r);
   j["live"] = live_section(cmd, run, start_at_epoch_ns);
   if (admin) {

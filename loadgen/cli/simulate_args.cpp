@@ -8,13 +8,15 @@ namespace stampede {
 namespace {
 
 // The simulator's provider is the model itself: its view is always there. A simulation is held
-// to what it is asked only: the default expectation is a live run's.
+// to delivered > 0 as a live run is: a policy that gives every item up failed, whatever its
+// peak.
 void take_assertions(const SimulateArgs& a, const std::string& scenario_path, SimulateCommand& cmd,
                      Errors& errors) {
   const auto& s = cmd.scenario;
-  if (auto checks = take(gate_assertions(s.expectations, a.asserts, true,
-                                         metric_context(s.provider, true), scenario_path),
-                         errors))
+  if (auto checks =
+          take(gate_assertions(s.expectations, a.asserts, a.expect_none,
+                               metric_context("simulate", s.provider, true), scenario_path),
+               errors))
     cmd.assertions = *checks;
 }
 
@@ -30,8 +32,12 @@ void take_shard(const SimulateArgs& a, const EnvLookup& env, SimulateCommand& cm
 void take_outputs(const SimulateArgs& a, SimulateCommand& cmd, Errors& errors) {
   cmd.out_path = a.out;
   cmd.report_path = report_path_for(a.report, a.out, a.no_report);
+  cmd.junit_path = a.junit;
   cmd.quiet = a.quiet;
-  check_each_output({{"--out", cmd.out_path}, {report_flag(a.report), cmd.report_path}}, errors);
+  check_each_output({{"--out", cmd.out_path},
+                     {report_flag(a.report), cmd.report_path},
+                     {"--junit", cmd.junit_path}},
+                    errors);
 }
 
 }  // namespace

@@ -14,7 +14,8 @@ namespace stampede {
 // loadgen simulate's own flags, as given (the scenario's are built into a Scenario first).
 struct SimulateArgs {
   std::vector<std::string> asserts;
-  std::string out, report;
+  bool expect_none = false;
+  std::string out, report, junit;
   bool no_report = false;
   std::string horizon;
   bool quiet = false;

@@ -5,7 +5,10 @@
 #include <cstdio>
 #include <iostream>
 
+#include "cli/junit_writer.hpp"
+#include "cli/usage_errors.hpp"
 #include "exit_codes.hpp"
+#include "gate.hpp"
 #include "html_report.hpp"
 #include "output_path.hpp"
 #include "sim/sim_trials.hpp"
@@ -27,7 +30,7 @@ int run_simulate_command(const SimulateCommand& cmd) {
   Results results = simulate_trials(cmd.scenario, cmd.trials, options);
   if (cmd.shard.sharded()) results.shard = ShardInfo{cmd.shard.index, cmd.shard.count, 0};
   if (options.progress) std::fprintf(stderr, "\r\033[K");
-  results.verdicts = evaluate_all(cmd.assertions, results.summary);
+  results.verdicts = evaluate_gate(cmd.assertions, results, metric_context(results));
   if (!cmd.quiet) std::cout << format_terminal_summary(results) << std::flush;
   if (!cmd.out_path.empty()) {
     if (auto error = write_output(cmd.out_path, to_json(results).dump(1) + "\n")) {
@@ -41,10 +44,15 @@ int run_simulate_command(const SimulateCommand& cmd) {
       return kExitUnreachable;
     }
   }
-  for (const auto& v : results.verdicts) {
-    if (!v.passed) return kExitFailed;
+  if (!cmd.junit_path.empty()) {
+    if (auto error = write_verdicts_junit(cmd.junit_path, "stampede." + cmd.scenario.name,
+                                          results.verdicts)) {
+      std::cerr << "loadgen: " << *error << "\n";
+      return kExitUnreachable;
+    }
   }
-  return kExitOk;
+  say_refusals(results.verdicts);
+  return gate_exit_code(results.verdicts);
 }
 
 }  // namespace stampede

@@ -11,9 +11,10 @@ namespace stampede {
 
 struct SimulateCommand {
   Scenario scenario;
-  std::vector<Assertion> assertions;  // the scenario's expectations and --assert
+  std::vector<Assertion> assertions;  // the scenario's expectations, --assert, delivered > 0
   std::string out_path;               // results JSON; empty: none
   std::string report_path;            // HTML report; empty: none
+  std::string junit_path;             // JUnit XML, a case per check; empty: none
   std::int64_t horizon_ns = 0;        // 0: the engine's default
   bool quiet = false;
   std::int64_t trials = 1;  // > 1: report the means (sim_trials.hpp)
@@ -21,7 +22,8 @@ struct SimulateCommand {
 };
 
 // Runs the simulation, prints the summary, writes the results. Returns the exit code:
-// 0 every assertion holds, 1 some failed, 3 the results could not be written.
+// 0 every check holds, 1 some failed, 2 one the simulation cannot judge (gate_exit_code), 3 a
+// file could not be written.
 int run_simulate_command(const SimulateCommand& cmd);
 
 }  // namespace stampede

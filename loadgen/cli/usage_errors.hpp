@@ -5,6 +5,7 @@
 #include <utility>
 #include <vector>
 
+#include "assertion.hpp"
 #include "output_path.hpp"
 #include "parsed.hpp"
 
@@ -53,5 +54,9 @@ void check_each_output(const std::vector<OutputFlag>& outputs, Errors& errors);
 // Says each error on stderr, one line each ("loadgen: ..."); returns kExitUsage.
 int usage_errors(const Errors& errors);
 int usage_error(const std::string& message);
+
+// The checks a finished run could not judge (Verdict::refused), a line each on stderr as a
+// usage error's, --quiet or not: "loadgen: retry_share < 0.5 refused: ...".
+void say_refusals(const std::vector<Verdict>& verdicts);
 
 }  // namespace stampede

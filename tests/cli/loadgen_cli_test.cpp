@@ -40,8 +40,9 @@ TEST_CASE("simulate: the storm without jitter fails exactly the three expectatio
   CHECK(failed == std::vector<std::string>{"FAIL  peak_ratio <= 2 (10)",
                                            "FAIL  drain_s <= 120 (543)",
                                            "FAIL  requests < 10000 (10500)"});
+  // And the default expectation, as every command holds a fleet to it.
   CHECK(lines_starting(r.out, "PASS") ==
-        std::vector<std::string>{"PASS  delivered == items (1000)"});
+        std::vector<std::string>{"PASS  delivered == items (1000)", "PASS  delivered > 0 (1000)"});
   CHECK(contains(r.out, "t=31 s, 1000 requests"));
   CHECK(contains(r.out, "requests made:  10500"));
   CHECK(contains(r.out, "last item got through at t=543 s"));
@@ -56,7 +57,7 @@ TEST_CASE("simulate: the storm with full jitter passes for seeds 1, 2, 3") {
         "loadgen", {"simulate", "--scenario", kStorm, "--strategy", "full-jitter", "--seed", seed});
     CHECK(r.code == 0);
     CHECK(lines_starting(r.out, "FAIL").empty());
-    CHECK(lines_starting(r.out, "PASS").size() == 4);
+    CHECK(lines_starting(r.out, "PASS").size() == 5);  // the four and delivered > 0
     CHECK(contains(r.out, "delivered 1000 of 1000"));
   }
 }
@@ -86,7 +87,7 @@ TEST_CASE("simulate: --out twice with the same seed writes byte-identical result
   }
   CHECK(doc.at("summary").at("delivered") == 1000);
   CHECK(doc.at("scenario").at("fleet").at("seed") == 5);
-  CHECK(doc.at("assertions").size() == 4);
+  CHECK(doc.at("assertions").size() == 5);
   CHECK(doc.at("histograms").contains("provider_arrivals_by_outcome"));
   // What it wrote reads back as a results document.
   const auto loaded = stampede::load_results_file(dir.file("a.json"));
@@ -100,7 +101,7 @@ TEST_CASE("simulate: --assert adds to the expectations, a failing one exits 1 na
       run_binary("loadgen", {"simulate", "--scenario", kStorm, "--strategy", "full-jitter",
                              "--assert", "dead_lettered == 0", "--assert", "amplification < 10"});
   CHECK(pass.code == 0);
-  CHECK(lines_starting(pass.out, "PASS").size() == 6);
+  CHECK(lines_starting(pass.out, "PASS").size() == 7);
   const auto fail = run_binary("loadgen", {"simulate", "--scenario", kStorm, "--strategy",
                                            "full-jitter", "--assert", "requests < 100"});
   CHECK(fail.code == 1);

@@ -168,10 +168,10 @@ TEST_CASE("a metric that needs what the run lacks is a usage error naming both")
 
 TEST_CASE("a capacity is an allowance to measure the peak against") {
   ProviderConfig p;
-  CHECK_FALSE(metric_context(p, false).allowance);
+  CHECK_FALSE(metric_context("run", p, false).allowance);
   p.capacity = *parse_rate("50/s");
-  CHECK(metric_context(p, false).allowance);
-  CHECK(metric_context(with_allowance("1/s"), true).provider_view);
+  CHECK(metric_context("run", p, false).allowance);
+  CHECK(metric_context("run", with_allowance("1/s"), true).provider_view);
 }
 
 TEST_CASE("a run's checks: expectations, --assert, the default; each once") {

@@ -63,10 +63,12 @@ TEST_CASE("a check on sim_divergence needs the run's comparison with its simulat
   REQUIRE(a);
   ProviderConfig p;
   // simulate, exec and a document without a comparison: refused, naming the metric and why.
-  const auto why = meaning_error(*a, metric_context(p, true, true, false));
+  const auto why = meaning_error(*a, metric_context("simulate", p, true, true));
   REQUIRE(why);
   CHECK(why->find("sim_divergence") != std::string::npos);
   CHECK(why->find("loadgen run") != std::string::npos);
   // loadgen run, and merge of every shard.
-  CHECK_FALSE(meaning_error(*a, metric_context(p, false, false, true)));
+  auto compared = metric_context("run", p, false);
+  compared.sim_comparison = true;
+  CHECK_FALSE(meaning_error(*a, compared));
 }

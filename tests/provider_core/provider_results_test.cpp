@@ -219,11 +219,12 @@ TEST_CASE(
   CHECK(doc.at("provider_results").at("hint_waits").at("at_hint") == 20);
   CHECK(doc.at("provider_results").at("lockstep").at("bins") == 11);
 
-  const auto context = metric_context(config, true, true);
+  const auto context = metric_context("fakeprovider", config, true, true);
   const auto checks = gate_assertions({}, {"lockstep < 0.5", "hint_share < 0.5"}, true, context);
   REQUIRE(checks);
   for (const auto& v : evaluate_gate(*checks, r, context)) CHECK_FALSE(v.passed);
   // Without the per-item record the figures mean nothing, and a check on them never passes.
-  const auto planned = gate_assertions({}, {"lockstep < 0.5"}, true, metric_context(config, true));
+  const auto planned =
+      gate_assertions({}, {"lockstep < 0.5"}, true, metric_context("fakeprovider", config, true));
   CHECK_FALSE(planned);
 }
