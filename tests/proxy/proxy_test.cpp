@@ -244,7 +244,7 @@ TEST_CASE("an upstream that closes a kept-alive connection: the next request sti
     CAPTURE(i);
     // Sent once the upstream's close is in: a request that crosses the close on the wire may
     // have been read, and is not sent again (proxy_bounds_test.cpp).
-    if (i > 0) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    if (i > 0) std::this_thread::sleep_for(std::chrono::milliseconds(300));
     const auto r = c.request("GET", "/close-after");
     CHECK(r.status == 200);
     CHECK(r.body == "bye");
