@@ -96,6 +96,8 @@ Run run_of(const Command& c, Situation s) {
   if (!clients_recorded(c)) provider_stands_in_for_clients(rec);
   r.summary = summarize(rec, r.scenario.provider, r.provider_side);
   run.planned = metric_context(c.engine, r.scenario.provider, r.provider_side, c.provider_results);
+  // run sets its arrivals against its own simulation (run_args.cpp); the others have none.
+  run.planned.sim_comparison = std::string(c.engine) == "run";
   return run;
 }
 
@@ -126,6 +128,8 @@ constexpr Outcomes kRetry{{{P, P, R}, {P, P, R}, {P, R, R}, {P, R, R}}};
 constexpr Outcomes kRetryAgainstAllowance{{{P, U, R}, {P, U, R}, {P, U, R}, {P, U, R}}};
 constexpr Outcomes kProviderView{{{P, U, P}, kAlwaysComputed, kAlwaysComputed, kAlwaysComputed}};
 constexpr Outcomes kPerItem{{{U, U, U}, {U, U, U}, {P, R, R}, {P, R, R}}};
+// A live run set against its own simulation: run (and merge, and gate of their documents).
+constexpr Outcomes kSimComparison{{kAlwaysComputed, {U, U, U}, {U, U, U}, {U, U, U}}};
 
 const std::map<std::string, Outcomes>& table() {
   static const std::map<std::string, Outcomes> t{
@@ -167,6 +171,7 @@ const std::map<std::string, Outcomes>& table() {
       {"lockstep", kPerItem},
       {"dropped", kPlain},
       {"dropped_ratio", kPlain},
+      {"sim_divergence", kSimComparison},
   };
   return t;
 }

@@ -267,7 +267,7 @@ TEST_CASE(
     "proxy: pipelined requests past the allowance are answered by the provider; the upstream "
     "reads exactly the admitted ones") {
   RawUpstream up;
-  FakeProvider p({"--upstream", up.url(), "--allowance", "2/min"});
+  FakeProvider p({"--upstream", up.url(), "--allowance", "2/min", "--limiter", "fixed-window"});
   REQUIRE(p.started());
   Connection c(p.data_port());
   REQUIRE(c.ok());
