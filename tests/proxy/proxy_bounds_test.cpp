@@ -21,6 +21,7 @@
 #include "support/files.hpp"
 #include "support/http_client.hpp"
 #include "support/nginx.hpp"
+#include "support/ports.hpp"
 #include "support/scripted_server.hpp"
 #include "support/temp_dir.hpp"
 
@@ -57,19 +58,6 @@ std::int64_t peak_rss(pid_t pid) {
   return 0;
 }
 
-int listen_loopback(int& port) {
-  const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof a;
-  bind(fd, reinterpret_cast<sockaddr*>(&a), len);
-  listen(fd, 16);
-  getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
-  port = ntohs(a.sin_port);
-  return fd;
-}
-
 int connect_loopback(int port) {
   const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   sockaddr_in a{};
@@ -88,7 +76,7 @@ int connect_loopback(int port) {
 class AcceptLoop {
  public:
   explicit AcceptLoop(std::function<void(int)> serve) : serve_(std::move(serve)) {
-    listen_fd_ = listen_loopback(port_);
+    listen_fd_ = support::listen_loopback(port_, 16);
     thread_ = std::thread([this] { run(); });
   }
   ~AcceptLoop() {

@@ -18,6 +18,7 @@
 
 #include "support/fake_provider.hpp"
 #include "support/http_client.hpp"
+#include "support/ports.hpp"
 
 using namespace support;
 using nlohmann::json;
@@ -32,15 +33,7 @@ constexpr int kCloseBoundMs = 15'000;
 class RawUpstream {
  public:
   RawUpstream() {
-    listen_fd_ = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t len = sizeof a;
-    bind(listen_fd_, reinterpret_cast<sockaddr*>(&a), len);
-    listen(listen_fd_, 64);
-    getsockname(listen_fd_, reinterpret_cast<sockaddr*>(&a), &len);
-    port_ = ntohs(a.sin_port);
+    listen_fd_ = support::listen_loopback(port_);
     thread_ = std::thread([this] { serve(); });
   }
   ~RawUpstream() {

@@ -27,6 +27,10 @@ class RefusedPort {
   int port_ = 0;
 };
 
+// A socket listening on an ephemeral 127.0.0.1 port, its port in `port`: the listener a test's
+// own raw-socket server accepts on.
+int listen_loopback(int& port, int backlog = 64);
+
 // Whether 127.0.0.1:port completes a TCP handshake.
 bool accepts_connections(int port);
 

@@ -7,18 +7,12 @@
 
 #include <algorithm>
 
+#include "support/ports.hpp"
+
 namespace support {
 
 ScriptedServer::ScriptedServer(std::vector<Answer> script) : script_(std::move(script)) {
-  listen_fd_ = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof a;
-  bind(listen_fd_, reinterpret_cast<sockaddr*>(&a), len);
-  listen(listen_fd_, 64);
-  getsockname(listen_fd_, reinterpret_cast<sockaddr*>(&a), &len);
-  port_ = ntohs(a.sin_port);
+  listen_fd_ = listen_loopback(port_);
   thread_ = std::thread([this] { serve(); });
 }
 
