@@ -52,18 +52,26 @@ std::string format_divergence(const nlohmann::json& doc) {
   char waited[32] = "an unknown time";  // where the kernel keeps no such figure
   if (const auto w = live.value("cpu_wait_s", nlohmann::json()); w.is_number())
     std::snprintf(waited, sizeof waited, "%.2f s", w.get<double>());
+  // With --provider-admin the run took its limits from the provider itself: not a cause.
+  const bool settings_read = doc.contains("provider") && doc.at("provider").contains("settings");
+  const char* settings =
+      settings_read
+          ? "  - not the provider's settings: loadgen read them from its admin API and ran by "
+            "them\n"
+          : "  - the provider's settings: it may not enforce the limits and outages of the "
+            "'provider:' line below; start fakeprovider from the same scenario, and give "
+            "--provider-admin so loadgen checks\n";
   char buf[1024];
   std::snprintf(
       buf, sizeof buf,
       "DIVERGED: %.1f%% of the requests arrived in another second than the simulation of the "
       "same scenario and seed has them (sim_divergence %.3f, more than %.2f): this run measured "
       "something other than its scenario. It may be:\n"
-      "  - the provider's settings: it may not enforce the limits and outages of the 'provider:' "
-      "line below; start fakeprovider from the same scenario\n"
+      "%s"
       "  - the harness's CPU: its loops waited %s for a CPU over %.2f s (the harness line "
-      "below)\n"
+      "below); a --time-scale nearer 1 gives each send more room\n"
       "  - connection errors: %.1f%% of the requests were refused or reset before an answer\n",
-      100 * divergence, divergence, kLoudDivergence, waited, live.value("wall_s", 0.0),
+      100 * divergence, divergence, kLoudDivergence, settings, waited, live.value("wall_s", 0.0),
       100 * summary.value("status_ratio_connect_error", 0.0));
   return buf;
 }
