@@ -338,7 +338,12 @@ TEST_CASE("a client reading slower than the upstream costs a bounded buffer, not
     // The pool pauses at 1 MiB held; the buffer holding it is at most four times that.
     const std::int64_t grown = peak_rss(p.pid()) - before;
     CAPTURE(grown);
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+    // The sanitizers' allocators keep freed memory on purpose (quarantine, shadow): the peak
+    // resident size says nothing about the provider's own buffer there.
+#else
     CHECK(grown < static_cast<std::int64_t>(8 * kMiB));
+#endif
   }
 }
 

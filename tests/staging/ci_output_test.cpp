@@ -219,6 +219,7 @@ TEST_CASE("every file written is named on stderr; a run without --out says it ke
   }
   SUBCASE("a JUnit file but no results") {
     const auto r = loadgen(dir, {"run", "--url", url, "--clients", "3", "--junit", dir.file("j")});
+    INFO("stderr: " << r.err);
     CHECK(r.code == 0);
     CHECK(lines(r.err) ==
           std::vector<std::string>{
