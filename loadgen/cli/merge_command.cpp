@@ -171,15 +171,17 @@ json merge_provider(const std::vector<ShardDoc>& shards, Results& merged,
   if (fullest.empty()) return nullptr;
   json replicas = json::array();
   std::int64_t requests = 0;
-  std::optional<std::int64_t> refused;  // the connections turned away, where they are counted
+  // The connections turned away: a sum only when every provider counted them, never a part.
+  std::int64_t refused = 0;
+  bool refused_counted = true;
   BinnedCounts by_outcome(kNsPerSec, kOutcomeCount);
   BinnedCounts by_send(kNsPerSec, kSendLabels);
   bool histograms = true;
   for (const auto& [admin, p] : fullest) {
     replicas.push_back({{"admin", admin}, {"requests", json_int64(*p, "requests", 0)}});
     requests = saturating_add(requests, json_int64(*p, "requests", 0));
-    if (p->contains("connections_refused"))
-      refused = saturating_add(refused.value_or(0), json_int64(*p, "connections_refused", 0));
+    refused_counted = refused_counted && p->contains("connections_refused");
+    refused = saturating_add(refused, json_int64(*p, "connections_refused", 0));
     if (!p->contains("arrivals_by_outcome") || json_int64(*p, "bin_ns", 0) != kNsPerSec) {
       histograms = false;
       continue;
@@ -202,7 +204,7 @@ json merge_provider(const std::vector<ShardDoc>& shards, Results& merged,
                     " (a shard may have fetched its stats before the others finished)");
   }
   json section{{"replicas", replicas}, {"requests", requests}};
-  if (refused) section["connections_refused"] = *refused;
+  if (refused_counted) section["connections_refused"] = refused;
   return section;
 }
 
