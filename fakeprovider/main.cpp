@@ -73,6 +73,7 @@ struct Args {
   std::string item_header = "X-Request-Id,amz-sdk-invocation-id,Idempotency-Key";
   std::string client_header = "X-Client-Id";
   std::string max_items = "1000000";
+  std::string hint_tolerance = "100ms";
   UpstreamFlags upstream;  // its url is the scenario's provider.upstream (--upstream)
 };
 
@@ -145,8 +146,8 @@ Parsed<std::string> header_flag(const std::string& flag, const std::string& name
                                    "!#$%&'*+-.^_`|~, e.g. X-Request-Id");
 }
 
-// --attempt-header, --item-header, --client-header and --max-items; "none" turns a header
-// rule off.
+// --attempt-header, --item-header, --client-header, --max-items and --hint-tolerance; "none"
+// turns a header rule off.
 Parsed<SendRules> send_rules_from(const Args& args) {
   using Result = Parsed<SendRules>;
   SendRules rules;
@@ -188,6 +189,11 @@ Parsed<SendRules> send_rules_from(const Args& args) {
     return Result::fail("--max-items: '" + n + "' is not a whole number from 1 to " +
                         std::to_string(kMaxItemsLimit));
   rules.max_items = items;
+  const auto tolerance = parse_duration_ns(args.hint_tolerance);
+  if (!tolerance || *tolerance <= 0)
+    return Result::fail("--hint-tolerance: '" + args.hint_tolerance +
+                        "' is not a duration above zero, e.g. 100ms or 1s");
+  rules.hint_tolerance_ns = *tolerance;
   return Result::ok(std::move(rules));
 }
 
@@ -568,6 +574,13 @@ int main(int argc, char** argv) {
                  "items and clients numbered by counting at once (at most 10000000); "
                  "arrivals of any further one are unattributed")
       ->type_name("INT")
+      ->group("Send numbers")
+      ->capture_default_str();
+  app.add_option("--hint-tolerance", args.hint_tolerance,
+                 "a followed item's retry came at its Retry-After (the results' hint_share) "
+                 "when its wait was within this of it, in scenario time; widen it for a "
+                 "fleet across a network or on a loaded machine")
+      ->type_name("DURATION")
       ->group("Send numbers")
       ->capture_default_str();
   app.add_option(

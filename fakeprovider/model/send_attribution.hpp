@@ -53,14 +53,17 @@ std::string send_rule_label(const SendAttribution& a);
 
 inline constexpr std::size_t kMaxItemHeaders = 8;
 
-// Which headers the rules read: fakeprovider's --attempt-header, --item-header,
-// --client-header and --max-items.
+// Which headers the rules read, and how the items they name are followed: fakeprovider's
+// --attempt-header, --item-header, --client-header, --max-items and --hint-tolerance.
 struct SendRules {
   std::string attempt_header;  // empty: none
   // In order: the first one a request carries names its item. At most kMaxItemHeaders.
   std::vector<std::string> item_headers{"X-Request-Id", "amz-sdk-invocation-id", "Idempotency-Key"};
   std::string client_header = "X-Client-Id";  // empty: none
   std::size_t max_items = 1'000'000;          // items (and clients) counted at once, >= 1
+  // A followed retry "came at the hint" when its wait was within this of its Retry-After
+  // (scenario ns). Wide enough for the client's own scheduling and the network between.
+  std::int64_t hint_tolerance_ns = 100'000'000;
 };
 
 // One header as the request carried it: its first value, and whether a repeat disagreed.

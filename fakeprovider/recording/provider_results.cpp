@@ -46,8 +46,10 @@ double HintWaits::at_hint_share() const {
   return hinted > 0 ? static_cast<double>(at_hint) / static_cast<double>(hinted) : 0.0;
 }
 
-RetryRecord::RetryRecord(std::size_t max_items, bool retry_after_ms)
-    : table_(max_items), retry_after_ms_(retry_after_ms) {}
+RetryRecord::RetryRecord(std::size_t max_items, bool retry_after_ms, std::int64_t tolerance_ns)
+    : table_(max_items), retry_after_ms_(retry_after_ms) {
+  waits_.tolerance_ns = tolerance_ns;
+}
 
 void RetryRecord::record(std::int64_t t_ns, std::uint64_t item, const SendAttribution& send,
                          const Decision& d) {
@@ -91,9 +93,9 @@ void RetryRecord::compare_wait(const ItemState& item, std::int64_t t_ns) {
   }
   const std::int64_t wait_ns = std::max<std::int64_t>(0, t_ns - item.answered_ns);
   const std::int64_t off_ns = wait_ns - *item.hint_ns;
-  if (off_ns < -kHintToleranceNs) {
+  if (off_ns < -waits_.tolerance_ns) {
     ++waits_.early;
-  } else if (off_ns > kHintToleranceNs) {
+  } else if (off_ns > waits_.tolerance_ns) {
     ++waits_.late;
   } else {
     ++waits_.at_hint;
@@ -103,7 +105,7 @@ void RetryRecord::compare_wait(const ItemState& item, std::int64_t t_ns) {
 }
 
 void RetryRecord::clear() {
-  *this = RetryRecord(table_.max_keys(), retry_after_ms_);
+  *this = RetryRecord(table_.max_keys(), retry_after_ms_, waits_.tolerance_ns);
 }
 
 RetryRecord::Items RetryRecord::items() const {
@@ -142,7 +144,7 @@ json items_json(const RetryRecord& record, const RetryRecord::Items& items) {
 }
 
 json hint_waits_json(const HintWaits& w) {
-  return {{"tolerance_ms", kHintToleranceNs / kNsPerMs},
+  return {{"tolerance_ms", w.tolerance_ns / kNsPerMs},
           {"retries", w.retries},
           {"without_hint", w.without_hint},
           {"early", w.early},

@@ -19,8 +19,6 @@
 
 namespace stampede {
 
-// A retry "came at the hint" when its wait was within this of the Retry-After it was given.
-inline constexpr std::int64_t kHintToleranceNs = 100 * kNsPerMs;
 // The lockstep figure's bin.
 inline constexpr std::int64_t kLockstepBinNs = 100 * kNsPerMs;
 
@@ -52,6 +50,7 @@ nlohmann::json lockstep_json(const Lockstep& l);
 // rejection. wait = this arrival - when the rejection was answered (its arrival plus its
 // service time).
 struct HintWaits {
+  std::int64_t tolerance_ns = 0;  // how near its hint a wait is "at" it (--hint-tolerance)
   std::int64_t retries = 0;       // a tracked item's arrivals after a retryable rejection
   std::int64_t without_hint = 0;  // of those, after a rejection that carried no Retry-After
   std::int64_t early = 0;         // wait < hint - tolerance
@@ -70,8 +69,9 @@ struct HintWaits {
 // never with its traffic (BinnedCounts' bound). Pure: the caller serialises calls.
 class RetryRecord {
  public:
-  // retry_after_ms: whether the answers carry retry-after-ms (retry_after_sent_ns).
-  RetryRecord(std::size_t max_items, bool retry_after_ms);
+  // retry_after_ms: whether the answers carry retry-after-ms (retry_after_sent_ns);
+  // tolerance_ns: HintWaits::tolerance_ns.
+  RetryRecord(std::size_t max_items, bool retry_after_ms, std::int64_t tolerance_ns);
 
   // item: SendClaim::item (0: the arrival names none); send: its number, if known.
   void record(std::int64_t t_ns, std::uint64_t item, const SendAttribution& send,

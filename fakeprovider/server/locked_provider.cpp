@@ -21,7 +21,8 @@ LockedProvider::LockedProvider(const Options& options)
       clock_(options.time_scale),
       policy_(options.config, options.store),
       items_(options.send_rules.max_items),
-      retries_(options.send_rules.max_items, options.config.retry_after_ms),
+      retries_(options.send_rules.max_items, options.config.retry_after_ms,
+               options.send_rules.hint_tolerance_ns),
       hop_rng_(make_stream(options.config.seed, kHopStream)) {
   if (options_.store) follow_store_epoch(options_.store->epoch_wall_ns());
   for (std::size_t i = 0; i < std::max<std::size_t>(1, options.threads); ++i) {

@@ -97,8 +97,12 @@ TEST_CASE(
   REQUIRE(r.results.is_object());
   CHECK(count(r.results, "dead_lettered") == 20);
   CHECK(count(r.results, "requests") == 20 * 4);
-  CHECK(sends_with(r.results, "503") == 20);
-  CHECK(sends_with(r.results, "connect_error") == 20 * 3);
+  // Each first send was decided before the kill; on a loaded machine the kill can still beat
+  // the writing of some answers, and those sends end in a reset, not a 503. Every later send
+  // finds no provider.
+  const auto answered = sends_with(r.results, "503");
+  CHECK(answered <= 20);
+  CHECK(answered + sends_with(r.results, "connect_error") == 20 * 4);
   REQUIRE(r.dead_letters.size() == 20);
   for (const auto& d : r.dead_letters) {
     CHECK(d["sends"] == 4);

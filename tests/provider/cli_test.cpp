@@ -43,6 +43,8 @@ TEST_CASE("bad flags and values exit 2 with one line naming the problem") {
       {{"--max-items", "0"}, "--max-items"},
       {{"--max-items", "-1"}, "--max-items"},
       {{"--max-items", "many"}, "--max-items"},
+      {{"--hint-tolerance", "0s"}, "--hint-tolerance"},
+      {{"--hint-tolerance", "soon"}, "--hint-tolerance"},
       {{"--max-items", "10000001"}, "--max-items"},
   };
   for (const auto& row : rows) {

@@ -13,6 +13,7 @@ using namespace stampede;
 namespace {
 
 constexpr std::int64_t kMs = kNsPerMs;
+constexpr std::int64_t kTolerance = 100 * kMs;  // the default --hint-tolerance
 
 SendAttribution send(std::int64_t n) {
   return {SendStatus::kAttributed, SendRule::kXAttempt, n};
@@ -102,6 +103,7 @@ TEST_CASE("provider results: each retry's wait against the Retry-After its item 
     Decision rejection;
     std::int64_t retry_ms;  // the rejection arrives at 0
     std::int64_t early, at_hint, late, without_hint;
+    std::int64_t tolerance_ms = 100;  // --hint-tolerance
   };
   const std::vector<Row> rows{
       {"exactly the hint", kLimited, 1000, 0, 1, 0, 0},
@@ -112,10 +114,15 @@ TEST_CASE("provider results: each retry's wait against the Retry-After its item 
       // The wait runs from the answer: 200 ms of service time, then 1 s.
       {"from the answer", answer(503, kNsPerSec, 200 * kMs), 1200, 0, 1, 0, 0},
       {"no hint sent", answer(503), 1000, 0, 0, 0, 1},
+      // --hint-tolerance: a fleet far away, or slow to wake, still at its hint.
+      {"late by 250 ms, within a 300 ms tolerance", kLimited, 1250, 0, 1, 0, 0, 300},
+      {"early by 250 ms, within a 300 ms tolerance", kLimited, 750, 0, 1, 0, 0, 300},
+      {"late by 301 ms, past a 300 ms tolerance", kLimited, 1301, 0, 0, 1, 0, 300},
+      {"early by 20 ms, past a 10 ms tolerance", kLimited, 980, 1, 0, 0, 0, 10},
   };
   for (const auto& row : rows) {
     CAPTURE(row.what);
-    RetryRecord r(10, false);
+    RetryRecord r(10, false, row.tolerance_ms * kMs);
     r.record(0, 7, send(1), row.rejection);
     r.record(row.retry_ms * kMs, 7, send(2), kOk);
     const auto& w = r.hint_waits();
@@ -129,7 +136,7 @@ TEST_CASE("provider results: each retry's wait against the Retry-After its item 
 }
 
 TEST_CASE("provider results: items by their last answer; gave up, delivered, refused") {
-  RetryRecord r(10, false);
+  RetryRecord r(10, false, kTolerance);
   // Item 1: 429 then 200 (delivered, 2 sends). Item 2: 429 twice (gave up). Item 3: 400.
   r.record(0, 1, send(1), kLimited);
   r.record(0, 2, send(1), kLimited);
@@ -154,7 +161,7 @@ TEST_CASE("provider results: items by their last answer; gave up, delivered, ref
 }
 
 TEST_CASE("provider results: at most max_items items are followed; the rest are counted") {
-  RetryRecord r(2, false);
+  RetryRecord r(2, false, kTolerance);
   for (std::uint64_t item = 1; item <= 4; ++item) r.record(0, item, send(1), kLimited);
   r.record(kNsPerSec, 3, send(2), kLimited);  // past the limit: not followed
   r.record(kNsPerSec, 0, send(2), kLimited);  // names no item
@@ -173,7 +180,7 @@ TEST_CASE("provider results: at most max_items items are followed; the rest are 
 }
 
 TEST_CASE("provider results: retries are binned from the first rejection on") {
-  RetryRecord r(10, false);
+  RetryRecord r(10, false, kTolerance);
   r.record(0, 1, send(2), kOk);  // a declared retry before any rejection
   r.record(500 * kMs, 1, send(1), kLimited);
   r.record(1500 * kMs, 1, send(2), kOk);
@@ -189,7 +196,7 @@ TEST_CASE(
   ProviderConfig config;
   config.allowance = *parse_rate("10/s");
   ArrivalStats stats(kNsPerSec);
-  RetryRecord record(100, false);
+  RetryRecord record(100, false, kTolerance);
   // A herd of 20 items that sleep exactly the hint: rejected at 0, all back at 1 s.
   for (std::uint64_t item = 1; item <= 20; ++item) {
     stats.record(0, "", Outcome::kRateLimited, send(1), DecisionReason::kAllowance);
