@@ -49,6 +49,14 @@ void one_value_each_time(CLI::Option& opt) {
   opt.expected(1)->allow_extra_args(false)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
 }
 
+// --assert, in every command that judges a fleet.
+CLI::Option* add_assert_flag(
+    CLI::App& cmd, std::vector<std::string>& asserts,
+    const std::string& help =
+        "METRIC OP VALUE, e.g. 'peak_ratio <= 2'; repeatable; exit 1 if any fails") {
+  return cmd.add_option("--assert", asserts, help)->type_name("'METRIC OP VALUE'");
+}
+
 // exec takes the provider's flags only: the fleet's policy is the program's own.
 void add_scenario_flags(CLI::App& cmd, ScenarioArgs& args, bool fleet = true) {
   cmd.add_option("--scenario", args.path, "scenario file (JSON); flags override its fields")
@@ -184,10 +192,7 @@ void add_fleet_output_flags(CLI::App& cmd, FleetOutputArgs& a, const FleetOutput
   cmd.add_option("--report", a.report, "write the HTML report here (default: beside --out, .html)")
       ->type_name("FILE")
       ->group("Output");
-  cmd.add_option("--assert", a.asserts,
-                 "METRIC OP VALUE, e.g. 'peak_ratio <= 2'; repeatable; exit 1 if any fails")
-      ->type_name("'METRIC OP VALUE'")
-      ->group("Output");
+  add_assert_flag(cmd, a.asserts)->group("Output");
   cmd.add_flag("--quiet,-q", a.quiet,
                "no summary, no progress line and no list of the files written; errors only")
       ->group("Output");
@@ -348,10 +353,7 @@ CLI::App* add_simulate_command(CLI::App& app, SimulateFlags& sim) {
                    "write the HTML report here (default: beside --out, .html)")
       ->type_name("FILE");
   simulate->add_flag("--no-report", sim.no_report, "write no HTML report");
-  simulate
-      ->add_option("--assert", sim.asserts,
-                   "METRIC OP VALUE, e.g. 'peak_ratio <= 2'; repeatable; exit 1 if any fails")
-      ->type_name("'METRIC OP VALUE'");
+  add_assert_flag(*simulate, sim.asserts);
   // Empty: the engine's horizon.
   simulate
       ->add_option("--horizon", sim.horizon,
@@ -604,17 +606,20 @@ CLI::App* add_exec_command(CLI::App& app, ExecFlags& exec) {
   return exec_cmd;
 }
 
+// report's and merge's: results files in, one file out.
+void add_inputs_and_out(CLI::App& cmd, std::vector<std::string>& inputs, const char* inputs_help,
+                        std::string& out, const char* out_help) {
+  cmd.add_option("results", inputs, inputs_help)->type_name("FILE")->required();
+  cmd.add_option("-o,--out", out, out_help)->type_name("FILE")->required();
+}
+
 CLI::App* add_report_command(CLI::App& app, ReportCommand& rep) {
   auto* report_cmd = app.add_subcommand(
       "report",
       "Write one self-contained HTML report (inline SVG, no script needed) from results files; "
       "several files make a comparison on shared axes.");
-  report_cmd->add_option("results", rep.inputs, "results JSON files from run or simulate")
-      ->type_name("FILE")
-      ->required();
-  report_cmd->add_option("-o,--out", rep.out_path, "the HTML file to write")
-      ->type_name("FILE")
-      ->required();
+  add_inputs_and_out(*report_cmd, rep.inputs, "results JSON files from run or simulate",
+                     rep.out_path, "the HTML file to write");
   report_cmd
       ->add_option("--label", rep.labels,
                    "a name per input, in order (default: the strategy or file name)")
@@ -629,12 +634,8 @@ CLI::App* add_merge_command(CLI::App& app, MergeCommand& merge) {
       "merge",
       "Merge the results of a fleet's shards (--shard I/N) into one document: totals and "
       "histograms as one process would have recorded them, the summary and assertions again.");
-  merge_cmd->add_option("results", merge.inputs, "every shard's results JSON")
-      ->type_name("FILE")
-      ->required();
-  merge_cmd->add_option("-o,--out", merge.out_path, "the merged results JSON to write")
-      ->type_name("FILE")
-      ->required();
+  add_inputs_and_out(*merge_cmd, merge.inputs, "every shard's results JSON", merge.out_path,
+                     "the merged results JSON to write");
   merge_cmd->add_flag("--partial", merge.partial,
                       "merge even with shards missing; the merged results name them");
   merge_cmd->add_flag("--quiet,-q", merge.quiet, "print nothing; exit code and --out only");
@@ -653,11 +654,9 @@ CLI::App* add_gate_command(CLI::App& app, GateCommand& gate) {
       "(--results-out, GET /admin/results), whose per-item record gives hint_share and "
       "lockstep. Its scenario's expectations, --assert, and delivered > 0.");
   gate_cmd->add_option("results", gate.input, "a results JSON file")->type_name("FILE")->required();
-  gate_cmd
-      ->add_option("--assert", gate.asserts,
-                   "a check, e.g. 'lockstep < 0.5' (repeatable; metrics: docs/RESULTS.md)")
-      ->type_name("'METRIC OP VALUE'");
-  one_value_each_time(*gate_cmd->get_option("--assert"));
+  one_value_each_time(
+      *add_assert_flag(*gate_cmd, gate.asserts,
+                       "a check, e.g. 'lockstep < 0.5' (repeatable; metrics: docs/RESULTS.md)"));
   gate_cmd->add_flag("--expect-none", gate.expect_none,
                      "do not require delivered > 0 (default: required)");
   gate_cmd
