@@ -1,5 +1,4 @@
 #include <algorithm>
-#include <array>
 #include <cstdlib>
 #include <string>
 #include <vector>
@@ -30,7 +29,11 @@ struct ScenarioArgs {
   FlagValues values;  // field -> flag values
 };
 
-// A scenario flag's type and default in --help, as every other flag shows its own.
+// Each flag names its --help type where it is added (--max-duration DURATION=1h). Its default
+// is the value its member starts with (capture_default_str), or, where the member is empty
+// and the command works the default out, the usual one written beside the flag.
+
+// A scenario flag's type and default in --help: its field's.
 void describe_value(CLI::Option& opt, const ScenarioField& field) {
   opt.type_name(std::string(field.type));
   if (!field.default_text.empty()) opt.default_str(std::string(field.default_text));
@@ -40,74 +43,24 @@ void describe_value(CLI::Option& opt, std::string_view field) {
   if (const auto* f = find_field(field)) describe_value(opt, *f);
 }
 
-// The type and default --help shows for each flag of loadgen's own (--max-duration
-// DURATION=1h), set after the flags are declared; a flag a command lacks is passed over, so
-// one table serves every command. A default that no value spells ("one per core") is left to
-// the flag's text.
-struct FlagValue {
-  const char* flag;
-  const char* type;
-  const char* default_text;
-};
-
-constexpr std::array<FlagValue, 37> kFlagValues{{
-    {"--scenario", "FILE", ""},
-    {"--out", "FILE", ""},
-    {"--report", "FILE", ""},
-    {"--dead-letter", "FILE", ""},
-    {"--junit", "FILE", ""},
-    {"--attempts-out", "FILE", ""},
-    {"--assert", "'METRIC OP VALUE'", ""},
-    {"--horizon", "DURATION", "7d"},
-    {"--trials", "INT", "1"},
-    {"--shard", "I/N", ""},
-    {"--start-at", "TIME", ""},
-    {"--url", "URL", ""},
-    {"--method", "METHOD", ""},
-    {"--header", "'NAME: VALUE'", ""},
-    {"--body", "TEXT|@FILE", ""},
-    {"--api-key", "KEY", ""},
-    {"--api-keys-file", "FILE", ""},
-    {"--time-scale", "NUMBER", "1"},
-    {"--loops", "INT", ""},
-    {"--processes", "INT", ""},
-    {"--connections-per-source", "INT", ""},
-    {"--http-client", "auto|native|libcurl", "auto"},
-    {"--max-duration", "DURATION", "1h"},
-    {"--grace", "DURATION", ""},
-    {"--progress-every", "DURATION", "10s"},
-    {"--dashboard", "HOST:PORT", ""},
-    {"--dashboard-token", "TOKEN", ""},
-    {"--provider-admin", "URL", ""},
-    {"--provider-admin-token", "TOKEN", ""},
-    {"--per-process", "INT", "1"},
-    {"--timeout", "DURATION", ""},
-    {"--logs", "DIR", ""},
-    {"--log-limit", "BYTES", "65536"},
-    {"--label", "NAME", ""},
-    {"--demand", "RATE", ""},
-    {"--over", "DURATION", "10m"},
-    {"results", "FILE", ""},
-}};
-
-void describe_flags(CLI::App& cmd) {
-  for (const auto& f : kFlagValues) {
-    auto* opt = cmd.get_option_no_throw(f.flag);
-    if (opt == nullptr) continue;
-    opt->type_name(f.type);
-    if (*f.default_text != '\0') opt->default_str(f.default_text);
-  }
-}
-
 // exec's CMD follows "--", which a list option would take as the end of its own values (and
 // then read CMD's flags as loadgen's): there a repeatable flag takes one value each time.
 void one_value_each_time(CLI::Option& opt) {
   opt.expected(1)->allow_extra_args(false)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
 }
 
+// --assert, in every command that judges a fleet.
+CLI::Option* add_assert_flag(
+    CLI::App& cmd, std::vector<std::string>& asserts,
+    const std::string& help =
+        "METRIC OP VALUE, e.g. 'peak_ratio <= 2'; repeatable; exit 1 if any fails") {
+  return cmd.add_option("--assert", asserts, help)->type_name("'METRIC OP VALUE'");
+}
+
 // exec takes the provider's flags only: the fleet's policy is the program's own.
 void add_scenario_flags(CLI::App& cmd, ScenarioArgs& args, bool fleet = true) {
   cmd.add_option("--scenario", args.path, "scenario file (JSON); flags override its fields")
+      ->type_name("FILE")
       ->check(CLI::ExistingFile.description(""));
   auto add = [&](const ScenarioField& f, const char* group) {
     auto* opt =
@@ -147,11 +100,13 @@ void add_shard_flags(CLI::App& cmd, ShardArgs& args, bool live) {
   cmd.add_option("--shard", args.shard,
                  "run shard I of N (clients with id mod N == I; default JOB_COMPLETION_INDEX and "
                  "STAMPEDE_SHARDS from the environment); merge the shards with 'loadgen merge'")
+      ->type_name("I/N")
       ->group("Sharding");
   if (!live) return;
   cmd.add_option("--start-at", args.start_at,
                  "begin at this wall-clock time, epoch seconds or RFC 3339, so that every shard "
                  "starts together; a shard past it starts at once and says how late")
+      ->type_name("TIME")
       ->envname("STAMPEDE_START_AT")
       ->group("Sharding");
 }
@@ -204,40 +159,57 @@ void add_fleet_output_flags(CLI::App& cmd, FleetOutputArgs& a, const FleetOutput
                  "a fakeprovider's admin URL: take the limits it enforces (provider flags "
                  "given too must say the same; its data port must be --url's), reset it at t=0 "
                  "so both clocks start together, and take its arrival histograms at the end")
+      ->type_name("URL")
       ->group("Target");
   cmd.add_option("--provider-admin-token", a.provider_admin_token,
                  "bearer token for the provider's admin API")
+      ->type_name("TOKEN")
       ->envname("FAKEPROVIDER_ADMIN_TOKEN")
       ->group("Target");
-  cmd.add_option("--max-duration", a.max_duration, help.max_duration)->group("Run");
-  cmd.add_option("--grace", a.grace, help.grace)->group("Run");
+  cmd.add_option("--max-duration", a.max_duration, help.max_duration)
+      ->type_name("DURATION")
+      ->capture_default_str()
+      ->group("Run");
+  // Empty: the command's, 2s (run's at most its --timeout, as its text says).
+  cmd.add_option("--grace", a.grace, help.grace)
+      ->type_name("DURATION")
+      ->default_str("2s")
+      ->group("Run");
   cmd.add_option("--out", a.out,
                  "write the results JSON here; '-' writes it to stdout, and the summary then "
                  "goes to stderr (no report beside it: give --report for one)")
+      ->type_name("FILE")
       ->group("Output");
-  cmd.add_option("--dead-letter", a.dead_letter, help.dead_letter)->group("Output");
+  cmd.add_option("--dead-letter", a.dead_letter, help.dead_letter)
+      ->type_name("FILE")
+      ->group("Output");
   cmd.add_option("--junit", a.junit,
                  "write JUnit XML: a test case per check, and 'run completed' (failed when the "
                  "run was stopped, an error for exit 3)")
+      ->type_name("FILE")
       ->group("Output");
   cmd.add_flag("--no-report", a.no_report, "write no HTML report")->group("Output");
   cmd.add_option("--report", a.report, "write the HTML report here (default: beside --out, .html)")
+      ->type_name("FILE")
       ->group("Output");
-  cmd.add_option("--assert", a.asserts,
-                 "METRIC OP VALUE, e.g. 'peak_ratio <= 2'; repeatable; exit 1 if any fails")
-      ->group("Output");
+  add_assert_flag(cmd, a.asserts)->group("Output");
   cmd.add_flag("--quiet,-q", a.quiet,
                "no summary, no progress line and no list of the files written; errors only")
       ->group("Output");
-  cmd.add_option("--dashboard", a.dashboard, help.dashboard)->group("Output");
+  cmd.add_option("--dashboard", a.dashboard, help.dashboard)
+      ->type_name("HOST:PORT")
+      ->group("Output");
   cmd.add_option("--dashboard-token", a.dashboard_token,
                  "require 'Authorization: Bearer TOKEN' on --dashboard (a browser: open "
                  "/dashboard?token=TOKEN once); needed beyond loopback")
+      ->type_name("TOKEN")
       ->envname("LOADGEN_DASHBOARD_TOKEN")
       ->group("Output");
   cmd.add_option("--progress-every", a.progress_every,
                  "when stderr is not a terminal (a CI log): a plain progress line this often, "
                  "in wall time (default 10s; on a terminal the line is redrawn each second)")
+      ->type_name("DURATION")
+      ->capture_default_str()
       ->group("Output");
 }
 
@@ -250,6 +222,7 @@ void add_exec_fleet_flags(CLI::App& exec_cmd, ExecFlags& a) {
   exec_cmd
       .add_option("--clients", a.clients,
                   "clients in the fleet: their ids are 0 .. N-1 ({client}, STAMPEDE_CLIENT_ID)")
+      ->type_name("INT")
       ->required()
       ->check(CLI::Range(std::int64_t{1}, std::int64_t{10'000'000}))
       ->group("Fleet");
@@ -257,6 +230,8 @@ void add_exec_fleet_flags(CLI::App& exec_cmd, ExecFlags& a) {
       .add_option("--per-process", a.per_process,
                   "clients each process runs (STAMPEDE_PER_PROCESS); its exit status is the "
                   "outcome of all of them (default 1)")
+      ->type_name("INT")
+      ->capture_default_str()
       ->check(CLI::Range(std::int64_t{1}, std::int64_t{10'000'000}))
       ->group("Fleet");
   exec_cmd
@@ -274,26 +249,33 @@ void add_exec_flags(CLI::App& exec_cmd, ExecFlags& a) {
   exec_cmd
       .add_option("--url", a.url,
                   "the endpoint the program is to send to: {url} in ARGS and STAMPEDE_URL")
+      ->type_name("URL")
       ->required()
       ->group("Target");
   exec_cmd
       .add_option("--time-scale", a.time_scale,
                   "only 1 (default): real programs sleep wall time; the provider must run at 1")
+      ->type_name("NUMBER")
+      ->capture_default_str()
       ->group("Run");
   exec_cmd
       .add_option("--timeout", a.timeout,
                   "a process still running this long after the release is stopped like at "
                   "--max-duration, its clients unfinished (default: none)")
+      ->type_name("DURATION")
       ->group("Run");
   exec_cmd
       .add_option("--logs", a.logs,
                   "each process's stdout and stderr to DIR/client-ID.log (ID its first client; "
                   "the folder is made if missing); default: read and dropped")
+      ->type_name("DIR")
       ->group("Output");
   exec_cmd
       .add_option("--log-limit", a.log_limit,
                   "bytes kept of each process's output; the rest is counted and the log says so "
                   "(default 65536)")
+      ->type_name("BYTES")
+      ->capture_default_str()
       ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 30))
       ->group("Output");
   add_fleet_output_flags(
@@ -312,6 +294,7 @@ void add_exec_flags(CLI::App& exec_cmd, ExecFlags& a) {
   exec_cmd
       .add_option("CMD", a.command,
                   "CMD [ARGS...] after --; {url} and {client} in ARGS are replaced")
+      ->type_name("ARGS")
       ->required();
 }
 
@@ -364,26 +347,35 @@ CLI::App* add_simulate_command(CLI::App& app, SimulateFlags& sim) {
       "Run a scenario in virtual time: the same strategy, retry policy and provider model as a "
       "live run, deterministic for a seed, a million clients in seconds.");
   add_scenario_flags(*simulate, sim.scenario);
-  simulate->add_option("--out", sim.out, "write the results JSON here");
-  simulate->add_option("--report", sim.report,
-                       "write the HTML report here (default: beside --out, .html)");
+  simulate->add_option("--out", sim.out, "write the results JSON here")->type_name("FILE");
+  simulate
+      ->add_option("--report", sim.report,
+                   "write the HTML report here (default: beside --out, .html)")
+      ->type_name("FILE");
   simulate->add_flag("--no-report", sim.no_report, "write no HTML report");
-  simulate->add_option("--assert", sim.asserts,
-                       "METRIC OP VALUE, e.g. 'peak_ratio <= 2'; repeatable; exit 1 if any fails");
-  simulate->add_option("--horizon", sim.horizon,
-                       "stop at this scenario time; items still going are unfinished (default 7d)");
+  add_assert_flag(*simulate, sim.asserts);
+  // Empty: the engine's horizon.
+  simulate
+      ->add_option("--horizon", sim.horizon,
+                   "stop at this scenario time; items still going are unfinished (default 7d)")
+      ->type_name("DURATION")
+      ->default_str("7d");
   simulate->add_flag("--expect-none", sim.expect_none,
                      "drop the default expectation 'delivered > 0', which fails a simulation "
                      "whose fleet delivered nothing (a policy that gives every item up); default: "
                      "off");
-  simulate->add_option("--junit", sim.junit,
-                       "write JUnit XML: a test case per check (an error for one the simulation "
-                       "cannot judge)");
+  simulate
+      ->add_option("--junit", sim.junit,
+                   "write JUnit XML: a test case per check (an error for one the simulation "
+                   "cannot judge)")
+      ->type_name("FILE");
   simulate->add_flag("--quiet,-q", sim.quiet, "print nothing; exit code and --out only");
   simulate
       ->add_option("--trials", sim.trials,
                    "run N trials, trial t with seed --seed + t, and report the means of the "
                    "summary (default 1)")
+      ->type_name("INT")
+      ->capture_default_str()
       ->check(CLI::Range(std::int64_t{1}, std::int64_t{1'000'000}));
   add_shard_flags(*simulate, sim.shard, false);
   simulate->footer(
@@ -398,19 +390,24 @@ CLI::App* add_simulate_command(CLI::App& app, SimulateFlags& sim) {
 // What every client sends, and to where.
 void add_run_target_flags(CLI::App* run_cmd, RunFlags& run) {
   run_cmd->add_option("--url", run.url, "the endpoint every client sends to (http or https)")
+      ->type_name("URL")
       ->required()
       ->group("Target");
   run_cmd->add_option("--method", run.method, "HTTP method (default GET, or POST with --body)")
+      ->type_name("METHOD")
       ->group("Target");
   run_cmd->add_option("--header", run.headers, "'Name: value' sent with every request; repeatable")
+      ->type_name("'NAME: VALUE'")
       ->group("Target");
-  run_cmd->add_option("--body", run.body, "request body, or @FILE")->group("Target");
+  run_cmd->add_option("--body", run.body, "request body, or @FILE")
+      ->type_name("TEXT|@FILE")
+      ->group("Target");
   auto* key_opt = run_cmd->add_option("--api-key", run.api_key,
                                       "tenant key, sent in the scenario's tenant header "
                                       "(X-Api-Key by default); without it or --api-keys-file, "
                                       "$STAMPEDE_API_KEY, which keeps the key out of ps on a "
                                       "shared runner");
-  key_opt->group("Target");
+  key_opt->type_name("KEY")->group("Target");
   // What a live run's peak is measured against: a user pointing at staging looks for it
   // beside the URL, not among the simulated provider's knobs.
   run_cmd->get_option("--allowance")
@@ -422,6 +419,7 @@ void add_run_target_flags(CLI::App* run_cmd, RunFlags& run) {
   run_cmd
       ->add_option("--api-keys-file", run.api_keys_file,
                    "one key per line; clients take them round-robin (client c: key c mod N)")
+      ->type_name("FILE")
       ->check(CLI::ExistingFile.description(""))
       ->excludes(key_opt)
       ->group("Target");
@@ -474,15 +472,19 @@ void add_run_engine_flags(CLI::App* run_cmd, RunFlags& run) {
                    "wall seconds per scenario second, e.g. 0.1 replays ten times faster "
                    "(default 1); other than 1 needs a fakeprovider at the same scale, named by "
                    "--provider-admin, or --allow-time-scale")
+      ->type_name("NUMBER")
+      ->capture_default_str()
       ->group("Run");
   run_cmd
       ->add_option("--loops", run.loops, "event-loop threads (default: one per core; per process)")
+      ->type_name("INT")
       ->group("Run");
   run_cmd
       ->add_option("--processes", run.processes,
                    "run the fleet in N worker processes, shard i/N each, started together and "
                    "merged as 'loadgen merge' does (default: as many as the open-file hard "
                    "limit needs, ulimit -Hn: one up to about that many clients); not with --shard")
+      ->type_name("INT")
       ->check(CLI::Range(std::int64_t{1}, std::int64_t{1'000'000}))
       ->group("Run");
   run_cmd
@@ -493,6 +495,7 @@ void add_run_engine_flags(CLI::App* run_cmd, RunFlags& run) {
                    "(/proc/sys/net/ipv4/ip_local_port_range), past which each connect() "
                    "searches the range's every other port; another target may have the whole "
                    "range less a tenth")
+      ->type_name("INT")
       ->check(CLI::Range(std::int64_t{1}, std::int64_t{65535}))
       ->group("Run");
   // A supervisor's worker: its files go to DIR, its progress to descriptor 3.
@@ -502,6 +505,8 @@ void add_run_engine_flags(CLI::App* run_cmd, RunFlags& run) {
                    "auto (default): the native HTTP/1.1 client for http://, libcurl for https://; "
                    "native; or libcurl. The native client writes a wave of sends several times "
                    "faster, which --time-scale below 0.1 needs")
+      ->type_name("auto|native|libcurl")
+      ->capture_default_str()
       ->group("Run");
   run_cmd
       ->add_flag("--no-latency-compensation", run.no_latency_compensation,
@@ -538,6 +543,7 @@ CLI::App* add_run_command(CLI::App& app, RunFlags& run) {
   run_cmd
       ->add_option("--attempts-out", run.attempts_out,
                    "write every attempt as JSON lines (intended, sent, answered, status)")
+      ->type_name("FILE")
       ->group("Output");
   // What the gate holds a run to, beyond the assertions.
   run_cmd
@@ -600,16 +606,24 @@ CLI::App* add_exec_command(CLI::App& app, ExecFlags& exec) {
   return exec_cmd;
 }
 
+// report's and merge's: results files in, one file out.
+void add_inputs_and_out(CLI::App& cmd, std::vector<std::string>& inputs, const char* inputs_help,
+                        std::string& out, const char* out_help) {
+  cmd.add_option("results", inputs, inputs_help)->type_name("FILE")->required();
+  cmd.add_option("-o,--out", out, out_help)->type_name("FILE")->required();
+}
+
 CLI::App* add_report_command(CLI::App& app, ReportCommand& rep) {
   auto* report_cmd = app.add_subcommand(
       "report",
       "Write one self-contained HTML report (inline SVG, no script needed) from results files; "
       "several files make a comparison on shared axes.");
-  report_cmd->add_option("results", rep.inputs, "results JSON files from run or simulate")
-      ->required();
-  report_cmd->add_option("-o,--out", rep.out_path, "the HTML file to write")->required();
-  report_cmd->add_option("--label", rep.labels,
-                         "a name per input, in order (default: the strategy or file name)");
+  add_inputs_and_out(*report_cmd, rep.inputs, "results JSON files from run or simulate",
+                     rep.out_path, "the HTML file to write");
+  report_cmd
+      ->add_option("--label", rep.labels,
+                   "a name per input, in order (default: the strategy or file name)")
+      ->type_name("NAME");
   report_cmd->add_flag("--quiet,-q", rep.quiet, "print nothing on success");
   report_cmd->footer("Example:\n  loadgen report exponential.json full-jitter.json -o storm.html");
   return report_cmd;
@@ -620,8 +634,8 @@ CLI::App* add_merge_command(CLI::App& app, MergeCommand& merge) {
       "merge",
       "Merge the results of a fleet's shards (--shard I/N) into one document: totals and "
       "histograms as one process would have recorded them, the summary and assertions again.");
-  merge_cmd->add_option("results", merge.inputs, "every shard's results JSON")->required();
-  merge_cmd->add_option("-o,--out", merge.out_path, "the merged results JSON to write")->required();
+  add_inputs_and_out(*merge_cmd, merge.inputs, "every shard's results JSON", merge.out_path,
+                     "the merged results JSON to write");
   merge_cmd->add_flag("--partial", merge.partial,
                       "merge even with shards missing; the merged results name them");
   merge_cmd->add_flag("--quiet,-q", merge.quiet, "print nothing; exit code and --out only");
@@ -639,15 +653,17 @@ CLI::App* add_gate_command(CLI::App& app, GateCommand& gate) {
       "Check a results document after the fact: any engine's, or fakeprovider's own "
       "(--results-out, GET /admin/results), whose per-item record gives hint_share and "
       "lockstep. Its scenario's expectations, --assert, and delivered > 0.");
-  gate_cmd->add_option("results", gate.input, "a results JSON file")->required();
-  gate_cmd->add_option("--assert", gate.asserts,
-                       "a check, e.g. 'lockstep < 0.5' (repeatable; metrics: docs/RESULTS.md)");
-  one_value_each_time(*gate_cmd->get_option("--assert"));
+  gate_cmd->add_option("results", gate.input, "a results JSON file")->type_name("FILE")->required();
+  one_value_each_time(
+      *add_assert_flag(*gate_cmd, gate.asserts,
+                       "a check, e.g. 'lockstep < 0.5' (repeatable; metrics: docs/RESULTS.md)"));
   gate_cmd->add_flag("--expect-none", gate.expect_none,
                      "do not require delivered > 0 (default: required)");
-  gate_cmd->add_option("--junit", gate.junit,
-                       "write JUnit XML: a test case per check (an error for one the document "
-                       "cannot judge)");
+  gate_cmd
+      ->add_option("--junit", gate.junit,
+                   "write JUnit XML: a test case per check (an error for one the document "
+                   "cannot judge)")
+      ->type_name("FILE");
   gate_cmd->add_flag("--quiet,-q", gate.quiet, "print nothing; the exit code only");
   gate_cmd->footer(
       "Exit codes: 0 every check holds; 1 one fails; 2 the file is not a results document, or a "
@@ -665,6 +681,7 @@ CLI::App* add_advise_command(CLI::App& app, AdviseArgs& adv) {
       "allowance, the smallest base that fits, the waits, and the deficit of a demand above the "
       "allowance.");
   advise_cmd->add_option("--scenario", adv.scenario, "take the fleet and allowance from this file")
+      ->type_name("FILE")
       ->check(CLI::ExistingFile.description(""));
   // The scenario's fields: their defaults are the scenario's, when no file gives them.
   describe_value(*advise_cmd->add_option("--clients", adv.clients, "concurrent clients"),
@@ -678,8 +695,11 @@ CLI::App* add_advise_command(CLI::App& app, AdviseArgs& adv) {
   describe_value(*advise_cmd->add_option("--max-attempts", adv.max_attempts,
                                          "retries after the first send; 0 = unbounded"),
                  "fleet.max_attempts");
-  advise_cmd->add_option("--demand", adv.demand, "sustained demand, N/s, N/min or N/h");
-  advise_cmd->add_option("--over", adv.over, "backlog horizon for --demand (default 10m)");
+  advise_cmd->add_option("--demand", adv.demand, "sustained demand, N/s, N/min or N/h")
+      ->type_name("RATE");
+  advise_cmd->add_option("--over", adv.over, "backlog horizon for --demand (default 10m)")
+      ->type_name("DURATION")
+      ->capture_default_str();
   advise_cmd->add_flag("--json", adv.json, "print JSON");
   advise_cmd->add_flag("--check", adv.check,
                        "exit 1 when no retry round fits the allowance: a CI gate before any "
@@ -705,15 +725,6 @@ void describe_app(CLI::App& app) {
       "--max-attempts 5");
 }
 
-// The flags' types and defaults in --help, after every command has declared its own.
-void describe_all_flags(CLI::App& app) {
-  for (auto* cmd : app.get_subcommands([](CLI::App*) { return true; })) describe_flags(*cmd);
-  // run's is 2s or --timeout if that is shorter, as its text says: 2s is the usual one.
-  for (const char* name : {"run", "exec"})
-    app.get_subcommand(name)->get_option("--grace")->default_str("2s");
-  app.get_subcommand("exec")->get_option("CMD")->type_name("ARGS");
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -736,7 +747,6 @@ int main(int argc, char** argv) {
   auto* merge_cmd = add_merge_command(app, merge);
   auto* gate_cmd = add_gate_command(app, gate);
   add_advise_command(app, adv);
-  describe_all_flags(app);
 
   try {
     app.parse(argc, argv);
