@@ -376,9 +376,13 @@ int worker_failures(const std::vector<FleetWorker>& workers, std::string& first)
 // The merged fleet's verdicts, summary and files; the exit code.
 int finish_merged(const RunCommand& cmd, json merged, const std::vector<FleetWorker>& workers,
                   int failure_code, const std::string& failure) {
-  json usage = own_process_usage();
-  usage["role"] = "supervisor";
-  merged["live"]["processes"].push_back(usage);
+  auto live = live_section_from_json(merged.at("live"));
+  if (!live) {
+    std::cerr << "loadgen: the merged results do not load: " << live.error() << "\n";
+    return kExitUnreachable;
+  }
+  live->processes.push_back(own_process_usage("supervisor"));
+  merged["live"] = to_json(*live);
   const auto results = results_from_json(merged);
   if (!results) {
     std::cerr << "loadgen: the merged results do not load: " << results.error() << "\n";

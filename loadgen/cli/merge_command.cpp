@@ -11,6 +11,7 @@
 #include "exit_codes.hpp"
 #include "gate.hpp"
 #include "json_int.hpp"
+#include "live_section.hpp"
 #include "output_path.hpp"
 #include "policy/shard.hpp"
 #include "results.hpp"
@@ -97,63 +98,15 @@ std::string join(const std::vector<std::int64_t>& v) {
   return s;
 }
 
-// Each process's own figures (memory, CPU) side by side; the connections from each source
-// address add.
-void merge_processes(const std::vector<ShardDoc>& shards, json& live) {
-  json processes = json::array();
-  std::map<std::string, std::int64_t> sources;
+// The shards' live sections as one fleet's (merge_live_sections).
+Parsed<LiveSection> merge_live(const std::vector<ShardDoc>& shards) {
+  std::vector<LiveSection> sections;
   for (const auto& s : shards) {
-    const auto& l = s.doc->at("live");
-    if (l.contains("processes")) {
-      for (const auto& p : l.at("processes")) processes.push_back(p);
-    }
-    if (l.contains("source_addresses")) {
-      for (const auto& [address, n] : l.at("source_addresses").items())
-        sources[address] += n.get<std::int64_t>();
-    }
+    auto live = live_section_from_json(s.doc->at("live"));
+    if (!live) return Parsed<LiveSection>::fail(s.name + ": " + live.error());
+    sections.push_back(std::move(*live));
   }
-  if (!processes.empty()) live["processes"] = processes;
-  if (!sources.empty()) live["source_addresses"] = sources;
-}
-
-// The loops' waits for a CPU add up; a shard whose kernel kept none leaves the fleet's unknown.
-json added_cpu_waits(const std::vector<ShardDoc>& shards) {
-  double waited = 0;
-  for (const auto& s : shards) {
-    const json w = s.doc->at("live").value("cpu_wait_s", json());
-    if (!w.is_number()) return nullptr;
-    waited += w.get<double>();
-  }
-  return waited;
-}
-
-// Wall-clock figures: CPU and loops add, wall and end are the latest, lateness histograms add.
-json merge_live(const std::vector<ShardDoc>& shards) {
-  json live = shards.front().doc->at("live");
-  LogHistogram send_lateness;
-  for (const auto& key :
-       {"loops", "cpu_user_s", "cpu_sys_s", "first_sends", "first_send_connect_errors"}) {
-    double sum = 0;
-    for (const auto& s : shards) sum += s.doc->at("live").value(key, 0.0);
-    live[key] = live[key].is_number_integer() ? json(static_cast<std::int64_t>(sum)) : json(sum);
-  }
-  live["cpu_wait_s"] = added_cpu_waits(shards);
-  for (const auto& key : {"wall_s", "end_s", "start_late_s"}) {
-    if (!live.contains(key)) continue;
-    double latest = 0;
-    for (const auto& s : shards) latest = std::max(latest, s.doc->at("live").value(key, 0.0));
-    live[key] = latest;
-  }
-  for (const auto& s : shards) {
-    const auto& l = s.doc->at("live");
-    send_lateness.merge(LogHistogram::from_json(l.at("send_lateness_ns")));
-    if (live["stopped"] == "" && l.value("stopped", "") != "") live["stopped"] = l["stopped"];
-  }
-  live["send_lateness_ns"] = send_lateness.to_json();
-  merge_processes(shards, live);
-  live["send_lateness_p50_ms"] = static_cast<double>(send_lateness.quantile(0.5)) / kNsPerMs;
-  live["send_lateness_p99_ms"] = static_cast<double>(send_lateness.quantile(0.99)) / kNsPerMs;
-  return live;
+  return Parsed<LiveSection>::ok(merge_live_sections(sections));
 }
 
 // Each admin URL is one provider replica that saw every shard sending to it; the shards
@@ -290,19 +243,19 @@ Parsed<json> merge_documents(const std::vector<std::pair<std::string, json>>& do
   std::vector<std::string> notes;
   const bool live = merged.engine == "run";
   json provider = nullptr;
-  json live_section;
+  LiveSection live_section;
   if (live) {
-    live_section = merge_live(shards);
+    auto merged_live = merge_live(shards);
+    if (!merged_live) return Parsed<json>::fail(merged_live.error());
+    live_section = std::move(*merged_live);
     provider = merge_provider(shards, merged, notes);
   }
   merged.summary = summarize(merged.recording, merged.scenario.provider, merged.provider_side);
   json comparison;
   if (live && missing.empty()) {
-    const bool stopped = live_section.value("stopped", "") != "";
+    const bool stopped = !live_section.stopped.empty();
     const auto horizon =
-        stopped
-            ? std::max<std::int64_t>(std::llround(live_section.value("end_s", 0.0) * kNsPerSec), 1)
-            : 0;
+        stopped ? std::max<std::int64_t>(std::llround(live_section.end_s * kNsPerSec), 1) : 0;
     comparison = compare_with_simulation(merged, simulate_shards(merged.scenario, count, horizon));
     notes.push_back("comparison: recomputed against the simulation of all " +
                     std::to_string(count) + " shards");
@@ -319,7 +272,7 @@ Parsed<json> merge_documents(const std::vector<std::pair<std::string, json>>& do
 
   json out = to_json(merged);
   if (live) {
-    out["live"] = live_section;
+    out["live"] = to_json(live_section);
     if (!provider.is_null()) out["provider"] = provider;
     if (!comparison.is_null()) out["comparison"] = comparison;
   }
