@@ -400,21 +400,21 @@ ExecProgress exec_progress(const FleetRun& run, std::int64_t now_ns) {
 // Retry-After, the lockstep figure) as the provider's own results document has them: one
 // builder, the provider's. Into the provider section and the results; false, saying why, when
 // unavailable.
-bool take_provider_results(const ProviderAdmin& admin, nlohmann::json& section, Results& r) {
+bool take_provider_results(const ProviderAdmin& admin, ProviderSection& section, Results& r) {
   const auto doc = admin.results_json();
   const auto results = doc ? results_from_json(*doc) : Parsed<Results>::fail(doc.error());
   if (!results || !doc->contains("provider_results")) {
     const std::string why = results ? "no provider_results section" : results.error();
     say("provider results unavailable (" + why +
         "); hint_share, lockstep and attempts_p99 are not known");
-    section["results_error"] = why;
+    section.results_error = why;
     return false;
   }
   r.recording.sends_per_item = results->recording.sends_per_item;
   r.summary.attempts_p99 = results->summary.attempts_p99;
   r.summary.hint_share = results->summary.hint_share;
   r.summary.lockstep = results->summary.lockstep;
-  section["results"] = doc->at("provider_results");
+  section.results = doc->at("provider_results");
   return true;
 }
 
@@ -501,24 +501,24 @@ std::optional<std::string> release(Fleet& fleet, const ExecCommand& cmd, const P
   return error;
 }
 
-// The provider's counts into the results and its section (provider_json); kExitUnreachable
+// The provider's counts into the results and its section; kExitUnreachable
 // when a released fleet's provider could not be read.
 int take_provider_stats(const ExecCommand& cmd, const FleetRun& run, const ProviderAdmin& admin,
-                        Results& r, nlohmann::json& provider_json) {
-  provider_json = {{"admin", redact_url(cmd.provider_admin.text)}};
+                        Results& r, ProviderSection& provider) {
+  provider.admin = redact_url(cmd.provider_admin.text);
   if (!run.released) {
     // Never reset, so its counts are not this fleet's.
-    provider_json["error"] = "the fleet was stopped before its release; the provider was not read";
+    provider.error = "the fleet was stopped before its release; the provider was not read";
     return kExitOk;
   }
   const auto stats = admin.stats();
   if (!stats) {
     say("provider stats unavailable (" + stats.error() +
         "); the results have the processes' outcomes only");
-    provider_json["error"] = stats.error();
+    provider.error = stats.error();
     return kExitUnreachable;
   }
-  provider_json = provider_section(cmd.provider_admin, *stats);
+  provider = provider_section(cmd.provider_admin, *stats);
   r.recording.requests = stats->requests;
   r.recording.provider_by_outcome = stats->by_outcome;
   r.recording.provider_by_send = stats->by_send;
@@ -573,11 +573,11 @@ int finish(const ExecCommand& cmd, const FleetRun& run, const ProviderAdmin& adm
   r.engine = "exec";
   r.scenario = cmd.scenario;
   record_outcomes(run, r.recording);
-  nlohmann::json provider_json;
-  int code = take_provider_stats(cmd, run, admin, r, provider_json);
-  provider_json["settings"] = cmd.provider_settings;
+  ProviderSection provider;
+  int code = take_provider_stats(cmd, run, admin, r, provider);
+  provider.settings = cmd.provider_settings;
   r.summary = summarize(r.recording, r.scenario.provider, r.provider_side);
-  const bool per_item = r.provider_side && take_provider_results(admin, provider_json, r);
+  const bool per_item = r.provider_side && take_provider_results(admin, provider, r);
   r.verdicts = evaluate_gate(cmd.assertions, r, metric_context(r, per_item));
   if (!cmd.quiet) {
     summary_stream(cmd.out_path) << format_terminal_summary(r) << "\n"
@@ -588,7 +588,7 @@ int finish(const ExecCommand& cmd, const FleetRun& run, const ProviderAdmin& adm
   code = std::max(code, verdict_code(r, stopped_by(run), wall_s));
   code = std::max(code, say_problems(cmd, run, r));
   std::optional<std::string> harness_failure;
-  if (const auto failure = connection_failure(exec_connection_evidence(r, provider_json))) {
+  if (const auto failure = connection_failure(exec_connection_evidence(r, provider))) {
     say(failure->why);
     if (failure->harness) {
       harness_failure = failure->why;
@@ -598,7 +598,7 @@ int finish(const ExecCommand& cmd, const FleetRun& run, const ProviderAdmin& adm
   set_context(cmd, run, r);
   nlohmann::json doc = to_json(r);
   doc["exec"] = exec_section(cmd, run, run.released ? &watch : nullptr, start_ns);
-  doc["provider"] = provider_json;
+  doc["provider"] = to_json(provider);
   if (!write_outputs(cmd, run, r, doc, wall_s, harness_failure)) code = kExitUnreachable;
   return code;
 }

@@ -334,7 +334,7 @@ void fetch_provider_view(std::optional<ProviderAdmin>& admin,
   if (!admin || docs.empty()) return;
   const auto stats = admin->stats();
   if (!stats || stats->bin_ns != kNsPerSec) return;  // the workers' own fetches then
-  docs.front().second["provider"] = shard_provider_section(admin->url(), *stats);
+  docs.front().second["provider"] = to_json(shard_provider_section(admin->url(), *stats));
 }
 
 // A per-process file of the workers' (dead letters, attempts) as one: each worker's in turn.

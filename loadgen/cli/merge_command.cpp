@@ -14,6 +14,7 @@
 #include "live_section.hpp"
 #include "output_path.hpp"
 #include "policy/shard.hpp"
+#include "provider_section.hpp"
 #include "results.hpp"
 #include "sim/sim_engine.hpp"
 #include "terminal_summary.hpp"
@@ -109,21 +110,29 @@ Parsed<LiveSection> merge_live(const std::vector<ShardDoc>& shards) {
   return Parsed<LiveSection>::ok(merge_live_sections(sections));
 }
 
-// Each admin URL is one provider replica that saw every shard sending to it; the shards
-// fetched its stats at different moments, so the fullest fetch counts. Replicas add up.
-json merge_provider(const std::vector<ShardDoc>& shards, Results& merged,
-                    std::vector<std::string>& notes) {
-  std::map<std::string, const json*> fullest;
+// The shards' provider sections, as they read them.
+Parsed<std::vector<ProviderSection>> provider_reads(const std::vector<ShardDoc>& shards) {
+  std::vector<ProviderSection> reads;
   for (const auto& s : shards) {
     if (!s.doc->contains("provider")) continue;
-    const auto& p = s.doc->at("provider");
-    const std::string admin = p.value("admin", "");
-    auto& best = fullest[admin];
-    if (!best || json_int64(p, "requests", 0) > json_int64(*best, "requests", 0)) best = &p;
+    auto p = provider_section_from_json(s.doc->at("provider"));
+    if (!p) return Parsed<std::vector<ProviderSection>>::fail(s.name + ": " + p.error());
+    reads.push_back(std::move(*p));
   }
-  if (fullest.empty()) return nullptr;
-  json replicas = json::array();
-  std::int64_t requests = 0;
+  return Parsed<std::vector<ProviderSection>>::ok(std::move(reads));
+}
+
+// Each admin URL is one provider replica that saw every shard sending to it; the shards
+// fetched its stats at different moments, so the fullest fetch counts. Replicas add up.
+std::optional<ProviderSection> merge_provider(const std::vector<ProviderSection>& reads,
+                                              Results& merged, std::vector<std::string>& notes) {
+  std::map<std::string, const ProviderSection*> fullest;
+  for (const auto& p : reads) {
+    auto& best = fullest[p.admin];
+    if (!best || p.requests > best->requests) best = &p;
+  }
+  if (fullest.empty()) return std::nullopt;
+  ProviderSection section;
   // The connections turned away: a sum only when every provider counted them, never a part.
   std::int64_t refused = 0;
   bool refused_counted = true;
@@ -131,16 +140,16 @@ json merge_provider(const std::vector<ShardDoc>& shards, Results& merged,
   BinnedCounts by_send(kNsPerSec, kSendLabels);
   bool histograms = true;
   for (const auto& [admin, p] : fullest) {
-    replicas.push_back({{"admin", admin}, {"requests", json_int64(*p, "requests", 0)}});
-    requests = saturating_add(requests, json_int64(*p, "requests", 0));
-    refused_counted = refused_counted && p->contains("connections_refused");
-    refused = saturating_add(refused, json_int64(*p, "connections_refused", 0));
-    if (!p->contains("arrivals_by_outcome") || json_int64(*p, "bin_ns", 0) != kNsPerSec) {
+    section.replicas.push_back({admin, p->requests});
+    section.requests = saturating_add(section.requests, p->requests);
+    refused_counted = refused_counted && p->connections_refused;
+    refused = saturating_add(refused, p->connections_refused.value_or(0));
+    if (!p->arrivals_by_outcome || !p->arrivals_by_send || p->bin_ns != kNsPerSec) {
       histograms = false;
       continue;
     }
-    by_outcome.merge(BinnedCounts::from_json(p->at("arrivals_by_outcome"), outcome_labels()));
-    by_send.merge(BinnedCounts::from_json(p->at("arrivals_by_send")));
+    by_outcome.merge(*p->arrivals_by_outcome);
+    by_send.merge(*p->arrivals_by_send);
   }
   if (histograms) {
     merged.recording.provider_by_outcome = std::move(by_outcome);
@@ -151,13 +160,12 @@ json merge_provider(const std::vector<ShardDoc>& shards, Results& merged,
         "a provider's arrival histograms were missing or not in 1 s bins: the "
         "summary uses the clients' view");
   }
-  if (requests != merged.recording.requests) {
-    notes.push_back("the provider recorded " + std::to_string(requests) +
+  if (section.requests != merged.recording.requests) {
+    notes.push_back("the provider recorded " + std::to_string(section.requests) +
                     " requests, the clients sent " + std::to_string(merged.recording.requests) +
                     " (a shard may have fetched its stats before the others finished)");
   }
-  json section{{"replicas", replicas}, {"requests", requests}};
-  if (refused_counted) section["connections_refused"] = refused;
+  if (refused_counted) section.connections_refused = refused;
   return section;
 }
 
@@ -242,13 +250,15 @@ Parsed<json> merge_documents(const std::vector<std::pair<std::string, json>>& do
 
   std::vector<std::string> notes;
   const bool live = merged.engine == "run";
-  json provider = nullptr;
+  std::optional<ProviderSection> provider;
   LiveSection live_section;
   if (live) {
     auto merged_live = merge_live(shards);
     if (!merged_live) return Parsed<json>::fail(merged_live.error());
     live_section = std::move(*merged_live);
-    provider = merge_provider(shards, merged, notes);
+    const auto reads = provider_reads(shards);
+    if (!reads) return Parsed<json>::fail(reads.error());
+    provider = merge_provider(*reads, merged, notes);
   }
   merged.summary = summarize(merged.recording, merged.scenario.provider, merged.provider_side);
   json comparison;
@@ -273,7 +283,7 @@ Parsed<json> merge_documents(const std::vector<std::pair<std::string, json>>& do
   json out = to_json(merged);
   if (live) {
     out["live"] = to_json(live_section);
-    if (!provider.is_null()) out["provider"] = provider;
+    if (provider) out["provider"] = to_json(*provider);
     if (!comparison.is_null()) out["comparison"] = comparison;
   }
   if (live || !missing.empty()) {

@@ -183,14 +183,17 @@ void adopt_provider_bins(const ProviderStats& stats, Results& r) {
 // one-second bins (the summary's peak is per second). A shard's provider saw the whole fleet,
 // not the shard: its histograms go into the section for `loadgen merge`, and the shard's
 // own summary keeps the clients' view.
-nlohmann::json take_provider_view(const ProviderAdmin& admin, bool sharded, Results& r) {
+ProviderSection take_provider_view(const ProviderAdmin& admin, bool sharded, Results& r) {
   const auto stats = admin.stats();
   if (!stats) {
     std::cerr << "loadgen: warning: provider stats unavailable (" << stats.error()
               << "); the summary uses the clients' view\n";
-    return {{"admin", redact_url(admin.url().text)}, {"error", stats.error()}};
+    ProviderSection unread;
+    unread.admin = redact_url(admin.url().text);
+    unread.error = stats.error();
+    return unread;
   }
-  nlohmann::json section = provider_section(admin.url(), *stats);
+  ProviderSection section = provider_section(admin.url(), *stats);
   if (stats->bin_ns != kNsPerSec) {
     std::cerr << "loadgen: warning: the provider bins arrivals by "
               << format_duration(stats->bin_ns) << ", not 1s; the summary uses the clients' view\n";
@@ -451,8 +454,8 @@ int finish(const RunCommand& cmd, LiveRun& run, std::optional<ProviderAdmin>& ad
                                            : "the fleet's start")
               << "\n";
   Results r = clients_results(cmd, run, start_late_s);
-  nlohmann::json provider_section;
-  if (admin) provider_section = take_provider_view(*admin, cmd.shard.sharded(), r);
+  ProviderSection provider;
+  if (admin) provider = take_provider_view(*admin, cmd.shard.sharded(), r);
   r.summary = summarize(r.recording, r.scenario.provider, r.provider_side);
   const nlohmann::json comparison = simulated_comparison(cmd, run, r);
   auto context = metric_context(r);
@@ -461,8 +464,8 @@ int finish(const RunCommand& cmd, LiveRun& run, std::optional<ProviderAdmin>& ad
   nlohmann::json j = to_json(r);
   j["live"] = to_json(live_section(cmd, run, start_at_epoch_ns));
   if (admin) {
-    j["provider"] = provider_section;
-    j["provider"]["settings"] = cmd.provider_settings;
+    provider.settings = cmd.provider_settings;
+    j["provider"] = to_json(provider);
   }
   j["comparison"] = comparison;
   if (!cmd.quiet) print_run_summary(r, j, cmd.out_path);
