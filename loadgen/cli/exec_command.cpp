@@ -24,6 +24,7 @@
 #include "cli/harness_connections.hpp"
 #include "cli/provider_settings.hpp"
 #include "cli/signal_descriptor.hpp"
+#include "exec_section.hpp"
 #include "gate.hpp"
 #include "live/engine.hpp"
 #include "live/probe.hpp"
@@ -153,18 +154,17 @@ class FirstArrivalWatch {
     stop_ = true;
     if (thread_.joinable()) thread_.join();
   }
-  nlohmann::json to_json() const {
-    auto ms = [](std::optional<std::int64_t> ns) -> nlohmann::json {
-      if (!ns) return nullptr;
+  FirstArrivals record() const {
+    const auto ms = [](std::optional<std::int64_t> ns) -> std::optional<double> {
+      if (!ns) return std::nullopt;
       return static_cast<double>(*ns) / kNsPerMs;
     };
-    nlohmann::json j{{"poll_ms", kWatchPollNs / kNsPerMs},
-                     {"polls", polls_},
-                     {"first_sends", seen_},
-                     {"first_by_ms", ms(first_ns_)},
-                     {"all_by_ms", ms(all_ns_)}};
-    if (!error_.empty()) j["error"] = error_;
-    return j;
+    return {kWatchPollNs / kNsPerMs,
+            polls_,
+            seen_,
+            ms(first_ns_),
+            ms(all_ns_),
+            error_.empty() ? std::nullopt : std::optional<std::string>(error_)};
   }
   std::string describe() const {
     if (!error_.empty()) return "first arrivals not watched: " + error_;
@@ -305,43 +305,37 @@ std::string format_exec_dead_letters(const FleetRun& run) {
   return out;
 }
 
-nlohmann::json exec_section(const ExecCommand& cmd, const FleetRun& run,
-                            const FirstArrivalWatch* watch, std::int64_t start_ns) {
-  std::vector<std::string> command{cmd.command};
-  command.insert(command.end(), cmd.args.begin(), cmd.args.end());
-  std::map<std::string, std::int64_t> ends;
-  std::int64_t output_bytes = 0, truncated = 0, exec_failures = 0;
-  for (const auto& p : run.processes) {
-    ++ends[end_label(p.end)];
-    output_bytes += p.output_bytes;
-    truncated += p.log_dropped > 0;
-    exec_failures += p.exec_errno != 0;
-  }
+ExecSection exec_section(const ExecCommand& cmd, const FleetRun& run,
+                         const FirstArrivalWatch* watch, std::int64_t start_ns) {
   const auto s = [](std::int64_t ns) { return static_cast<double>(ns) / 1e9; };
-  nlohmann::json j{
-      {"command", command},
-      {"url", redact_url(cmd.url.text)},
-      {"clients", cmd.clients},
-      {"per_process", cmd.per_process},
-      {"processes", run.processes.size()},
-      {"wait_ready", cmd.wait_ready},
-      {"time_scale", 1},
-      {"max_duration_s", s(cmd.max_duration_ns)},
-      {"timeout_s", cmd.timeout_ns ? nlohmann::json(s(*cmd.timeout_ns)) : nlohmann::json()},
-      {"grace_s", s(cmd.grace_ns)},
-      {"logs", cmd.logs_dir.empty() ? nlohmann::json() : nlohmann::json(cmd.logs_dir)},
-      {"log_limit_bytes", cmd.log_limit_bytes},
-      {"stopped", to_string(run.stopped)},
-      {"released", run.released},
-      {"spawn_s", s(run.spawned_steady_ns - start_ns)},
-      {"ready_wait_s", run.released ? s(run.release_steady_ns - run.spawned_steady_ns) : 0.0},
-      {"wall_s", run.released ? s(run.end_steady_ns - run.release_steady_ns) : 0.0},
-      {"process_ends", ends},
-      {"exec_failures", exec_failures},
-      {"output_bytes", output_bytes},
-      {"logs_truncated", truncated}};
-  if (watch) j["first_arrivals"] = watch->to_json();
-  return j;
+  ExecSection e;
+  e.command = {cmd.command};
+  e.command.insert(e.command.end(), cmd.args.begin(), cmd.args.end());
+  e.url = redact_url(cmd.url.text);
+  e.clients = cmd.clients;
+  e.per_process = cmd.per_process;
+  e.processes = static_cast<std::int64_t>(run.processes.size());
+  e.wait_ready = cmd.wait_ready;
+  e.max_duration_s = s(cmd.max_duration_ns);
+  if (cmd.timeout_ns) e.timeout_s = s(*cmd.timeout_ns);
+  e.grace_s = s(cmd.grace_ns);
+  if (!cmd.logs_dir.empty()) e.logs = cmd.logs_dir;
+  e.log_limit_bytes = cmd.log_limit_bytes;
+  e.stopped = to_string(run.stopped);
+  e.released = run.released;
+  e.spawn_s = s(run.spawned_steady_ns - start_ns);
+  if (run.released) {
+    e.ready_wait_s = s(run.release_steady_ns - run.spawned_steady_ns);
+    e.wall_s = s(run.end_steady_ns - run.release_steady_ns);
+  }
+  for (const auto& p : run.processes) {
+    ++e.process_ends[end_label(p.end)];
+    e.output_bytes += p.output_bytes;
+    e.logs_truncated += p.log_dropped > 0;
+    e.exec_failures += p.exec_errno != 0;
+  }
+  if (watch) e.first_arrivals = watch->record();
+  return e;
 }
 
 std::string describe_fleet(const ExecCommand& cmd, const FleetRun& run) {
@@ -597,7 +591,7 @@ int finish(const ExecCommand& cmd, const FleetRun& run, const ProviderAdmin& adm
   }
   set_context(cmd, run, r);
   nlohmann::json doc = to_json(r);
-  doc["exec"] = exec_section(cmd, run, run.released ? &watch : nullptr, start_ns);
+  doc["exec"] = to_json(exec_section(cmd, run, run.released ? &watch : nullptr, start_ns));
   doc["provider"] = to_json(provider);
   if (!write_outputs(cmd, run, r, doc, wall_s, harness_failure)) code = kExitUnreachable;
   return code;
