@@ -24,6 +24,7 @@
 #include "cli/harness_connections.hpp"
 #include "cli/provider_settings.hpp"
 #include "cli/signal_descriptor.hpp"
+#include "exec_section.hpp"
 #include "gate.hpp"
 #include "live/engine.hpp"
 #include "live/probe.hpp"
@@ -153,18 +154,17 @@ class FirstArrivalWatch {
     stop_ = true;
     if (thread_.joinable()) thread_.join();
   }
-  nlohmann::json to_json() const {
-    auto ms = [](std::optional<std::int64_t> ns) -> nlohmann::json {
-      if (!ns) return nullptr;
+  FirstArrivals record() const {
+    const auto ms = [](std::optional<std::int64_t> ns) -> std::optional<double> {
+      if (!ns) return std::nullopt;
       return static_cast<double>(*ns) / kNsPerMs;
     };
-    nlohmann::json j{{"poll_ms", kWatchPollNs / kNsPerMs},
-                     {"polls", polls_},
-                     {"first_sends", seen_},
-                     {"first_by_ms", ms(first_ns_)},
-                     {"all_by_ms", ms(all_ns_)}};
-    if (!error_.empty()) j["error"] = error_;
-    return j;
+    return {kWatchPollNs / kNsPerMs,
+            polls_,
+            seen_,
+            ms(first_ns_),
+            ms(all_ns_),
+            error_.empty() ? std::nullopt : std::optional<std::string>(error_)};
   }
   std::string describe() const {
     if (!error_.empty()) return "first arrivals not watched: " + error_;
@@ -305,43 +305,37 @@ std::string format_exec_dead_letters(const FleetRun& run) {
   return out;
 }
 
-nlohmann::json exec_section(const ExecCommand& cmd, const FleetRun& run,
-                            const FirstArrivalWatch* watch, std::int64_t start_ns) {
-  std::vector<std::string> command{cmd.command};
-  command.insert(command.end(), cmd.args.begin(), cmd.args.end());
-  std::map<std::string, std::int64_t> ends;
-  std::int64_t output_bytes = 0, truncated = 0, exec_failures = 0;
-  for (const auto& p : run.processes) {
-    ++ends[end_label(p.end)];
-    output_bytes += p.output_bytes;
-    truncated += p.log_dropped > 0;
-    exec_failures += p.exec_errno != 0;
-  }
+ExecSection exec_section(const ExecCommand& cmd, const FleetRun& run,
+                         const FirstArrivalWatch* watch, std::int64_t start_ns) {
   const auto s = [](std::int64_t ns) { return static_cast<double>(ns) / 1e9; };
-  nlohmann::json j{
-      {"command", command},
-      {"url", redact_url(cmd.url.text)},
-      {"clients", cmd.clients},
-      {"per_process", cmd.per_process},
-      {"processes", run.processes.size()},
-      {"wait_ready", cmd.wait_ready},
-      {"time_scale", 1},
-      {"max_duration_s", s(cmd.max_duration_ns)},
-      {"timeout_s", cmd.timeout_ns ? nlohmann::json(s(*cmd.timeout_ns)) : nlohmann::json()},
-      {"grace_s", s(cmd.grace_ns)},
-      {"logs", cmd.logs_dir.empty() ? nlohmann::json() : nlohmann::json(cmd.logs_dir)},
-      {"log_limit_bytes", cmd.log_limit_bytes},
-      {"stopped", to_string(run.stopped)},
-      {"released", run.released},
-      {"spawn_s", s(run.spawned_steady_ns - start_ns)},
-      {"ready_wait_s", run.released ? s(run.release_steady_ns - run.spawned_steady_ns) : 0.0},
-      {"wall_s", run.released ? s(run.end_steady_ns - run.release_steady_ns) : 0.0},
-      {"process_ends", ends},
-      {"exec_failures", exec_failures},
-      {"output_bytes", output_bytes},
-      {"logs_truncated", truncated}};
-  if (watch) j["first_arrivals"] = watch->to_json();
-  return j;
+  ExecSection e;
+  e.command = {cmd.command};
+  e.command.insert(e.command.end(), cmd.args.begin(), cmd.args.end());
+  e.url = redact_url(cmd.url.text);
+  e.clients = cmd.clients;
+  e.per_process = cmd.per_process;
+  e.processes = static_cast<std::int64_t>(run.processes.size());
+  e.wait_ready = cmd.wait_ready;
+  e.max_duration_s = s(cmd.max_duration_ns);
+  if (cmd.timeout_ns) e.timeout_s = s(*cmd.timeout_ns);
+  e.grace_s = s(cmd.grace_ns);
+  if (!cmd.logs_dir.empty()) e.logs = cmd.logs_dir;
+  e.log_limit_bytes = cmd.log_limit_bytes;
+  e.stopped = to_string(run.stopped);
+  e.released = run.released;
+  e.spawn_s = s(run.spawned_steady_ns - start_ns);
+  if (run.released) {
+    e.ready_wait_s = s(run.release_steady_ns - run.spawned_steady_ns);
+    e.wall_s = s(run.end_steady_ns - run.release_steady_ns);
+  }
+  for (const auto& p : run.processes) {
+    ++e.process_ends[end_label(p.end)];
+    e.output_bytes += p.output_bytes;
+    e.logs_truncated += p.log_dropped > 0;
+    e.exec_failures += p.exec_errno != 0;
+  }
+  if (watch) e.first_arrivals = watch->record();
+  return e;
 }
 
 std::string describe_fleet(const ExecCommand& cmd, const FleetRun& run) {
@@ -400,21 +394,21 @@ ExecProgress exec_progress(const FleetRun& run, std::int64_t now_ns) {
 // Retry-After, the lockstep figure) as the provider's own results document has them: one
 // builder, the provider's. Into the provider section and the results; false, saying why, when
 // unavailable.
-bool take_provider_results(const ProviderAdmin& admin, nlohmann::json& section, Results& r) {
+bool take_provider_results(const ProviderAdmin& admin, ProviderSection& section, Results& r) {
   const auto doc = admin.results_json();
   const auto results = doc ? results_from_json(*doc) : Parsed<Results>::fail(doc.error());
   if (!results || !doc->contains("provider_results")) {
     const std::string why = results ? "no provider_results section" : results.error();
     say("provider results unavailable (" + why +
         "); hint_share, lockstep and attempts_p99 are not known");
-    section["results_error"] = why;
+    section.results_error = why;
     return false;
   }
   r.recording.sends_per_item = results->recording.sends_per_item;
   r.summary.attempts_p99 = results->summary.attempts_p99;
   r.summary.hint_share = results->summary.hint_share;
   r.summary.lockstep = results->summary.lockstep;
-  section["results"] = doc->at("provider_results");
+  section.results = doc->at("provider_results");
   return true;
 }
 
@@ -501,24 +495,24 @@ std::optional<std::string> release(Fleet& fleet, const ExecCommand& cmd, const P
   return error;
 }
 
-// The provider's counts into the results and its section (provider_json); kExitUnreachable
+// The provider's counts into the results and its section; kExitUnreachable
 // when a released fleet's provider could not be read.
 int take_provider_stats(const ExecCommand& cmd, const FleetRun& run, const ProviderAdmin& admin,
-                        Results& r, nlohmann::json& provider_json) {
-  provider_json = {{"admin", redact_url(cmd.provider_admin.text)}};
+                        Results& r, ProviderSection& provider) {
+  provider.admin = redact_url(cmd.provider_admin.text);
   if (!run.released) {
     // Never reset, so its counts are not this fleet's.
-    provider_json["error"] = "the fleet was stopped before its release; the provider was not read";
+    provider.error = "the fleet was stopped before its release; the provider was not read";
     return kExitOk;
   }
   const auto stats = admin.stats();
   if (!stats) {
     say("provider stats unavailable (" + stats.error() +
         "); the results have the processes' outcomes only");
-    provider_json["error"] = stats.error();
+    provider.error = stats.error();
     return kExitUnreachable;
   }
-  provider_json = provider_section(cmd.provider_admin, *stats);
+  provider = provider_section(cmd.provider_admin, *stats);
   r.recording.requests = stats->requests;
   r.recording.provider_by_outcome = stats->by_outcome;
   r.recording.provider_by_send = stats->by_send;
@@ -573,11 +567,11 @@ int finish(const ExecCommand& cmd, const FleetRun& run, const ProviderAdmin& adm
   r.engine = "exec";
   r.scenario = cmd.scenario;
   record_outcomes(run, r.recording);
-  nlohmann::json provider_json;
-  int code = take_provider_stats(cmd, run, admin, r, provider_json);
-  provider_json["settings"] = cmd.provider_settings;
+  ProviderSection provider;
+  int code = take_provider_stats(cmd, run, admin, r, provider);
+  provider.settings = cmd.provider_settings;
   r.summary = summarize(r.recording, r.scenario.provider, r.provider_side);
-  const bool per_item = r.provider_side && take_provider_results(admin, provider_json, r);
+  const bool per_item = r.provider_side && take_provider_results(admin, provider, r);
   r.verdicts = evaluate_gate(cmd.assertions, r, metric_context(r, per_item));
   if (!cmd.quiet) {
     summary_stream(cmd.out_path) << format_terminal_summary(r) << "\n"
@@ -588,7 +582,7 @@ int finish(const ExecCommand& cmd, const FleetRun& run, const ProviderAdmin& adm
   code = std::max(code, verdict_code(r, stopped_by(run), wall_s));
   code = std::max(code, say_problems(cmd, run, r));
   std::optional<std::string> harness_failure;
-  if (const auto failure = connection_failure(exec_connection_evidence(r, provider_json))) {
+  if (const auto failure = connection_failure(exec_connection_evidence(r, provider))) {
     say(failure->why);
     if (failure->harness) {
       harness_failure = failure->why;
@@ -597,8 +591,8 @@ int finish(const ExecCommand& cmd, const FleetRun& run, const ProviderAdmin& adm
   }
   set_context(cmd, run, r);
   nlohmann::json doc = to_json(r);
-  doc["exec"] = exec_section(cmd, run, run.released ? &watch : nullptr, start_ns);
-  doc["provider"] = provider_json;
+  doc["exec"] = to_json(exec_section(cmd, run, run.released ? &watch : nullptr, start_ns));
+  doc["provider"] = to_json(provider);
   if (!write_outputs(cmd, run, r, doc, wall_s, harness_failure)) code = kExitUnreachable;
   return code;
 }

@@ -110,21 +110,22 @@ std::ostream& summary_stream(const std::string& out_path) {
   return out_path == kStdoutPath ? std::cerr : std::cout;
 }
 
-nlohmann::json provider_section(const TargetUrl& admin, const ProviderStats& stats) {
-  nlohmann::json section{{"admin", redact_url(admin.text)},
-                         {"requests", stats.requests},
-                         {"bin_ns", stats.bin_ns},
-                         {"time_scale", stats.time_scale}};
-  if (!stats.reasons.is_null()) section["reasons"] = stats.reasons;
-  if (!stats.upstream.is_null()) section["upstream"] = stats.upstream;
-  if (stats.connections_refused) section["connections_refused"] = *stats.connections_refused;
+ProviderSection provider_section(const TargetUrl& admin, const ProviderStats& stats) {
+  ProviderSection section;
+  section.admin = redact_url(admin.text);
+  section.requests = stats.requests;
+  section.bin_ns = stats.bin_ns;
+  section.time_scale = stats.time_scale;
+  section.reasons = stats.reasons;
+  section.upstream = stats.upstream;
+  section.connections_refused = stats.connections_refused;
   return section;
 }
 
-nlohmann::json shard_provider_section(const TargetUrl& admin, const ProviderStats& stats) {
-  nlohmann::json section = provider_section(admin, stats);
-  section["arrivals_by_outcome"] = stats.by_outcome.to_json(outcome_labels());
-  section["arrivals_by_send"] = stats.by_send.to_json(send_labels());
+ProviderSection shard_provider_section(const TargetUrl& admin, const ProviderStats& stats) {
+  ProviderSection section = provider_section(admin, stats);
+  section.arrivals_by_outcome = stats.by_outcome;
+  section.arrivals_by_send = stats.by_send;
   return section;
 }
 

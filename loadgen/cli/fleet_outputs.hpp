@@ -12,6 +12,7 @@
 
 #include "cli/junit_writer.hpp"
 #include "live/provider_admin.hpp"
+#include "provider_section.hpp"
 #include "results.hpp"
 
 namespace stampede {
@@ -66,10 +67,10 @@ void write_junit_error(const std::string& junit_path, const std::string& scenari
 std::ostream& summary_stream(const std::string& out_path);
 
 // The "provider" section: which admin API, and what it counted besides the histograms.
-nlohmann::json provider_section(const TargetUrl& admin, const ProviderStats& stats);
+ProviderSection provider_section(const TargetUrl& admin, const ProviderStats& stats);
 
 // A shard's: the same with the whole provider's arrival histograms, which `loadgen merge`
 // (and a supervisor) take as the fleet's.
-nlohmann::json shard_provider_section(const TargetUrl& admin, const ProviderStats& stats);
+ProviderSection shard_provider_section(const TargetUrl& admin, const ProviderStats& stats);
 
 }  // namespace stampede

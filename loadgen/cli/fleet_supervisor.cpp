@@ -334,7 +334,7 @@ void fetch_provider_view(std::optional<ProviderAdmin>& admin,
   if (!admin || docs.empty()) return;
   const auto stats = admin->stats();
   if (!stats || stats->bin_ns != kNsPerSec) return;  // the workers' own fetches then
-  docs.front().second["provider"] = shard_provider_section(admin->url(), *stats);
+  docs.front().second["provider"] = to_json(shard_provider_section(admin->url(), *stats));
 }
 
 // A per-process file of the workers' (dead letters, attempts) as one: each worker's in turn.
@@ -376,9 +376,13 @@ int worker_failures(const std::vector<FleetWorker>& workers, std::string& first)
 // The merged fleet's verdicts, summary and files; the exit code.
 int finish_merged(const RunCommand& cmd, json merged, const std::vector<FleetWorker>& workers,
                   int failure_code, const std::string& failure) {
-  json usage = own_process_usage();
-  usage["role"] = "supervisor";
-  merged["live"]["processes"].push_back(usage);
+  auto live = live_section_from_json(merged.at("live"));
+  if (!live) {
+    std::cerr << "loadgen: the merged results do not load: " << live.error() << "\n";
+    return kExitUnreachable;
+  }
+  live->processes.push_back(own_process_usage("supervisor"));
+  merged["live"] = to_json(*live);
   const auto results = results_from_json(merged);
   if (!results) {
     std::cerr << "loadgen: the merged results do not load: " << results.error() << "\n";

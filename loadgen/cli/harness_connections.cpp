@@ -30,8 +30,8 @@ ConnectionEvidence run_connection_evidence(const Results& r, const nlohmann::jso
                       [](const OutageWindow& w) { return w.action == OutageAction::kReset; })};
 }
 
-ConnectionEvidence exec_connection_evidence(const Results& r, const nlohmann::json& provider) {
-  const auto refused = provider_refused(provider);
+ConnectionEvidence exec_connection_evidence(const Results& r, const ProviderSection& provider) {
+  const auto refused = provider.connections_refused;
   return {r.recording.requests + refused.value_or(0), std::nullopt, refused, false};
 }
 

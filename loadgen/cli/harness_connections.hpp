@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "connection_failure.hpp"
+#include "provider_section.hpp"
 #include "results.hpp"
 
 namespace stampede {
@@ -16,6 +17,6 @@ ConnectionEvidence run_connection_evidence(const Results& r, const nlohmann::jso
 
 // loadgen exec: the clients are CMD's and unseen, so the provider's count alone; each
 // connection it turned away was a send that never arrived.
-ConnectionEvidence exec_connection_evidence(const Results& r, const nlohmann::json& provider);
+ConnectionEvidence exec_connection_evidence(const Results& r, const ProviderSection& provider);
 
 }  // namespace stampede

@@ -11,8 +11,10 @@
 #include "exit_codes.hpp"
 #include "gate.hpp"
 #include "json_int.hpp"
+#include "live_section.hpp"
 #include "output_path.hpp"
 #include "policy/shard.hpp"
+#include "provider_section.hpp"
 #include "results.hpp"
 #include "sim/sim_engine.hpp"
 #include "terminal_summary.hpp"
@@ -97,80 +99,40 @@ std::string join(const std::vector<std::int64_t>& v) {
   return s;
 }
 
-// Each process's own figures (memory, CPU) side by side; the connections from each source
-// address add.
-void merge_processes(const std::vector<ShardDoc>& shards, json& live) {
-  json processes = json::array();
-  std::map<std::string, std::int64_t> sources;
+// The shards' live sections as one fleet's (merge_live_sections).
+Parsed<LiveSection> merge_live(const std::vector<ShardDoc>& shards) {
+  std::vector<LiveSection> sections;
   for (const auto& s : shards) {
-    const auto& l = s.doc->at("live");
-    if (l.contains("processes")) {
-      for (const auto& p : l.at("processes")) processes.push_back(p);
-    }
-    if (l.contains("source_addresses")) {
-      for (const auto& [address, n] : l.at("source_addresses").items())
-        sources[address] += n.get<std::int64_t>();
-    }
+    auto live = live_section_from_json(s.doc->at("live"));
+    if (!live) return Parsed<LiveSection>::fail(s.name + ": " + live.error());
+    sections.push_back(std::move(*live));
   }
-  if (!processes.empty()) live["processes"] = processes;
-  if (!sources.empty()) live["source_addresses"] = sources;
+  return Parsed<LiveSection>::ok(merge_live_sections(sections));
 }
 
-// The loops' waits for a CPU add up; a shard whose kernel kept none leaves the fleet's unknown.
-json added_cpu_waits(const std::vector<ShardDoc>& shards) {
-  double waited = 0;
+// The shards' provider sections, as they read them.
+Parsed<std::vector<ProviderSection>> provider_reads(const std::vector<ShardDoc>& shards) {
+  std::vector<ProviderSection> reads;
   for (const auto& s : shards) {
-    const json w = s.doc->at("live").value("cpu_wait_s", json());
-    if (!w.is_number()) return nullptr;
-    waited += w.get<double>();
+    if (!s.doc->contains("provider")) continue;
+    auto p = provider_section_from_json(s.doc->at("provider"));
+    if (!p) return Parsed<std::vector<ProviderSection>>::fail(s.name + ": " + p.error());
+    reads.push_back(std::move(*p));
   }
-  return waited;
-}
-
-// Wall-clock figures: CPU and loops add, wall and end are the latest, lateness histograms add.
-json merge_live(const std::vector<ShardDoc>& shards) {
-  json live = shards.front().doc->at("live");
-  LogHistogram send_lateness;
-  for (const auto& key :
-       {"loops", "cpu_user_s", "cpu_sys_s", "first_sends", "first_send_connect_errors"}) {
-    double sum = 0;
-    for (const auto& s : shards) sum += s.doc->at("live").value(key, 0.0);
-    live[key] = live[key].is_number_integer() ? json(static_cast<std::int64_t>(sum)) : json(sum);
-  }
-  live["cpu_wait_s"] = added_cpu_waits(shards);
-  for (const auto& key : {"wall_s", "end_s", "start_late_s"}) {
-    if (!live.contains(key)) continue;
-    double latest = 0;
-    for (const auto& s : shards) latest = std::max(latest, s.doc->at("live").value(key, 0.0));
-    live[key] = latest;
-  }
-  for (const auto& s : shards) {
-    const auto& l = s.doc->at("live");
-    send_lateness.merge(LogHistogram::from_json(l.at("send_lateness_ns")));
-    if (live["stopped"] == "" && l.value("stopped", "") != "") live["stopped"] = l["stopped"];
-  }
-  live["send_lateness_ns"] = send_lateness.to_json();
-  merge_processes(shards, live);
-  live["send_lateness_p50_ms"] = static_cast<double>(send_lateness.quantile(0.5)) / kNsPerMs;
-  live["send_lateness_p99_ms"] = static_cast<double>(send_lateness.quantile(0.99)) / kNsPerMs;
-  return live;
+  return Parsed<std::vector<ProviderSection>>::ok(std::move(reads));
 }
 
 // Each admin URL is one provider replica that saw every shard sending to it; the shards
 // fetched its stats at different moments, so the fullest fetch counts. Replicas add up.
-json merge_provider(const std::vector<ShardDoc>& shards, Results& merged,
-                    std::vector<std::string>& notes) {
-  std::map<std::string, const json*> fullest;
-  for (const auto& s : shards) {
-    if (!s.doc->contains("provider")) continue;
-    const auto& p = s.doc->at("provider");
-    const std::string admin = p.value("admin", "");
-    auto& best = fullest[admin];
-    if (!best || json_int64(p, "requests", 0) > json_int64(*best, "requests", 0)) best = &p;
+std::optional<ProviderSection> merge_provider(const std::vector<ProviderSection>& reads,
+                                              Results& merged, std::vector<std::string>& notes) {
+  std::map<std::string, const ProviderSection*> fullest;
+  for (const auto& p : reads) {
+    auto& best = fullest[p.admin];
+    if (!best || p.requests > best->requests) best = &p;
   }
-  if (fullest.empty()) return nullptr;
-  json replicas = json::array();
-  std::int64_t requests = 0;
+  if (fullest.empty()) return std::nullopt;
+  ProviderSection section;
   // The connections turned away: a sum only when every provider counted them, never a part.
   std::int64_t refused = 0;
   bool refused_counted = true;
@@ -178,16 +140,16 @@ json merge_provider(const std::vector<ShardDoc>& shards, Results& merged,
   BinnedCounts by_send(kNsPerSec, kSendLabels);
   bool histograms = true;
   for (const auto& [admin, p] : fullest) {
-    replicas.push_back({{"admin", admin}, {"requests", json_int64(*p, "requests", 0)}});
-    requests = saturating_add(requests, json_int64(*p, "requests", 0));
-    refused_counted = refused_counted && p->contains("connections_refused");
-    refused = saturating_add(refused, json_int64(*p, "connections_refused", 0));
-    if (!p->contains("arrivals_by_outcome") || json_int64(*p, "bin_ns", 0) != kNsPerSec) {
+    section.replicas.push_back({admin, p->requests});
+    section.requests = saturating_add(section.requests, p->requests);
+    refused_counted = refused_counted && p->connections_refused;
+    refused = saturating_add(refused, p->connections_refused.value_or(0));
+    if (!p->arrivals_by_outcome || !p->arrivals_by_send || p->bin_ns != kNsPerSec) {
       histograms = false;
       continue;
     }
-    by_outcome.merge(BinnedCounts::from_json(p->at("arrivals_by_outcome"), outcome_labels()));
-    by_send.merge(BinnedCounts::from_json(p->at("arrivals_by_send")));
+    by_outcome.merge(*p->arrivals_by_outcome);
+    by_send.merge(*p->arrivals_by_send);
   }
   if (histograms) {
     merged.recording.provider_by_outcome = std::move(by_outcome);
@@ -198,13 +160,12 @@ json merge_provider(const std::vector<ShardDoc>& shards, Results& merged,
         "a provider's arrival histograms were missing or not in 1 s bins: the "
         "summary uses the clients' view");
   }
-  if (requests != merged.recording.requests) {
-    notes.push_back("the provider recorded " + std::to_string(requests) +
+  if (section.requests != merged.recording.requests) {
+    notes.push_back("the provider recorded " + std::to_string(section.requests) +
                     " requests, the clients sent " + std::to_string(merged.recording.requests) +
                     " (a shard may have fetched its stats before the others finished)");
   }
-  json section{{"replicas", replicas}, {"requests", requests}};
-  if (refused_counted) section["connections_refused"] = refused;
+  if (refused_counted) section.connections_refused = refused;
   return section;
 }
 
@@ -289,20 +250,22 @@ Parsed<json> merge_documents(const std::vector<std::pair<std::string, json>>& do
 
   std::vector<std::string> notes;
   const bool live = merged.engine == "run";
-  json provider = nullptr;
-  json live_section;
+  std::optional<ProviderSection> provider;
+  LiveSection live_section;
   if (live) {
-    live_section = merge_live(shards);
-    provider = merge_provider(shards, merged, notes);
+    auto merged_live = merge_live(shards);
+    if (!merged_live) return Parsed<json>::fail(merged_live.error());
+    live_section = std::move(*merged_live);
+    const auto reads = provider_reads(shards);
+    if (!reads) return Parsed<json>::fail(reads.error());
+    provider = merge_provider(*reads, merged, notes);
   }
   merged.summary = summarize(merged.recording, merged.scenario.provider, merged.provider_side);
   json comparison;
   if (live && missing.empty()) {
-    const bool stopped = live_section.value("stopped", "") != "";
+    const bool stopped = !live_section.stopped.empty();
     const auto horizon =
-        stopped
-            ? std::max<std::int64_t>(std::llround(live_section.value("end_s", 0.0) * kNsPerSec), 1)
-            : 0;
+        stopped ? std::max<std::int64_t>(std::llround(live_section.end_s * kNsPerSec), 1) : 0;
     comparison = compare_with_simulation(merged, simulate_shards(merged.scenario, count, horizon));
     notes.push_back("comparison: recomputed against the simulation of all " +
                     std::to_string(count) + " shards");
@@ -319,8 +282,8 @@ Parsed<json> merge_documents(const std::vector<std::pair<std::string, json>>& do
 
   json out = to_json(merged);
   if (live) {
-    out["live"] = live_section;
-    if (!provider.is_null()) out["provider"] = provider;
+    out["live"] = to_json(live_section);
+    if (provider) out["provider"] = to_json(*provider);
     if (!comparison.is_null()) out["comparison"] = comparison;
   }
   if (live || !missing.empty()) {

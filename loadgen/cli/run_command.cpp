@@ -135,49 +135,41 @@ LiveRun drive(LiveEngine& engine, const SignalDescriptor& signals, const RunComm
 }
 
 // Whom the fleet trusted and what it presented: paths, never what is in them.
-nlohmann::json tls_section(const TlsSettings& tls) {
-  const auto path_or_null = [](const std::string& p) {
-    return p.empty() ? nlohmann::json(nullptr) : nlohmann::json(p);
+TlsRecord tls_record(const TlsSettings& tls) {
+  const auto path_or_none = [](const std::string& p) {
+    return p.empty() ? std::nullopt : std::optional<std::string>(p);
   };
-  return {{"verify_peer", tls.verify_peer},
-          {"ca_from", path_or_null(tls.ca_from)},
-          {"ca_file", path_or_null(tls.ca_file)},
-          {"ca_path", path_or_null(tls.ca_path)},
-          {"client_cert", path_or_null(tls.cert_file)}};
+  return {tls.verify_peer, path_or_none(tls.ca_from), path_or_none(tls.ca_file),
+          path_or_none(tls.ca_path), path_or_none(tls.cert_file)};
 }
 
-nlohmann::json live_section(const RunCommand& cmd, const LiveRun& run,
-                            std::optional<std::int64_t> start_at_epoch_ns) {
-  nlohmann::json j = {
-      {"url", redact_url(cmd.request.url.text)},
-      {"method", cmd.request.method},
-      {"time_scale", cmd.options.time_scale},
-      {"latency_compensated", cmd.options.compensate_latency},
-      {"max_duration_s", ns_to_s(cmd.options.max_duration_ns)},
-      {"loops", run.loops},
-      {"http_client", run.http_client},
-      {"wall_s", run.wall_s},
-      {"cpu_user_s", run.cpu_user_s},
-      {"cpu_sys_s", run.cpu_sys_s},
-      {"cpu_wait_s", run.cpu_wait_s ? nlohmann::json(*run.cpu_wait_s) : nlohmann::json(nullptr)},
-      {"send_lateness_p50_ms", static_cast<double>(run.send_lateness_ns.quantile(0.5)) / kNsPerMs},
-      {"send_lateness_p99_ms", static_cast<double>(run.send_lateness_ns.quantile(0.99)) / kNsPerMs},
-      {"send_lateness_ns", run.send_lateness_ns.to_json()},
-      {"stopped", to_string(run.stopped)},
-      {"end_s", ns_to_s(run.end_ns)},
-      {"first_sends", run.first_sends},
-      {"first_send_connect_errors", run.first_send_connect_errors}};
-  if (cmd.request.url.scheme == "https") j["tls"] = tls_section(cmd.request.tls);
+LiveSection live_section(const RunCommand& cmd, const LiveRun& run,
+                         std::optional<std::int64_t> start_at_epoch_ns) {
+  LiveSection l;
+  l.url = redact_url(cmd.request.url.text);
+  l.method = cmd.request.method;
+  l.time_scale = cmd.options.time_scale;
+  l.latency_compensated = cmd.options.compensate_latency;
+  l.max_duration_s = ns_to_s(cmd.options.max_duration_ns);
+  l.http_client = run.http_client;
+  if (cmd.request.url.scheme == "https") l.tls = tls_record(cmd.request.tls);
+  l.loops = run.loops;
+  l.cpu_user_s = run.cpu_user_s;
+  l.cpu_sys_s = run.cpu_sys_s;
+  l.cpu_wait_s = run.cpu_wait_s;
+  l.first_sends = run.first_sends;
+  l.first_send_connect_errors = run.first_send_connect_errors;
+  l.send_lateness_ns = run.send_lateness_ns;
+  l.source_addresses = run.source_addresses;
+  l.processes.push_back(own_process_usage("run", cmd.shard.index));
+  l.wall_s = run.wall_s;
+  l.end_s = ns_to_s(run.end_ns);
   if (start_at_epoch_ns) {
-    j["start_at"] = static_cast<double>(*start_at_epoch_ns) / 1e9;
-    j["start_late_s"] = static_cast<double>(run.start_late_ns) / 1e9;
+    l.start_at = static_cast<double>(*start_at_epoch_ns) / 1e9;
+    l.start_late_s = static_cast<double>(run.start_late_ns) / 1e9;
   }
-  if (!run.source_addresses.empty()) j["source_addresses"] = run.source_addresses;
-  nlohmann::json usage = own_process_usage();
-  usage["role"] = "run";
-  usage["shard"] = cmd.shard.index;
-  j["processes"] = nlohmann::json::array({usage});
-  return j;
+  l.stopped = to_string(run.stopped);
+  return l;
 }
 
 // The provider's arrival histograms as the results' own.
@@ -191,14 +183,17 @@ void adopt_provider_bins(const ProviderStats& stats, Results& r) {
 // one-second bins (the summary's peak is per second). A shard's provider saw the whole fleet,
 // not the shard: its histograms go into the section for `loadgen merge`, and the shard's
 // own summary keeps the clients' view.
-nlohmann::json take_provider_view(const ProviderAdmin& admin, bool sharded, Results& r) {
+ProviderSection take_provider_view(const ProviderAdmin& admin, bool sharded, Results& r) {
   const auto stats = admin.stats();
   if (!stats) {
     std::cerr << "loadgen: warning: provider stats unavailable (" << stats.error()
               << "); the summary uses the clients' view\n";
-    return {{"admin", redact_url(admin.url().text)}, {"error", stats.error()}};
+    ProviderSection unread;
+    unread.admin = redact_url(admin.url().text);
+    unread.error = stats.error();
+    return unread;
   }
-  nlohmann::json section = provider_section(admin.url(), *stats);
+  ProviderSection section = provider_section(admin.url(), *stats);
   if (stats->bin_ns != kNsPerSec) {
     std::cerr << "loadgen: warning: the provider bins arrivals by "
               << format_duration(stats->bin_ns) << ", not 1s; the summary uses the clients' view\n";
@@ -459,18 +454,18 @@ int finish(const RunCommand& cmd, LiveRun& run, std::optional<ProviderAdmin>& ad
                                            : "the fleet's start")
               << "\n";
   Results r = clients_results(cmd, run, start_late_s);
-  nlohmann::json provider_section;
-  if (admin) provider_section = take_provider_view(*admin, cmd.shard.sharded(), r);
+  ProviderSection provider;
+  if (admin) provider = take_provider_view(*admin, cmd.shard.sharded(), r);
   r.summary = summarize(r.recording, r.scenario.provider, r.provider_side);
   const nlohmann::json comparison = simulated_comparison(cmd, run, r);
   auto context = metric_context(r);
   context.sim_comparison = take_divergence(comparison, r.summary);
   r.verdicts = evaluate_gate(cmd.assertions, r, context);
   nlohmann::json j = to_json(r);
-  j["live"] = live_section(cmd, run, start_at_epoch_ns);
+  j["live"] = to_json(live_section(cmd, run, start_at_epoch_ns));
   if (admin) {
-    j["provider"] = provider_section;
-    j["provider"]["settings"] = cmd.provider_settings;
+    provider.settings = cmd.provider_settings;
+    j["provider"] = to_json(provider);
   }
   j["comparison"] = comparison;
   if (!cmd.quiet) print_run_summary(r, j, cmd.out_path);

@@ -39,12 +39,17 @@ TEST_CASE("run: the clients' sends and connection errors, the provider's refusal
 TEST_CASE("exec: the provider's arrivals and refusals; the clients are CMD's, unseen") {
   Results r;
   r.recording.requests = 40;  // the provider's arrivals
-  const auto e = exec_connection_evidence(r, {{"connections_refused", 60}});
+  ProviderSection counted;
+  counted.requests = 40;
+  counted.connections_refused = 60;
+  const auto e = exec_connection_evidence(r, counted);
   CHECK(e.sends == 100);
   CHECK_FALSE(e.connect_errors);
   CHECK(e.provider_refused == 60);
   REQUIRE(connection_failure(e));
   CHECK(connection_failure(e)->harness);
   // A provider that does not count its refusals: nothing to judge by.
-  CHECK_FALSE(connection_failure(exec_connection_evidence(r, {{"requests", 40}})));
+  ProviderSection uncounted;
+  uncounted.requests = 40;
+  CHECK_FALSE(connection_failure(exec_connection_evidence(r, uncounted)));
 }
