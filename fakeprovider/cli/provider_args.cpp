@@ -162,13 +162,12 @@ void take_upstream(const ProviderArgs& a, ProviderRun& run, Errors& errors) {
   UpstreamFlags flags = a.upstream;
   flags.url = run.scenario.provider.upstream;
   const auto& rules = run.send_rules;
-  const auto upstream =
-      take(upstream_config_from(flags, {run.scenario.provider.tenant_header, "X-Attempt",
-                                        rules.attempt_header, rules.client_header}),
-           errors);
-  if (!upstream) return;
-  run.data_plane.upstream = *upstream;
-  if (*upstream) run.data_plane.memory_per_connection = kProxyMemoryPerConnection;
+  auto upstream = upstream_config_from(flags, {run.scenario.provider.tenant_header, "X-Attempt",
+                                               rules.attempt_header, rules.client_header});
+  errors.insert(errors.end(), upstream.errors.begin(), upstream.errors.end());
+  if (!upstream.command) return;
+  run.data_plane.upstream = std::move(*upstream.command);
+  if (run.data_plane.upstream) run.data_plane.memory_per_connection = kProxyMemoryPerConnection;
 }
 
 // --http-server: auto is native unless a mode that needs libmicrohttpd's is on.
