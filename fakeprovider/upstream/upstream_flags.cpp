@@ -15,6 +15,36 @@ namespace {
 constexpr unsigned kMaxConnections = 10'000;
 constexpr std::size_t kMaxBodyLimit = std::size_t{1} << 32;  // 4 GiB
 
+// Where, and how TLS to it is checked.
+void take_transport(const UpstreamFlags& flags, UpstreamConfig& config, Errors& errors) {
+  if (const auto url = take("--upstream", parse_upstream_url(flags.url), errors)) {
+    config.url = *url;
+    if ((!flags.cacert.empty() || flags.insecure) && url->scheme != "https")
+      errors.push_back("--upstream-cacert and --upstream-insecure are for an https upstream; '" +
+                       flags.url + "' is http");
+  }
+  if (!flags.cacert.empty() && access(flags.cacert.c_str(), R_OK) != 0)
+    errors.push_back("--upstream-cacert: cannot read '" + flags.cacert + "'");
+  config.cacert = flags.cacert;
+  config.insecure = flags.insecure;
+}
+
+// How long it may be silent, how many connections to it, the longest body sent it.
+void take_bounds(const UpstreamFlags& flags, UpstreamConfig& config, Errors& errors) {
+  if (const auto timeout = take("--upstream-timeout", parse_duration_ns(flags.timeout), errors)) {
+    if (*timeout < kNsPerSec || *timeout % kNsPerSec != 0)
+      errors.push_back("--upstream-timeout: '" + flags.timeout +
+                       "' must be a whole number of seconds, at least 1s, e.g. 30s");
+    config.timeout_ns = *timeout;
+  }
+  if (flags.connections < 1 || flags.connections > kMaxConnections)
+    errors.push_back("--upstream-connections: " + std::to_string(flags.connections) + " is not 1-" +
+                     std::to_string(kMaxConnections));
+  config.connections = flags.connections;
+  if (const auto max_body = take("--max-body", parse_byte_count(flags.max_body), errors))
+    config.max_body = *max_body;
+}
+
 }  // namespace
 
 Parsed<std::size_t> parse_byte_count(const std::string& text) {
@@ -33,47 +63,26 @@ Parsed<std::size_t> parse_byte_count(const std::string& text) {
                       "' is not a byte count up to 4GiB; expected e.g. 8MiB, 512KiB or 1048576");
 }
 
-Parsed<std::optional<UpstreamConfig>> upstream_config_from(
+Checked<std::optional<UpstreamConfig>> upstream_config_from(
     const UpstreamFlags& flags, const std::vector<std::string>& stampede_headers) {
-  using Result = Parsed<std::optional<UpstreamConfig>>;
+  Errors errors;
   if (flags.url.empty()) {
     if (!flags.cacert.empty() || flags.insecure || flags.strip_headers)
-      return Result::fail(
+      errors.push_back(
           "--upstream-cacert, --upstream-insecure and --upstream-strip-headers "
           "are for proxy mode; give --upstream URL too");
-    return Result::ok(std::nullopt);
+    return checked(std::optional<UpstreamConfig>(), std::move(errors));
   }
   UpstreamConfig config;
-  const auto url = parse_upstream_url(flags.url);
-  if (!url) return Result::fail("--upstream: " + url.error());
-  config.url = *url;
-  if ((!flags.cacert.empty() || flags.insecure) && config.url.scheme != "https")
-    return Result::fail("--upstream-cacert and --upstream-insecure are for an https upstream; '" +
-                        flags.url + "' is http");
-  if (!flags.cacert.empty() && access(flags.cacert.c_str(), R_OK) != 0)
-    return Result::fail("--upstream-cacert: cannot read '" + flags.cacert + "'");
-  config.cacert = flags.cacert;
-  config.insecure = flags.insecure;
-  const auto timeout = parse_duration_ns(flags.timeout);
-  if (!timeout) return Result::fail("--upstream-timeout: " + timeout.error());
-  if (*timeout < kNsPerSec || *timeout % kNsPerSec != 0)
-    return Result::fail("--upstream-timeout: '" + flags.timeout +
-                        "' must be a whole number of seconds, at least 1s, e.g. 30s");
-  config.timeout_ns = *timeout;
-  if (flags.connections < 1 || flags.connections > kMaxConnections)
-    return Result::fail("--upstream-connections: " + std::to_string(flags.connections) +
-                        " is not 1-" + std::to_string(kMaxConnections));
-  config.connections = flags.connections;
-  const auto max_body = parse_byte_count(flags.max_body);
-  if (!max_body) return Result::fail("--max-body: " + max_body.error());
-  config.max_body = *max_body;
+  take_transport(flags, config, errors);
+  take_bounds(flags, config, errors);
   if (flags.strip_headers) {
     for (const auto& name : stampede_headers) {
       if (!name.empty() && !ascii_iequals(name, "Authorization"))
         config.strip_headers.push_back(name);
     }
   }
-  return Result::ok(std::move(config));
+  return checked(std::optional<UpstreamConfig>(std::move(config)), std::move(errors));
 }
 
 }  // namespace stampede

@@ -2,18 +2,12 @@
 
 #include <iostream>
 
-#include "exit_codes.hpp"
 #include "one_line.hpp"
 
 namespace stampede {
 
-void check_each_output(const std::vector<OutputFlag>& outputs, Errors& errors) {
-  for (const auto& output : outputs) add_error(check_output_flags({output}), errors);
-}
-
 int usage_errors(const Errors& errors) {
-  for (const auto& e : errors) std::cerr << "loadgen: " << one_line(e) << "\n";
-  return kExitUsage;
+  return say_usage_errors("loadgen", errors);
 }
 
 int usage_error(const std::string& message) {

@@ -61,6 +61,31 @@ TEST_CASE("bad flags and values exit 2 with one line naming the problem") {
   }
 }
 
+TEST_CASE("several bad flags at once: every one is named, a line each, before anything is bound") {
+  // The data port is one a server holds: a provider that bound it before checking the rest
+  // would say so (exit 1), not list the flags.
+  RecordingProvider held({});
+  REQUIRE(held.started());
+  const auto e = run_provider_to_exit(
+      {"--allowance", "banana", "--bin", "0s", "--threads", "0", "--arrival-stamp", "sometimes",
+       "--max-items", "0", "--listen", "127.0.0.1:" + std::to_string(held.data_port()),
+       "--admin-listen", "127.0.0.1:0", "--stats-out", "/nonexistent/stats.json"});
+  CAPTURE(e.err);
+  CHECK(e.code == 2);
+  CHECK(e.out.empty());
+  std::vector<std::string> lines;
+  for (std::size_t at = 0, nl; (nl = e.err.find('\n', at)) != std::string::npos; at = nl + 1)
+    lines.push_back(e.err.substr(at, nl - at));
+  const std::vector<std::string> wanted{
+      "banana", "--bin:", "--threads:", "--arrival-stamp:", "--max-items:", "--stats-out:"};
+  REQUIRE(lines.size() == wanted.size());
+  for (std::size_t i = 0; i < wanted.size(); ++i) {
+    CHECK(lines[i].rfind("fakeprovider: ", 0) == 0);
+    CHECK(lines[i].find(wanted[i]) != std::string::npos);
+  }
+  CHECK(held.stop() == 0);
+}
+
 TEST_CASE("--help ends with an example and --version names the binary") {
   const auto help = run_provider_to_exit({"--help"});
   CHECK(help.code == 0);

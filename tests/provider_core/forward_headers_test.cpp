@@ -70,11 +70,18 @@ TEST_CASE("the target below the prefix: origin-form as it came") {
 TEST_CASE("proxy flags: every mistake named by its flag") {
   const std::vector<std::string> read = {"X-Api-Key", "X-Attempt", "", "X-Client-Id"};
   UpstreamFlags f;
-  CHECK(!*upstream_config_from(f, read));  // no upstream: no proxy
+  const auto none = upstream_config_from(f, read);
+  REQUIRE(none.command);
+  CHECK(!*none.command);  // no upstream: no proxy
   f.strip_headers = true;
-  CHECK(upstream_config_from(f, read).error().find("give --upstream") != std::string::npos);
+  const auto error_of = [&](const UpstreamFlags& g) {
+    const auto checked = upstream_config_from(g, read);
+    REQUIRE(checked.errors.size() == 1);
+    return checked.errors.front();
+  };
+  CHECK(error_of(f).find("give --upstream") != std::string::npos);
   f.url = "https://127.0.0.1:8443/v1";
-  const auto config = upstream_config_from(f, read);
+  const auto config = upstream_config_from(f, read).command;
   REQUIRE(config);
   REQUIRE(*config);
   CHECK((*config)->url.prefix == "/v1");
@@ -84,9 +91,8 @@ TEST_CASE("proxy flags: every mistake named by its flag") {
   CHECK((*config)->strip_headers ==
         std::vector<std::string>{"X-Api-Key", "X-Attempt", "X-Client-Id"});
   // Authorization is the upstream's credential: never stripped, even as the tenant header.
-  CHECK((*upstream_config_from(f, {"Authorization", "X-Attempt"}))->strip_headers ==
+  CHECK((*upstream_config_from(f, {"Authorization", "X-Attempt"}).command)->strip_headers ==
         std::vector<std::string>{"X-Attempt"});
-  const auto error_of = [&](UpstreamFlags g) { return upstream_config_from(g, read).error(); };
   UpstreamFlags g = f;
   g.timeout = "0s";
   CHECK(error_of(g).find("--upstream-timeout") == 0);
