@@ -24,6 +24,8 @@ namespace {
 
 using json = nlohmann::json;
 
+const std::string kMalformed = "malformed results document: ";
+
 struct ShardDoc {
   std::string name;
   const json* doc = nullptr;
@@ -104,7 +106,7 @@ Parsed<LiveSection> merge_live(const std::vector<ShardDoc>& shards) {
   std::vector<LiveSection> sections;
   for (const auto& s : shards) {
     auto live = live_section_from_json(s.doc->at("live"));
-    if (!live) return Parsed<LiveSection>::fail(s.name + ": " + live.error());
+    if (!live) return Parsed<LiveSection>::fail(kMalformed + s.name + ": " + live.error());
     sections.push_back(std::move(*live));
   }
   return Parsed<LiveSection>::ok(merge_live_sections(sections));
@@ -116,7 +118,8 @@ Parsed<std::vector<ProviderSection>> provider_reads(const std::vector<ShardDoc>&
   for (const auto& s : shards) {
     if (!s.doc->contains("provider")) continue;
     auto p = provider_section_from_json(s.doc->at("provider"));
-    if (!p) return Parsed<std::vector<ProviderSection>>::fail(s.name + ": " + p.error());
+    if (!p)
+      return Parsed<std::vector<ProviderSection>>::fail(kMalformed + s.name + ": " + p.error());
     reads.push_back(std::move(*p));
   }
   return Parsed<std::vector<ProviderSection>>::ok(std::move(reads));
@@ -307,7 +310,7 @@ Parsed<json> merge_results(const std::vector<std::pair<std::string, json>>& docs
   try {
     return merge_documents(docs, partial);
   } catch (const std::exception& e) {
-    return Parsed<json>::fail(std::string("malformed results document: ") + e.what());
+    return Parsed<json>::fail(kMalformed + e.what());
   }
 }
 
