@@ -18,7 +18,8 @@ namespace stampede {
 
 // GET /admin/live's events, made once for all the streams: a thread of its own reads the
 // provider's snapshot once a period while a stream is open (never while none is, and never
-// on a data plane thread) and keeps the last few events; each stream sends them in turn. A
+// on a data plane thread), draws the page's charts of it (live_panels) and keeps the last few
+// events; each stream sends them in turn. A
 // stream that falls further behind than those few is dropped, not queued for: the memory is
 // the same for one stream or sixteen, stalled or not.
 class LiveFeed {
