@@ -1,6 +1,7 @@
 #include "live_page.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -10,6 +11,7 @@
 #include "html_escape.hpp"
 #include "html_report.hpp"
 #include "plot.hpp"
+#include "report_format.hpp"
 #include "results.hpp"
 
 namespace stampede {
@@ -27,9 +29,9 @@ constexpr const char* kLiveStyle = R"(
 .two{display:grid;grid-template-columns:repeat(auto-fit,minmax(480px,1fr));gap:0 14px}
 )";
 
-// What the script reads: its stream, and which page it is.
+// What the script reads: its stream.
 json page_config(const LivePage& page) {
-  return {{"stream", page.stream_path}, {"fleet", page.fleet}};
+  return {{"stream", page.stream_path}};
 }
 
 // A report's results holding only what the two charts read.
@@ -71,72 +73,16 @@ std::string chart_section(const char* id, const char* title, const std::string& 
          placeholder_chart("waiting for the first event") + "</figure></section>\n";
 }
 
-// Shows the events: swaps in their panels (drawn by the server) and writes their figures.
+// Shows the events: each brings the page's elements drawn (its panels) and which sections
+// show, swapped in as they come.
 constexpr const char* kScript = R"JS(
 (function () {
   "use strict";
   function $(id) { return document.getElementById(id); }
   var C = JSON.parse($("config").textContent), last = null;
-  function fmt(v) {
-    if (!isFinite(v)) return "-";
-    if (Math.abs(v) >= 1000 || v === Math.round(v)) return Math.round(v).toLocaleString("en-US");
-    return String(Number(v.toPrecision(3)));
-  }
-  function esc(t) {
-    return String(t).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
-  }
-  function figure(id, label, value) {
-    return '<div>' + esc(label) + '<b id="' + id + '">' + esc(value) + "</b></div>";
-  }
-  // The fleet's own figures when the event has them (loadgen's), else the provider's.
-  function figures(e) {
-    var f = figure("admitted", "admitted", fmt(e.admitted)) + figure("refused", "refused", fmt(e.refused));
-    if (e.fleet) {
-      Object.keys(e.fleet).forEach(function (k) {
-        f += figure(k.replace(/_/g, "-"), k.replace(/_/g, " "), fmt(e.fleet[k]));
-      });
-      return f + figure("since-start", "since the start", fmt(e.clock_ns / 1e9) + " s");
-    }
-    return f + figure("tenants-seen", "tenants seen", fmt(e.tenants_seen)) +
-      figure("items-seen", "items and clients counted", fmt(e.items_seen)) +
-      figure("since-reset", "since the last reset", fmt(e.clock_ns / 1e9) + " s");
-  }
-  // The provider's view beside the fleet's (loadgen run --provider-admin), or why it is not
-  // there; its charts come in the event's panels.
-  function showProvider(e) {
-    var p = e.provider, seen = !!p && !p.error;
-    $("provider-status").textContent = !p ? "Not read: give loadgen run --provider-admin to see it." :
-      p.error ? "Could not be read: " + p.error : "As its GET /admin/stats said at its scenario time " +
-      fmt(p.clock_ns / 1e9) + " s.";
-    $("provider-view").hidden = !seen;
-    if (!seen) return;
-    $("provider-figures").innerHTML = figure("provider-requests", "requests", fmt(p.requests)) +
-      figure("provider-admitted", "admitted", fmt(p.admitted)) +
-      figure("provider-refused", "refused", fmt(p.refused));
-  }
-  function showLateness(l) {
-    var ms = function (v) { return l && l.sends > 0 ? fmt(v) + " ms" : "-"; };
-    $("lateness-p50").textContent = ms(l && l.p50_ms);
-    $("lateness-p99").textContent = ms(l && l.p99_ms);
-    $("lateness-max").textContent = ms(l && l.max_ms);
-  }
   function show(e) {
-    Object.keys(e.panels || {}).forEach(function (id) { $(id).innerHTML = e.panels[id]; });
-    $("requests").textContent = fmt(e.requests);
-    $("more-figures").innerHTML = figures(e);
-    if (C.fleet) {
-      showLateness(e.lateness);
-      showProvider(e);
-      return;
-    }
-    $("lockstep").textContent = !e.lockstep ? "-" : e.lockstep.retries > 0 ? fmt(e.lockstep.share) :
-      "no retries yet";
-    $("tenants").hidden = e.top_tenants.length === 0;
-    $("tenant-rows").innerHTML = e.top_tenants.map(function (t) {
-      return "<tr><td class=\"key\">" + esc(t.tenant === "" ? "(no key)" : t.tenant) +
-        '</td><td class="num">' + fmt(t.requests) + '</td><td class="num">' +
-        fmt(t.share_429 * 100) + " %</td></tr>";
-    }).join("");
+    Object.keys(e.panels).forEach(function (id) { if ($(id)) $(id).innerHTML = e.panels[id]; });
+    Object.keys(e.hidden).forEach(function (id) { if ($(id)) $(id).hidden = e.hidden[id]; });
   }
   if (location.search.indexOf("token=") >= 0) history.replaceState(null, "", location.pathname);
   var source = new EventSource(C.stream);
@@ -144,7 +90,7 @@ constexpr const char* kScript = R"JS(
     last = JSON.parse(m.data);
     show(last);
     $("status").textContent = "live: event " + last.seq +
-      (last.streams ? ", " + fmt(last.streams) + " dashboard(s) open" : "");
+      (last.streams ? ", " + last.streams + " dashboard(s) open" : "");
   };
   source.onerror = function () {
     source.close();
@@ -154,6 +100,81 @@ constexpr const char* kScript = R"JS(
   };
 })();
 )JS";
+
+double number(const json& v) {
+  return v.is_number() ? v.get<double>() : std::nan("");
+}
+
+std::string count_of(const json& e, const char* key) {
+  return format_count(number(e.at(key)));
+}
+
+std::string figure(std::string_view id, std::string_view label, const std::string& value) {
+  return "<div>" + html_escape(label) + "<b id=\"" + html_escape(id) + "\">" + html_escape(value) +
+         "</b></div>";
+}
+
+std::string seconds_of(const json& clock_ns) {
+  return format_count(number(clock_ns) / 1e9) + " s";
+}
+
+std::string replaced(std::string text, char from, char to) {
+  std::replace(text.begin(), text.end(), from, to);
+  return text;
+}
+
+// The fleet's own figures when the event has them (loadgen's), else the provider's.
+std::string more_figures(const json& e) {
+  std::string out = figure("admitted", "admitted", count_of(e, "admitted")) +
+                    figure("refused", "refused", count_of(e, "refused"));
+  if (e.contains("fleet")) {
+    for (const auto& [key, value] : e.at("fleet").items())
+      out += figure(replaced(key, '_', '-'), replaced(key, '_', ' '), format_count(number(value)));
+    return out + figure("since-start", "since the start", seconds_of(e.at("clock_ns")));
+  }
+  return out + figure("tenants-seen", "tenants seen", count_of(e, "tenants_seen")) +
+         figure("items-seen", "items and clients counted", count_of(e, "items_seen")) +
+         figure("since-reset", "since the last reset", seconds_of(e.at("clock_ns")));
+}
+
+// The lockstep score and the busiest tenants: the provider's page.
+void tenant_figures(const json& e, json& panels, json& hidden) {
+  const auto& lockstep = e.at("lockstep");
+  panels["lockstep"] = lockstep.is_null()                   ? "-"
+                       : number(lockstep.at("retries")) > 0 ? count_of(lockstep, "share")
+                                                            : "no retries yet";
+  std::string rows;
+  for (const auto& t : e.at("top_tenants")) {
+    const auto name = t.at("tenant").get<std::string>();
+    rows += "<tr><td class=\"key\">" + html_escape(name.empty() ? "(no key)" : name) +
+            "</td><td class=\"num\">" + count_of(t, "requests") + "</td><td class=\"num\">" +
+            format_count(number(t.at("share_429")) * 100) + " %</td></tr>";
+  }
+  panels["tenant-rows"] = rows;
+  hidden["tenants"] = e.at("top_tenants").empty();
+}
+
+// The loops' wake lateness and the provider's view, or why it is not there: the fleet's page.
+void fleet_figures(const json& e, json& panels, json& hidden) {
+  const auto& late = e.at("lateness");
+  for (const char* q : {"p50", "p99", "max"}) {
+    panels[std::string("lateness-") + q] =
+        number(late.at("sends")) > 0 ? count_of(late, (std::string(q) + "_ms").c_str()) + " ms"
+                                     : "-";
+  }
+  const auto& p = e.at("provider");
+  const bool seen = p.is_object() && !p.contains("error");
+  panels["provider-status"] =
+      html_escape(p.is_null()           ? "Not read: give loadgen run --provider-admin to see it."
+                  : p.contains("error") ? "Could not be read: " + p.at("error").get<std::string>()
+                                        : "As its GET /admin/stats said at its scenario time " +
+                                              seconds_of(p.at("clock_ns")) + ".");
+  hidden["provider-view"] = !seen;
+  if (!seen) return;
+  panels["provider-figures"] = figure("provider-requests", "requests", count_of(p, "requests")) +
+                               figure("provider-admitted", "admitted", count_of(p, "admitted")) +
+                               figure("provider-refused", "refused", count_of(p, "refused"));
+}
 
 }  // namespace
 
@@ -237,6 +258,18 @@ nlohmann::json live_panels(const LiveCounts& counts, const ProviderConfig& provi
   const std::string at(prefix);
   return {{at + "arrivals-chart", report_panel("arrivals", run)},
           {at + "waves-chart", report_panel("waves", run)}};
+}
+
+void add_live_figures(nlohmann::json& event, bool fleet_page) {
+  auto& panels = event["panels"];
+  auto& hidden = event["hidden"] = json::object();
+  panels["requests"] = count_of(event, "requests");
+  panels["more-figures"] = more_figures(event);
+  if (fleet_page) {
+    fleet_figures(event, panels, hidden);
+  } else {
+    tenant_figures(event, panels, hidden);
+  }
 }
 
 }  // namespace stampede

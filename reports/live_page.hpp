@@ -24,9 +24,10 @@ struct LivePage {
 
 // The live dashboard (fakeprovider's GET /dashboard, loadgen's --dashboard): one self-contained
 // page, its styles (the report's) and script inline, that shows its stream's events as they
-// come: each event's "panels" (live_panels) swapped into the page, the totals (the requests
-// in the element with id `requests`), the lockstep score and the busiest tenants; a fleet's
-// page the fleet's items, its wake lateness and the provider's view. Its
+// come, each drawn by the server (live_panels, add_live_figures) and swapped in: the charts,
+// the totals (the requests in the element with id `requests`), the lockstep score and the
+// busiest tenants; a fleet's page the fleet's items, its wake lateness and the provider's
+// view. Its
 // Content-Security-Policy allows no request but to its own origin, and nothing from
 // elsewhere. When the stream ends it says so and keeps the last picture.
 std::string render_live_page(const LivePage& page);
@@ -46,5 +47,13 @@ struct LiveCounts {
 // event, whatever the number of pages that watch.
 nlohmann::json live_panels(const LiveCounts& counts, const ProviderConfig& provider,
                            std::string_view prefix = "");
+
+// Adds to an event (of docs/ADMIN_API.md's shape, its charts in "panels" already) the markup
+// of the page's figures, from the event's own fields: to "panels" the totals ("requests",
+// "more-figures"), and on the fleet's page (fleet_page: loadgen run's) the wake lateness and
+// the provider's view, else the lockstep score and the busiest tenants; and "hidden": the
+// sections the page hides ("provider-view" when the provider was not read, "tenants" with
+// none). The page's script only swaps them in.
+void add_live_figures(nlohmann::json& event, bool fleet_page);
 
 }  // namespace stampede

@@ -79,6 +79,7 @@ void LiveFeed::publish_locked() {
 std::string LiveFeed::event_locked(const LiveSnapshot& s, std::size_t from_bin) const {
   auto event = live_event(s, from_bin, seq_);
   event["panels"] = last_panels_;
+  add_live_figures(event, false);
   return live_sse_message(event, seq_);
 }
 

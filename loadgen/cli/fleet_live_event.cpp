@@ -110,22 +110,25 @@ json run_live_event(const RunLiveView& view, std::uint64_t seq,
     e["panels"].update(live_panels({stats.by_outcome, stats.by_send},
                                    drawn_limits(allowance, outages), "provider-"));
   }
+  add_live_figures(e, true);
   return e;
 }
 
 json exec_live_event(const ProviderStats& stats, const ExecProgress& progress, std::uint64_t seq,
                      const std::optional<Rate>& allowance,
                      const std::vector<OutageWindow>& outages) {
-  return fleet_event({stats.clock_ns,
-                      stats.by_outcome,
-                      stats.by_send,
-                      true,
-                      stats.requests,
-                      {{"delivered", progress.delivered},
-                       {"dead_lettered", progress.dead_lettered},
-                       {"processes_running", progress.running},
-                       {"processes_ended", progress.ended}}},
-                     seq, allowance, outages);
+  json e = fleet_event({stats.clock_ns,
+                        stats.by_outcome,
+                        stats.by_send,
+                        true,
+                        stats.requests,
+                        {{"delivered", progress.delivered},
+                         {"dead_lettered", progress.dead_lettered},
+                         {"processes_running", progress.running},
+                         {"processes_ended", progress.ended}}},
+                       seq, allowance, outages);
+  add_live_figures(e, false);
+  return e;
 }
 
 }  // namespace stampede

@@ -69,3 +69,97 @@ TEST_CASE("live panels: the page's ids, the layers, limits and outages the brows
   CHECK(empty.at("arrivals-chart").get<std::string>().find("no arrivals recorded") !=
         std::string::npos);
 }
+
+namespace {
+
+// An event of the provider's page (docs/ADMIN_API.md, GET /admin/live), its figures' fields.
+nlohmann::json provider_event() {
+  return {{"requests", 10500},
+          {"admitted", 3100},
+          {"refused", 7400},
+          {"tenants_seen", 3},
+          {"items_seen", 0},
+          {"clock_ns", 12'000'345'678},
+          {"lockstep", {{"share", 0.934}, {"retries", 6900}}},
+          {"top_tenants",
+           {{{"tenant", "<b>key-a</b>"}, {"requests", 7000}, {"share_429", 0.74}},
+            {{"tenant", ""}, {"requests", 3}, {"share_429", 0.0}}}},
+          {"panels", {{"arrivals-chart", "<svg/>"}}}};
+}
+
+// An event of loadgen run's page: the fleet's items, its lateness, the provider's view.
+nlohmann::json fleet_event(const nlohmann::json& provider) {
+  return {{"requests", 582},
+          {"admitted", 89},
+          {"refused", 493},
+          {"clock_ns", 6'060'000'000},
+          {"fleet", {{"delivered", 80}, {"in_flight", 12}}},
+          {"lateness", {{"sends", 5210}, {"p50_ms", 0.08}, {"p99_ms", 2.1}, {"max_ms", 9.7}}},
+          {"provider", provider},
+          {"panels", nlohmann::json::object()}};
+}
+
+}  // namespace
+
+TEST_CASE("live figures: the provider's page's totals, lockstep and tenants, escaped") {
+  auto e = provider_event();
+  add_live_figures(e, false);
+  const auto& panels = e.at("panels");
+  CHECK(panels.at("arrivals-chart") == "<svg/>");  // the charts kept
+  CHECK(panels.at("requests") == "10,500");
+  const auto figures = panels.at("more-figures").get<std::string>();
+  CHECK(figures.find("<b id=\"admitted\">3,100</b>") != std::string::npos);
+  CHECK(figures.find("tenants seen<b id=\"tenants-seen\">3</b>") != std::string::npos);
+  CHECK(figures.find("since the last reset<b id=\"since-reset\">12 s</b>") != std::string::npos);
+  CHECK(panels.at("lockstep") == "0.934");
+  const auto rows = panels.at("tenant-rows").get<std::string>();
+  CHECK(rows.find("&lt;b&gt;key-a&lt;/b&gt;</td><td class=\"num\">7,000</td><td "
+                  "class=\"num\">74 %") != std::string::npos);
+  CHECK(rows.find("<b>") == std::string::npos);
+  CHECK(rows.find("(no key)") != std::string::npos);
+  CHECK(e.at("hidden") == nlohmann::json{{"tenants", false}});
+
+  e = provider_event();
+  e["lockstep"]["retries"] = 0;
+  e["top_tenants"] = nlohmann::json::array();
+  add_live_figures(e, false);
+  CHECK(e.at("panels").at("lockstep") == "no retries yet");
+  CHECK(e.at("hidden").at("tenants") == true);
+  e["lockstep"] = nullptr;
+  add_live_figures(e, false);
+  CHECK(e.at("panels").at("lockstep") == "-");
+}
+
+TEST_CASE("live figures: the fleet's page's items, lateness, and the provider's view or why not") {
+  const nlohmann::json read{
+      {"clock_ns", 6'000'000'000}, {"requests", 1234}, {"admitted", 89}, {"refused", 1145}};
+  auto e = fleet_event(read);
+  add_live_figures(e, true);
+  const auto& panels = e.at("panels");
+  const auto figures = panels.at("more-figures").get<std::string>();
+  CHECK(figures.find("in flight<b id=\"in-flight\">12</b>") != std::string::npos);
+  CHECK(figures.find("since the start<b id=\"since-start\">6.06 s</b>") != std::string::npos);
+  CHECK(panels.at("lateness-p50") == "0.08 ms");
+  CHECK(panels.at("lateness-p99") == "2.1 ms");
+  CHECK(panels.at("lateness-max") == "9.7 ms");
+  CHECK(panels.at("provider-status") == "As its GET /admin/stats said at its scenario time 6 s.");
+  CHECK(panels.at("provider-figures")
+            .get<std::string>()
+            .find("<b id=\"provider-requests\">1,234</b>") != std::string::npos);
+  CHECK(e.at("hidden") == nlohmann::json{{"provider-view", false}});
+
+  e = fleet_event({{"error", "GET /admin/stats: answered <401>"}});
+  e["lateness"]["sends"] = 0;
+  add_live_figures(e, true);
+  CHECK(e.at("panels").at("provider-status") ==
+        "Could not be read: GET /admin/stats: answered &lt;401&gt;");
+  CHECK_FALSE(e.at("panels").contains("provider-figures"));
+  CHECK(e.at("panels").at("lateness-p99") == "-");
+  CHECK(e.at("hidden").at("provider-view") == true);
+
+  e = fleet_event(nullptr);
+  add_live_figures(e, true);
+  CHECK(e.at("panels").at("provider-status") ==
+        "Not read: give loadgen run --provider-admin to see it.");
+  CHECK(e.at("hidden").at("provider-view") == true);
+}
