@@ -1,5 +1,6 @@
 #include "live_fields.hpp"
 
+#include "event_stream.hpp"
 #include "json_text.hpp"
 
 namespace stampede {
@@ -18,7 +19,7 @@ nlohmann::json live_outages_json(const std::vector<OutageWindow>& outages) {
 }
 
 std::string live_sse_message(const nlohmann::json& event, std::uint64_t seq) {
-  return "id: " + std::to_string(seq) + "\ndata: " + json_text(event) + "\n\n";
+  return sse_event(seq, json_text(event));
 }
 
 }  // namespace stampede

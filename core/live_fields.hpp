@@ -20,7 +20,7 @@ nlohmann::json live_rate_json(const std::optional<Rate>& rate);
 // [{"start_ns", "end_ns", "outage": "START-END:STATUS"}, ...]
 nlohmann::json live_outages_json(const std::vector<OutageWindow>& outages);
 
-// An event as a stream of server-sent events carries it: "id: SEQ\ndata: JSON\n\n".
+// An event as a stream of server-sent events carries it (sse_event): "id: SEQ\ndata: JSON\n\n".
 std::string live_sse_message(const nlohmann::json& event, std::uint64_t seq);
 
 }  // namespace stampede

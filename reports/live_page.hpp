@@ -1,6 +1,12 @@
 #pragma once
 
 #include <string>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+#include "binned_counts.hpp"
+#include "scenario.hpp"
 
 namespace stampede {
 
@@ -17,13 +23,37 @@ struct LivePage {
 };
 
 // The live dashboard (fakeprovider's GET /dashboard, loadgen's --dashboard): one self-contained
-// page, its styles (the report's) and script inline, that draws its stream's events as they
-// come, in the report's charts' layout, layers and colours: arrivals per second by outcome
-// against the allowance with the outages shaded, arrivals by send number and the lockstep
-// score, the busiest tenants, the totals (the requests in the element with id `requests`);
-// a fleet's page the fleet's answers and sends, its wake lateness and the provider's view.
-// Its Content-Security-Policy allows no request but to its own origin, and nothing from
+// page, its styles (the report's) and script inline, that shows its stream's events as they
+// come, each drawn by the server (live_panels, add_live_figures) and swapped in: the charts,
+// the totals (the requests in the element with id `requests`), the lockstep score and the
+// busiest tenants; a fleet's page the fleet's items, its wake lateness and the provider's
+// view. Its
+// Content-Security-Policy allows no request but to its own origin, and nothing from
 // elsewhere. When the stream ends it says so and keeps the last picture.
 std::string render_live_page(const LivePage& page);
+
+// What the page's two charts are drawn from: the counts so far, binned at the send as the
+// report bins them.
+struct LiveCounts {
+  const BinnedCounts& by_outcome;
+  const BinnedCounts& by_send;  // by send number (send_labels)
+  bool provider_side = true;    // arrivals at the provider; else the clients' answers and sends
+};
+
+// An event's "panels": the page's chart elements by id ("arrivals-chart", "waves-chart", after
+// the prefix: "provider-" for the provider's view on the fleet's page) and the SVG each shows,
+// drawn by the report's own charts (arrivals by outcome, the waves by send number) as the
+// report of these counts under these limits and outages would draw them. Made once per
+// event, whatever the number of pages that watch.
+nlohmann::json live_panels(const LiveCounts& counts, const ProviderConfig& provider,
+                           std::string_view prefix = "");
+
+// Adds to an event (of docs/ADMIN_API.md's shape, its charts in "panels" already) the markup
+// of the page's figures, from the event's own fields: to "panels" the totals ("requests",
+// "more-figures"), and on the fleet's page (fleet_page: loadgen run's) the wake lateness and
+// the provider's view, else the lockstep score and the busiest tenants; and "hidden": the
+// sections the page hides ("provider-view" when the provider was not read, "tenants" with
+// none). The page's script only swaps them in.
+void add_live_figures(nlohmann::json& event, bool fleet_page);
 
 }  // namespace stampede

@@ -136,11 +136,12 @@ std::string arrivals_unit(const Results& r) {
   return r.provider_side ? "arrivals/s at the provider" : "client sends/s";
 }
 
-// Outage windows, shaded behind the data.
+// Outage windows, shaded behind the data. The groups' classes (outages, bars, limit) name what
+// they hold for a page's readers: the live dashboard's browser tests count them.
 void shade_outages(Plot& p, const Results& r, double x_max) {
   const auto& outages = r.scenario.provider.outages;
   if (outages.empty()) return;
-  p.svg().begin_group({{"fill", kOutageColor}, {"fill-opacity", "0.09"}});
+  p.svg().begin_group({{"class", "outages"}, {"fill", kOutageColor}, {"fill-opacity", "0.09"}});
   for (const auto& w : outages) {
     const double from = std::clamp(ns_to_s(w.start_ns), p.x_min(), x_max);
     const double to = std::clamp(ns_to_s(w.end_ns), p.x_min(), x_max);
@@ -177,9 +178,11 @@ void limit_lines(Plot& p, const Results& r) {
     const double per_s = limit.rate->per_second();
     std::string title = std::string(limit.name) + " " + format_rate(*limit.rate);
     if (limit.rate->window_ns != kNsPerSec) title += " = " + format_count(per_s) + "/s";
-    p.svg().begin_group(
-        {{"stroke", limit.color}, {"stroke-width", "1.5"}, {"stroke-dasharray", limit.dash}},
-        title);
+    p.svg().begin_group({{"class", "limit"},
+                         {"stroke", limit.color},
+                         {"stroke-width", "1.5"},
+                         {"stroke-dasharray", limit.dash}},
+                        title);
     p.svg().line(kLeft, p.y(per_s), kRight, p.y(per_s));
     p.svg().end_group();
     p.label(kRight - 2, p.y(per_s) - 4, title, limit.color, SvgWriter::Anchor::kEnd);
@@ -227,7 +230,8 @@ void draw_stack(Plot& p, const std::vector<std::vector<double>>& rates,
     bool any = false;
     for (const auto& column : rates) any = any || column[l] > 0;
     if (!any) continue;
-    p.svg().begin_group({{"fill", layers[l].color}, {"shape-rendering", "crispEdges"}});
+    p.svg().begin_group(
+        {{"class", "bars"}, {"fill", layers[l].color}, {"shape-rendering", "crispEdges"}});
     for (std::size_t c = 0; c < rates.size(); ++c) {
       if (!(rates[c][l] > 0)) continue;
       double below = 0;

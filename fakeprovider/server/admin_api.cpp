@@ -26,7 +26,7 @@ constexpr std::size_t kMaxBodyBytes = 64 * 1024;
 // before a 503.
 constexpr std::ptrdiff_t kDocumentsAtOnce = 2;
 constexpr auto kDocumentWait = std::chrono::seconds(5);
-// A live stream's send buffer: half a padded event (BoundedServer::write_stream_event). A
+// A live stream's send buffer: half a padded event (BoundedServer::answer_event_stream). A
 // reader that stops reading fills it and its own within seconds, and the next event's write
 // times out (5 s): the stream is dropped.
 constexpr int kLiveSendBuffer = 32 * 1024;
@@ -246,18 +246,39 @@ void AdminApi::send_report(httplib::Response& res) {
 // One stream's place in the feed; its slot is given back when the answer is done with it.
 struct LiveStream {
   LiveStream(LiveFeed& live_feed, LiveFeed::Subscription s)
-      : feed(live_feed), first(std::move(s.first)), next_seq(s.next_seq) {}
+      : feed(live_feed),
+        first(std::make_shared<const std::string>(std::move(s.first))),
+        next_seq(s.next_seq) {}
   ~LiveStream() { feed.unsubscribe(); }
   LiveStream(const LiveStream&) = delete;
   LiveStream& operator=(const LiveStream&) = delete;
+
+  // The first event, then each the feed makes; the end when the feed stops or the stream fell
+  // further behind than the events it keeps.
+  BoundedServer::StreamStep next() {
+    using Kind = BoundedServer::StreamStep::Kind;
+    if (first) return {Kind::kEvent, std::exchange(first, nullptr)};
+    std::shared_ptr<const std::string> event;
+    switch (feed.next(next_seq, event, kLiveWaitNs)) {
+      case LiveFeed::Next::kEvent:
+        ++next_seq;
+        return {Kind::kEvent, std::move(event)};
+      case LiveFeed::Next::kNothingYet:
+        return {Kind::kNothingYet, nullptr};
+      case LiveFeed::Next::kBehind:
+      case LiveFeed::Next::kStopped:
+        break;
+    }
+    return {Kind::kEnd, nullptr};
+  }
+
   LiveFeed& feed;
-  std::string first;  // sent, then emptied
+  std::shared_ptr<const std::string> first;  // sent, then dropped
   std::uint64_t next_seq;
 };
 
 // Server-sent events: the first event holds every bin so far, each later one the bins that
-// changed. The content provider is called again and again on the connection's thread, and
-// waits a slice at a time so the server's stop is seen.
+// changed.
 void AdminApi::send_live(httplib::Response& res) {
   auto subscription = feed_.subscribe();
   if (!subscription) {
@@ -267,27 +288,7 @@ void AdminApi::send_live(httplib::Response& res) {
                            " live streams are open already; close one or retry later");
   }
   auto stream = std::make_shared<LiveStream>(feed_, std::move(*subscription));
-  res.set_header("Cache-Control", "no-store");
-  res.set_chunked_content_provider(
-      "text/event-stream", [stream](std::size_t, httplib::DataSink& sink) {
-        if (!stream->first.empty()) {
-          BoundedServer::stream_answer(kLiveSendBuffer);
-          return BoundedServer::write_stream_event(
-              sink, "retry: 2000\n" + std::exchange(stream->first, ""));
-        }
-        std::shared_ptr<const std::string> event;
-        switch (stream->feed.next(stream->next_seq, event, kLiveWaitNs)) {
-          case LiveFeed::Next::kEvent:
-            ++stream->next_seq;
-            return BoundedServer::write_stream_event(sink, *event);
-          case LiveFeed::Next::kNothingYet:
-            return true;
-          case LiveFeed::Next::kBehind:
-          case LiveFeed::Next::kStopped:
-            break;
-        }
-        return false;
-      });
+  BoundedServer::answer_event_stream(res, kLiveSendBuffer, [stream] { return stream->next(); });
 }
 
 std::optional<std::string> AdminApi::start() {

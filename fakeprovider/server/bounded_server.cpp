@@ -18,6 +18,7 @@
 #include <functional>
 #include <limits>
 
+#include "event_stream.hpp"
 #include "scenario_clock.hpp"
 
 namespace stampede {
@@ -257,13 +258,43 @@ bool BoundedServer::process_and_close_socket(socket_t sock) {
   return ok;
 }
 
-bool BoundedServer::write_stream_event(httplib::DataSink& sink, const std::string& event) {
-  static const std::string pad = ":" + std::string(kStreamPadBytes - 3, ' ') + "\n\n";
-  return sink.write(event.data(), event.size()) && sink.write(pad.data(), pad.size());
+namespace {
+
+// The connection's send buffer capped, and the answer deadline lifted: see answer_event_stream.
+void stream_answer(int send_buffer_bytes) {
+  if (t_serving) t_serving->stream_answer(send_buffer_bytes);
 }
 
-void BoundedServer::stream_answer(int send_buffer_bytes) {
-  if (t_serving) t_serving->stream_answer(send_buffer_bytes);
+bool write_text(httplib::DataSink& sink, const std::string& text) {
+  return sink.write(text.data(), text.size());
+}
+
+}  // namespace
+
+void BoundedServer::answer_event_stream(httplib::Response& res, int send_buffer_bytes,
+                                        NextEvent next) {
+  static const std::string pad = sse_padding(kStreamPadBytes);
+  res.set_header("Cache-Control", "no-store");
+  auto opened = std::make_shared<bool>(false);
+  res.set_chunked_content_provider(
+      "text/event-stream",
+      [send_buffer_bytes, opened, next = std::move(next)](std::size_t, httplib::DataSink& sink) {
+        if (!*opened) {
+          *opened = true;
+          stream_answer(send_buffer_bytes);
+          if (!write_text(sink, sse_retry(kStreamRetryMs))) return false;
+        }
+        const StreamStep step = next();
+        switch (step.kind) {
+          case StreamStep::Kind::kEvent:
+            return write_text(sink, *step.event) && write_text(sink, pad);
+          case StreamStep::Kind::kNothingYet:
+            return true;
+          case StreamStep::Kind::kEnd:
+            break;
+        }
+        return false;
+      });
 }
 
 }  // namespace stampede

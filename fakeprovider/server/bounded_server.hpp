@@ -5,6 +5,8 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <thread>
@@ -48,21 +50,32 @@ class BoundedServer : public httplib::Server {
   // socketpair) as an accepted one is served, and closes it. Only while bound.
   bool serve_connection(socket_t sock) { return process_and_close_socket(sock); }
 
-  // Called on the thread writing an answer (its content provider's), for an answer that is a
-  // stream of events (GET /admin/live): the answer deadline no longer applies, since a stream
-  // lasts as long as its reader reads, and the connection's send buffer is capped at
-  // send_buffer_bytes, so a reader that stops reading blocks the next write, which times out
-  // (the write timeout), and the stream is dropped.
-  static void stream_answer(int send_buffer_bytes);
-  // Sends one event of such a stream, and after it kStreamPadBytes of a comment line, which
-  // readers skip (an EventSource, loadgen's and the tests' readers). Why: a reader's kernel
-  // acknowledges what comes in whether the reader reads or not, and tells its sender nothing
-  // of it until its buffers are full; events of a KiB a second would take minutes to fill
-  // them, so a stopped reader would keep its slot that long. Padded, they fill in seconds
-  // (a receive buffer of the kernel's default size, 128 KiB), and the next write's timeout
-  // drops the reader. False if the stream is done.
-  static bool write_stream_event(httplib::DataSink& sink, const std::string& event);
+  // What an event stream sends next: an event (sse_event's text, made once for every stream),
+  // nothing yet (it is asked again), or the stream's end.
+  struct StreamStep {
+    enum class Kind { kEvent, kNothingYet, kEnd };
+    Kind kind = Kind::kNothingYet;
+    std::shared_ptr<const std::string> event;
+  };
+  using NextEvent = std::function<StreamStep()>;
+  // Answers a stream of server-sent events (both live dashboards' streams): a reconnection
+  // delay (sse_retry), then each event next() gives, on the connection's thread, until it
+  // says the end or a write fails. next() waits a slice at a time, so the server's stop is
+  // seen; what it captures lives as long as the stream, so a stream's slot is given back by
+  // its destructor. The answer deadline no longer applies, since a stream lasts as long as its
+  // reader reads; the connection's send buffer is capped at send_buffer_bytes, so a reader
+  // that stops reading blocks the next write, which times out (the write timeout), and the
+  // stream is dropped. Each event is followed by kStreamPadBytes of a comment block
+  // (sse_padding), which readers skip (an EventSource, loadgen's and the tests' readers). Why:
+  // a reader's kernel acknowledges what comes in whether the reader reads or not, and tells
+  // its sender nothing of it until its buffers are full; events of a KiB a second would take
+  // minutes to fill them, so a stopped reader would keep its slot that long. Padded, they fill
+  // in seconds (a receive buffer of the kernel's default size, 128 KiB), and the next write's
+  // timeout drops the reader.
+  static void answer_event_stream(httplib::Response& res, int send_buffer_bytes, NextEvent next);
   static constexpr std::size_t kStreamPadBytes = 64 * 1024;
+  // How long an EventSource waits before it reconnects to a stream that ended.
+  static constexpr std::int64_t kStreamRetryMs = 2000;
 
  private:
   bool process_and_close_socket(socket_t sock) override;

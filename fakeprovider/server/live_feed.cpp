@@ -3,6 +3,7 @@
 #include <chrono>
 
 #include "live_fields.hpp"
+#include "live_page.hpp"
 #include "scenario_clock.hpp"
 
 namespace stampede {
@@ -10,6 +11,15 @@ namespace {
 
 std::chrono::steady_clock::time_point steady_at(std::int64_t ns) {
   return std::chrono::steady_clock::time_point(std::chrono::nanoseconds(ns));
+}
+
+// The snapshot's charts, as the page shows them: drawn once per event, for every stream.
+nlohmann::json panels_of(const LiveSnapshot& s) {
+  ProviderConfig limits;
+  limits.allowance = s.allowance;
+  limits.capacity = s.capacity;
+  limits.outages = s.outages;
+  return live_panels({s.counts.by_outcome(), s.counts.by_send()}, limits);
 }
 
 }  // namespace
@@ -54,8 +64,8 @@ void LiveFeed::publish_locked() {
   now.streams = streams_;
   const std::size_t from = last_ ? first_changed_bin(last_->counts, now.counts) : 0;
   ++seq_;
-  kept_.push_back(
-      std::make_shared<const std::string>(live_sse_message(live_event(now, from, seq_), seq_)));
+  last_panels_ = panels_of(now);
+  kept_.push_back(std::make_shared<const std::string>(event_locked(now, from)));
   kept_bytes_ += kept_.back()->size();
   if (kept_.size() > kKept) {
     kept_bytes_ -= kept_.front()->size();
@@ -66,10 +76,17 @@ void LiveFeed::publish_locked() {
   cv_.notify_all();
 }
 
+std::string LiveFeed::event_locked(const LiveSnapshot& s, std::size_t from_bin) const {
+  auto event = live_event(s, from_bin, seq_);
+  event["panels"] = last_panels_;
+  add_live_figures(event, false);
+  return live_sse_message(event, seq_);
+}
+
 std::string LiveFeed::full_event_locked() const {
   LiveSnapshot s = *last_;
   s.streams = streams_;
-  return live_sse_message(live_event(s, 0, seq_), seq_);
+  return event_locked(s, 0);
 }
 
 std::optional<LiveFeed::Subscription> LiveFeed::subscribe() {
@@ -79,6 +96,7 @@ std::optional<LiveFeed::Subscription> LiveFeed::subscribe() {
   // Idle until now: the last snapshot is stale, and no stream waits for the events kept.
   if (streams_ == 1 || !last_) {
     last_ = read_();
+    last_panels_ = panels_of(*last_);
     ++seq_;
     kept_.clear();
     kept_bytes_ = 0;

@@ -10,13 +10,16 @@
 #include <string>
 #include <thread>
 
+#include <nlohmann/json.hpp>
+
 #include "recording/live_event.hpp"
 
 namespace stampede {
 
 // GET /admin/live's events, made once for all the streams: a thread of its own reads the
 // provider's snapshot once a period while a stream is open (never while none is, and never
-// on a data plane thread) and keeps the last few events; each stream sends them in turn. A
+// on a data plane thread), draws the page's charts of it (live_panels) and keeps the last few
+// events; each stream sends them in turn. A
 // stream that falls further behind than those few is dropped, not queued for: the memory is
 // the same for one stream or sixteen, stalled or not.
 class LiveFeed {
@@ -62,6 +65,8 @@ class LiveFeed {
   void run();
   // Reads a snapshot and makes the event of what changed since the last one.
   void publish_locked();
+  // Event seq_ of the snapshot: its bins from from_bin on, and last_panels_.
+  std::string event_locked(const LiveSnapshot& s, std::size_t from_bin) const;
   // The snapshot's full event: what a new stream starts with.
   std::string full_event_locked() const;
 
@@ -73,6 +78,7 @@ class LiveFeed {
   std::size_t kept_bytes_ = 0;                           // their sizes' sum
   std::uint64_t kept_seq_ = 1;                           // the number of kept_.front()
   std::optional<LiveSnapshot> last_;                     // what the last event was made from
+  nlohmann::json last_panels_;                           // its charts (live_panels)
   std::uint64_t seq_ = 0;                                // the last event's number
   std::size_t streams_ = 0;
   bool stopping_ = false;

@@ -6,14 +6,13 @@
 
 #include "html_report.hpp"
 #include "live_page.hpp"
-#include "server/bounded_server.hpp"
 #include "server/report_download.hpp"
 
 namespace stampede {
 namespace {
 
 // As the provider's live streams: a send buffer of half a padded event
-// (BoundedServer::write_stream_event), and a wait for the next event a slice at a time so
+// (BoundedServer::answer_event_stream), and a wait for the next event a slice at a time so
 // that stop() is seen.
 constexpr int kStreamSendBuffer = 32 * 1024;
 constexpr auto kStreamWait = std::chrono::milliseconds(250);
@@ -89,12 +88,14 @@ void FleetDashboard::stop() {
   server_->stop_serving();
 }
 
-std::shared_ptr<const std::string> FleetDashboard::newer_than(std::uint64_t& seq) {
+BoundedServer::StreamStep FleetDashboard::newer_than(std::uint64_t& seq) {
+  using Kind = BoundedServer::StreamStep::Kind;
   std::unique_lock lock(mu_);
   cv_.wait_for(lock, kStreamWait, [&] { return stopping_ || seq_ > seq; });
-  if (stopping_ || seq_ <= seq) return nullptr;
+  if (stopping_) return {Kind::kEnd, nullptr};
+  if (seq_ <= seq) return {Kind::kNothingYet, nullptr};
   seq = seq_;
-  return latest_;
+  return {Kind::kEvent, latest_};
 }
 
 void FleetDashboard::send_stream(httplib::Response& res) {
@@ -108,23 +109,14 @@ void FleetDashboard::send_stream(httplib::Response& res) {
     }
     ++streams_;
   }
-  // The stream's slot, given back when the answer is done with it.
+  // The last event the stream sent, and its slot, given back when the answer is done with it.
   auto sent = std::shared_ptr<std::uint64_t>(new std::uint64_t(0), [this](std::uint64_t* p) {
     delete p;
     const std::lock_guard lock(mu_);
     --streams_;
   });
-  res.set_header("Cache-Control", "no-store");
-  res.set_chunked_content_provider("text/event-stream",
-                                   [this, sent](std::size_t offset, httplib::DataSink& sink) {
-                                     if (offset == 0 && *sent == 0)
-                                       BoundedServer::stream_answer(kStreamSendBuffer);
-                                     const auto event = newer_than(*sent);
-                                     if (event)
-                                       return BoundedServer::write_stream_event(sink, *event);
-                                     const std::lock_guard lock(mu_);
-                                     return !stopping_;
-                                   });
+  BoundedServer::answer_event_stream(res, kStreamSendBuffer,
+                                     [this, sent] { return newer_than(*sent); });
 }
 
 std::optional<std::string> serve_dashboard(const std::optional<ListenAddress>& at,

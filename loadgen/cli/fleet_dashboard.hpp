@@ -10,16 +10,11 @@
 
 #include "parsed.hpp"
 #include "results.hpp"
+#include "server/bounded_server.hpp"
 #include "server/dashboard_access.hpp"
 #include "server/listen_address.hpp"
 
-namespace httplib {
-struct Response;
-}
-
 namespace stampede {
-
-class BoundedServer;
 
 // loadgen run --dashboard HOST:PORT: the live dashboard's page (reports/live_page) and the
 // stream of the fleet's events it draws, on a BoundedServer of its own thread. A thin shell:
@@ -44,7 +39,7 @@ class FleetDashboard {
   std::optional<std::string> start(const ListenAddress& at);
   // http://HOST:PORT/dashboard
   const std::string& url() const { return url_; }
-  // The next event, as the stream sends it (sse_message's form).
+  // The next event, as the stream sends it (live_sse_message's form).
   void publish(std::string message);
   // The page's "save" (GET /dashboard/report): the results so far, or why there are none, as
   // the command makes them; called on the server's thread, one save at a time. Until one is
@@ -57,8 +52,8 @@ class FleetDashboard {
  private:
   void send_stream(httplib::Response& res);
   void send_report(httplib::Response& res);
-  // The newest event after seq, waiting a while for one; none when stopping or none came.
-  std::shared_ptr<const std::string> newer_than(std::uint64_t& seq);
+  // The newest event after seq (seq set to it), waiting a while for one; the end when stopping.
+  BoundedServer::StreamStep newer_than(std::uint64_t& seq);
 
   std::string title_;
   bool clients_view_;

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "live_fields.hpp"
+#include "live_page.hpp"
 #include "outcome.hpp"
 
 namespace stampede {
@@ -26,9 +27,19 @@ struct FleetEvent {
   std::int64_t clock_ns;
   const BinnedCounts& by_outcome;
   const BinnedCounts& by_send;
+  bool provider_side;  // the provider's counts (exec), else the clients' (run)
   std::int64_t requests;
   json fleet;
 };
+
+// The declared limits the page's charts draw over the counts.
+ProviderConfig drawn_limits(const std::optional<Rate>& allowance,
+                            const std::vector<OutageWindow>& outages) {
+  ProviderConfig limits;
+  limits.allowance = allowance;
+  limits.outages = outages;
+  return limits;
+}
 
 json fleet_event(const FleetEvent& f, std::uint64_t seq, const std::optional<Rate>& allowance,
                  const std::vector<OutageWindow>& outages) {
@@ -47,7 +58,9 @@ json fleet_event(const FleetEvent& f, std::uint64_t seq, const std::optional<Rat
           {"lockstep", nullptr},
           {"allowance", live_rate_json(allowance)},
           {"capacity", nullptr},
-          {"outages", live_outages_json(outages)}};
+          {"outages", live_outages_json(outages)},
+          {"panels", live_panels({f.by_outcome, f.by_send, f.provider_side},
+                                 drawn_limits(allowance, outages))}};
 }
 
 double ms(std::int64_t ns) {
@@ -83,6 +96,7 @@ json run_live_event(const RunLiveView& view, std::uint64_t seq,
   json e = fleet_event({std::llround(static_cast<double>(p.elapsed_ns) / view.time_scale),
                         view.recording.client_by_outcome,
                         view.recording.client_by_send_number,
+                        false,
                         p.sent,
                         {{"delivered", p.delivered},
                          {"dead_lettered", p.dead_lettered},
@@ -91,21 +105,30 @@ json run_live_event(const RunLiveView& view, std::uint64_t seq,
                        seq, allowance, outages);
   e["lateness"] = wake_lateness_json(view.recording.lateness_ns);
   e["provider"] = view.provider ? provider_view_json(*view.provider) : json(nullptr);
+  if (view.provider && *view.provider) {
+    const ProviderStats& stats = **view.provider;
+    e["panels"].update(live_panels({stats.by_outcome, stats.by_send},
+                                   drawn_limits(allowance, outages), "provider-"));
+  }
+  add_live_figures(e, true);
   return e;
 }
 
 json exec_live_event(const ProviderStats& stats, const ExecProgress& progress, std::uint64_t seq,
                      const std::optional<Rate>& allowance,
                      const std::vector<OutageWindow>& outages) {
-  return fleet_event({stats.clock_ns,
-                      stats.by_outcome,
-                      stats.by_send,
-                      stats.requests,
-                      {{"delivered", progress.delivered},
-                       {"dead_lettered", progress.dead_lettered},
-                       {"processes_running", progress.running},
-                       {"processes_ended", progress.ended}}},
-                     seq, allowance, outages);
+  json e = fleet_event({stats.clock_ns,
+                        stats.by_outcome,
+                        stats.by_send,
+                        true,
+                        stats.requests,
+                        {{"delivered", progress.delivered},
+                         {"dead_lettered", progress.dead_lettered},
+                         {"processes_running", progress.running},
+                         {"processes_ended", progress.ended}}},
+                       seq, allowance, outages);
+  add_live_figures(e, false);
+  return e;
 }
 
 }  // namespace stampede

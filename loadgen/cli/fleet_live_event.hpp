@@ -18,7 +18,8 @@ namespace stampede {
 
 // The fleet's side of the live dashboard (loadgen run/exec --dashboard): events of the shape
 // fakeprovider's /admin/live sends (docs/ADMIN_API.md), which the same page draws. Pure: the
-// caller reads the run. Every event holds every bin (from_bin 0), no tenants, no lockstep.
+// caller reads the run. Every event holds every bin (from_bin 0), no tenants, no lockstep,
+// and the page's charts of them (live_panels): the caller makes each once for every stream.
 
 // What loadgen run's event is made of, once a second.
 struct RunLiveView {

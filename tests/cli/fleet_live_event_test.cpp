@@ -118,7 +118,8 @@ TEST_CASE("run live events: the provider's view beside the fleet's, or why it is
     stats.by_send.add(100, 0, 2);
     stats.by_send.add(kNsPerSec, 1, 5);
     const std::optional provider = Parsed<ProviderStats>::ok(stats);
-    const auto p = run_live_event({rec, progress, 1, provider}, 1, std::nullopt, {}).at("provider");
+    const auto e = run_live_event({rec, progress, 1, provider}, 1, std::nullopt, {});
+    const auto& p = e.at("provider");
     CHECK(p.at("requests") == 7);
     CHECK(p.at("admitted") == 2);
     CHECK(p.at("refused") == 5);
@@ -127,11 +128,19 @@ TEST_CASE("run live events: the provider's view beside the fleet's, or why it is
     CHECK(p.at("arrivals_by_outcome").at("counts").size() == 2);
     CHECK(p.at("arrivals_by_send").at("counts")[1][1] == 5);
     CHECK_FALSE(p.contains("error"));
+    // Its charts beside the fleet's, of its arrivals.
+    const auto chart = e.at("panels").at("provider-arrivals-chart").get<std::string>();
+    CHECK(chart.find("<g class=\"bars\"") != std::string::npos);
+    CHECK(chart.find("arrivals/s at the provider") != std::string::npos);
+    CHECK(e.at("panels").contains("provider-waves-chart"));
+    CHECK(e.at("panels").at("arrivals-chart").get<std::string>().find("client sends/s") !=
+          std::string::npos);
   }
   SUBCASE("unreadable: why") {
     const std::optional provider = Parsed<ProviderStats>::fail("GET /admin/stats: answered 401");
-    const auto p = run_live_event({rec, progress, 1, provider}, 1, std::nullopt, {}).at("provider");
-    CHECK(p == nlohmann::json{{"error", "GET /admin/stats: answered 401"}});
+    const auto e = run_live_event({rec, progress, 1, provider}, 1, std::nullopt, {});
+    CHECK(e.at("provider") == nlohmann::json{{"error", "GET /admin/stats: answered 401"}});
+    CHECK_FALSE(e.at("panels").contains("provider-arrivals-chart"));
   }
 }
 
@@ -159,6 +168,9 @@ TEST_CASE("exec live events: the provider's bins and the processes' ends") {
   CHECK(e.at("arrivals_by_outcome").at("counts").size() == 2);
   CHECK(e.at("arrivals_by_send").at("counts").size() == 1);
   CHECK(e.at("allowance").is_null());
+  // The page's charts draw the provider's arrivals: every one there is the fleet's.
+  CHECK(e.at("panels").at("arrivals-chart").get<std::string>().find("arrivals/s at the provider") !=
+        std::string::npos);
   CHECK(e.at("fleet") == nlohmann::json{{"delivered", 5},
                                         {"dead_lettered", 1},
                                         {"processes_running", 4},

@@ -101,6 +101,17 @@ TEST_CASE("/admin/live: one event a second, whose bins add up to /admin/stats") 
     CHECK(last->at("lockstep").contains("share"));
     CHECK(last->at("streams") == 1);
   }
+  SUBCASE("the page's charts, drawn by the report's code: the arrivals against the allowance") {
+    const auto first_chart = first->at("panels").at("arrivals-chart").get<std::string>();
+    CHECK(first_chart.find("no arrivals recorded") != std::string::npos);
+    const auto chart = last->at("panels").at("arrivals-chart").get<std::string>();
+    CHECK(chart.starts_with("<svg"));
+    CHECK(chart.find("<g class=\"bars\"") != std::string::npos);
+    CHECK(chart.find("declared allowance 4/s") != std::string::npos);
+    CHECK(chart.find("arrivals/s at the provider") != std::string::npos);
+    CHECK(last->at("panels").at("waves-chart").get<std::string>().find("<g class=\"bars\"") !=
+          std::string::npos);
+  }
   SUBCASE("an outage started on the admin API is in the next event") {
     REQUIRE(http(p.admin_port(), "POST", "/admin/outage?for=5s&status=503").status == 200);
     const auto next = stream.next();

@@ -38,34 +38,6 @@ std::string without_version(std::string html) {
   return html;
 }
 
-// Compares with a checked-in golden file. Regenerated only on request:
-//   STAMPEDE_UPDATE_GOLDEN=1 build/bin/test_report -tc='*golden*'
-void check_golden(const std::string& name, const std::string& actual) {
-  const auto path = source_path("tests/report/golden/" + name);
-  const char* update = std::getenv("STAMPEDE_UPDATE_GOLDEN");
-  if (update && std::string(update) == "1") {
-    write_file(path, actual);
-    MESSAGE("updated golden file " << path);
-    return;
-  }
-  const auto expected = read_file(path);
-  if (expected == actual) return;
-  const auto kept = (std::filesystem::temp_directory_path() / ("stampede-actual-" + name)).string();
-  write_file(kept, actual);
-  std::size_t line = 1, at = 0;
-  while (at < expected.size() && at < actual.size() && expected[at] == actual[at]) {
-    if (expected[at] == '\n') ++line;
-    ++at;
-  }
-  auto around = [&](const std::string& s) { return s.substr(at < 60 ? 0 : at - 60, 160); };
-  FAIL("the report differs from " << path << " at line " << line << ", byte " << at
-                                  << "\nexpected: ..." << around(expected) << "...\nactual:   ..."
-                                  << around(actual) << "...\nthe new report is in " << kept
-                                  << "\nif the change is intended, regenerate the goldens:\n"
-                                     "  STAMPEDE_UPDATE_GOLDEN=1 build/bin/test_report "
-                                     "-tc='*golden*'");
-}
-
 nlohmann::json checked(const std::string& html, const TempDir& dir, const std::string& name) {
   const auto path = dir.file(name);
   write_file(path, html);

@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <sys/wait.h>
 
+#include <cstdlib>
+#include <filesystem>
 #include <string>
 
 #include <doctest/doctest.h>
@@ -14,6 +16,7 @@
 
 #include "results.hpp"
 
+#include "support/files.hpp"
 #include "support/process.hpp"
 #include "support/tools.hpp"
 
@@ -61,6 +64,35 @@ inline nlohmann::json check_xhtml(const std::string& html_path, std::string* err
     return nullptr;
   }
   return nlohmann::json::parse(p.output, nullptr, false);
+}
+
+// Compares with a checked-in golden file of tests/report/golden/ (the report's, the live
+// dashboards' panels). Regenerated only on request:
+//   STAMPEDE_UPDATE_GOLDEN=1 build/bin/test_report -tc='*golden*'
+inline void check_golden(const std::string& name, const std::string& actual) {
+  const auto path = support::source_path("tests/report/golden/" + name);
+  const char* update = std::getenv("STAMPEDE_UPDATE_GOLDEN");
+  if (update && std::string(update) == "1") {
+    support::write_file(path, actual);
+    MESSAGE("updated golden file " << path);
+    return;
+  }
+  const auto expected = support::read_file(path);
+  if (expected == actual) return;
+  const auto kept = (std::filesystem::temp_directory_path() / ("stampede-actual-" + name)).string();
+  support::write_file(kept, actual);
+  std::size_t line = 1, at = 0;
+  while (at < expected.size() && at < actual.size() && expected[at] == actual[at]) {
+    if (expected[at] == '\n') ++line;
+    ++at;
+  }
+  auto around = [&](const std::string& s) { return s.substr(at < 60 ? 0 : at - 60, 160); };
+  FAIL("the page differs from " << path << " at line " << line << ", byte " << at
+                                << "\nexpected: ..." << around(expected) << "...\nactual:   ..."
+                                << around(actual) << "...\nthe new report is in " << kept
+                                << "\nif the change is intended, regenerate the goldens:\n"
+                                   "  STAMPEDE_UPDATE_GOLDEN=1 build/bin/test_report "
+                                   "-tc='*golden*'");
 }
 
 }  // namespace report_test
