@@ -302,7 +302,7 @@ class DataPlaneHost {
   }
   std::optional<std::string> start(const DataPlaneConfig& config, LockedProvider& provider) {
     if (workers_) {
-      decisions_.emplace(provider, workers_->group.take_channels());
+      decisions_.emplace(provider, std::move(workers_->channels));
       return std::nullopt;
     }
     plane_.emplace(config, provider);
@@ -313,8 +313,7 @@ class DataPlaneHost {
   std::optional<std::string> stop(std::int64_t max_wait_ns) {
     if (plane_) plane_->stop(max_wait_ns);
     if (!workers_) return std::nullopt;
-    workers_->group.signal_all(SIGTERM);
-    auto failed = workers_->group.wait();
+    auto failed = workers_->stop();
     decisions_->join();
     return failed;
   }
