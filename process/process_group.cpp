@@ -39,6 +39,8 @@ ProcessGroup::ProcessGroup(Options options) : options_(options) {}
 ProcessGroup::ProcessGroup(ProcessGroup&& other) noexcept
     : options_(other.options_),
       members_(std::exchange(other.members_, {})),
+      index_of_(std::exchange(other.index_of_, {})),
+      running_(std::exchange(other.running_, 0)),
       holder_(std::exchange(other.holder_, -1)),
       gate_open_(other.gate_open_),
       stopping_(other.stopping_),
@@ -90,7 +92,9 @@ std::optional<std::string> ProcessGroup::start(std::size_t count, const Launch& 
       kill_started();
       return launched.error;
     }
+    index_of_[launched.pid] = members_.size();
     members_.push_back({launched.pid, false, {}});
+    ++running_;
   }
   return std::nullopt;
 }
@@ -99,12 +103,6 @@ void ProcessGroup::kill_started() {
   kill();
   wait_all();
   close_group();
-}
-
-std::size_t ProcessGroup::running() const {
-  std::size_t n = 0;
-  for (const auto& m : members_) n += m.ended ? 0 : 1;
-  return n;
 }
 
 void ProcessGroup::signal_running(int sig) {
@@ -149,18 +147,17 @@ std::optional<ProcessGroup::Reaped> ProcessGroup::record(pid_t pid, int status) 
     holder_ = -1;
     return std::nullopt;
   }
-  for (std::size_t i = 0; i < members_.size(); ++i) {
-    Member& m = members_[i];
-    if (m.pid != pid || m.ended) continue;
-    m.ended = true;
-    const bool at_stop = m.end.running_at_stop;
-    m.end = process_end(status);
-    m.end.running_at_stop = at_stop;
-    const auto verdict = judge_end(m.end, options_.ends, {gate_open_, stopping_, running()});
-    if (verdict.stop_rest) stop(SIGTERM, std::nullopt);
-    return Reaped{i, verdict};
-  }
-  return std::nullopt;
+  const auto found = index_of_.find(pid);
+  if (found == index_of_.end() || members_[found->second].ended) return std::nullopt;
+  Member& m = members_[found->second];
+  m.ended = true;
+  --running_;
+  const bool at_stop = m.end.running_at_stop;
+  m.end = process_end(status);
+  m.end.running_at_stop = at_stop;
+  const auto verdict = judge_end(m.end, options_.ends, {gate_open_, stopping_, running_});
+  if (verdict.stop_rest) stop(SIGTERM, std::nullopt);
+  return Reaped{found->second, verdict};
 }
 
 std::vector<ProcessGroup::Reaped> ProcessGroup::reap_ended() {

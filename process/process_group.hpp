@@ -7,6 +7,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "process/group_rules.hpp"
@@ -56,7 +57,7 @@ class ProcessGroup {
   static pid_t fork_member(pid_t group, int death_signal);
 
   const std::vector<Member>& members() const { return members_; }
-  std::size_t running() const;
+  std::size_t running() const { return running_; }
   bool stopping() const { return stopping_; }
 
   // The members' start has been given (the gate of EndRules::gated).
@@ -100,6 +101,10 @@ class ProcessGroup {
 
   Options options_;
   std::vector<Member> members_;
+  // Both kept as members start and end: a fleet may be thousands of processes, and its loop
+  // asks at every wake.
+  std::unordered_map<pid_t, std::size_t> index_of_;
+  std::size_t running_ = 0;
   pid_t holder_ = -1;
   bool gate_open_ = false;
   bool stopping_ = false;
