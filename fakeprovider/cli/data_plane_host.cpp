@@ -1,6 +1,5 @@
 #include "cli/data_plane_host.hpp"
 
-#include <signal.h>
 
 #include <utility>
 
@@ -16,7 +15,7 @@ std::optional<std::string> DataPlaneHost::fork_workers(const WorkersConfig& conf
 std::optional<std::string> DataPlaneHost::start(const DataPlaneConfig& config,
                                                 LockedProvider& provider) {
   if (workers_) {
-    decisions_.emplace(provider, workers_->group.take_channels());
+    decisions_.emplace(provider, std::move(workers_->channels));
     return std::nullopt;
   }
   plane_.emplace(config, provider);
@@ -26,8 +25,7 @@ std::optional<std::string> DataPlaneHost::start(const DataPlaneConfig& config,
 std::optional<std::string> DataPlaneHost::stop(std::int64_t max_wait_ns) {
   if (plane_) plane_->stop(max_wait_ns);
   if (!workers_) return std::nullopt;
-  workers_->group.signal_all(SIGTERM);
-  auto failed = workers_->group.wait();
+  auto failed = workers_->stop();
   decisions_->join();
   return failed;
 }

@@ -2,9 +2,12 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
 
 #include "parsed.hpp"
-#include "processes/worker_group.hpp"
+#include "process/process_group.hpp"
 #include "server/data_plane.hpp"
 
 namespace stampede {
@@ -19,8 +22,12 @@ struct WorkersConfig {
 };
 
 struct DataPlaneWorkers {
-  WorkerGroup group;
+  ProcessGroup group;
+  std::vector<int> channels;  // this process's ends, worker after worker: the DecisionServer's
   int port = 0;
+  // SIGTERM to every worker, which finishes what it holds; waits for them all. Names each
+  // that did not exit 0.
+  std::optional<std::string> stop();
 };
 
 // fakeprovider --processes N: N forked workers serve the data plane from one port (a
@@ -28,7 +35,9 @@ struct DataPlaneWorkers {
 // descriptors, and ask this process, which owns the provider, to decide every request
 // (RemoteAdmitter, DecisionServer; a channel per worker and a line per loop): one allowance, one
 // clock, one record, exact as one process is. A worker stops at SIGINT or SIGTERM as the
-// one-process data plane does, finishing what it holds. Call before this process starts any thread.
+// one-process data plane does, finishing what it holds, and dies with this process
+// (PR_SET_PDEATHSIG: SIGTERM), so none outlives an owner that crashed. Call before this process
+// starts any thread: a child of a threaded process may find a lock held forever.
 Parsed<DataPlaneWorkers> start_data_plane_workers(const WorkersConfig& config);
 
 }  // namespace stampede

@@ -469,9 +469,9 @@ void publish_exec_event(FleetDashboard& dashboard, const ExecCommand& cmd,
 
 // Releases the spawned fleet (the provider reset at the release) and waits for its end, the
 // progress line on stderr meanwhile. The error, if the fleet could not be released.
-std::optional<std::string> release(Fleet& fleet, const ExecCommand& cmd, const ProviderAdmin& admin,
-                                   FirstArrivalWatch& watch, std::int64_t start_ns,
-                                   FleetDashboard* dashboard) {
+std::optional<std::string> release(ExecFleet& fleet, const ExecCommand& cmd,
+                                   const ProviderAdmin& admin, FirstArrivalWatch& watch,
+                                   std::int64_t start_ns, FleetDashboard* dashboard) {
   ProgressPrinter progress(!cmd.quiet, isatty(STDERR_FILENO) != 0, cmd.progress_every_ns,
                            ScenarioClock::steady_ns());
   std::uint64_t seq = 0;
@@ -613,7 +613,7 @@ int run_checked(const ExecCommand& given) {
   if (auto code = preflight(cmd, admin, program)) return *code;
   if (auto code = adopt_enforced_provider(cmd, admin)) return *code;
   const SignalDescriptor signals({SIGINT, SIGTERM, SIGCHLD});
-  Fleet fleet(fleet_spec(cmd, program), signals);
+  ExecFleet fleet(fleet_spec(cmd, program), signals);
   if (auto e = fleet.spawn()) return fail(cmd, kExitUnreachable, *e + "; none was released");
   FirstArrivalWatch watch(admin, cmd.clients);
   if (auto e = release(fleet, cmd, admin, watch, start_ns, dashboard ? &*dashboard : nullptr))

@@ -5,7 +5,6 @@
 #include <signal.h>
 #include <string.h>
 #include <sys/epoll.h>
-#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -13,7 +12,6 @@
 #include <array>
 #include <cstdio>
 #include <iostream>
-#include <unordered_map>
 
 #include "duration.hpp"
 #include "enum_table.hpp"
@@ -83,24 +81,9 @@ std::vector<char*> pointers(std::vector<std::string>& strings) {
   return out;
 }
 
-// The process-group leader: it runs nothing and ignores every signal but SIGKILL, so the
-// group's number stays ours until the end.
-[[noreturn]] void hold_group(pid_t parent) {
-  setpgid(0, 0);
-  prctl(PR_SET_PDEATHSIG, SIGKILL);
-  if (getppid() != parent) _exit(1);
-  sigset_t all;
-  sigfillset(&all);
-  sigprocmask(SIG_SETMASK, &all, nullptr);
-  close_range(0, ~0U, 0);
-  for (;;) pause();
-}
-
 // What the child needs from its parent; everything here was made before the fork, because
 // after it the child may only make async-signal-safe calls.
 struct ChildSetup {
-  pid_t parent = 0;
-  pid_t group = 0;
   std::int32_t index = 0;
   std::array<int, 6> fds{};  // source for fd 0..5; -1: none
   bool wait_ready = false;
@@ -110,10 +93,8 @@ struct ChildSetup {
   char* const* envp = nullptr;
 };
 
+// In the forked child, which has joined the group (ProcessGroup::fork_member).
 [[noreturn]] void run_child(const ChildSetup& c) {
-  setpgid(0, c.group);
-  prctl(PR_SET_PDEATHSIG, SIGKILL);
-  if (getppid() != c.parent) _exit(1);
   // Move what it needs to 0..5 through scratch copies (a source may sit on a target), then
   // close everything else: a held child must not keep the other processes' pipes.
   std::array<int, 6> scratch{};
@@ -149,17 +130,10 @@ std::string_view to_string(FleetStop s) {
   return enum_name(kNames, s);
 }
 
-Fleet::Fleet(FleetSpec spec, const SignalDescriptor& signals)
+ExecFleet::ExecFleet(FleetSpec spec, const SignalDescriptor& signals)
     : spec_(std::move(spec)), signals_(signals) {}
 
-Fleet::~Fleet() {
-  if (holder_ > 0 && !holder_reaped_) {
-    kill_all(SIGKILL);
-    for (auto& p : run_.processes) {
-      if (!p.ended) waitpid(p.pid, nullptr, 0);
-    }
-    waitpid(holder_, nullptr, 0);
-  }
+ExecFleet::~ExecFleet() {
   for (auto& fd : out_fds_) close_fd(fd);
   for (auto& fd : log_fds_) close_fd(fd);
   for (int* fd : {&epoll_fd_, &devnull_fd_, &release_fds_[0], &release_fds_[1], &ready_fds_[0],
@@ -167,18 +141,7 @@ Fleet::~Fleet() {
     close_fd(*fd);
 }
 
-std::optional<std::string> Fleet::spawn_holder() {
-  const pid_t parent = getpid();
-  holder_ = fork();
-  if (holder_ < 0) return errno_text("fork");
-  if (holder_ == 0) hold_group(parent);
-  setpgid(holder_, holder_);
-  return std::nullopt;
-}
-
-std::optional<std::string> Fleet::spawn() {
-  // The holder first, so it holds none of the pipes below open.
-  if (auto e = spawn_holder()) return "cannot start the process group's holder: " + *e;
+std::optional<std::string> ExecFleet::open_channels() {
   devnull_fd_ = open("/dev/null", O_RDONLY | O_CLOEXEC);
   epoll_fd_ = epoll_create1(EPOLL_CLOEXEC);
   if (devnull_fd_ < 0 || epoll_fd_ < 0 || pipe2(release_fds_, O_CLOEXEC) != 0 ||
@@ -198,15 +161,15 @@ std::optional<std::string> Fleet::spawn() {
     set_nonblocking(ready_fds_[0]);
     watch(ready_fds_[0], tag(Tag::kReady));
   }
-  const std::int64_t n = process_count(spec_.clients, spec_.per_process);
-  run_.processes.reserve(static_cast<std::size_t>(n));
-  for (std::int64_t i = 0; i < n; ++i) {
-    if (auto e = spawn_one(i)) {
-      kill_all(SIGKILL);
-      return "cannot start process " + std::to_string(i + 1) + " of " + std::to_string(n) + ": " +
-             *e;
-    }
-  }
+  return std::nullopt;
+}
+
+std::optional<std::string> ExecFleet::spawn() {
+  if (auto e = open_channels()) return e;
+  const auto n = static_cast<std::size_t>(process_count(spec_.clients, spec_.per_process));
+  run_.processes.reserve(n);
+  if (auto e = group_.start(n, [&](std::size_t i, pid_t group) { return spawn_one(i, group); }))
+    return e;
   // Only the children write these now: their ends are the ends that count.
   close_fd(ready_fds_[1]);
   close_fd(exec_error_fds_[1]);
@@ -214,8 +177,14 @@ std::optional<std::string> Fleet::spawn() {
   return std::nullopt;
 }
 
-std::optional<std::string> Fleet::spawn_one(std::int64_t index) {
-  const ExecProcess slot = process_at(index, spec_.clients, spec_.per_process);
+ProcessGroup::Launched ExecFleet::spawn_one(std::size_t index, pid_t group) {
+  const auto failed = [&](const std::string& e) {
+    const std::int64_t n = process_count(spec_.clients, spec_.per_process);
+    return ProcessGroup::Launched{-1, "cannot start process " + std::to_string(index + 1) + " of " +
+                                          std::to_string(n) + ": " + e};
+  };
+  const ExecProcess slot =
+      process_at(static_cast<std::int64_t>(index), spec_.clients, spec_.per_process);
   std::vector<std::string> argv{spec_.command};
   for (auto& a : expand_arguments(spec_.args, spec_.url, slot.first_client))
     argv.push_back(std::move(a));
@@ -229,7 +198,7 @@ std::optional<std::string> Fleet::spawn_one(std::int64_t index) {
   const auto env_p = pointers(env);
 
   int out[2];
-  if (pipe2(out, O_CLOEXEC) != 0) return errno_text("pipe");
+  if (pipe2(out, O_CLOEXEC) != 0) return failed(errno_text("pipe"));
   int log_fd = -1;
   if (!spec_.logs_dir.empty()) {
     const std::string path =
@@ -239,12 +208,10 @@ std::optional<std::string> Fleet::spawn_one(std::int64_t index) {
       const auto e = errno_text(("--logs: " + path).c_str());
       close(out[0]);
       close(out[1]);
-      return e;
+      return failed(e);
     }
   }
   ChildSetup c;
-  c.parent = getpid();
-  c.group = holder_;
   c.index = static_cast<std::int32_t>(index);
   c.fds = {
       devnull_fd_,       out[1], out[1], release_fds_[0], spec_.wait_ready ? ready_fds_[1] : -1,
@@ -254,81 +221,54 @@ std::optional<std::string> Fleet::spawn_one(std::int64_t index) {
   c.program = spec_.program.c_str();
   c.argv = argv_p.data();
   c.envp = env_p.data();
-  const pid_t pid = fork();
+  const pid_t pid = ProcessGroup::fork_member(group, SIGKILL);
   if (pid < 0) {
     const auto e = errno_text("fork");
     close(out[0]);
     close(out[1]);
     if (log_fd >= 0) close(log_fd);
-    return e;
+    return failed(e);
   }
   if (pid == 0) run_child(c);
-  setpgid(pid, holder_);  // as the child does: whichever runs first
   close(out[1]);
   set_nonblocking(out[0]);
   epoll_event ev{};
   ev.events = EPOLLIN;
-  ev.data.u64 = tag(Tag::kOutput, static_cast<std::size_t>(index));
+  ev.data.u64 = tag(Tag::kOutput, index);
   epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, out[0], &ev);
   FleetProcess p;
   p.slot = slot;
   p.pid = pid;
-  index_of_[pid] = run_.processes.size();
   run_.processes.push_back(p);
   out_fds_.push_back(out[0]);
   log_fds_.push_back(log_fd);
   logs_.emplace_back(spec_.log_limit_bytes);
-  return std::nullopt;
+  return {pid, {}};
 }
 
-void Fleet::kill_all(int sig) {
-  for (const auto& p : run_.processes) {
-    if (!p.ended) kill(p.pid, sig);
-  }
-  // What they started, too, while the holder keeps the group's number ours. It blocks every
-  // signal but SIGKILL, which ends it with the rest.
-  if (holder_ > 0 && !holder_reaped_) kill(-holder_, sig);
-  if (sig == SIGKILL) killed_ = true;
-}
-
-void Fleet::release() {
+void ExecFleet::release() {
+  group_.open_gate();
   close_fd(release_fds_[1]);
   run_.released = true;
   run_.release_steady_ns = ScenarioClock::steady_ns();
 }
 
-void Fleet::stop(FleetStop why, std::int64_t now_ns, const FleetBounds& bounds) {
+void ExecFleet::stop(FleetStop why, std::int64_t now_ns, const FleetBounds& bounds) {
   if (run_.stopped != FleetStop::kNone) return;
   run_.stopped = why;
-  for (auto& p : run_.processes) {
-    if (!p.ended) p.end.running_at_stop = true;
-  }
-  kill_all(bounds.grace_ns > 0 ? SIGTERM : SIGKILL);
-  kill_at_ns_ = now_ns + bounds.grace_ns;
+  group_.stop(bounds.grace_ns > 0 ? SIGTERM : SIGKILL, now_ns + bounds.grace_ns);
 }
 
-void Fleet::reap(std::int64_t now_ns) {
-  int status = 0;
-  pid_t pid;
-  while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
-    if (pid == holder_) {
-      holder_reaped_ = true;
-      continue;
-    }
-    const auto found = index_of_.find(pid);
-    if (found == index_of_.end()) continue;
-    auto& p = run_.processes[found->second];
-    if (p.ended) continue;
+void ExecFleet::reap(std::int64_t now_ns) {
+  for (const auto& r : group_.reap_ended()) {
+    auto& p = run_.processes[r.index];
     p.ended = true;
-    p.end.exited = WIFEXITED(status);
-    p.end.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 0;
-    p.end.term_signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+    p.end = group_.members()[r.index].end;  // running_at_stop kept from the stop
     p.end_steady_ns = now_ns;
-    ++ended_count_;
   }
 }
 
-void Fleet::read_output(std::size_t i) {
+void ExecFleet::read_output(std::size_t i) {
   static char buffer[kReadChunk];
   for (int reads = 0; reads < kReadsPerWake && out_fds_[i] >= 0; ++reads) {
     const ssize_t n = read(out_fds_[i], buffer, sizeof buffer);
@@ -351,7 +291,7 @@ void Fleet::read_output(std::size_t i) {
   }
 }
 
-void Fleet::read_exec_errors() {
+void ExecFleet::read_exec_errors() {
   ExecError e{};
   ssize_t n = 0;
   while (exec_error_fds_[0] >= 0 && (n = read(exec_error_fds_[0], &e, sizeof e)) == sizeof e) {
@@ -366,7 +306,7 @@ void Fleet::read_exec_errors() {
   }
 }
 
-void Fleet::handle(std::uint64_t t, std::int64_t now_ns) {
+void ExecFleet::handle(std::uint64_t t, std::int64_t now_ns) {
   const auto kind = static_cast<Tag>(t >> 32);
   const auto index = static_cast<std::size_t>(t & 0xffffffffU);
   if (kind == Tag::kOutput) return read_output(index);
@@ -386,7 +326,7 @@ void Fleet::handle(std::uint64_t t, std::int64_t now_ns) {
       reap(now_ns);
       continue;
     }
-    if (signals_seen_++ == 0 && run_.stopped == FleetStop::kNone) {
+    if (group_.take_signal() == SignalMove::kStop) {
       std::fprintf(stderr,
                    "%sloadgen: %s: stopping the fleet (SIGTERM to every process, SIGKILL after "
                    "--grace; again to kill at once)\n",
@@ -394,24 +334,24 @@ void Fleet::handle(std::uint64_t t, std::int64_t now_ns) {
       signal_stop_ = true;
     } else {
       std::fprintf(stderr, "%sloadgen: %s: killing the fleet\n", clear_line(), strsignal(sig));
-      kill_all(SIGKILL);
+      group_.kill();
     }
   }
 }
 
-std::int64_t Fleet::next_wake_ns(const FleetBounds& bounds, std::int64_t now_ns) const {
+std::int64_t ExecFleet::next_wake_ns(const FleetBounds& bounds, std::int64_t now_ns) const {
   std::int64_t wake = now_ns + kTickNs;
   if (run_.stopped == FleetStop::kNone) {
     wake = std::min(wake, bounds.deadline_steady_ns);
     if (run_.released && bounds.timeout_ns)
       wake = std::min(wake, run_.release_steady_ns + *bounds.timeout_ns);
-  } else if (!killed_) {
-    wake = std::min(wake, kill_at_ns_);
+  } else if (const auto kill_at = group_.pending_kill_ns()) {
+    wake = std::min(wake, *kill_at);
   }
   return wake;
 }
 
-std::optional<std::string> Fleet::run(
+std::optional<std::string> ExecFleet::run(
     const FleetBounds& bounds, const std::function<std::optional<std::string>()>& before_release,
     const std::function<void()>& after_release) {
   const auto n = static_cast<std::int64_t>(run_.processes.size());
@@ -423,10 +363,11 @@ std::optional<std::string> Fleet::run(
       signal_stop_ = false;
       stop(FleetStop::kSignal, now, bounds);
     }
-    const bool ready = !spec_.wait_ready || ready_ + ended_count_ >= n;
+    const auto ended = n - static_cast<std::int64_t>(group_.running());
+    const bool ready = !spec_.wait_ready || ready_ + ended >= n;
     if (!run_.released && run_.stopped == FleetStop::kNone && ready) {
       if (auto e = before_release()) {
-        kill_all(SIGKILL);
+        group_.kill();
         return e;
       }
       release();
@@ -439,10 +380,10 @@ std::optional<std::string> Fleet::run(
                  now >= run_.release_steady_ns + *bounds.timeout_ns) {
         stop(FleetStop::kTimeout, now, bounds);
       }
-    } else if (!killed_ && now >= kill_at_ns_) {
-      kill_all(SIGKILL);
+    } else {
+      group_.kill_if_due(now);
     }
-    if (ended_count_ == n) break;
+    if (group_.running() == 0) break;
     if (tick_ && now >= next_tick_ns) {
       tick_(run_);
       next_tick_ns = now + kTickNs;
@@ -458,7 +399,7 @@ std::optional<std::string> Fleet::run(
   return std::nullopt;
 }
 
-void Fleet::finish() {
+void ExecFleet::finish() {
   // Every process has ended; what is still in their pipes is read, not waited for (a
   // descendant may hold a pipe open: it is killed with the group below).
   for (std::size_t i = 0; i < out_fds_.size(); ++i) {
@@ -474,11 +415,7 @@ void Fleet::finish() {
     close_fd(log_fds_[i]);
   }
   read_exec_errors();
-  if (!holder_reaped_) {
-    kill(-holder_, SIGKILL);
-    waitpid(holder_, nullptr, 0);
-    holder_reaped_ = true;
-  }
+  group_.close_group();
   run_.end_steady_ns = ScenarioClock::steady_ns();
 }
 

@@ -6,21 +6,21 @@
 #include <functional>
 #include <optional>
 #include <string>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
 #include "cli/exec_plan.hpp"
 #include "cli/signal_descriptor.hpp"
+#include "process/process_group.hpp"
 
 namespace stampede {
 
 // The processes of `loadgen exec`: spawned held, released together, waited for within the
 // bounds, killed at a stop; their output read into bounded logs.
 //
-// Held: each child is forked into one process group and blocks reading the release pipe
-// before it runs the program, so the fork and the setup are done for every process before
-// any of them starts; the release closes the pipe's write end and every child's read returns
+// Held: each child is forked into one process group (process_group.hpp) and blocks reading the
+// release pipe before it runs the program, so the fork and the setup are done for every process
+// before any of them starts; the release closes the pipe's write end and every child's read returns
 // at once. With wait_ready each child runs the program at once instead, and the program says
 // when it is ready (one byte to $STAMPEDE_READY_FD) and waits for the release itself (reads
 // $STAMPEDE_RELEASE_FD to its end), so its start-up (an interpreter, imports, a client
@@ -69,12 +69,12 @@ struct FleetRun {
   std::vector<std::string> warnings;  // log files that could not be written
 };
 
-class Fleet {
+class ExecFleet {
  public:
-  Fleet(FleetSpec spec, const SignalDescriptor& signals);
-  ~Fleet();  // SIGKILL to the group if anything still runs; every descriptor closed
-  Fleet(const Fleet&) = delete;
-  Fleet& operator=(const Fleet&) = delete;
+  ExecFleet(FleetSpec spec, const SignalDescriptor& signals);
+  ~ExecFleet();  // every descriptor closed; the group kills what still runs
+  ExecFleet(const ExecFleet&) = delete;
+  ExecFleet& operator=(const ExecFleet&) = delete;
 
   // Forks every process, held; the error when one cannot be (those forked are then killed,
   // none having run the program, unless wait_ready).
@@ -95,14 +95,13 @@ class Fleet {
   const FleetRun& result() const { return run_; }
 
  private:
-  std::optional<std::string> spawn_holder();
-  std::optional<std::string> spawn_one(std::int64_t index);
+  std::optional<std::string> open_channels();
+  ProcessGroup::Launched spawn_one(std::size_t index, pid_t group);
   void handle(std::uint64_t tag, std::int64_t now_ns);
   void read_output(std::size_t index);
   void read_exec_errors();
   void reap(std::int64_t now_ns);
   void stop(FleetStop why, std::int64_t now_ns, const FleetBounds& bounds);
-  void kill_all(int sig);
   void release();
   void finish();
   std::int64_t next_wake_ns(const FleetBounds& bounds, std::int64_t now_ns) const;
@@ -118,15 +117,10 @@ class Fleet {
   int release_fds_[2] = {-1, -1};
   int ready_fds_[2] = {-1, -1};
   int exec_error_fds_[2] = {-1, -1};
-  pid_t holder_ = -1;  // the group's leader: while it lives, no one else can take its number
-  bool holder_reaped_ = false;
-  std::int64_t ready_ = 0;        // bytes read from the ready pipe
-  std::int64_t ended_count_ = 0;  // processes reaped
-  std::int64_t kill_at_ns_ = -1;  // a stop's SIGKILL
-  bool killed_ = false;
-  int signals_seen_ = 0;
+  // Independent clients: an end is an outcome, never a reason to stop the others.
+  ProcessGroup group_{{{.stop_rest_on_failure = false}, /*hold_group=*/true}};
+  std::int64_t ready_ = 0;    // bytes read from the ready pipe
   bool signal_stop_ = false;  // the first SIGINT or SIGTERM: the loop stops the fleet
-  std::unordered_map<pid_t, std::size_t> index_of_;
   std::function<void(const FleetRun&)> tick_;
 };
 

@@ -91,12 +91,6 @@ std::string_view to_string(ExecOutcome o) {
   return enum_name(kNames, o);
 }
 
-std::string end_label(const ProcessEnd& end) {
-  if (end.exited) return std::to_string(end.exit_code);
-  const char* abbrev = sigabbrev_np(end.term_signal);
-  return abbrev ? std::string("SIG") + abbrev : "signal " + std::to_string(end.term_signal);
-}
-
 std::optional<std::string> process_limit_error(std::int64_t clients, std::int64_t processes,
                                                const ProcessLimits& limits) {
   // One more than the fleet: the process that holds the fleet's process group.

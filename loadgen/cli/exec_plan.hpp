@@ -7,6 +7,8 @@
 #include <utility>
 #include <vector>
 
+#include "process/process_end.hpp"
+
 namespace stampede {
 
 // `loadgen exec`, the pure parts: which clients each process runs, what it is told, what its
@@ -39,24 +41,12 @@ std::vector<std::string> process_environment(
     const std::vector<std::string>& base,
     const std::vector<std::pair<std::string, std::string>>& variables);
 
-// How a process ended, as waitpid said, and whether a stop (a bound or a signal) found it
-// still running.
-struct ProcessEnd {
-  bool exited = false;  // exit_code holds its status; otherwise term_signal killed it
-  int exit_code = 0;
-  int term_signal = 0;
-  bool running_at_stop = false;
-};
-
 enum class ExecOutcome { kDelivered, kDeadLettered, kUnfinished };
 
 // 0 delivered, any other exit or a death by a signal nobody here sent dead-lettered; running
 // when the fleet was stopped unfinished, however it ended after that.
 ExecOutcome outcome_of(const ProcessEnd& end);
 std::string_view to_string(ExecOutcome o);
-
-// "0", "1", ... or "SIGKILL": how the results count the processes' ends.
-std::string end_label(const ProcessEnd& end);
 
 // What bounds the fleet's size: RLIMIT_NPROC counts this user's tasks (threads), the kernel's
 // pid_max and threads-max every task on the machine.

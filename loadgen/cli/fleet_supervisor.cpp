@@ -5,7 +5,6 @@
 #include <signal.h>
 #include <spawn.h>
 #include <sys/socket.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -29,6 +28,7 @@
 #include "exit_codes.hpp"
 #include "gate.hpp"
 #include "one_line.hpp"
+#include "process/process_group.hpp"
 #include "scenario_clock.hpp"
 
 extern char** environ;
@@ -38,17 +38,22 @@ namespace {
 
 using nlohmann::json;
 
+// A worker's channels and what it said; its process is the group's member of its index.
 struct FleetWorker {
   std::int64_t index = 0;
   WorkerFiles files;
-  pid_t pid = -1;
   int progress_fd = -1;  // the pipe's read end; -1 once the worker ended
   int start_fd = -1;     // the supervisor's end of the worker's start socket; -1 once used
   bool ready = false;    // its connections are open
   LineBuffer lines;
   LiveProgress latest;
-  std::optional<ProcessEnd> end;
 };
+
+// Its end, once reaped.
+std::optional<ProcessEnd> end_of(const ProcessGroup& group, std::size_t index) {
+  if (index >= group.members().size() || !group.members()[index].ended) return std::nullopt;
+  return group.members()[index].end;
+}
 
 std::string failed_call(const std::string& what) {
   return what + ": " + std::strerror(errno);
@@ -95,10 +100,10 @@ std::optional<std::string> worker_channels(int (&progress)[2], int (&start)[2]) 
 // signal mask: SIGINT and SIGTERM blocked from its first instruction, so one passed on before
 // the worker watches its own signal descriptor waits there, instead of ending it without
 // results.
-std::optional<std::string> spawn_worker(FleetWorker& w, const std::vector<std::string>& args) {
+ProcessGroup::Launched spawn_worker(FleetWorker& w, const std::vector<std::string>& args) {
   int progress[2] = {-1, -1};
   int start[2] = {-1, -1};
-  if (auto e = worker_channels(progress, start)) return e;
+  if (auto e = worker_channels(progress, start)) return {-1, *e};
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
@@ -114,7 +119,8 @@ std::optional<std::string> spawn_worker(FleetWorker& w, const std::vector<std::s
   std::vector<char*> argv{const_cast<char*>("loadgen")};
   for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
-  const int rc = posix_spawn(&w.pid, "/proc/self/exe", &actions, &attr, argv.data(), environ);
+  pid_t pid = -1;
+  const int rc = posix_spawn(&pid, "/proc/self/exe", &actions, &attr, argv.data(), environ);
   posix_spawnattr_destroy(&attr);
   posix_spawn_file_actions_destroy(&actions);
   close(progress[1]);
@@ -122,13 +128,12 @@ std::optional<std::string> spawn_worker(FleetWorker& w, const std::vector<std::s
   if (rc != 0) {
     close(progress[0]);
     close(start[0]);
-    w.pid = -1;
-    return "cannot start worker " + std::to_string(w.index) + ": " + std::strerror(rc);
+    return {-1, "cannot start worker " + std::to_string(w.index) + ": " + std::strerror(rc)};
   }
   fcntl(progress[0], F_SETFL, O_NONBLOCK);
   w.progress_fd = progress[0];
   w.start_fd = start[0];
-  return std::nullopt;
+  return {pid, {}};
 }
 
 void close_start(FleetWorker& w) {
@@ -137,14 +142,9 @@ void close_start(FleetWorker& w) {
 }
 
 // "worker 1 of 3 (pid 4242)"
-std::string worker_name(const FleetWorker& w, std::size_t count) {
-  return "worker " + std::to_string(w.index) + " of " + std::to_string(count) + " (pid " +
-         std::to_string(w.pid) + ")";
-}
-
-// Its results count when it ran to its verdict (0 or 1); anything else is a failure.
-bool worker_failed(const FleetWorker& w) {
-  return !w.end || !w.end->exited || w.end->exit_code > kExitFailed;
+std::string worker_name(const ProcessGroup& group, std::size_t index) {
+  return "worker " + std::to_string(index) + " of " + std::to_string(group.members().size()) +
+         " (pid " + std::to_string(group.members()[index].pid) + ")";
 }
 
 // What the worker said on stderr, each line naming it.
@@ -157,12 +157,13 @@ void relay_errors(const FleetWorker& w, std::size_t count) {
   }
 }
 
-// The workers, from their start to their last exit.
-class Fleet {
+// The workers, from their start to their last exit: their group's channels read and written.
+class WorkerFleet {
  public:
-  Fleet(const RunCommand& cmd, std::vector<FleetWorker>& workers)
+  WorkerFleet(const RunCommand& cmd, std::vector<FleetWorker>& workers, ProcessGroup& group)
       : cmd_(cmd),
         workers_(workers),
+        group_(group),
         progress_(!cmd.quiet, isatty(STDERR_FILENO) != 0, cmd.progress_every_ns,
                   ScenarioClock::steady_ns()) {}
 
@@ -204,9 +205,10 @@ class Fleet {
   // Once every worker's connections are open (not after a failure or a signal, which stop
   // them unstarted): the shared t=0, a margin ahead, to each.
   void give_start() {
-    if (!picks_start() || started_ || stopping_ || signals_seen_ > 0) return;
+    if (!picks_start() || group_.gate_open() || group_.stopping() || group_.signals_seen() > 0)
+      return;
     if (ready() < static_cast<std::int64_t>(workers_.size())) return;
-    started_ = true;
+    group_.open_gate();
     const std::string line = format_start_line(ScenarioClock::unix_ns() + kFleetStartMarginNs);
     for (auto& w : workers_) {
       // A worker that died meanwhile is reaped, and named, from its progress pipe.
@@ -221,6 +223,8 @@ class Fleet {
     return n;
   }
 
+  // Each worker stops on the signal as one process does, on a second one aborting: the same
+  // signal to each is all it takes.
   void pass_on(int sig) {
     if (sig == 0) return;
     clear_progress();
@@ -228,16 +232,10 @@ class Fleet {
                  "loadgen: %s: passed on to the %lld running workers, which start no more "
                  "attempts; %s\n",
                  strsignal(sig), static_cast<long long>(running()),
-                 signals_seen_++ == 0
+                 group_.take_signal() == SignalMove::kStop
                      ? "in-flight requests have a short grace (again to abort them)"
                      : "aborting in-flight requests");
-    signal_running(sig);
-  }
-
-  void signal_running(int sig) {
-    for (const auto& w : workers_) {
-      if (w.progress_fd >= 0) kill(w.pid, sig);
-    }
+    group_.signal_running(sig);
   }
 
   void read_progress(FleetWorker& w) {
@@ -264,22 +262,11 @@ class Fleet {
     close(w.progress_fd);
     w.progress_fd = -1;
     close_start(w);
-    int status = 0;
-    while (waitpid(w.pid, &status, 0) < 0 && errno == EINTR) {
-    }
-    ProcessEnd end;
-    end.exited = WIFEXITED(status);
-    end.exit_code = end.exited ? WEXITSTATUS(status) : 0;
-    end.term_signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
-    w.end = end;
-    // Ended before the start it waited for, the others would wait for it forever.
-    const bool unstarted = picks_start() && !started_;
-    if ((!worker_failed(w) && !unstarted) || stopping_ || running() == 0) return;
-    stopping_ = true;
+    const auto i = static_cast<std::size_t>(w.index);
+    if (!group_.wait_for(i).verdict.stop_rest) return;  // the group sent the others SIGTERM
     clear_progress();
-    std::cerr << "loadgen: " << worker_name(w, workers_.size()) << " failed (" << end_label(end)
-              << "): stopping the other workers\n";
-    signal_running(SIGTERM);
+    std::cerr << "loadgen: " << worker_name(group_, i) << " failed ("
+              << end_label(group_.members()[i].end) << "): stopping the other workers\n";
   }
 
   // The workers' counts added up from their first reports; before them, what the fleet waits
@@ -300,11 +287,9 @@ class Fleet {
 
   const RunCommand& cmd_;
   std::vector<FleetWorker>& workers_;
+  ProcessGroup& group_;  // its gate open: the start given
   ProgressPrinter progress_;
   LiveProgress before_;
-  bool started_ = false;  // the start given
-  bool stopping_ = false;
-  int signals_seen_ = 0;
 };
 
 std::string whole_file(const std::string& path) {
@@ -355,20 +340,22 @@ FleetOutputs supervisor_outputs(const RunCommand& cmd, const std::vector<FleetWo
   return outputs;
 }
 
-// Every failed worker named on stderr; the exit code they make (0 when none failed): 2 when
-// one found a usage error, else 3.
-int worker_failures(const std::vector<FleetWorker>& workers, std::string& first) {
+// Every failed worker named on stderr; the exit code they make (worker_exit_code).
+int worker_failures(const std::vector<FleetWorker>& workers, const ProcessGroup& group,
+                    std::string& first) {
   int code = kExitOk;
   for (const auto& w : workers) {
+    const auto i = static_cast<std::size_t>(w.index);
     const bool wrote = std::filesystem::exists(w.files.results);
-    if (!worker_failed(w) && wrote) continue;
-    const std::string why = worker_name(w, workers.size()) +
-                            (w.end ? " ended with " + end_label(*w.end) : " never ended") +
+    const auto end = end_of(group, i);
+    const int own = worker_exit_code(end, wrote);
+    if (own == kExitOk) continue;
+    const std::string why = worker_name(group, i) +
+                            (end ? " ended with " + end_label(*end) : " never ended") +
                             (wrote ? "" : ", without results");
     std::cerr << "loadgen: " << why << "\n";
     if (first.empty()) first = why;
-    const bool usage = w.end && w.end->exited && w.end->exit_code == kExitUsage;
-    code = std::max(code, usage ? kExitUsage : kExitUnreachable);
+    code = std::max(code, own);
   }
   return code;
 }
@@ -412,19 +399,13 @@ int finish_merged(const RunCommand& cmd, json merged, const std::vector<FleetWor
   return code;
 }
 
-// Starts the workers; the error when one cannot be (those started are then stopped).
+// Starts the workers; the error when one cannot be (those started are then killed).
 std::optional<std::string> start_workers(const RunCommand& cmd, const std::string& dir,
-                                         std::vector<FleetWorker>& workers) {
+                                         std::vector<FleetWorker>& workers, ProcessGroup& group) {
   const auto count = static_cast<std::int64_t>(workers.size());
-  for (auto& w : workers) {
-    if (auto e = spawn_worker(w, worker_arguments(cmd.run_args, w.index, count, dir))) {
-      for (auto& started : workers) {
-        if (started.pid > 0) kill(started.pid, SIGKILL);
-      }
-      return e;
-    }
-  }
-  return std::nullopt;
+  return group.start(workers.size(), [&](std::size_t i, pid_t) {
+    return spawn_worker(workers[i], worker_arguments(cmd.run_args, workers[i].index, count, dir));
+  });
 }
 
 }  // namespace
@@ -446,15 +427,18 @@ int supervise_fleet(const RunCommand& cmd, std::int64_t count,
     workers[static_cast<std::size_t>(i)].files = worker_files(*dir, i);
   }
   const SignalDescriptor signals;
-  if (auto e = start_workers(cmd, *dir, workers)) {
+  // A worker's 1 is its verdict. With the supervisor's start, the others wait at it for
+  // every worker: one that ends before it fails them all.
+  ProcessGroup group({{kExitFailed, !cmd.start_at_epoch_ns, true}, false});
+  if (auto e = start_workers(cmd, *dir, workers, group)) {
     std::cerr << "loadgen: " << *e << "\n";
     write_junit_error(cmd.junit_path, cmd.scenario.name, *e, cmd.quiet);
     return kExitUnreachable;
   }
-  Fleet(cmd, workers).watch(signals);
+  WorkerFleet(cmd, workers, group).watch(signals);
   for (const auto& w : workers) relay_errors(w, workers.size());
   std::string failure;
-  const int failure_code = worker_failures(workers, failure);
+  const int failure_code = worker_failures(workers, group, failure);
   auto docs = worker_documents(workers);
   fetch_provider_view(admin, docs);
   const bool missing = docs.size() < workers.size();

@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <charconv>
 
+#include "exit_codes.hpp"
+#include "process/group_rules.hpp"
+
 namespace stampede {
 
 Parsed<std::int64_t> worker_count(const FleetShape& s) {
@@ -53,6 +56,12 @@ std::string format_fleet_waiting(std::int64_t ready, std::int64_t count) {
     return "opening connections: " + std::to_string(ready) + " of " + std::to_string(count) +
            " workers ready";
   return "all " + std::to_string(count) + " workers ready, waiting for the start";
+}
+
+int worker_exit_code(const std::optional<ProcessEnd>& end, bool wrote_results) {
+  if (end && !end_failed(*end, kExitFailed) && wrote_results) return kExitOk;
+  const bool usage = end && end->exited && end->exit_code == kExitUsage;
+  return usage ? kExitUsage : kExitUnreachable;
 }
 
 WorkerFiles worker_files(const std::string& dir, std::int64_t index) {

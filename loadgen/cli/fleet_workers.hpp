@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "parsed.hpp"
+#include "process/process_end.hpp"
 
 namespace stampede {
 
@@ -46,6 +47,11 @@ std::optional<std::int64_t> parse_start_line(std::string_view line);
 // The supervisor's progress line before the workers' first reports: "opening connections: 2
 // of 3 workers ready", then "all 3 workers ready, waiting for the start".
 std::string format_fleet_waiting(std::int64_t ready, std::int64_t count);
+
+// A worker's part in the fleet's exit code: 0 when its results count (it ran to its verdict,
+// 0 or 1, and wrote them); 2 when it found a usage error; else 3, a harness failure. end:
+// none when it never ended.
+int worker_exit_code(const std::optional<ProcessEnd>& end, bool wrote_results);
 
 // Worker index's files in the supervisor's directory.
 struct WorkerFiles {

@@ -1,5 +1,7 @@
 #include <doctest/doctest.h>
 
+#include <signal.h>
+
 #include "cli/fleet_workers.hpp"
 #include "cli/worker_progress.hpp"
 
@@ -101,4 +103,26 @@ TEST_CASE("fleet workers: a progress report round-trips, and reports add up") {
   buffer.feed("1 2\n3", keep);
   buffer.feed(" 4\n", keep);
   CHECK(lines == std::vector<std::string>{"1 2", "3 4"});
+}
+
+TEST_CASE("fleet workers: a worker's end in the fleet's exit: its verdict, a usage error, else 3") {
+  struct Row {
+    const char* what;
+    std::optional<ProcessEnd> end;
+    bool wrote;
+    int code;
+  };
+  for (const Row& row : {
+           Row{"passed", ProcessEnd{true, 0, 0, false}, true, 0},
+           Row{"a check failed: its verdict", ProcessEnd{true, 1, 0, false}, true, 0},
+           Row{"its verdict, but no results", ProcessEnd{true, 1, 0, false}, false, 3},
+           Row{"a usage error", ProcessEnd{true, 2, 0, false}, true, 2},
+           Row{"a usage error, no results", ProcessEnd{true, 2, 0, false}, false, 2},
+           Row{"a harness failure", ProcessEnd{true, 3, 0, false}, true, 3},
+           Row{"killed", ProcessEnd{false, 0, SIGKILL, false}, true, 3},
+           Row{"never ended", std::nullopt, false, 3},
+       }) {
+    CAPTURE(row.what);
+    CHECK(worker_exit_code(row.end, row.wrote) == row.code);
+  }
 }
