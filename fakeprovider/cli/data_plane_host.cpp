@@ -1,6 +1,5 @@
 #include "cli/data_plane_host.hpp"
 
-
 #include <utility>
 
 namespace stampede {
