@@ -46,8 +46,8 @@ constexpr int kRuntimeError = 1;
 constexpr rlim_t kSpareDescriptors = 64;
 // 16 bytes a slot, twice as many slots: 10 million items fill at most 512 MiB.
 constexpr std::size_t kMaxItemsLimit = 10'000'000;
-// Room for the upstream's headers, which libmicrohttpd writes out of the connection's memory:
-// the provider's own answers fit in far less.
+// Room for a request's head and the upstream's answer's head together (docs/PROXY.md): the
+// provider's own answers fit in far less.
 constexpr std::size_t kProxyMemoryPerConnection = 16 * 1024;
 
 struct Args {
@@ -228,11 +228,9 @@ std::string outcome_summary(const nlohmann::json& totals) {
 }
 
 // --http-server: auto is native unless a mode that needs libmicrohttpd's is on.
-Parsed<HttpServer> http_server_from(const Args& args, bool upstream) {
+Parsed<HttpServer> http_server_from(const Args& args) {
   using Result = Parsed<HttpServer>;
-  const char* needs = upstream              ? "proxy mode (--upstream)"
-                      : !args.store.empty() ? "--store"
-                                            : nullptr;
+  const char* needs = !args.store.empty() ? "--store" : nullptr;
   if (args.http_server == "libmicrohttpd") return Result::ok(HttpServer::kLibmicrohttpd);
   if (args.http_server == "auto")
     return Result::ok(needs ? HttpServer::kLibmicrohttpd : HttpServer::kNative);
@@ -378,7 +376,7 @@ int serve(const Args& args) {
       upstream_config_from(upstream_flags, {scenario->provider.tenant_header, "X-Attempt",
                                             send_rules->attempt_header, send_rules->client_header});
   if (!upstream) return fail(kUsageError, upstream.error());
-  const auto http_server = http_server_from(args, upstream->has_value());
+  const auto http_server = http_server_from(args);
   if (!http_server) return fail(kUsageError, http_server.error());
   // Before serving: a path found bad at exit would lose every arrival recorded.
   if (auto e = check_output_flags({{"--arrivals-out", args.arrivals_out},
@@ -536,8 +534,8 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--http-server", args.http_server,
                  "native: the data plane's own HTTP/1.1 server (the least CPU a request); "
-                 "libmicrohttpd: GNU libmicrohttpd's, which proxy mode (--upstream) and --store "
-                 "need; auto (default): native unless one of those is given")
+                 "libmicrohttpd: GNU libmicrohttpd's, which --store needs; auto (default): native "
+                 "unless --store is given")
       ->type_name("auto|native|libmicrohttpd")
       ->capture_default_str();
   app.add_option("--idle-timeout", args.idle_timeout,

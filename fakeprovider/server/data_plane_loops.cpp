@@ -117,7 +117,7 @@ void DataPlane::add_handed_connections(Loop& loop) {
 void DataPlane::add_connection(Loop& loop, int fd, const sockaddr_storage& addr,
                                socklen_t addr_len) {
   if (native()) {
-    add_native(loop, fd);
+    add_native(loop, fd, addr);
     return;
   }
   // libmicrohttpd closes the socket itself when it cannot take it.

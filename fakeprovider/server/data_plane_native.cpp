@@ -40,6 +40,10 @@ void* line_marker() {
   static char marker;
   return &marker;
 }
+void* upstream_marker() {
+  static char marker;
+  return &marker;
+}
 
 bool expects_continue(const RequestHead& head) {
   const std::string_view* expect = head.find("Expect");
@@ -78,19 +82,33 @@ void DataPlane::run_native(Loop& loop) {
   wake.events = EPOLLIN;
   wake.data.ptr = wake_marker();
   epoll_ctl(loop.native_epoll_fd, EPOLL_CTL_ADD, loop.wake_fd, &wake);
+  if (loop.upstream) {
+    // The pool's own epoll set, level-triggered: readable while any of its sockets has news.
+    epoll_event pool{};
+    pool.events = EPOLLIN;
+    pool.data.ptr = upstream_marker();
+    epoll_ctl(loop.native_epoll_fd, EPOLL_CTL_ADD, loop.upstream->fd(), &pool);
+  }
   epoll_event events[kMaxEvents];
   while (!loop.stop.load()) {
     const bool accepting = !loop.quiesce.load();
     if (accepting != loop.listening) listen_native(loop, accepting);
     // Only once the listen socket is out of the set: stop() closes it when every loop is.
     if (!accepting) loop.quiesced.store(true);
-    const auto wait_ms = static_cast<int>(
+    auto wait_ms = static_cast<int>(
         std::max<std::int64_t>(0, loop.next_sweep_ns - loop.turn_ns) / kNsPerMs + 1);
+    if (loop.upstream) {
+      if (const int upstream_ms = loop.upstream->timeout_ms(); upstream_ms >= 0)
+        wait_ms = std::min(wait_ms, upstream_ms);
+    }
     const int n = epoll_wait(loop.native_epoll_fd, events, kMaxEvents, wait_ms);
     loop.turn_ns = ScenarioClock::steady_ns();
+    bool upstream_ready = false;
     for (int i = 0; i < n; ++i) {
       void* ptr = events[i].data.ptr;
-      if (ptr == listen_marker()) {
+      if (ptr == upstream_marker()) {
+        upstream_ready = true;
+      } else if (ptr == listen_marker()) {
         accept_connections(loop);
       } else if (ptr == line_marker()) {
         take_line_answer_native(loop);
@@ -104,6 +122,8 @@ void DataPlane::run_native(Loop& loop) {
       }
     }
     admit_batch(loop);
+    run_upstream(loop, upstream_ready);
+    take_relays(loop);
     if (loop.turn_ns >= loop.next_sweep_ns) {
       sweep_native(loop, loop.turn_ns);
       refusals_.flush(loop.turn_ns);
@@ -123,10 +143,11 @@ void DataPlane::listen_native(Loop& loop, bool on) {
   loop.listening = on;
 }
 
-void DataPlane::add_native(Loop& loop, int fd) {
+void DataPlane::add_native(Loop& loop, int fd, const sockaddr_storage& addr) {
   auto* c = new NativeConn;
   c->fd = fd;
   c->loop = &loop;
+  if (proxying()) c->peer = address_text(reinterpret_cast<const sockaddr*>(&addr));
   c->in = std::make_unique<char[]>(config_.memory_per_connection);
   c->last_active_ns = loop.turn_ns;
   epoll_event ev{};
@@ -145,6 +166,11 @@ void DataPlane::add_native(Loop& loop, int fd) {
 
 void DataPlane::on_native_event(NativeConn& c, std::uint32_t events) {
   if (c.fd < 0 || c.waiting) return;  // closed this turn; or handed back by the timer, then read
+  if (c.relaying) {
+    // The client gone: its forward is forgotten, what the upstream answered so far counted.
+    if (events & (EPOLLERR | EPOLLHUP)) return close_native(c);
+    return relay_news(c);  // the socket takes more of the answer
+  }
   if (c.out_sent < c.out.size()) {
     // Nothing was read while the answer waited to go out: what came in meanwhile is read now.
     if (flush_native(c) && c.out_sent == c.out.size()) read_native(c);
@@ -156,7 +182,7 @@ void DataPlane::on_native_event(NativeConn& c, std::uint32_t events) {
 void DataPlane::read_native(NativeConn& c) {
   // While an answer is going out or waits, what comes in stays in the socket.
   c.unread = false;
-  while (!c.waiting && c.out_sent == c.out.size()) {
+  while (!c.waiting && !c.relaying && c.out_sent == c.out.size()) {
     if (c.deciding) {
       c.unread = true;
       return;
@@ -183,14 +209,14 @@ void DataPlane::read_native(NativeConn& c) {
 }
 
 bool DataPlane::serve_native(NativeConn& c) {
-  while (!c.waiting && !c.deciding && c.out_sent == c.out.size()) {
+  while (!c.waiting && !c.deciding && !c.relaying && c.out_sent == c.out.size()) {
     if (!c.request) {
       if (c.filled == 0) return true;
       const HeadVerdict v =
           parse_request_head({c.in.get(), c.filled}, config_.memory_per_connection - 1, c.head);
       if (v.state == HeadVerdict::State::kIncomplete) return true;
       if (v.state == HeadVerdict::State::kBad) {
-        return refuse_native(c, v.status, "request_head", v.reason);
+        return refuse_native(c, v.status, "invalid_request_error", "request_head", v.reason);
       }
       if (!start_native_request(c)) return false;
       continue;
@@ -198,16 +224,20 @@ bool DataPlane::serve_native(NativeConn& c) {
     char* rest = c.in.get() + c.head.size;
     const std::size_t left = c.filled - c.head.size;
     Request& r = *c.request;
-    const bool keep = !r.decided && r.body.size() <= kMaxTokenBody;
-    const std::size_t used = c.body.feed({rest, left}, keep ? &r.body : nullptr, kMaxTokenBody + 1);
+    const std::size_t used = feed_body(c, {rest, left});
     std::memmove(rest, rest + used, left - used);
     c.filled -= used;
     if (c.body.failed()) {
-      return refuse_native(c, 400, "request_framing",
+      return refuse_native(c, 400, "invalid_request_error", "request_framing",
                            "The chunked body is malformed: " + std::string(c.body.why()));
     }
     if (!c.body.done()) return true;
     c.body_since_ns = 0;
+    if (r.proxied && r.proxied->too_long) {
+      // Read whole by now: the connection's next request can be found.
+      return refuse_native(c, 413, "request_too_large", "body_too_long",
+                           too_long_message("the chunked body is longer than"), /*keep=*/true);
+    }
     if (!r.decided) decide_native(c);
     if (c.deciding) return true;
     if (!answer_native(c)) return false;
@@ -215,28 +245,51 @@ bool DataPlane::serve_native(NativeConn& c) {
   return true;
 }
 
+std::size_t DataPlane::feed_body(NativeConn& c, std::string_view bytes) {
+  Request& r = *c.request;
+  if (!r.proxied) {
+    const bool keep = !r.decided && r.body.size() <= kMaxTokenBody;
+    return c.body.feed(bytes, keep ? &r.body : nullptr, kMaxTokenBody + 1);
+  }
+  std::string& piece = c.loop->body_piece;
+  piece.clear();
+  const std::size_t used = c.body.feed(bytes, &piece, std::numeric_limits<std::size_t>::max());
+  take_body(r, piece);
+  return used;
+}
+
 bool DataPlane::start_native_request(NativeConn& c) {
   const HeadVerdict head =
       check_tenant_fields(count_fields(c.head, provider_.config().tenant_header));
   if (head.state == HeadVerdict::State::kBad)
-    return refuse_native(c, head.status, "request_head", head.reason);
+    return refuse_native(c, head.status, "invalid_request_error", "request_head", head.reason);
   const RequestFraming framing = framing_of(c.head);
   const FramingVerdict verdict = check_framing(framing);
   if (verdict.status != 0) {
     refusals_.note(ConnectionRefusals::Kind::kBadFraming, ScenarioClock::steady_ns());
-    return refuse_native(c, verdict.status, "request_framing", verdict.reason);
+    return refuse_native(c, verdict.status, "invalid_request_error", "request_framing",
+                         verdict.reason);
   }
   const auto length = declared_length(framing);
   if (length == std::numeric_limits<std::uint64_t>::max())
-    return refuse_native(c, 400, "request_framing", "Content-Length is too large");
+    return refuse_native(c, 400, "invalid_request_error", "request_framing",
+                         "Content-Length is too large");
+  if (proxying()) {
+    if (const auto too_long = too_long_declared(framing))
+      return refuse_native(c, 413, "request_too_large", "body_too_long", *too_long);
+  }
   c.body = framing.transfer_encoding.empty() ? BodyFraming::of_length(length.value_or(0))
                                              : BodyFraming::chunked();
   c.keep_alive = keeps_alive(c.head);
   c.head_only = c.head.method == "HEAD";
   c.request = new_request(c.fd);
   c.body_since_ns = c.request->seen_steady_ns;
-  // Decided at its arrival, as libmicrohttpd's are, unless its body says what it asks for.
-  if (provider_.config().token_field.empty()) decide_native(c);
+  if (proxying()) prepare_forward(c);
+  // Decided at its arrival, as libmicrohttpd's are, unless its body says what it asks for, or
+  // is a chunked one to forward: one over --max-body is refused before the provider counts it.
+  const bool body_first =
+      !provider_.config().token_field.empty() || (proxying() && !framing.transfer_encoding.empty());
+  if (!body_first) decide_native(c);
   // The client waits for this before it sends the body (curl does, a second at most).
   if (!c.body.done() && c.filled == c.head.size && expects_continue(c.head)) {
     direct_send(c.fd, kContinue.data(), kContinue.size(), MSG_NOSIGNAL);
@@ -305,6 +358,7 @@ void DataPlane::settle_native(const std::vector<NativeConn*>& conns,
   for (std::size_t i = 0; i < conns.size(); ++i) {
     NativeConn& c = *conns[i];
     take_admission(admitted[i], *c.request);
+    forward_decided(*c.request);
     c.deciding = false;
     // On to its body, or its answer.
     if (serve_native(c) && c.unread) read_native(c);
@@ -325,6 +379,7 @@ bool DataPlane::answer_native(NativeConn& c) {
     close_native(c);
     return false;
   }
+  if (forwards(r)) return relay_forwarded(c);
   if (d.service_ns > 0 && !r.served) {
     r.served = true;
     wait_native(c, r.due_steady_ns, /*decide_first=*/false);
@@ -438,15 +493,16 @@ bool DataPlane::finish_native_request(NativeConn& c) {
   return true;
 }
 
-bool DataPlane::refuse_native(NativeConn& c, int status, std::string_view reason,
-                              std::string_view message) {
-  // A request past which the next cannot be found: answered, and the connection closed.
+bool DataPlane::refuse_native(NativeConn& c, int status, std::string_view type,
+                              std::string_view reason, std::string_view message, bool keep) {
   if (stamper_) stamper_->answered(c.fd);
-  complete(c.request);
-  c.request = nullptr;
-  c.keep_alive = false;
-  const std::string bytes = server_error_bytes(status, "invalid_request_error", reason, message);
-  return write_native(c, bytes);
+  // A request past which the next cannot be found: answered, and the connection closed.
+  if (!keep) {
+    complete(c.request);
+    c.request = nullptr;
+    c.keep_alive = false;
+  }
+  return write_native(c, server_error_bytes(status, type, reason, message, /*close=*/!keep));
 }
 
 void DataPlane::close_native(NativeConn& c) {
@@ -472,7 +528,9 @@ void DataPlane::sweep_native(Loop& loop, std::int64_t now_ns) {
   std::vector<NativeConn*> idle;
   for (NativeConn* c : loop.native_conns) {
     if (c->waiting || c->deciding || c->fd < 0) continue;  // the timer or the line holds it
-    if (!c->request && c->filled == 0 && c->out.empty() && now_ns - c->last_active_ns > idle_ns) {
+    // Silent: between requests, or a relayed answer the client stopped taking.
+    const bool between = !c->request && c->filled == 0 && c->out.empty();
+    if ((between || c->relay_head_sent) && now_ns - c->last_active_ns > idle_ns) {
       idle.push_back(c);
       continue;
     }

@@ -25,11 +25,7 @@ MHD_Result MhdCallbacks::on_request(void* cls, MHD_Connection* c, const char* ur
   if (*con_cls == nullptr) return on_headers(*self, c, url, method, version, con_cls);
   auto& r = *static_cast<DataPlane::Request*>(*con_cls);
   if (*upload_size != 0) {
-    if (r.proxied) self->take_body(r, upload_data, *upload_size);
-    // Kept only while a token field is to be read from it, and only up to the limit: a
-    // longer body is not read (and its count is malformed).
-    if (!r.decided && self->reads_token_field() && r.body.size() <= kMaxTokenBody)
-      r.body.append(upload_data, std::min(*upload_size, kMaxTokenBody + 1 - r.body.size()));
+    self->take_body(r, std::string_view(upload_data, *upload_size));
     *upload_size = 0;  // otherwise the body is read and dropped
     return MHD_YES;
   }

@@ -109,6 +109,31 @@ TEST_CASE("admitted requests reach the upstream and come back byte-exact") {
   }
 }
 
+TEST_CASE("the native server forwards: pipelined requests, each answered in its turn") {
+  UpstreamServer up;
+  REQUIRE(up.started());
+  FakeProvider p(in_front_of(up, {"--http-server", "native"}));
+  REQUIRE(p.started());
+  Connection c(p.data_port());
+  REQUIRE(c.ok());
+  // Three on one write: each is forwarded once the answer before it is out.
+  std::string pipelined;
+  for (const std::string body : {"first", "second", "third"}) {
+    pipelined += "POST /echo/" + body +
+                 " HTTP/1.1\r\nHost: x\r\nContent-Length: " + std::to_string(body.size()) +
+                 "\r\n\r\n" + body;
+  }
+  c.send_raw(pipelined);
+  for (const std::string body : {"first", "second", "third"}) {
+    CAPTURE(body);
+    const Response r = c.read_response();
+    CHECK(r.status == 200);
+    CHECK(r.body == body);
+    CHECK(r.header("x-echo-target") == "/echo/" + body);
+  }
+  CHECK(up.served() == 3);
+}
+
 TEST_CASE("--upstream-strip-headers keeps the headers stampede reads from the upstream") {
   UpstreamServer up;
   REQUIRE(up.started());
