@@ -174,7 +174,7 @@ void DataPlane::run_upstream(Loop& loop, bool ready) {
   UpstreamPool* upstream = loop.upstream.get();
   if (!upstream) return;
   if (loop.drop_upstream.load()) upstream->fail_all(UpstreamFailure::kStopped);
-  if (ready || upstream->timeout_ms() == 0) upstream->run();
+  upstream->waited(ready);
 }
 
 }  // namespace stampede

@@ -103,11 +103,18 @@ void DataPlane::run_native(Loop& loop) {
     }
     const int n = epoll_wait(loop.native_epoll_fd, events, kMaxEvents, wait_ms);
     loop.turn_ns = ScenarioClock::steady_ns();
-    bool upstream_ready = false;
+    // The pool first, before anything of this turn puts a request on one of its idle
+    // connections: what they heard by this wait is read (all of the set's news when the wait's
+    // events were cut short and may not name it).
+    const bool upstream_ready =
+        n == kMaxEvents || std::any_of(events, events + n, [](const epoll_event& e) {
+          return e.data.ptr == upstream_marker();
+        });
+    run_upstream(loop, upstream_ready);
     for (int i = 0; i < n; ++i) {
       void* ptr = events[i].data.ptr;
       if (ptr == upstream_marker()) {
-        upstream_ready = true;
+        continue;
       } else if (ptr == listen_marker()) {
         accept_connections(loop);
       } else if (ptr == line_marker()) {
@@ -122,7 +129,6 @@ void DataPlane::run_native(Loop& loop) {
       }
     }
     admit_batch(loop);
-    run_upstream(loop, upstream_ready);
     take_relays(loop);
     if (loop.turn_ns >= loop.next_sweep_ns) {
       sweep_native(loop, loop.turn_ns);
