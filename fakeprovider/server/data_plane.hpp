@@ -253,8 +253,8 @@ class DataPlane {
   void prepare_forward(NativeConn& c);
   bool relay_forwarded(NativeConn& c);  // the request's answer is the upstream's
   bool relay(NativeConn& c);            // what has come of it, as far as the socket takes it
-  bool relay_body(NativeConn& c, Proxied& p);
-  bool end_relay(NativeConn& c);
+  // A chunked answer's pieces, and its last chunk, into the connection's buffer.
+  static void frame_chunks(NativeConn& c, Proxied& p);
   // The pool or the client's socket had news: relayed, and once over the next request served.
   void relay_news(NativeConn& c);
   void take_relays(Loop& loop);  // the connections whose forward had news this turn

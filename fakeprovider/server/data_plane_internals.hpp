@@ -68,6 +68,7 @@ struct DataPlane::NativeConn {
   bool relaying = false;
   bool relay_due = false;
   bool relay_head_sent = false;
+  bool relay_end_framed = false;  // a chunked answer's last chunk is in out
   RelayFraming relay_framing = RelayFraming::kNone;
 };
 

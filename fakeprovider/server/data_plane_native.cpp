@@ -5,6 +5,8 @@
 // code as libmicrohttpd's requests (data_plane_requests.cpp). An answer is one send of bytes
 // each thread keeps for the answer it last built (AnswerWriter::bytes). A hop or a service
 // time hands the connection to the timer, which hands it back.
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
@@ -153,7 +155,12 @@ void DataPlane::add_native(Loop& loop, int fd, const sockaddr_storage& addr) {
   auto* c = new NativeConn;
   c->fd = fd;
   c->loop = &loop;
-  if (proxying()) c->peer = address_text(reinterpret_cast<const sockaddr*>(&addr));
+  if (proxying()) {
+    c->peer = address_text(reinterpret_cast<const sockaddr*>(&addr));
+    // A streamed answer's pieces go out as they come, not held for the last one's ACK.
+    const int one = 1;
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  }
   c->in = std::make_unique<char[]>(config_.memory_per_connection);
   c->last_active_ns = loop.turn_ns;
   epoll_event ev{};

@@ -5,11 +5,11 @@
 // UpstreamPool::kPauseBytes), never copied whole into the connection, so a slow reader costs
 // that bound and one framed piece. The forward itself is data_plane_forward.cpp's.
 #include <sys/socket.h>
+#include <sys/uio.h>
 
 #include <algorithm>
 #include <cerrno>
 
-#include "direct_socket_calls.hpp"
 #include "server/data_plane_internals.hpp"
 #include "server/request_headers.hpp"
 
@@ -54,63 +54,66 @@ bool DataPlane::relay(NativeConn& c) {
     c.relay_framing = head.framing;
     if (head.framing == RelayFraming::kClose) c.keep_alive = false;
     c.relay_head_sent = true;
+    c.relay_end_framed = false;
     c.out = std::move(head.bytes);
     c.out_sent = 0;
   }
-  if (!relay_body(c, p)) return false;
-  if (!p.ended || c.out_sent < c.out.size() || !p.answer_pending().empty()) return true;
-  return end_relay(c);
-}
-
-bool DataPlane::relay_body(NativeConn& c, Proxied& p) {
   for (;;) {
-    while (c.out_sent < c.out.size()) {
-      const ssize_t sent =
-          direct_send(c.fd, c.out.data() + c.out_sent, c.out.size() - c.out_sent, MSG_NOSIGNAL);
-      if (sent < 0 && errno == EAGAIN) return true;
-      if (sent < 0) {
-        close_native(c);
-        return false;
-      }
-      c.out_sent += static_cast<std::size_t>(sent);
-      c.last_active_ns = c.loop->turn_ns;
-    }
-    c.out.clear();
-    c.out_sent = 0;
-    const std::string_view pending = p.answer_pending();
-    if (pending.empty()) return true;
-    const std::string_view piece = pending.substr(0, kRelayPieceBytes);
-    if (c.relay_framing == RelayFraming::kChunked) {
-      // Framed into the connection's buffer, taken from the exchange's at once.
-      append_relayed(c.out, piece, c.relay_framing);
-      p.pool->answer_taken(p, piece.size());
-      continue;
-    }
-    // As it is: straight from the exchange's buffer, which keeps what the socket did not take.
-    const ssize_t sent = direct_send(c.fd, piece.data(), piece.size(), MSG_NOSIGNAL);
-    if (sent < 0 && errno == EAGAIN) return true;
+    frame_chunks(c, p);
+    // The framed bytes and, unframed, the answer's own, in one write: a head and its body, or
+    // a chunk and the last, never two small writes that Nagle's algorithm would hold apart.
+    const std::string_view framed = std::string_view(c.out).substr(c.out_sent);
+    const std::string_view raw = c.relay_framing == RelayFraming::kChunked
+                                     ? std::string_view()
+                                     : p.answer_pending().substr(0, kRelayPieceBytes);
+    if (framed.empty() && raw.empty()) break;
+    iovec parts[2] = {{const_cast<char*>(framed.data()), framed.size()},
+                      {const_cast<char*>(raw.data()), raw.size()}};
+    msghdr msg{};
+    msg.msg_iov = parts;
+    msg.msg_iovlen = 2;
+    const ssize_t sent = sendmsg(c.fd, &msg, MSG_NOSIGNAL);
+    if (sent < 0 && errno == EAGAIN) return true;  // on at the socket's next EPOLLOUT
     if (sent < 0) {
       close_native(c);
       return false;
     }
     c.last_active_ns = c.loop->turn_ns;
-    p.pool->answer_taken(p, static_cast<std::size_t>(sent));
+    const std::size_t of_framed = std::min(static_cast<std::size_t>(sent), framed.size());
+    c.out_sent += of_framed;
+    if (c.out_sent == c.out.size()) {
+      c.out.clear();
+      c.out_sent = 0;
+    }
+    if (static_cast<std::size_t>(sent) > of_framed)
+      p.pool->answer_taken(p, static_cast<std::size_t>(sent) - of_framed);
   }
-}
-
-bool DataPlane::end_relay(NativeConn& c) {
-  Proxied& p = *c.request->proxied;
+  if (!p.ended) return true;
   // Cut short: the client's connection is cut too, so it cannot take the answer for whole (a
   // chunked one ends without its last chunk).
   if (p.failure != UpstreamFailure::kNone) {
     close_native(c);
     return false;
   }
-  const std::string_view end = relayed_end(c.relay_framing);
   c.relaying = false;
   c.relay_head_sent = false;
   p.native = nullptr;
-  return end.empty() ? finish_native_request(c) : write_native(c, end);
+  return finish_native_request(c);
+}
+
+void DataPlane::frame_chunks(NativeConn& c, Proxied& p) {
+  if (c.relay_framing != RelayFraming::kChunked) return;
+  // Framed into the connection's buffer and taken from the exchange's, a piece at a time while
+  // the buffer holds less than one.
+  while (c.out.size() - c.out_sent < kRelayPieceBytes && !p.answer_pending().empty()) {
+    const std::string_view piece = p.answer_pending().substr(0, kRelayPieceBytes);
+    append_relayed(c.out, piece, c.relay_framing);
+    p.pool->answer_taken(p, piece.size());
+  }
+  if (p.ended && p.failure == UpstreamFailure::kNone && !c.relay_end_framed) {
+    c.out.append(relayed_end(c.relay_framing));
+    c.relay_end_framed = true;
+  }
 }
 
 void DataPlane::relay_news(NativeConn& c) {
