@@ -134,6 +134,36 @@ TEST_CASE("the native server forwards: pipelined requests, each answered in its 
   CHECK(up.served() == 3);
 }
 
+TEST_CASE(
+    "the native server forwards once the provider decides: tokens from the body, a hop later") {
+  UpstreamServer up;
+  REQUIRE(up.started());
+  const std::string tokens = R"({"max_tokens":600})";
+  SUBCASE("--token-field: decided once the body is in, which then goes whole") {
+    FakeProvider p(in_front_of(up, {"--http-server", "native", "--token-allowance", "1000/min",
+                                    "--token-field", "max_tokens"}));
+    REQUIRE(p.started());
+    Connection c(p.data_port());
+    const Response first = c.request("POST", "/echo", {}, tokens);
+    CHECK(first.status == 200);
+    CHECK(first.body == tokens);
+    const Response second = c.request("POST", "/echo", {}, tokens);
+    CHECK(second.status == 429);
+    CHECK(up.served() == 1);
+  }
+  SUBCASE("--hop-delay: decided a hop after it came in, forwarded then") {
+    FakeProvider p(in_front_of(up, {"--http-server", "native", "--hop-delay", "1ms,0ms",
+                                    "--allowance", "1/min", "--limiter", "fixed-window"}));
+    REQUIRE(p.started());
+    Connection c(p.data_port());
+    const Response first = c.request("POST", "/echo", {}, tokens);
+    CHECK(first.status == 200);
+    CHECK(first.body == tokens);
+    CHECK(c.request("POST", "/echo", {}, tokens).status == 429);
+    CHECK(up.served() == 1);
+  }
+}
+
 TEST_CASE("--upstream-strip-headers keeps the headers stampede reads from the upstream") {
   UpstreamServer up;
   REQUIRE(up.started());
