@@ -108,11 +108,12 @@ void DataPlane::run_native(Loop& loop) {
     // The pool first, before anything of this turn puts a request on one of its idle
     // connections: what they heard by this wait is read (all of the set's news when the wait's
     // events were cut short and may not name it).
-    const bool upstream_ready =
-        n == kMaxEvents || std::any_of(events, events + n, [](const epoll_event& e) {
-          return e.data.ptr == upstream_marker();
-        });
-    run_upstream(loop, upstream_ready);
+    if (loop.upstream) {
+      run_upstream(loop,
+                   n == kMaxEvents || std::any_of(events, events + n, [](const epoll_event& e) {
+                     return e.data.ptr == upstream_marker();
+                   }));
+    }
     for (int i = 0; i < n; ++i) {
       void* ptr = events[i].data.ptr;
       if (ptr == upstream_marker()) {
