@@ -105,12 +105,13 @@ struct DataPlaneConfig {
 // Refused requests never leave.
 //
 // Its parts: data_plane.cpp starts and stops it; data_plane_loops.cpp holds the event loops,
-// the accepting and the connection limits; data_plane_native.cpp the native server's
-// connections; data_plane_requests.cpp a request's life (headers, admission, hops and service
-// times, answer); data_plane_store.cpp the store's batches; data_plane_forward.cpp a
-// request's forward, data_plane_relay.cpp (native) and data_plane_proxy.cpp (libmicrohttpd)
-// its answer's way back; request_headers.* what is read from the headers; answer_writer.* the
-// answers' bytes.
+// the accepting and the connection limits; data_plane_native.cpp the native server (its
+// connections, epoll set and bytes); data_plane_requests.cpp a request's life (admission,
+// hops and service times, answer); data_plane_forward.cpp a request's forward and
+// data_plane_relay.cpp its answer relayed to a native connection. libmicrohttpd's side of
+// each: data_plane_mhd_requests.cpp, data_plane_proxy.cpp, data_plane_store.cpp (the store's
+// batches). request_headers.* what is read from the headers; answer_writer.* the answers'
+// bytes.
 class DataPlane {
  public:
   DataPlane(const DataPlaneConfig& config, Admitter& provider);
@@ -145,14 +146,12 @@ class DataPlane {
   Loop* loop_of(MHD_Connection* c) const;
   void signal_loops(std::atomic<bool> Loop::*flag);
 
-  // A request's life (data_plane_requests.cpp).
-  // Decided now, unless body_first or a token field is read from it: once its body is in.
-  Request* arrive(MHD_Connection* c, const char* url, const char* method, bool body_first);
+  // A request's life (data_plane_requests.cpp): decided, held, answered or forwarded,
+  // whichever server read it.
+  struct NativeConn;
   bool reads_token_field() const;
   // Stamped, counted in flight, not decided yet; fd: its connection's.
   Request* new_request(int fd);
-  // Decides the request: when it arrives, or with a token field once its body is in.
-  void decide(MHD_Connection* c, const char* url, const char* method, Request& r);
   struct RequestFacts;  // what its headers (and body) say, whichever server read them
   void decide(const RequestFacts& facts, Request& r);
   // Held for a hop, or asked about with others (a store, another process): not admitted at
@@ -160,6 +159,25 @@ class DataPlane {
   bool decided_later() const;
   ProviderArrival arrival_of(const RequestFacts& facts, const Request& r) const;
   void take_admission(const Admission& admission, Request& r);
+  std::int64_t decide_held(Request& r);  // a held request's hop is over: the due time of its answer
+  void complete(Request* r);
+  // The native server's requests: decided in its loop's turn, together (one turn of the lock),
+  // in the order their bytes came in, and answered; a hop or a service time hands the
+  // connection to the timer, which hands it back.
+  void decide_native(NativeConn& c);
+  void admit_batch(Loop& loop);
+  static void sort_by_arrival(std::vector<ProviderArrival>& arrivals,
+                              std::vector<NativeConn*>& conns);
+  void settle_native(const std::vector<NativeConn*>& conns, const std::vector<Admission>& admitted);
+  bool answer_native(NativeConn& c);
+  void wait_native(NativeConn& c, std::int64_t due_steady_ns, bool decide_first);
+  void take_resumed(Loop& loop);
+
+  // libmicrohttpd's side of a request's life (data_plane_mhd_requests.cpp).
+  // Decided now, unless body_first or a token field is read from it: once its body is in.
+  Request* arrive(MHD_Connection* c, const char* url, const char* method, bool body_first);
+  // Decides the request: when it arrives, or with a token field once its body is in.
+  void decide(MHD_Connection* c, const char* url, const char* method, Request& r);
   bool answer(MHD_Connection* c, Request& r);
   // Suspends the connection for the hop in, on the timer's thread.
   void hold_for_hop(MHD_Connection* c, Request& r);
@@ -167,12 +185,10 @@ class DataPlane {
   void resume_at(std::int64_t due_steady_ns, MHD_Connection* c, Loop* loop);
   // A held request's hop is over: the provider decides it, and answers a hop later.
   void decide_held(MHD_Connection* c, Request& r, Loop* loop);
-  std::int64_t decide_held(Request& r);  // the due time of its answer
-  void complete(Request* r);
 
   // The native server (data_plane_native.cpp): an HTTP/1.1 server of our own in place of
-  // libmicrohttpd, one epoll set a loop, the request's life above shared with it.
-  struct NativeConn;
+  // libmicrohttpd, one epoll set a loop: its connections, their bytes in and out, each
+  // request's head and body read and handed to the request's life above.
   bool native() const { return config_.http_server == HttpServer::kNative; }
   void run_native(Loop& loop);
   void listen_native(Loop& loop, bool on);
@@ -185,16 +201,9 @@ class DataPlane {
   // Takes the request's body from bytes (kept for a token field, or forwarded); returns how
   // many were its.
   std::size_t feed_body(NativeConn& c, std::string_view bytes);
-  bool answer_native(NativeConn& c);
-  void decide_native(NativeConn& c);
-  void wait_native(NativeConn& c, std::int64_t due_steady_ns, bool decide_first);
-  void take_resumed(Loop& loop);
-  // The requests read in one turn of the loop, admitted together: one turn of the lock.
-  void admit_batch(Loop& loop);
   // A worker of --processes: the batch goes on the loop's line to the owner.
   void ask_line_native(Loop& loop);
   void take_line_answer_native(Loop& loop);
-  void settle_native(const std::vector<NativeConn*>& conns, const std::vector<Admission>& admitted);
   bool write_native(NativeConn& c, std::string_view bytes);
   bool flush_native(NativeConn& c);
   bool finish_native_request(NativeConn& c);

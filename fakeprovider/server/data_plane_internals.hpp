@@ -1,8 +1,9 @@
 #pragma once
 
 // The data plane's own parts, shared by its files and by nothing else: data_plane.cpp (start
-// and stop), data_plane_loops.cpp (the event loops and the connections they hold) and
-// data_plane_requests.cpp (a request's life: headers, admission, answer).
+// and stop), data_plane_loops.cpp (the event loops and the connections they hold),
+// data_plane_native.cpp (the native server) and data_plane_requests.cpp (a request's life:
+// admission, answer), with the forward and libmicrohttpd's sides (data_plane.hpp).
 
 #include <microhttpd.h>
 #include <sys/socket.h>
@@ -200,7 +201,7 @@ inline DataPlane::Loop::~Loop() {
   if (native_epoll_fd >= 0) close(native_epoll_fd);
 }
 
-// libmicrohttpd's C callbacks. The request ones are in data_plane_requests.cpp, the
+// libmicrohttpd's C callbacks. The request ones are in data_plane_mhd_requests.cpp, the
 // connection ones in data_plane_loops.cpp.
 struct MhdCallbacks {
   static MHD_Result on_request(void* cls, MHD_Connection* c, const char* url, const char* method,

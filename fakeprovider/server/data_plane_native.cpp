@@ -1,10 +1,10 @@
 // The native server: the data plane's HTTP/1.1 without libmicrohttpd. Each loop has its own
-// epoll set, edge-triggered, of the listen socket and its connections. A connection reads into
-// a buffer of its own; a request's head is parsed when its blank line is in (request_head),
-// its body read by its framing (body_framing), and it is decided and answered by the same
-// code as libmicrohttpd's requests (data_plane_requests.cpp). An answer is one send of bytes
-// each thread keeps for the answer it last built (AnswerWriter::bytes). A hop or a service
-// time hands the connection to the timer, which hands it back.
+// epoll set, edge-triggered, of the listen socket and its connections (and, in proxy mode, its
+// upstream pool's set). A connection reads into a buffer of its own; a request's head is parsed
+// when its blank line is in (request_head), its body read by its framing (body_framing), and
+// the request handed to its life (data_plane_requests.cpp), which decides and answers it the
+// way libmicrohttpd's requests are. An answer is one send of bytes each thread keeps for the
+// answer it last built (AnswerWriter::bytes); a forwarded one is relayed (data_plane_relay.cpp).
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <sys/epoll.h>
@@ -50,30 +50,6 @@ void* upstream_marker() {
 bool expects_continue(const RequestHead& head) {
   const std::string_view* expect = head.find("Expect");
   return !head.http_1_0 && expect && ascii_iequals(trim_ows(*expect), "100-continue");
-}
-
-// Decided in the order their bytes came in, as the limiters want their time: the loop read
-// them in the order epoll listed their connections.
-template <class Conn>
-void sort_by_arrival(std::vector<ProviderArrival>& arrivals, std::vector<Conn*>& conns) {
-  const auto earlier = [](const ProviderArrival& a, const ProviderArrival& b) {
-    return a.seen_steady_ns < b.seen_steady_ns;
-  };
-  if (std::is_sorted(arrivals.begin(), arrivals.end(), earlier)) return;
-  std::vector<std::size_t> order(arrivals.size());
-  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::stable_sort(order.begin(), order.end(),
-                   [&](std::size_t a, std::size_t b) { return earlier(arrivals[a], arrivals[b]); });
-  std::vector<ProviderArrival> sorted_arrivals;
-  std::vector<Conn*> sorted_conns;
-  sorted_arrivals.reserve(order.size());
-  sorted_conns.reserve(order.size());
-  for (const std::size_t i : order) {
-    sorted_arrivals.push_back(arrivals[i]);
-    sorted_conns.push_back(conns[i]);
-  }
-  arrivals.swap(sorted_arrivals);
-  conns.swap(sorted_conns);
 }
 
 }  // namespace
@@ -311,40 +287,6 @@ bool DataPlane::start_native_request(NativeConn& c) {
   return true;
 }
 
-void DataPlane::decide_native(NativeConn& c) {
-  const ProviderConfig& p = provider_.config();
-  Request& r = *c.request;
-  const std::string_view path = request_path(c.head.target, c.path_scratch);
-  const RequestFacts facts{tenant_of(c.head, p), send_headers_of(c.head, provider_.send_rules()),
-                           row_request_of(c.head, p, path), declared_tokens_of(c.head, p, r.body)};
-  // Held for a hop; the rest are asked about in the turn's batch, of this process's provider
-  // or on the loop's line to the one that owns it.
-  if (provider_.config().hop_delay) {
-    decide(facts, r);
-    return;
-  }
-  // Its views are into the head, which stays put until the request is answered.
-  c.loop->batch.push_back(arrival_of(facts, r));
-  c.loop->batch_conns.push_back(&c);
-  c.deciding = true;
-}
-
-void DataPlane::admit_batch(Loop& loop) {
-  if (loop.line) {
-    ask_line_native(loop);
-    return;
-  }
-  // A pipelined request found in what came with an answered one joins the next batch.
-  while (!loop.batch.empty()) {
-    std::vector<ProviderArrival> arrivals;
-    std::vector<NativeConn*> conns;
-    arrivals.swap(loop.batch);
-    conns.swap(loop.batch_conns);
-    sort_by_arrival(arrivals, conns);
-    settle_native(conns, provider_.admit_all(arrivals));
-  }
-}
-
 void DataPlane::ask_line_native(Loop& loop) {
   // One question in flight on the line; what arrives meanwhile is asked about with its answer.
   if (!loop.native_asked.empty() || loop.batch.empty()) return;
@@ -365,97 +307,6 @@ void DataPlane::take_line_answer_native(Loop& loop) {
   conns.swap(loop.native_asked);
   settle_native(conns, loop.line->answer(conns.size()));
   ask_line_native(loop);
-}
-
-void DataPlane::settle_native(const std::vector<NativeConn*>& conns,
-                              const std::vector<Admission>& admitted) {
-  for (std::size_t i = 0; i < conns.size(); ++i) {
-    NativeConn& c = *conns[i];
-    take_admission(admitted[i], *c.request);
-    forward_decided(*c.request);
-    c.deciding = false;
-    // On to its body, or its answer.
-    if (serve_native(c) && c.unread) read_native(c);
-  }
-}
-
-bool DataPlane::answer_native(NativeConn& c) {
-  Request& r = *c.request;
-  if (r.held) {
-    wait_native(c, r.held->arrives_steady_ns, /*decide_first=*/true);
-    return true;
-  }
-  const Decision& d = r.decision;
-  if (d.reset_connection) {
-    // Linger 0: the close sends a reset, as a provider's dropped connection does.
-    const linger lg{1, 0};
-    setsockopt(c.fd, SOL_SOCKET, SO_LINGER, &lg, sizeof lg);
-    close_native(c);
-    return false;
-  }
-  if (forwards(r)) return relay_forwarded(c);
-  if (d.service_ns > 0 && !r.served) {
-    r.served = true;
-    wait_native(c, r.due_steady_ns, /*decide_first=*/false);
-    return true;
-  }
-  // Bytes that came in before this answer (a body) are not the next request's arrival.
-  if (stamper_) stamper_->answered(c.fd);
-  std::string_view bytes = answers_.bytes(d, r.row_version);
-  // Said in the answer when it is not HTTP/1.1's default, as libmicrohttpd says it: before
-  // the blank line.
-  const char* connection = !c.keep_alive     ? "Connection: close\r\n"
-                           : c.head.http_1_0 ? "Connection: Keep-Alive\r\n"
-                                             : nullptr;
-  std::string said;
-  if (connection) {
-    const std::size_t blank = bytes.find("\r\n\r\n");
-    said.append(bytes.substr(0, blank + 2)).append(connection).append(bytes.substr(blank + 2));
-    bytes = said;
-  }
-  if (c.head_only) bytes = bytes.substr(0, bytes.find("\r\n\r\n") + 4);
-  return write_native(c, bytes);
-}
-
-void DataPlane::wait_native(NativeConn& c, std::int64_t due_steady_ns, bool decide_first) {
-  c.waiting = true;
-  suspended_.fetch_add(1, std::memory_order_relaxed);
-  NativeConn* conn = &c;
-  const auto hand_back = [this, conn] {
-    Loop& loop = *conn->loop;
-    {
-      std::lock_guard lock(loop.handed_mu);
-      loop.resumed.push_back(conn);
-    }
-    eventfd_write(loop.wake_fd, 1);
-    suspended_.fetch_sub(1, std::memory_order_relaxed);
-  };
-  if (!decide_first) {
-    timer_.schedule(due_steady_ns, hand_back);
-    return;
-  }
-  // The hop in is over: decided on the timer's thread, in deadline order, as
-  // libmicrohttpd's held requests are; then answered a hop later.
-  timer_.schedule(due_steady_ns, [this, conn, hand_back] {
-    timer_.schedule(decide_held(*conn->request), hand_back);
-  });
-}
-
-void DataPlane::take_resumed(Loop& loop) {
-  std::vector<NativeConn*> resumed;
-  {
-    std::lock_guard lock(loop.handed_mu);
-    resumed.swap(loop.resumed);
-  }
-  for (NativeConn* c : resumed) {
-    c->waiting = false;
-    if (c->fd < 0) {  // closed while it waited
-      release_native(*c);
-      continue;
-    }
-    // What came in meanwhile is read after the answer: its edge has passed.
-    if (answer_native(*c) && serve_native(*c)) read_native(*c);
-  }
 }
 
 bool DataPlane::write_native(NativeConn& c, std::string_view bytes) {
