@@ -19,8 +19,8 @@ namespace {
 // 16 bytes a slot, twice as many slots: 10 million items fill at most 512 MiB.
 constexpr std::size_t kMaxItemsLimit = 10'000'000;
 constexpr unsigned kMaxThreads = 64;  // of one process, and processes
-// Room for the upstream's headers, which libmicrohttpd writes out of the connection's memory:
-// the provider's own answers fit in far less.
+// Room for a request's head and the upstream's answer's head together (docs/PROXY.md): the
+// provider's own answers fit in far less.
 constexpr std::size_t kProxyMemoryPerConnection = 16 * 1024;
 
 constexpr EnumTable<ArrivalStamping, 3> kStampings{{{ArrivalStamping::kKernel, "kernel"},
@@ -171,11 +171,9 @@ void take_upstream(const ProviderArgs& a, ProviderRun& run, Errors& errors) {
 }
 
 // --http-server: auto is native unless a mode that needs libmicrohttpd's is on.
-Parsed<HttpServer> http_server_from(const ProviderArgs& args, bool upstream) {
+Parsed<HttpServer> http_server_from(const ProviderArgs& args) {
   using Result = Parsed<HttpServer>;
-  const char* needs = upstream              ? "proxy mode (--upstream)"
-                      : !args.store.empty() ? "--store"
-                                            : nullptr;
+  const char* needs = !args.store.empty() ? "--store" : nullptr;
   if (args.http_server == "libmicrohttpd") return Result::ok(HttpServer::kLibmicrohttpd);
   if (args.http_server == "auto")
     return Result::ok(needs ? HttpServer::kLibmicrohttpd : HttpServer::kNative);
@@ -218,9 +216,7 @@ void take_scenario(const ProviderArgs& a, const std::optional<Scenario>& scenari
     run.scenario = *scenario;
     take_upstream(a, run, errors);
   }
-  // An unreadable scenario hides whether proxy mode is on: only the name is checked then.
-  const bool upstream = scenario && !scenario->provider.upstream.empty();
-  if (auto server = take(http_server_from(a, upstream), errors))
+  if (auto server = take(http_server_from(a), errors))
     run.data_plane.http_server = *server;
   if (scenario && scale) run.stop_wait_ns = stop_wait_ns(scenario->provider, *scale);
 }

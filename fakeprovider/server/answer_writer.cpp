@@ -180,11 +180,11 @@ bool queue_server_error(MHD_Connection* c, int status, std::string_view type,
 }
 
 std::string server_error_bytes(int status, std::string_view type, std::string_view reason,
-                               std::string_view message) {
+                               std::string_view message, bool close) {
   std::vector<std::pair<std::string, std::string>> headers{{"Date", http_date(epoch_s_now())},
                                                            {"Content-Type", "application/json"}};
   if (status == 405) headers.emplace_back("Allow", kAllowed);
-  return answer_bytes(status, headers, server_error_body(type, reason, message), /*close=*/true);
+  return answer_bytes(status, headers, server_error_body(type, reason, message), close);
 }
 
 bool queue_framing_refusal(MHD_Connection* c, const FramingVerdict& verdict) {

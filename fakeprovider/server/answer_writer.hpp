@@ -63,9 +63,9 @@ std::string answer_bytes(int status,
                          const std::vector<std::pair<std::string, std::string>>& headers,
                          std::string_view body, bool close = false);
 
-// queue_server_error's answer as bytes, for the native server; it always closes.
+// queue_server_error's answer as bytes, for the native server.
 std::string server_error_bytes(int status, std::string_view type, std::string_view reason,
-                               std::string_view message);
+                               std::string_view message, bool close = true);
 
 // The 400 or 501 for a request whose body's end cannot be found, queued before any body is
 // read: libmicrohttpd then reads no more of the connection and closes it once this is out.

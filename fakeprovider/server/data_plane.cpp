@@ -75,6 +75,7 @@ std::unique_ptr<DataPlane::Loop> DataPlane::make_loop() {
   const unsigned per_loop = std::max(1u, config_.max_connections);
   auto loop = std::make_unique<Loop>();
   loop->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+  if (proxying()) loop->upstream = UpstreamPool::make(*config_.upstream, *proxy_events_);
   if (native()) {
     loop->native_epoll_fd = epoll_create1(EPOLL_CLOEXEC);
     return loop->native_epoll_fd >= 0 ? std::move(loop) : nullptr;
@@ -95,7 +96,6 @@ std::unique_ptr<DataPlane::Loop> DataPlane::make_loop() {
       // and what proxy mode forwards.
       MHD_OPTION_URI_LOG_CALLBACK, &MhdCallbacks::on_uri, this, MHD_OPTION_END);
   if (!loop->daemon) return nullptr;
-  if (proxying()) loop->upstream = UpstreamPool::make(*config_.upstream, *proxy_events_);
   loop->epoll_fd = MHD_get_daemon_info(loop->daemon, MHD_DAEMON_INFO_EPOLL_FD)->epoll_fd;
   return loop;
 }

@@ -21,6 +21,7 @@
 #include "server/deadline_timer.hpp"
 #include "server/listen_address.hpp"
 #include "upstream/upstream_config.hpp"
+#include "upstream/upstream_exchange.hpp"
 
 struct MHD_Daemon;
 struct MHD_Connection;
@@ -38,7 +39,7 @@ enum class ArrivalStamping {
 // Which HTTP server reads the requests and writes the answers.
 enum class HttpServer {
   kLibmicrohttpd,  // GNU libmicrohttpd: every mode
-  kNative,         // our own: not with an upstream or a store
+  kNative,         // our own: every mode but a store
 };
 
 struct DataPlaneConfig {
@@ -69,11 +70,10 @@ struct DataPlaneConfig {
 };
 
 // The provider's HTTP side: any method and path, read by the data plane's own HTTP/1.1 server
-// (data_plane_native.cpp), or by GNU libmicrohttpd, which proxy mode and a store need
-// (config.http_server). A request arrives when its headers are complete; it is stamped with
-// the time its bytes came in (ArrivalStamps, unless config.stamping is kRead), or, when that
-// time was not noted, the time it is read; then decided by the policy and answered the way
-// real APIs answer (docs/ADMIN_API.md).
+// (data_plane_native.cpp), or by GNU libmicrohttpd, which a store needs (config.http_server). A
+// request arrives when its headers are complete; it is stamped with the time its bytes came in
+// (ArrivalStamps, unless config.stamping is kRead), or, when that time was not noted, the time it
+// is read; then decided by the policy and answered the way real APIs answer (docs/ADMIN_API.md).
 //
 // One epoll daemon per thread, each driven by a loop of ours rather than libmicrohttpd's own
 // thread: 0.9.75's internal loop, after an epoll_wait that returns exactly its 128-event
@@ -100,15 +100,18 @@ struct DataPlaneConfig {
 // on stderr at most one line every 10 s.
 //
 // With an upstream (proxy mode), an admitted request is forwarded, its body as it comes in,
-// on the loop's own keep-alive pool (UpstreamPool), its connection suspended until the
-// upstream's answer comes back, which is passed on as it arrives. Refused requests never
-// leave.
+// on the loop's own keep-alive pool (UpstreamPool), its connection reading no more until the
+// upstream's answer comes back, which is passed on as it arrives and as the client takes it.
+// Refused requests never leave.
 //
 // Its parts: data_plane.cpp starts and stops it; data_plane_loops.cpp holds the event loops,
-// the accepting and the connection limits; data_plane_requests.cpp a request's life (headers,
-// admission, hops and service times, answer); data_plane_store.cpp the store's batches;
-// data_plane_proxy.cpp forwarding; request_headers.* what is read from the headers;
-// answer_writer.* the answers' bytes.
+// the accepting and the connection limits; data_plane_native.cpp the native server (its
+// connections, epoll set and bytes); data_plane_requests.cpp a request's life (admission,
+// hops and service times, answer); data_plane_forward.cpp a request's forward and
+// data_plane_relay.cpp its answer relayed to a native connection. libmicrohttpd's side of
+// each: data_plane_mhd_requests.cpp, data_plane_proxy.cpp, data_plane_store.cpp (the store's
+// batches). request_headers.* what is read from the headers; answer_writer.* the answers'
+// bytes.
 class DataPlane {
  public:
   DataPlane(const DataPlaneConfig& config, Admitter& provider);
@@ -143,14 +146,12 @@ class DataPlane {
   Loop* loop_of(MHD_Connection* c) const;
   void signal_loops(std::atomic<bool> Loop::*flag);
 
-  // A request's life (data_plane_requests.cpp).
-  // Decided now, unless body_first or a token field is read from it: once its body is in.
-  Request* arrive(MHD_Connection* c, const char* url, const char* method, bool body_first);
+  // A request's life (data_plane_requests.cpp): decided, held, answered or forwarded,
+  // whichever server read it.
+  struct NativeConn;
   bool reads_token_field() const;
   // Stamped, counted in flight, not decided yet; fd: its connection's.
   Request* new_request(int fd);
-  // Decides the request: when it arrives, or with a token field once its body is in.
-  void decide(MHD_Connection* c, const char* url, const char* method, Request& r);
   struct RequestFacts;  // what its headers (and body) say, whichever server read them
   void decide(const RequestFacts& facts, Request& r);
   // Held for a hop, or asked about with others (a store, another process): not admitted at
@@ -158,6 +159,25 @@ class DataPlane {
   bool decided_later() const;
   ProviderArrival arrival_of(const RequestFacts& facts, const Request& r) const;
   void take_admission(const Admission& admission, Request& r);
+  std::int64_t decide_held(Request& r);  // a held request's hop is over: the due time of its answer
+  void complete(Request* r);
+  // The native server's requests: decided in its loop's turn, together (one turn of the lock),
+  // in the order their bytes came in, and answered; a hop or a service time hands the
+  // connection to the timer, which hands it back.
+  void decide_native(NativeConn& c);
+  void admit_batch(Loop& loop);
+  static void sort_by_arrival(std::vector<ProviderArrival>& arrivals,
+                              std::vector<NativeConn*>& conns);
+  void settle_native(const std::vector<NativeConn*>& conns, const std::vector<Admission>& admitted);
+  bool answer_native(NativeConn& c);
+  void wait_native(NativeConn& c, std::int64_t due_steady_ns, bool decide_first);
+  void take_resumed(Loop& loop);
+
+  // libmicrohttpd's side of a request's life (data_plane_mhd_requests.cpp).
+  // Decided now, unless body_first or a token field is read from it: once its body is in.
+  Request* arrive(MHD_Connection* c, const char* url, const char* method, bool body_first);
+  // Decides the request: when it arrives, or with a token field once its body is in.
+  void decide(MHD_Connection* c, const char* url, const char* method, Request& r);
   bool answer(MHD_Connection* c, Request& r);
   // Suspends the connection for the hop in, on the timer's thread.
   void hold_for_hop(MHD_Connection* c, Request& r);
@@ -165,62 +185,91 @@ class DataPlane {
   void resume_at(std::int64_t due_steady_ns, MHD_Connection* c, Loop* loop);
   // A held request's hop is over: the provider decides it, and answers a hop later.
   void decide_held(MHD_Connection* c, Request& r, Loop* loop);
-  std::int64_t decide_held(Request& r);  // the due time of its answer
-  void complete(Request* r);
 
   // The native server (data_plane_native.cpp): an HTTP/1.1 server of our own in place of
-  // libmicrohttpd, one epoll set a loop, the request's life above shared with it.
-  struct NativeConn;
+  // libmicrohttpd, one epoll set a loop: its connections, their bytes in and out, each
+  // request's head and body read and handed to the request's life above.
   bool native() const { return config_.http_server == HttpServer::kNative; }
   void run_native(Loop& loop);
   void listen_native(Loop& loop, bool on);
-  void add_native(Loop& loop, int fd);
+  void add_native(Loop& loop, int fd, const sockaddr_storage& addr);
   void on_native_event(NativeConn& c, std::uint32_t events);
   void read_native(NativeConn& c);
   // Serves what is in c.in: false when the connection was closed.
   bool serve_native(NativeConn& c);
   bool start_native_request(NativeConn& c);
-  bool answer_native(NativeConn& c);
-  void decide_native(NativeConn& c);
-  void wait_native(NativeConn& c, std::int64_t due_steady_ns, bool decide_first);
-  void take_resumed(Loop& loop);
-  // The requests read in one turn of the loop, admitted together: one turn of the lock.
-  void admit_batch(Loop& loop);
+  // Takes the request's body from bytes (kept for a token field, or forwarded); returns how
+  // many were its.
+  std::size_t feed_body(NativeConn& c, std::string_view bytes);
   // A worker of --processes: the batch goes on the loop's line to the owner.
   void ask_line_native(Loop& loop);
   void take_line_answer_native(Loop& loop);
-  void settle_native(const std::vector<NativeConn*>& conns, const std::vector<Admission>& admitted);
   bool write_native(NativeConn& c, std::string_view bytes);
   bool flush_native(NativeConn& c);
   bool finish_native_request(NativeConn& c);
-  bool refuse_native(NativeConn& c, int status, std::string_view reason, std::string_view message);
+  // A request answered by the server itself: closed after it unless keep.
+  bool refuse_native(NativeConn& c, int status, std::string_view type, std::string_view reason,
+                     std::string_view message, bool keep = false);
   void close_native(NativeConn& c);
   void release_native(NativeConn& c);  // its request completed, the connection forgotten
   void sweep_native(Loop& loop, std::int64_t now_ns);
 
-  // Proxy mode (data_plane_proxy.cpp).
-  struct Proxied;      // a request on its way to the upstream and its answer on the way back
-  struct ProxyEvents;  // what the loops' pools tell of the exchanges
+  // Proxy mode: a request's forward, whichever server read it (data_plane_forward.cpp).
+  struct Proxied;       // a request on its way to the upstream and its answer on the way back
+  struct ProxyEvents;   // what the loops' pools tell of the exchanges
+  struct ForwardFacts;  // what is forwarded of a request's head, whichever server read it
   bool proxying() const { return config_.upstream.has_value(); }
-  // A body declared longer than --max-body: answered 413 before the provider hears of it.
-  bool refuse_long_body(MHD_Connection* c, const RequestFraming& framing);
-  // A chunked body that ran past it, once it is in (undecided, so uncounted too).
-  bool refuse_long_chunked(MHD_Connection* c);
-  bool refuse_too_long(MHD_Connection* c, const std::string& what, bool close);
+  // A body declared longer than --max-body is answered 413 before the provider hears of it, a
+  // chunked one that ran past it once it is in (undecided, so uncounted too): the refusal
+  // counted, and its message.
+  std::optional<std::string> too_long_declared(const RequestFraming& framing);
+  std::string too_long_message(const std::string& what);
   // At the headers: what the upstream will be sent, and sent now if admitted already.
-  void prepare_forward(MHD_Connection* c, const char* method, const RequestFraming& framing,
-                       Request& r);
-  void take_body(Request& r, const char* data, std::size_t size);
+  void prepare_forward(const ForwardFacts& facts, Request& r);
+  // Decided: an admitted request with a body of known length or none goes now, its body after
+  // it as it comes; a refused one is not forwarded.
+  void forward_decided(Request& r);
+  // A piece of the request's body came in: forwarded, and kept while a token field is to be
+  // read from it.
+  void take_body(Request& r, std::string_view piece);
   bool forwards(const Request& r) const;
   void start_forward(Request& r);
+  // At the answer: the forward goes if it has not yet (decided after its headers).
+  void send_forward(Request& r);
+  // The answer to a forward that got no head: its status and message.
+  static int failure_status(UpstreamFailure f);
+  std::string failure_message(const Proxied& p) const;
+  // The pool has news of p's answer: its client's server is told.
+  void answer_came(Proxied& p);
+  // What the upstream answered a forward, counted once: at its end, or when its client left.
+  void note_forward_end(Proxied& p);
+
+  // libmicrohttpd's side of a forward (data_plane_proxy.cpp): the connection suspended until
+  // the upstream's answer comes, which it then reads a piece at a time.
+  bool refuse_long_body(MHD_Connection* c, const RequestFraming& framing);
+  bool refuse_long_chunked(MHD_Connection* c);
+  void prepare_forward(MHD_Connection* c, const char* method, const RequestFraming& framing,
+                       Request& r);
   // The last call: the upstream's answer queued, or the connection suspended until it comes.
   bool answer_forwarded(MHD_Connection* c, Request& r);
   bool queue_forwarded(MHD_Connection* c, Proxied& p);  // the upstream's status and headers
   static MHD_Response* forwarded_response(Proxied& p);  // and its body, whole or to come
   void suspend_for_upstream(Proxied& p);
   void resume_from_upstream(Proxied& p);
-  // What the upstream answered a forward, counted once: at its end, or when its client left.
-  void note_forward_end(Proxied& p);
+
+  // The native server's side of a forward (data_plane_relay.cpp): the connection reads no more
+  // while the upstream's answer is relayed to it, as it comes and as the client takes it.
+  void prepare_forward(NativeConn& c);
+  bool relay_forwarded(NativeConn& c);  // the request's answer is the upstream's
+  bool relay(NativeConn& c);            // what has come of it, as far as the socket takes it
+  // A chunked answer's pieces, and its last chunk, into the connection's buffer.
+  static void frame_chunks(NativeConn& c, Proxied& p);
+  // The pool or the client's socket had news: relayed, and once over the next request served.
+  void relay_news(NativeConn& c);
+  void take_relays(Loop& loop);  // the connections whose forward had news this turn
+  // The upstream pool's part of a turn: its sockets when ready or its timers when due, and
+  // everything stopped when the provider is.
+  void run_upstream(Loop& loop, bool ready);
 
   // With a shared store, or the provider in another process, and no hop delay, requests wait
   // for their decisions together (data_plane_store.cpp): each is suspended while the batch it

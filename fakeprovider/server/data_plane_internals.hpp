@@ -1,8 +1,9 @@
 #pragma once
 
 // The data plane's own parts, shared by its files and by nothing else: data_plane.cpp (start
-// and stop), data_plane_loops.cpp (the event loops and the connections they hold) and
-// data_plane_requests.cpp (a request's life: headers, admission, answer).
+// and stop), data_plane_loops.cpp (the event loops and the connections they hold),
+// data_plane_native.cpp (the native server) and data_plane_requests.cpp (a request's life:
+// admission, answer), with the forward and libmicrohttpd's sides (data_plane.hpp).
 
 #include <microhttpd.h>
 #include <sys/socket.h>
@@ -21,6 +22,8 @@
 #include "body_framing.hpp"
 #include "server/data_plane.hpp"
 #include "server/request_head.hpp"
+#include "upstream/forward_headers.hpp"
+#include "upstream/relayed_answer.hpp"
 #include "upstream/upstream_pool.hpp"
 
 namespace stampede {
@@ -28,6 +31,9 @@ namespace stampede {
 // How often a loop, of either server, looks for requests whose headers are overdue: a few
 // times per timeout, so none is cut much later than its due time, and at most once a second.
 std::int64_t sweep_period_ns(std::int64_t header_timeout_ns);
+
+// A peer's address as text (X-Forwarded-For); empty for a family other than IPv4 and IPv6.
+std::string address_text(const sockaddr* sa);
 
 // A request suspended until its decision comes (the store's, or another process's), with its
 // connection and the loop to wake.
@@ -57,6 +63,14 @@ struct DataPlane::NativeConn {
   std::int64_t body_since_ns = 0;  // its request's body is still coming in: since then
   std::int64_t last_active_ns = 0;
   std::string path_scratch;
+  // Proxy mode: the client's address, for X-Forwarded-For; and the upstream's answer being
+  // relayed (reading stopped until it is over), how far, and whether it had news this turn.
+  std::string peer;
+  bool relaying = false;
+  bool relay_due = false;
+  bool relay_head_sent = false;
+  bool relay_end_framed = false;  // a chunked answer's last chunk is in out
+  RelayFraming relay_framing = RelayFraming::kNone;
 };
 
 struct DataPlane::Loop {
@@ -101,6 +115,8 @@ struct DataPlane::Loop {
   std::vector<NativeConn*> batch_conns;
   std::vector<NativeConn*> native_asked;  // their question is in flight on the line
   std::vector<NativeConn*> released;      // closed this turn, deleted at its end
+  std::vector<NativeConn*> relays;        // their forward's answer had news this turn
+  std::string body_piece;                 // a forwarded request body's latest piece
   std::int64_t turn_ns = 0;
   std::thread thread;
   ~Loop();
@@ -123,11 +139,12 @@ struct DataPlane::Held {
 // A request forwarded (proxy mode): the exchange, and the connection waiting on it.
 struct DataPlane::Proxied : UpstreamExchange {
   DataPlane* plane = nullptr;
-  MHD_Connection* connection = nullptr;
-  AdmissionTicket ticket;  // the arrival's, for what the upstream answers
-  bool chunked = false;    // a body of unknown length: gathered whole, then forwarded
-  bool too_long = false;   // ... and it ran past --max-body
-  bool started = false;    // handed to the pool
+  MHD_Connection* connection = nullptr;  // libmicrohttpd's
+  NativeConn* native = nullptr;          // the native server's, once it waits for the answer
+  AdmissionTicket ticket;                // the arrival's, for what the upstream answers
+  bool chunked = false;                  // a body of unknown length: gathered whole, then forwarded
+  bool too_long = false;                 // ... and it ran past --max-body
+  bool started = false;                  // handed to the pool
   bool suspended = false;  // the connection waits for the upstream's head or more of its body
 };
 
@@ -138,6 +155,15 @@ struct DataPlane::ProxyEvents : UpstreamEvents {
   void on_body(UpstreamExchange& x) override;
   void on_end(UpstreamExchange& x) override;
   DataPlane& plane;
+};
+
+struct DataPlane::ForwardFacts {
+  std::string_view method;
+  std::string_view target;  // as it came
+  std::vector<HeaderField> fields;
+  std::string_view peer;
+  const RequestFraming& framing;
+  std::size_t head_bytes;  // what the request's head takes of the connection's memory
 };
 
 struct DataPlane::RequestFacts {
@@ -175,7 +201,7 @@ inline DataPlane::Loop::~Loop() {
   if (native_epoll_fd >= 0) close(native_epoll_fd);
 }
 
-// libmicrohttpd's C callbacks. The request ones are in data_plane_requests.cpp, the
+// libmicrohttpd's C callbacks. The request ones are in data_plane_mhd_requests.cpp, the
 // connection ones in data_plane_loops.cpp.
 struct MhdCallbacks {
   static MHD_Result on_request(void* cls, MHD_Connection* c, const char* url, const char* method,

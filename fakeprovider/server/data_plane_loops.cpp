@@ -25,7 +25,7 @@ void DataPlane::run(Loop& loop) {
     const int wait_ms = poll_wait_ms(loop);
     const bool accepting = !loop.quiesce.load();
     if (!accepting) loop.quiesced.store(true);
-    UpstreamPool* upstream = loop.upstream.get();
+    const UpstreamPool* upstream = loop.upstream.get();
     // The line only while a question is in flight on it: an owner gone reads as ever readable.
     const bool asking = !loop.asked.empty();
     pollfd fds[5] = {{loop.epoll_fd, POLLIN, 0},
@@ -41,11 +41,9 @@ void DataPlane::run(Loop& loop) {
     }
     if (fds[3].revents) take_line_answer(loop);
     if (accepting && (fds[4].revents & POLLIN)) accept_connections(loop);
-    // Before the daemon runs: the connections the upstream's news resumes are served at once.
-    if (upstream) {
-      if (loop.drop_upstream.load()) upstream->fail_all(UpstreamFailure::kStopped);
-      if (fds[2].revents || upstream->timeout_ms() == 0) upstream->run();
-    }
+    // Before the daemon runs: the connections the upstream's news resumes are served at once,
+    // and what the idle upstream connections heard is read before a request is put on one.
+    run_upstream(loop, fds[2].revents != 0);
     MHD_run(loop.daemon);
     ask_line(loop);  // what arrived while it ran
     // After serving: headers that came in are read before any connection is judged slow.
@@ -117,7 +115,7 @@ void DataPlane::add_handed_connections(Loop& loop) {
 void DataPlane::add_connection(Loop& loop, int fd, const sockaddr_storage& addr,
                                socklen_t addr_len) {
   if (native()) {
-    add_native(loop, fd);
+    add_native(loop, fd, addr);
     return;
   }
   // libmicrohttpd closes the socket itself when it cannot take it.

@@ -1,10 +1,12 @@
 // The native server: the data plane's HTTP/1.1 without libmicrohttpd. Each loop has its own
-// epoll set, edge-triggered, of the listen socket and its connections. A connection reads into
-// a buffer of its own; a request's head is parsed when its blank line is in (request_head),
-// its body read by its framing (body_framing), and it is decided and answered by the same
-// code as libmicrohttpd's requests (data_plane_requests.cpp). An answer is one send of bytes
-// each thread keeps for the answer it last built (AnswerWriter::bytes). A hop or a service
-// time hands the connection to the timer, which hands it back.
+// epoll set, edge-triggered, of the listen socket and its connections (and, in proxy mode, its
+// upstream pool's set). A connection reads into a buffer of its own; a request's head is parsed
+// when its blank line is in (request_head), its body read by its framing (body_framing), and
+// the request handed to its life (data_plane_requests.cpp), which decides and answers it the
+// way libmicrohttpd's requests are. An answer is one send of bytes each thread keeps for the
+// answer it last built (AnswerWriter::bytes); a forwarded one is relayed (data_plane_relay.cpp).
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
@@ -40,34 +42,14 @@ void* line_marker() {
   static char marker;
   return &marker;
 }
+void* upstream_marker() {
+  static char marker;
+  return &marker;
+}
 
 bool expects_continue(const RequestHead& head) {
   const std::string_view* expect = head.find("Expect");
   return !head.http_1_0 && expect && ascii_iequals(trim_ows(*expect), "100-continue");
-}
-
-// Decided in the order their bytes came in, as the limiters want their time: the loop read
-// them in the order epoll listed their connections.
-template <class Conn>
-void sort_by_arrival(std::vector<ProviderArrival>& arrivals, std::vector<Conn*>& conns) {
-  const auto earlier = [](const ProviderArrival& a, const ProviderArrival& b) {
-    return a.seen_steady_ns < b.seen_steady_ns;
-  };
-  if (std::is_sorted(arrivals.begin(), arrivals.end(), earlier)) return;
-  std::vector<std::size_t> order(arrivals.size());
-  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::stable_sort(order.begin(), order.end(),
-                   [&](std::size_t a, std::size_t b) { return earlier(arrivals[a], arrivals[b]); });
-  std::vector<ProviderArrival> sorted_arrivals;
-  std::vector<Conn*> sorted_conns;
-  sorted_arrivals.reserve(order.size());
-  sorted_conns.reserve(order.size());
-  for (const std::size_t i : order) {
-    sorted_arrivals.push_back(arrivals[i]);
-    sorted_conns.push_back(conns[i]);
-  }
-  arrivals.swap(sorted_arrivals);
-  conns.swap(sorted_conns);
 }
 
 }  // namespace
@@ -78,19 +60,41 @@ void DataPlane::run_native(Loop& loop) {
   wake.events = EPOLLIN;
   wake.data.ptr = wake_marker();
   epoll_ctl(loop.native_epoll_fd, EPOLL_CTL_ADD, loop.wake_fd, &wake);
+  if (loop.upstream) {
+    // The pool's own epoll set, level-triggered: readable while any of its sockets has news.
+    epoll_event pool{};
+    pool.events = EPOLLIN;
+    pool.data.ptr = upstream_marker();
+    epoll_ctl(loop.native_epoll_fd, EPOLL_CTL_ADD, loop.upstream->fd(), &pool);
+  }
   epoll_event events[kMaxEvents];
   while (!loop.stop.load()) {
     const bool accepting = !loop.quiesce.load();
     if (accepting != loop.listening) listen_native(loop, accepting);
     // Only once the listen socket is out of the set: stop() closes it when every loop is.
     if (!accepting) loop.quiesced.store(true);
-    const auto wait_ms = static_cast<int>(
+    auto wait_ms = static_cast<int>(
         std::max<std::int64_t>(0, loop.next_sweep_ns - loop.turn_ns) / kNsPerMs + 1);
+    if (loop.upstream) {
+      if (const int upstream_ms = loop.upstream->timeout_ms(); upstream_ms >= 0)
+        wait_ms = std::min(wait_ms, upstream_ms);
+    }
     const int n = epoll_wait(loop.native_epoll_fd, events, kMaxEvents, wait_ms);
     loop.turn_ns = ScenarioClock::steady_ns();
+    // The pool first, before anything of this turn puts a request on one of its idle
+    // connections: what they heard by this wait is read (all of the set's news when the wait's
+    // events were cut short and may not name it).
+    if (loop.upstream) {
+      run_upstream(loop,
+                   n == kMaxEvents || std::any_of(events, events + n, [](const epoll_event& e) {
+                     return e.data.ptr == upstream_marker();
+                   }));
+    }
     for (int i = 0; i < n; ++i) {
       void* ptr = events[i].data.ptr;
-      if (ptr == listen_marker()) {
+      if (ptr == upstream_marker()) {
+        continue;
+      } else if (ptr == listen_marker()) {
         accept_connections(loop);
       } else if (ptr == line_marker()) {
         take_line_answer_native(loop);
@@ -104,6 +108,7 @@ void DataPlane::run_native(Loop& loop) {
       }
     }
     admit_batch(loop);
+    take_relays(loop);
     if (loop.turn_ns >= loop.next_sweep_ns) {
       sweep_native(loop, loop.turn_ns);
       refusals_.flush(loop.turn_ns);
@@ -123,10 +128,16 @@ void DataPlane::listen_native(Loop& loop, bool on) {
   loop.listening = on;
 }
 
-void DataPlane::add_native(Loop& loop, int fd) {
+void DataPlane::add_native(Loop& loop, int fd, const sockaddr_storage& addr) {
   auto* c = new NativeConn;
   c->fd = fd;
   c->loop = &loop;
+  if (proxying()) {
+    c->peer = address_text(reinterpret_cast<const sockaddr*>(&addr));
+    // A streamed answer's pieces go out as they come, not held for the last one's ACK.
+    const int one = 1;
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  }
   c->in = std::make_unique<char[]>(config_.memory_per_connection);
   c->last_active_ns = loop.turn_ns;
   epoll_event ev{};
@@ -145,6 +156,11 @@ void DataPlane::add_native(Loop& loop, int fd) {
 
 void DataPlane::on_native_event(NativeConn& c, std::uint32_t events) {
   if (c.fd < 0 || c.waiting) return;  // closed this turn; or handed back by the timer, then read
+  if (c.relaying) {
+    // The client gone: its forward is forgotten, what the upstream answered so far counted.
+    if (events & (EPOLLERR | EPOLLHUP)) return close_native(c);
+    return relay_news(c);  // the socket takes more of the answer
+  }
   if (c.out_sent < c.out.size()) {
     // Nothing was read while the answer waited to go out: what came in meanwhile is read now.
     if (flush_native(c) && c.out_sent == c.out.size()) read_native(c);
@@ -156,7 +172,7 @@ void DataPlane::on_native_event(NativeConn& c, std::uint32_t events) {
 void DataPlane::read_native(NativeConn& c) {
   // While an answer is going out or waits, what comes in stays in the socket.
   c.unread = false;
-  while (!c.waiting && c.out_sent == c.out.size()) {
+  while (!c.waiting && !c.relaying && c.out_sent == c.out.size()) {
     if (c.deciding) {
       c.unread = true;
       return;
@@ -183,14 +199,14 @@ void DataPlane::read_native(NativeConn& c) {
 }
 
 bool DataPlane::serve_native(NativeConn& c) {
-  while (!c.waiting && !c.deciding && c.out_sent == c.out.size()) {
+  while (!c.waiting && !c.deciding && !c.relaying && c.out_sent == c.out.size()) {
     if (!c.request) {
       if (c.filled == 0) return true;
       const HeadVerdict v =
           parse_request_head({c.in.get(), c.filled}, config_.memory_per_connection - 1, c.head);
       if (v.state == HeadVerdict::State::kIncomplete) return true;
       if (v.state == HeadVerdict::State::kBad) {
-        return refuse_native(c, v.status, "request_head", v.reason);
+        return refuse_native(c, v.status, "invalid_request_error", "request_head", v.reason);
       }
       if (!start_native_request(c)) return false;
       continue;
@@ -198,16 +214,20 @@ bool DataPlane::serve_native(NativeConn& c) {
     char* rest = c.in.get() + c.head.size;
     const std::size_t left = c.filled - c.head.size;
     Request& r = *c.request;
-    const bool keep = !r.decided && r.body.size() <= kMaxTokenBody;
-    const std::size_t used = c.body.feed({rest, left}, keep ? &r.body : nullptr, kMaxTokenBody + 1);
+    const std::size_t used = feed_body(c, {rest, left});
     std::memmove(rest, rest + used, left - used);
     c.filled -= used;
     if (c.body.failed()) {
-      return refuse_native(c, 400, "request_framing",
+      return refuse_native(c, 400, "invalid_request_error", "request_framing",
                            "The chunked body is malformed: " + std::string(c.body.why()));
     }
     if (!c.body.done()) return true;
     c.body_since_ns = 0;
+    if (r.proxied && r.proxied->too_long) {
+      // Read whole by now: the connection's next request can be found.
+      return refuse_native(c, 413, "request_too_large", "body_too_long",
+                           too_long_message("the chunked body is longer than"), /*keep=*/true);
+    }
     if (!r.decided) decide_native(c);
     if (c.deciding) return true;
     if (!answer_native(c)) return false;
@@ -215,67 +235,56 @@ bool DataPlane::serve_native(NativeConn& c) {
   return true;
 }
 
+std::size_t DataPlane::feed_body(NativeConn& c, std::string_view bytes) {
+  Request& r = *c.request;
+  if (!r.proxied) {
+    const bool keep = !r.decided && r.body.size() <= kMaxTokenBody;
+    return c.body.feed(bytes, keep ? &r.body : nullptr, kMaxTokenBody + 1);
+  }
+  std::string& piece = c.loop->body_piece;
+  piece.clear();
+  const std::size_t used = c.body.feed(bytes, &piece, std::numeric_limits<std::size_t>::max());
+  take_body(r, piece);
+  return used;
+}
+
 bool DataPlane::start_native_request(NativeConn& c) {
   const HeadVerdict head =
       check_tenant_fields(count_fields(c.head, provider_.config().tenant_header));
   if (head.state == HeadVerdict::State::kBad)
-    return refuse_native(c, head.status, "request_head", head.reason);
+    return refuse_native(c, head.status, "invalid_request_error", "request_head", head.reason);
   const RequestFraming framing = framing_of(c.head);
   const FramingVerdict verdict = check_framing(framing);
   if (verdict.status != 0) {
     refusals_.note(ConnectionRefusals::Kind::kBadFraming, ScenarioClock::steady_ns());
-    return refuse_native(c, verdict.status, "request_framing", verdict.reason);
+    return refuse_native(c, verdict.status, "invalid_request_error", "request_framing",
+                         verdict.reason);
   }
   const auto length = declared_length(framing);
   if (length == std::numeric_limits<std::uint64_t>::max())
-    return refuse_native(c, 400, "request_framing", "Content-Length is too large");
+    return refuse_native(c, 400, "invalid_request_error", "request_framing",
+                         "Content-Length is too large");
+  if (proxying()) {
+    if (const auto too_long = too_long_declared(framing))
+      return refuse_native(c, 413, "request_too_large", "body_too_long", *too_long);
+  }
   c.body = framing.transfer_encoding.empty() ? BodyFraming::of_length(length.value_or(0))
                                              : BodyFraming::chunked();
   c.keep_alive = keeps_alive(c.head);
   c.head_only = c.head.method == "HEAD";
   c.request = new_request(c.fd);
   c.body_since_ns = c.request->seen_steady_ns;
-  // Decided at its arrival, as libmicrohttpd's are, unless its body says what it asks for.
-  if (provider_.config().token_field.empty()) decide_native(c);
+  if (proxying()) prepare_forward(c);
+  // Decided at its arrival, as libmicrohttpd's are, unless its body says what it asks for, or
+  // is a chunked one to forward: one over --max-body is refused before the provider counts it.
+  const bool body_first =
+      !provider_.config().token_field.empty() || (proxying() && !framing.transfer_encoding.empty());
+  if (!body_first) decide_native(c);
   // The client waits for this before it sends the body (curl does, a second at most).
   if (!c.body.done() && c.filled == c.head.size && expects_continue(c.head)) {
     direct_send(c.fd, kContinue.data(), kContinue.size(), MSG_NOSIGNAL);
   }
   return true;
-}
-
-void DataPlane::decide_native(NativeConn& c) {
-  const ProviderConfig& p = provider_.config();
-  Request& r = *c.request;
-  const std::string_view path = request_path(c.head.target, c.path_scratch);
-  const RequestFacts facts{tenant_of(c.head, p), send_headers_of(c.head, provider_.send_rules()),
-                           row_request_of(c.head, p, path), declared_tokens_of(c.head, p, r.body)};
-  // Held for a hop; the rest are asked about in the turn's batch, of this process's provider
-  // or on the loop's line to the one that owns it.
-  if (provider_.config().hop_delay) {
-    decide(facts, r);
-    return;
-  }
-  // Its views are into the head, which stays put until the request is answered.
-  c.loop->batch.push_back(arrival_of(facts, r));
-  c.loop->batch_conns.push_back(&c);
-  c.deciding = true;
-}
-
-void DataPlane::admit_batch(Loop& loop) {
-  if (loop.line) {
-    ask_line_native(loop);
-    return;
-  }
-  // A pipelined request found in what came with an answered one joins the next batch.
-  while (!loop.batch.empty()) {
-    std::vector<ProviderArrival> arrivals;
-    std::vector<NativeConn*> conns;
-    arrivals.swap(loop.batch);
-    conns.swap(loop.batch_conns);
-    sort_by_arrival(arrivals, conns);
-    settle_native(conns, provider_.admit_all(arrivals));
-  }
 }
 
 void DataPlane::ask_line_native(Loop& loop) {
@@ -298,95 +307,6 @@ void DataPlane::take_line_answer_native(Loop& loop) {
   conns.swap(loop.native_asked);
   settle_native(conns, loop.line->answer(conns.size()));
   ask_line_native(loop);
-}
-
-void DataPlane::settle_native(const std::vector<NativeConn*>& conns,
-                              const std::vector<Admission>& admitted) {
-  for (std::size_t i = 0; i < conns.size(); ++i) {
-    NativeConn& c = *conns[i];
-    take_admission(admitted[i], *c.request);
-    c.deciding = false;
-    // On to its body, or its answer.
-    if (serve_native(c) && c.unread) read_native(c);
-  }
-}
-
-bool DataPlane::answer_native(NativeConn& c) {
-  Request& r = *c.request;
-  if (r.held) {
-    wait_native(c, r.held->arrives_steady_ns, /*decide_first=*/true);
-    return true;
-  }
-  const Decision& d = r.decision;
-  if (d.reset_connection) {
-    // Linger 0: the close sends a reset, as a provider's dropped connection does.
-    const linger lg{1, 0};
-    setsockopt(c.fd, SOL_SOCKET, SO_LINGER, &lg, sizeof lg);
-    close_native(c);
-    return false;
-  }
-  if (d.service_ns > 0 && !r.served) {
-    r.served = true;
-    wait_native(c, r.due_steady_ns, /*decide_first=*/false);
-    return true;
-  }
-  // Bytes that came in before this answer (a body) are not the next request's arrival.
-  if (stamper_) stamper_->answered(c.fd);
-  std::string_view bytes = answers_.bytes(d, r.row_version);
-  // Said in the answer when it is not HTTP/1.1's default, as libmicrohttpd says it: before
-  // the blank line.
-  const char* connection = !c.keep_alive     ? "Connection: close\r\n"
-                           : c.head.http_1_0 ? "Connection: Keep-Alive\r\n"
-                                             : nullptr;
-  std::string said;
-  if (connection) {
-    const std::size_t blank = bytes.find("\r\n\r\n");
-    said.append(bytes.substr(0, blank + 2)).append(connection).append(bytes.substr(blank + 2));
-    bytes = said;
-  }
-  if (c.head_only) bytes = bytes.substr(0, bytes.find("\r\n\r\n") + 4);
-  return write_native(c, bytes);
-}
-
-void DataPlane::wait_native(NativeConn& c, std::int64_t due_steady_ns, bool decide_first) {
-  c.waiting = true;
-  suspended_.fetch_add(1, std::memory_order_relaxed);
-  NativeConn* conn = &c;
-  const auto hand_back = [this, conn] {
-    Loop& loop = *conn->loop;
-    {
-      std::lock_guard lock(loop.handed_mu);
-      loop.resumed.push_back(conn);
-    }
-    eventfd_write(loop.wake_fd, 1);
-    suspended_.fetch_sub(1, std::memory_order_relaxed);
-  };
-  if (!decide_first) {
-    timer_.schedule(due_steady_ns, hand_back);
-    return;
-  }
-  // The hop in is over: decided on the timer's thread, in deadline order, as
-  // libmicrohttpd's held requests are; then answered a hop later.
-  timer_.schedule(due_steady_ns, [this, conn, hand_back] {
-    timer_.schedule(decide_held(*conn->request), hand_back);
-  });
-}
-
-void DataPlane::take_resumed(Loop& loop) {
-  std::vector<NativeConn*> resumed;
-  {
-    std::lock_guard lock(loop.handed_mu);
-    resumed.swap(loop.resumed);
-  }
-  for (NativeConn* c : resumed) {
-    c->waiting = false;
-    if (c->fd < 0) {  // closed while it waited
-      release_native(*c);
-      continue;
-    }
-    // What came in meanwhile is read after the answer: its edge has passed.
-    if (answer_native(*c) && serve_native(*c)) read_native(*c);
-  }
 }
 
 bool DataPlane::write_native(NativeConn& c, std::string_view bytes) {
@@ -438,15 +358,16 @@ bool DataPlane::finish_native_request(NativeConn& c) {
   return true;
 }
 
-bool DataPlane::refuse_native(NativeConn& c, int status, std::string_view reason,
-                              std::string_view message) {
-  // A request past which the next cannot be found: answered, and the connection closed.
+bool DataPlane::refuse_native(NativeConn& c, int status, std::string_view type,
+                              std::string_view reason, std::string_view message, bool keep) {
   if (stamper_) stamper_->answered(c.fd);
-  complete(c.request);
-  c.request = nullptr;
-  c.keep_alive = false;
-  const std::string bytes = server_error_bytes(status, "invalid_request_error", reason, message);
-  return write_native(c, bytes);
+  // A request past which the next cannot be found: answered, and the connection closed.
+  if (!keep) {
+    complete(c.request);
+    c.request = nullptr;
+    c.keep_alive = false;
+  }
+  return write_native(c, server_error_bytes(status, type, reason, message, /*close=*/!keep));
 }
 
 void DataPlane::close_native(NativeConn& c) {
@@ -472,7 +393,9 @@ void DataPlane::sweep_native(Loop& loop, std::int64_t now_ns) {
   std::vector<NativeConn*> idle;
   for (NativeConn* c : loop.native_conns) {
     if (c->waiting || c->deciding || c->fd < 0) continue;  // the timer or the line holds it
-    if (!c->request && c->filled == 0 && c->out.empty() && now_ns - c->last_active_ns > idle_ns) {
+    // Silent: between requests, or a relayed answer the client stopped taking.
+    const bool between = !c->request && c->filled == 0 && c->out.empty();
+    if ((between || c->relay_head_sent) && now_ns - c->last_active_ns > idle_ns) {
       idle.push_back(c);
       continue;
     }

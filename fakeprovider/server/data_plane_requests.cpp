@@ -1,11 +1,14 @@
-// A request's life on the data plane: its headers are collected when complete (the arrival),
-// it is admitted by the provider (at once, once its body is in, or a network hop later), held
-// for its service time, and answered.
+// A request's life on the data plane, whichever server read it: it arrives when its headers are
+// complete, is admitted by the provider (at once, with the others of its loop's turn, once its
+// body is in, or a network hop later), held for its service time, and answered, or forwarded
+// (data_plane_forward.cpp). The native server's connections hand their requests here
+// (data_plane_native.cpp); libmicrohttpd's callbacks are data_plane_mhd_requests.cpp.
 #include <sys/eventfd.h>
 #include <sys/socket.h>
 
 #include <algorithm>
 #include <string_view>
+#include <vector>
 
 #include "saturating.hpp"
 #include "server/data_plane_internals.hpp"
@@ -13,86 +16,28 @@
 
 namespace stampede {
 
-// libmicrohttpd calls the access handler several times per request: once when the headers
-// are complete, once per piece of body, and once more at the end. The arrival is the first
-// call; the answer goes on the last, because answering on the first makes 0.9.75 close the
-// connection of any request that has a body.
-MHD_Result MhdCallbacks::on_request(void* cls, MHD_Connection* c, const char* url,
-                                    const char* method, const char* version,
-                                    const char* upload_data, std::size_t* upload_size,
-                                    void** con_cls) {
-  auto* self = static_cast<DataPlane*>(cls);
-  if (*con_cls == nullptr) return on_headers(*self, c, url, method, version, con_cls);
-  auto& r = *static_cast<DataPlane::Request*>(*con_cls);
-  if (*upload_size != 0) {
-    if (r.proxied) self->take_body(r, upload_data, *upload_size);
-    // Kept only while a token field is to be read from it, and only up to the limit: a
-    // longer body is not read (and its count is malformed).
-    if (!r.decided && self->reads_token_field() && r.body.size() <= kMaxTokenBody)
-      r.body.append(upload_data, std::min(*upload_size, kMaxTokenBody + 1 - r.body.size()));
-    *upload_size = 0;  // otherwise the body is read and dropped
-    return MHD_YES;
+// Decided in the order their bytes came in, as the limiters want their time: the loop read
+// them in the order epoll listed their connections.
+void DataPlane::sort_by_arrival(std::vector<ProviderArrival>& arrivals,
+                                std::vector<NativeConn*>& conns) {
+  const auto earlier = [](const ProviderArrival& a, const ProviderArrival& b) {
+    return a.seen_steady_ns < b.seen_steady_ns;
+  };
+  if (std::is_sorted(arrivals.begin(), arrivals.end(), earlier)) return;
+  std::vector<std::size_t> order(arrivals.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return earlier(arrivals[a], arrivals[b]); });
+  std::vector<ProviderArrival> sorted_arrivals;
+  std::vector<NativeConn*> sorted_conns;
+  sorted_arrivals.reserve(order.size());
+  sorted_conns.reserve(order.size());
+  for (const std::size_t i : order) {
+    sorted_arrivals.push_back(arrivals[i]);
+    sorted_conns.push_back(conns[i]);
   }
-  if (auto* conn = conn_of(c)) conn->body_since_ns = 0;  // the whole body is in
-  if (r.proxied && r.proxied->too_long) return self->refuse_long_chunked(c) ? MHD_YES : MHD_NO;
-  if (!r.decided) self->decide(c, url, method, r);
-  return self->answer(c, r) ? MHD_YES : MHD_NO;
-}
-
-void* MhdCallbacks::on_uri(void* /*cls*/, const char* uri, MHD_Connection* c) {
-  // Null only for a request line without a target, which libmicrohttpd refuses before this.
-  if (auto* conn = conn_of(c)) conn->target = uri ? uri : "";
-  return nullptr;  // the request's own state starts at its headers (on_headers)
-}
-
-// The headers are complete. A request whose head or framing another reader could take
-// otherwise (an upstream, a proxy in front) is answered now and its connection closed,
-// uncounted: it never reaches the provider model. Any other arrives.
-MHD_Result MhdCallbacks::on_headers(DataPlane& self, MHD_Connection* c, const char* url,
-                                    const char* method, const char* version, void** con_cls) {
-  auto* conn = conn_of(c);
-  if (conn) conn->in_request = true;
-  const HeadVerdict head =
-      check_head(c, method, version, conn ? std::string_view(conn->target) : url,
-                 self.provider_.config().tenant_header);
-  if (head.state == HeadVerdict::State::kBad) {
-    if (self.stamper_) self.stamper_->answered(connection_fd(c));
-    return queue_server_error(c, head.status, "invalid_request_error", "request_head", head.reason,
-                              /*close=*/true)
-               ? MHD_YES
-               : MHD_NO;
-  }
-  const RequestFraming framing_fields = framing_of(c, version);
-  const FramingVerdict framing = check_framing(framing_fields);
-  if (framing.status != 0) {
-    self.refusals_.note(ConnectionRefusals::Kind::kBadFraming, ScenarioClock::steady_ns());
-    if (self.stamper_) self.stamper_->answered(connection_fd(c));
-    return queue_framing_refusal(c, framing) ? MHD_YES : MHD_NO;
-  }
-  if (self.proxying() && self.refuse_long_body(c, framing_fields)) return MHD_YES;
-  // A chunked body forwarded is decided once it is in: one over --max-body is refused
-  // before the provider counts it, as one declared so is.
-  auto* r =
-      self.arrive(c, url, method,
-                  /*body_first=*/self.proxying() && !framing_fields.transfer_encoding.empty());
-  if (self.proxying()) self.prepare_forward(c, method, framing_fields, *r);
-  if (conn) conn->body_since_ns = r->seen_steady_ns;
-  *con_cls = r;
-  return MHD_YES;
-}
-
-void MhdCallbacks::on_completed(void* cls, MHD_Connection* c, void** con_cls,
-                                MHD_RequestTerminationCode /*toe*/) {
-  if (auto* conn = conn_of(c)) conn->in_request = false;
-  static_cast<DataPlane*>(cls)->complete(static_cast<DataPlane::Request*>(*con_cls));
-  *con_cls = nullptr;
-}
-
-DataPlane::Request* DataPlane::arrive(MHD_Connection* c, const char* url, const char* method,
-                                      bool body_first) {
-  auto* r = new_request(connection_fd(c));
-  if (!body_first && !reads_token_field()) decide(c, url, method, *r);
-  return r;
+  arrivals.swap(sorted_arrivals);
+  conns.swap(sorted_conns);
 }
 
 bool DataPlane::reads_token_field() const {
@@ -107,13 +52,6 @@ DataPlane::Request* DataPlane::new_request(int fd) {
   r->seen_steady_ns = seen_ns > 0 ? seen_ns : ScenarioClock::steady_ns();
   r->decided = false;
   return r;
-}
-
-void DataPlane::decide(MHD_Connection* c, const char* url, const char* method, Request& r) {
-  const ProviderConfig& p = provider_.config();
-  decide(RequestFacts{tenant_of(c, p), send_headers_of(c, provider_.send_rules()),
-                      row_request_of(c, p, url, method), declared_tokens_of(c, p, r.body)},
-         r);
 }
 
 void DataPlane::decide(const RequestFacts& facts, Request& r) {
@@ -160,53 +98,6 @@ void DataPlane::take_admission(const Admission& admission, Request& r) {
   }
 }
 
-bool DataPlane::answer(MHD_Connection* c, Request& r) {
-  if (r.held) {
-    batched() ? hold_for_store(c, r) : hold_for_hop(c, r);
-    return true;
-  }
-  const Decision& d = r.decision;
-  if (d.reset_connection) {
-    // Linger 0: the close sends a reset, as a provider's dropped connection does.
-    const linger lg{1, 0};
-    if (const int fd = connection_fd(c); fd >= 0)
-      setsockopt(fd, SOL_SOCKET, SO_LINGER, &lg, sizeof lg);
-    return false;
-  }
-  if (forwards(r)) return answer_forwarded(c, r);
-  if (d.service_ns > 0 && !r.served) {
-    // The service time passes on the timer's thread, not on one of the server's few.
-    r.served = true;
-    MHD_suspend_connection(c);
-    suspended_.fetch_add(1, std::memory_order_relaxed);
-    resume_at(r.due_steady_ns, c, loop_of(c));
-    return true;
-  }
-  // Bytes that came in before this answer (a body) are not the next request's arrival.
-  if (stamper_) stamper_->answered(connection_fd(c));
-  return answers_.queue(c, d, r.row_version);
-}
-
-void DataPlane::hold_for_hop(MHD_Connection* c, Request& r) {
-  MHD_suspend_connection(c);
-  suspended_.fetch_add(1, std::memory_order_relaxed);
-  Loop* loop = loop_of(c);
-  timer_.schedule(r.held->arrives_steady_ns, [this, c, &r, loop] { decide_held(c, r, loop); });
-}
-
-void DataPlane::resume_at(std::int64_t due_steady_ns, MHD_Connection* c, Loop* loop) {
-  timer_.schedule(due_steady_ns, [this, c, loop] {
-    MHD_resume_connection(c);
-    // A daemon driven from outside notices a resumption only when it next runs.
-    eventfd_write(loop->wake_fd, 1);
-    suspended_.fetch_sub(1, std::memory_order_relaxed);
-  });
-}
-
-void DataPlane::decide_held(MHD_Connection* c, Request& r, Loop* loop) {
-  resume_at(decide_held(r), c, loop);
-}
-
 std::int64_t DataPlane::decide_held(Request& r) {
   // The connection is suspended: its loop does not touch r until the resumption.
   const Held& h = *r.held;
@@ -237,6 +128,131 @@ void DataPlane::complete(Request* r) {
   }
   delete r;
   in_flight_.fetch_sub(1, std::memory_order_relaxed);
+}
+
+void DataPlane::decide_native(NativeConn& c) {
+  const ProviderConfig& p = provider_.config();
+  Request& r = *c.request;
+  const std::string_view path = request_path(c.head.target, c.path_scratch);
+  const RequestFacts facts{tenant_of(c.head, p), send_headers_of(c.head, provider_.send_rules()),
+                           row_request_of(c.head, p, path), declared_tokens_of(c.head, p, r.body)};
+  // Held for a hop; the rest are asked about in the turn's batch, of this process's provider
+  // or on the loop's line to the one that owns it.
+  if (provider_.config().hop_delay) {
+    decide(facts, r);
+    return;
+  }
+  // Its views are into the head, which stays put until the request is answered.
+  c.loop->batch.push_back(arrival_of(facts, r));
+  c.loop->batch_conns.push_back(&c);
+  c.deciding = true;
+}
+
+void DataPlane::admit_batch(Loop& loop) {
+  if (loop.line) {
+    ask_line_native(loop);
+    return;
+  }
+  // A pipelined request found in what came with an answered one joins the next batch.
+  while (!loop.batch.empty()) {
+    std::vector<ProviderArrival> arrivals;
+    std::vector<NativeConn*> conns;
+    arrivals.swap(loop.batch);
+    conns.swap(loop.batch_conns);
+    sort_by_arrival(arrivals, conns);
+    settle_native(conns, provider_.admit_all(arrivals));
+  }
+}
+
+void DataPlane::settle_native(const std::vector<NativeConn*>& conns,
+                              const std::vector<Admission>& admitted) {
+  for (std::size_t i = 0; i < conns.size(); ++i) {
+    NativeConn& c = *conns[i];
+    take_admission(admitted[i], *c.request);
+    forward_decided(*c.request);
+    c.deciding = false;
+    // On to its body, or its answer.
+    if (serve_native(c) && c.unread) read_native(c);
+  }
+}
+
+bool DataPlane::answer_native(NativeConn& c) {
+  Request& r = *c.request;
+  if (r.held) {
+    wait_native(c, r.held->arrives_steady_ns, /*decide_first=*/true);
+    return true;
+  }
+  const Decision& d = r.decision;
+  if (d.reset_connection) {
+    // Linger 0: the close sends a reset, as a provider's dropped connection does.
+    const linger lg{1, 0};
+    setsockopt(c.fd, SOL_SOCKET, SO_LINGER, &lg, sizeof lg);
+    close_native(c);
+    return false;
+  }
+  if (forwards(r)) return relay_forwarded(c);
+  if (d.service_ns > 0 && !r.served) {
+    r.served = true;
+    wait_native(c, r.due_steady_ns, /*decide_first=*/false);
+    return true;
+  }
+  // Bytes that came in before this answer (a body) are not the next request's arrival.
+  if (stamper_) stamper_->answered(c.fd);
+  std::string_view bytes = answers_.bytes(d, r.row_version);
+  // Said in the answer when it is not HTTP/1.1's default, as libmicrohttpd says it: before
+  // the blank line.
+  const char* connection = !c.keep_alive     ? "Connection: close\r\n"
+                           : c.head.http_1_0 ? "Connection: Keep-Alive\r\n"
+                                             : nullptr;
+  std::string said;
+  if (connection) {
+    const std::size_t blank = bytes.find("\r\n\r\n");
+    said.append(bytes.substr(0, blank + 2)).append(connection).append(bytes.substr(blank + 2));
+    bytes = said;
+  }
+  if (c.head_only) bytes = bytes.substr(0, bytes.find("\r\n\r\n") + 4);
+  return write_native(c, bytes);
+}
+
+void DataPlane::wait_native(NativeConn& c, std::int64_t due_steady_ns, bool decide_first) {
+  c.waiting = true;
+  suspended_.fetch_add(1, std::memory_order_relaxed);
+  NativeConn* conn = &c;
+  const auto hand_back = [this, conn] {
+    Loop& loop = *conn->loop;
+    {
+      std::lock_guard lock(loop.handed_mu);
+      loop.resumed.push_back(conn);
+    }
+    eventfd_write(loop.wake_fd, 1);
+    suspended_.fetch_sub(1, std::memory_order_relaxed);
+  };
+  if (!decide_first) {
+    timer_.schedule(due_steady_ns, hand_back);
+    return;
+  }
+  // The hop in is over: decided on the timer's thread, in deadline order, as
+  // libmicrohttpd's held requests are; then answered a hop later.
+  timer_.schedule(due_steady_ns, [this, conn, hand_back] {
+    timer_.schedule(decide_held(*conn->request), hand_back);
+  });
+}
+
+void DataPlane::take_resumed(Loop& loop) {
+  std::vector<NativeConn*> resumed;
+  {
+    std::lock_guard lock(loop.handed_mu);
+    resumed.swap(loop.resumed);
+  }
+  for (NativeConn* c : resumed) {
+    c->waiting = false;
+    if (c->fd < 0) {  // closed while it waited
+      release_native(*c);
+      continue;
+    }
+    // What came in meanwhile is read after the answer: its edge has passed.
+    if (answer_native(*c) && serve_native(*c)) read_native(*c);
+  }
 }
 
 }  // namespace stampede

@@ -217,6 +217,11 @@ int CurlPool::timeout_ms() const {
   return static_cast<int>((left_ns + 999'999) / 1'000'000);
 }
 
+void CurlPool::waited(bool ready) {
+  // libcurl looks at a kept-alive connection itself before it reuses it.
+  if (ready || timeout_ms() == 0) run();
+}
+
 void CurlPool::run() {
   epoll_event events[64];
   const int n = epoll_wait(epoll_fd_, events, 64, 0);

@@ -24,7 +24,7 @@ class CurlPool final : public UpstreamPool {
 
   int fd() const override { return epoll_fd_; }
   int timeout_ms() const override;
-  void run() override;
+  void waited(bool ready) override;
   void start(UpstreamExchange& x) override;
   void body_added(UpstreamExchange& x) override;
   void answer_taken(UpstreamExchange& x, std::size_t n) override;
@@ -35,6 +35,7 @@ class CurlPool final : public UpstreamPool {
   struct Callbacks;
 
  private:
+  void run();
   void* take_handle();  // a spare easy handle, or a new one with the options every request has
   void launch(UpstreamExchange& x);
   void serve_waiting();

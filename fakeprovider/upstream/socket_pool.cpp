@@ -24,16 +24,6 @@ std::string request_head(const UpstreamExchange& x, const std::string& prefix,
   return out + "\r\n";
 }
 
-// An idle kept-alive connection the upstream closed, or wrote to out of turn, since its last
-// answer, though the pool has yet to read that event: a request sent on it would be lost, and
-// bytes sent after an answer's end would be read as the next client's answer. Looked at on every
-// reuse: the bytes of an overrun can arrive a moment after the answer they follow.
-bool gone_stale(int fd) {
-  char byte = 0;
-  const ssize_t n = recv(fd, &byte, 1, MSG_PEEK | MSG_DONTWAIT);
-  return !(n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK));
-}
-
 }  // namespace
 
 SocketPool::SocketPool(const UpstreamConfig& config, UpstreamEvents& events)
@@ -61,34 +51,49 @@ SocketPool::~SocketPool() {
 }
 
 int SocketPool::timeout_ms() const {
+  // Requests wait while the idle connections have yet to be looked at: at once.
+  if (!waiting_.empty() && !idle_.empty()) return 0;
   if (next_sweep_ns_ < 0) return -1;
   const std::int64_t left_ns =
       std::max<std::int64_t>(0, next_sweep_ns_ - ScenarioClock::steady_ns());
   return static_cast<int>((left_ns + 999'999) / 1'000'000);
 }
 
-void SocketPool::run() {
-  epoll_event ready[64];
-  const int n = epoll_wait(epoll_fd_, ready, 64, 0);
-  for (int i = 0; i < n; ++i) {
-    Conn& c = *static_cast<Conn*>(ready[i].data.ptr);
-    if (c.fd < 0) continue;  // closed by an earlier event of this batch
-    if ((ready[i].events & EPOLLOUT) && c.connecting) {
-      int error = 0;
-      socklen_t len = sizeof error;
-      getsockopt(c.fd, SOL_SOCKET, SO_ERROR, &error, &len);
-      if (error != 0) {
-        fail(c, UpstreamFailure::kRefused, std::string("connect: ") + std::strerror(error));
-        continue;
-      }
-      c.connecting = false;
-    }
-    if (ready[i].events & EPOLLOUT) write_out(c);
-    if (c.fd >= 0 && (ready[i].events & (EPOLLIN | EPOLLHUP | EPOLLERR))) read_in(c);
-  }
+void SocketPool::waited(bool ready) {
+  // Every connection idle now was idle at the wait: what it heard then is read below, so the
+  // ones left may carry requests. An answer that ends below makes its connection wait for the
+  // next turn's look: the bytes of an overrun, or a close, can come a moment after it.
+  ++turn_;
+  if (ready) read_ready();
   const std::int64_t now_ns = ScenarioClock::steady_ns();
   if (next_sweep_ns_ >= 0 && now_ns >= next_sweep_ns_) sweep(now_ns);
+  serve_waiting();
   closed_.clear();
+}
+
+void SocketPool::read_ready() {
+  constexpr int kBatch = 64;
+  epoll_event ready[kBatch];
+  int n = kBatch;
+  // All of it: an idle connection's close left unread would be written a request.
+  while (n == kBatch) {
+    n = epoll_wait(epoll_fd_, ready, kBatch, 0);
+    for (int i = 0; i < n; ++i) take_event(*static_cast<Conn*>(ready[i].data.ptr), ready[i].events);
+  }
+}
+
+void SocketPool::take_event(Conn& c, std::uint32_t events) {
+  if (c.fd < 0) return;  // closed by an earlier event of this batch
+  if ((events & EPOLLOUT) && c.connecting) {
+    int error = 0;
+    socklen_t len = sizeof error;
+    getsockopt(c.fd, SOL_SOCKET, SO_ERROR, &error, &len);
+    if (error != 0)
+      return fail(c, UpstreamFailure::kRefused, std::string("connect: ") + std::strerror(error));
+    c.connecting = false;
+  }
+  if (events & EPOLLOUT) write_out(c);
+  if (c.fd >= 0 && (events & (EPOLLIN | EPOLLHUP | EPOLLERR))) read_in(c);
 }
 
 void SocketPool::start(UpstreamExchange& x) {
@@ -108,6 +113,8 @@ void SocketPool::start(UpstreamExchange& x) {
 void SocketPool::serve_waiting() {
   while (!waiting_.empty()) {
     Conn* c = idle_conn();
+    // None but those not looked at yet: they are, at the loop's next turn (timeout_ms).
+    if (!c && !idle_.empty()) return;
     if (!c && conns_.size() < config_.connections) {
       c = open_conn();
       if (!c) {
@@ -123,11 +130,12 @@ void SocketPool::serve_waiting() {
 }
 
 SocketPool::Conn* SocketPool::idle_conn() {
-  while (!idle_.empty()) {
-    Conn* c = idle_.back();
-    idle_.pop_back();
-    if (!gone_stale(c->fd)) return c;
-    close_conn(*c);
+  // The latest to have been looked at: the one least likely to meet the upstream's idle timeout.
+  for (auto it = idle_.rbegin(); it != idle_.rend(); ++it) {
+    Conn* c = *it;
+    if (c->idle_turn == turn_) continue;
+    idle_.erase(std::next(it).base());
+    return c;
   }
   return nullptr;
 }
@@ -247,6 +255,7 @@ void SocketPool::finish(Conn& c) {
   x.handle = nullptr;
   x.ended = true;
   if (c.parser.reusable() && c.out.empty() && x.body_complete()) {
+    c.idle_turn = turn_;
     idle_.push_back(&c);
     watch(c);
   } else {

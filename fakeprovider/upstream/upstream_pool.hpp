@@ -11,8 +11,8 @@
 namespace stampede {
 
 // One data-plane thread's way to the upstream: its sockets in an epoll set of its own, so the
-// thread's event loop waits on fd() beside its other descriptors and calls run() when it is
-// readable or timeout_ms() has passed. Connections are kept alive between requests, at most
+// thread's event loop waits on fd() beside its other descriptors and calls waited() after each
+// wait. Connections are kept alive between requests, at most
 // config.connections of them (requests beyond wait for one). Request bodies go up as they
 // come in, answers come back as they arrive, and an answer the client reads slowly pauses its
 // transfer rather than growing without bound. Not thread safe: one loop's thread owns it.
@@ -25,8 +25,11 @@ class UpstreamPool {
   virtual int fd() const = 0;
   // Milliseconds until the pool wants to run again without a socket event; -1: no such time.
   virtual int timeout_ms() const = 0;
-  // Drives the sockets that are ready and the timers that are due; events follow.
-  virtual void run() = 0;
+  // The loop's wait is over, fd() found readable (ready) or not: drives the sockets that are
+  // ready and the timers that are due; events follow. Before any request of the loop's turn is
+  // started: what the wait saw of the idle connections (a close, bytes out of turn) is taken
+  // first. ready must be true when the wait may not have reported fd() (its events cut short).
+  virtual void waited(bool ready) = 0;
 
   // Sends x (method, target, headers, and what is in of its body); x must outlive its end or
   // a cancel. An exchange that fails at once ends (on_end) before this returns.

@@ -266,6 +266,7 @@ TEST_CASE("fakeprovider's flags: proxy mode reads the scenario's upstream and th
   const auto& upstream = *run.data_plane.upstream;
   CHECK(upstream.url.base() == "http://127.0.0.1:9/v1");
   CHECK(upstream.strip_headers == std::vector<std::string>{"X-Tenant", "X-Attempt", "X-Caller"});
-  // The upstream's headers are written out of the connection's memory.
+  // The request's and the upstream's answer's heads share the connection's memory.
   CHECK(run.data_plane.memory_per_connection > DataPlaneConfig{}.memory_per_connection);
+  CHECK(run.data_plane.http_server == HttpServer::kNative);  // auto: proxy mode is native's
 }

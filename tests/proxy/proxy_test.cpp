@@ -109,6 +109,61 @@ TEST_CASE("admitted requests reach the upstream and come back byte-exact") {
   }
 }
 
+TEST_CASE("the native server forwards: pipelined requests, each answered in its turn") {
+  UpstreamServer up;
+  REQUIRE(up.started());
+  FakeProvider p(in_front_of(up, {"--http-server", "native"}));
+  REQUIRE(p.started());
+  Connection c(p.data_port());
+  REQUIRE(c.ok());
+  // Three on one write: each is forwarded once the answer before it is out.
+  std::string pipelined;
+  for (const std::string body : {"first", "second", "third"}) {
+    pipelined += "POST /echo/" + body +
+                 " HTTP/1.1\r\nHost: x\r\nContent-Length: " + std::to_string(body.size()) +
+                 "\r\n\r\n" + body;
+  }
+  c.send_raw(pipelined);
+  for (const std::string body : {"first", "second", "third"}) {
+    CAPTURE(body);
+    const Response r = c.read_response();
+    CHECK(r.status == 200);
+    CHECK(r.body == body);
+    CHECK(r.header("x-echo-target") == "/echo/" + body);
+  }
+  CHECK(up.served() == 3);
+}
+
+TEST_CASE(
+    "the native server forwards once the provider decides: tokens from the body, a hop later") {
+  UpstreamServer up;
+  REQUIRE(up.started());
+  const std::string tokens = R"({"max_tokens":600})";
+  SUBCASE("--token-field: decided once the body is in, which then goes whole") {
+    FakeProvider p(in_front_of(up, {"--http-server", "native", "--token-allowance", "1000/min",
+                                    "--token-field", "max_tokens"}));
+    REQUIRE(p.started());
+    Connection c(p.data_port());
+    const Response first = c.request("POST", "/echo", {}, tokens);
+    CHECK(first.status == 200);
+    CHECK(first.body == tokens);
+    const Response second = c.request("POST", "/echo", {}, tokens);
+    CHECK(second.status == 429);
+    CHECK(up.served() == 1);
+  }
+  SUBCASE("--hop-delay: decided a hop after it came in, forwarded then") {
+    FakeProvider p(in_front_of(up, {"--http-server", "native", "--hop-delay", "1ms,0ms",
+                                    "--allowance", "1/min", "--limiter", "fixed-window"}));
+    REQUIRE(p.started());
+    Connection c(p.data_port());
+    const Response first = c.request("POST", "/echo", {}, tokens);
+    CHECK(first.status == 200);
+    CHECK(first.body == tokens);
+    CHECK(c.request("POST", "/echo", {}, tokens).status == 429);
+    CHECK(up.served() == 1);
+  }
+}
+
 TEST_CASE("--upstream-strip-headers keeps the headers stampede reads from the upstream") {
   UpstreamServer up;
   REQUIRE(up.started());
