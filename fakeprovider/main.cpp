@@ -15,10 +15,12 @@
 #include <nlohmann/json.hpp>
 
 #include "binned_counts.hpp"
+#include "dashboard_access.hpp"
 #include "duration.hpp"
 #include "generated/version.hpp"
 #include "http_token.hpp"
 #include "json_text.hpp"
+#include "listen_address.hpp"
 #include "model/send_attribution.hpp"
 #include "nearest_name.hpp"
 #include "one_line.hpp"
@@ -29,9 +31,7 @@
 #include "scenario_clock.hpp"
 #include "scenario_flags.hpp"
 #include "server/admin_api.hpp"
-#include "server/dashboard_access.hpp"
 #include "server/data_plane.hpp"
-#include "server/listen_address.hpp"
 #include "server/locked_provider.hpp"
 #include "store/redis_quota.hpp"
 #include "upstream/upstream_flags.hpp"

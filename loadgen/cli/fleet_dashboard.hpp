@@ -8,10 +8,10 @@
 #include <optional>
 #include <string>
 
+#include "dashboard_access.hpp"
+#include "listen_address.hpp"
 #include "parsed.hpp"
 #include "results.hpp"
-#include "server/dashboard_access.hpp"
-#include "server/listen_address.hpp"
 
 namespace httplib {
 struct Response;
