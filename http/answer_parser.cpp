@@ -123,8 +123,12 @@ std::optional<HeaderField> split_header_line(std::string_view line) {
   return HeaderField{line.substr(0, colon), trim_ows(value)};
 }
 
+// One side lowered: every name a reader asks for is spelled in lower case.
 bool header_name_is(std::string_view name, std::string_view lower_name) {
-  return ascii_iequals(name, lower_name);
+  const auto lower = [](char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c + 32) : c; };
+  return name.size() == lower_name.size() &&
+         std::equal(name.begin(), name.end(), lower_name.begin(),
+                    [&](char x, char y) { return lower(x) == y; });
 }
 
 std::optional<bool> AnswerParser::should_retry() const {
@@ -187,7 +191,7 @@ std::size_t AnswerParser::take_plain(const char* data, std::size_t available) {
     default:
       return 0;
   }
-  copy_field_bytes(data, n);
+  if (fields_) copy_field_bytes(data, n);
   if (line_length_ < line_start_.size())
     std::copy_n(data, std::min(n, line_start_.size() - line_length_), &line_start_[line_length_]);
   line_length_ += n;
@@ -213,11 +217,21 @@ std::size_t AnswerParser::keep_value(const char* data, std::size_t limit) {
 }
 
 // A header line of the answer's own head, as its bytes come, for a caller that keeps every
-// field: the whole line in the name's place until end_header_line splits it.
+// field: its name, and its value less the whitespace before it (end_header_line drops the
+// whitespace after).
 void AnswerParser::copy_field_bytes(const char* data, std::size_t n) {
-  if (!fields_ || n == 0 || status_ < 200 || phase_ == Phase::kStatusLine) return;
-  if (line_length_ == 0) fields_->emplace_back();
-  fields_->back().first.append(data, n);
+  if (n == 0 || status_ < 200) return;
+  if (phase_ == Phase::kHeaderName) {
+    if (line_length_ == 0) fields_->emplace_back();
+    fields_->back().first.append(data, n);
+  } else if (phase_ == Phase::kHeaderValue) {
+    std::string& value = fields_->back().second;
+    while (value.empty() && n > 0 && is_space(*data)) {
+      ++data;
+      --n;
+    }
+    value.append(data, n);
+  }
 }
 
 // One byte of a line. A budget, not a buffer, bounds the lines: only their first bytes and a
@@ -237,7 +251,7 @@ void AnswerParser::step(char c) {
     // reader may not.
     fail("a line of the answer's head ends in a bare LF");
   } else {
-    copy_field_bytes(&c, 1);
+    if (fields_ && (c != ':' || phase_ != Phase::kHeaderName)) copy_field_bytes(&c, 1);
     on_char(c);
     if (line_length_ < line_start_.size()) line_start_[line_length_] = c;
     ++line_length_;
@@ -278,7 +292,7 @@ void AnswerParser::on_header_name_char(char c) {
     const std::string_view name(line_start_.data(), std::min(line_length_, line_start_.size()));
     field_ = Field::kOther;
     for (const auto& [kept, field] : kKept) {
-      if (ascii_iequals(name, kept)) field_ = field;
+      if (header_name_is(name, kept)) field_ = field;
     }
     value_.size = 0;
     phase_ = Phase::kHeaderValue;
@@ -343,10 +357,8 @@ void AnswerParser::end_header_line() {
   }
   keep(field_, trim_ows(value_.view()));
   if (fields_) {
-    auto& [name, value] = fields_->back();
-    const auto colon = name.find(':');
-    value = trim_ows(std::string_view(name).substr(colon + 1));
-    name.resize(colon);
+    std::string& value = fields_->back().second;
+    value.resize(trim_ows(value).size());  // its start is trimmed already
   }
   phase_ = Phase::kHeaderName;
 }
