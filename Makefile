@@ -30,7 +30,7 @@ FUZZ_SECONDS ?= 30
 FUZZ_TARGETS := fuzz_scenario fuzz_duration fuzz_rate fuzz_assertion fuzz_retry_after \
                 fuzz_results fuzz_provider_request fuzz_request_head fuzz_http_response \
                 fuzz_admin_request fuzz_merge fuzz_upstream_answer
-SOURCES = $(shell find core process fakeprovider loadgen reports tests bench fuzz -name '*.cpp' -o -name '*.hpp' 2>/dev/null)
+SOURCES = $(shell find core process http fakeprovider loadgen reports tests bench fuzz -name '*.cpp' -o -name '*.hpp' 2>/dev/null)
 
 .PHONY: all deps deps-test build build-tests build-profile install package test test-unit test-slow test-soak test-slow-rest test-bench asan tsan fuzz fmt fmt-check demo golden dashboard-png bench clean
 

@@ -13,12 +13,12 @@
 #include <string>
 #include <string_view>
 
-#include "http/http_response_parser.hpp"
+#include "answer_parser.hpp"
 
 namespace {
 
-using stampede::HttpResponseParser;
-using State = HttpResponseParser::State;
+using stampede::AnswerParser;
+using State = AnswerParser::State;
 
 struct Parsed {
   State state = State::kIncomplete;
@@ -35,7 +35,7 @@ void require(bool invariant) {
 }
 
 // Each piece is copied to a block of exactly its size, so AddressSanitizer sees a read past it.
-State feed_piece(HttpResponseParser& p, std::string_view piece, std::size_t* used) {
+State feed_piece(AnswerParser& p, std::string_view piece, std::size_t* used) {
   const auto block = std::make_unique<char[]>(piece.size());
   std::copy(piece.begin(), piece.end(), block.get());
   const State state = p.feed(block.get(), piece.size(), used);
@@ -47,7 +47,7 @@ State feed_piece(HttpResponseParser& p, std::string_view piece, std::size_t* use
 // The response at the start of `text`, in pieces of 1 + rng() % max_piece bytes (0: in one).
 Parsed parse(std::string_view text, bool head, bool closes, std::minstd_rand rng,
              std::size_t max_piece) {
-  HttpResponseParser p;
+  AnswerParser p;
   p.reset(head);
   Parsed out;
   while (out.state == State::kIncomplete && out.used < text.size()) {

@@ -17,7 +17,7 @@
 #include <string_view>
 
 #include "http_token.hpp"
-#include "server/request_head.hpp"
+#include "request_head.hpp"
 
 namespace {
 

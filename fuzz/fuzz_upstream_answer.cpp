@@ -15,8 +15,8 @@
 #include <utility>
 #include <vector>
 
+#include "answer_parser.hpp"
 #include "http_token.hpp"
-#include "upstream/answer_parser.hpp"
 
 namespace {
 
@@ -24,11 +24,11 @@ using stampede::AnswerParser;
 using State = AnswerParser::State;
 
 struct Read {
-  State state = State::kHead;
+  State state = State::kIncomplete;
   std::string error;
   int status = 0;
   std::vector<std::pair<std::string, std::string>> headers;
-  std::optional<std::size_t> length;
+  std::optional<std::uint64_t> length;
   std::string body;
   bool reusable = false;
   bool operator==(const Read&) const = default;
@@ -46,58 +46,60 @@ bool clean(std::string_view value) {
 }
 
 // What is passed on of a head: a final status, token names, values no reader splits.
-void check_head(const AnswerParser& p) {
+void check_head(const AnswerParser& p, const AnswerParser::Fields& fields) {
   require(p.status() >= 200 && p.status() <= 599);
-  for (const auto& [name, value] : p.headers()) {
+  for (const auto& [name, value] : fields) {
     require(stampede::is_http_token(name));
     require(clean(value));
   }
 }
 
 // Each piece is copied to a block of exactly its size, so AddressSanitizer sees a read past it.
-std::size_t feed_piece(AnswerParser& p, std::string_view piece, std::string& body) {
+State feed_piece(AnswerParser& p, State before, std::string_view piece, std::size_t* used,
+                 std::string& body) {
   const auto block = std::make_unique<char[]>(piece.size());
   std::copy(piece.begin(), piece.end(), block.get());
-  const State before = p.state();
-  const std::size_t used = p.feed({block.get(), piece.size()}, body);
-  require(used <= piece.size());
-  const bool open = p.state() == State::kHead || p.state() == State::kBody;
-  require(!open || used == piece.size());
-  require(before != State::kDone || used == 0);
-  return used;
+  const State state = p.feed(block.get(), piece.size(), used, &body);
+  require(*used <= piece.size());
+  require(state != State::kIncomplete || *used == piece.size());
+  require(before != State::kComplete || *used == 0);
+  return state;
 }
 
 // The answer to one request, in pieces of 1 + rng() % max_piece bytes (0: in one), as a
 // connection gives it: every byte that comes is fed, whatever the reader made of those before.
 Read read(std::string_view text, bool head, std::size_t max_head, bool closes, std::minstd_rand rng,
           std::size_t max_piece) {
-  AnswerParser p(head, max_head);
+  AnswerParser p;
+  AnswerParser::Fields fields;
+  p.reset(head, max_head, &fields);
   Read out;
   std::size_t used = 0;
-  for (std::size_t at = 0; at < text.size() && p.state() != State::kBad;) {
+  // Every piece that comes is fed, whatever the reader made of those before.
+  for (std::size_t at = 0; at < text.size() && out.state != State::kError;) {
     const std::size_t left = text.size() - at;
     const std::size_t size =
         max_piece == 0 ? left : std::min<std::size_t>(1 + rng() % max_piece, left);
-    used += feed_piece(p, text.substr(at, size), out.body);
+    std::size_t piece_used = 0;
+    out.state = feed_piece(p, out.state, text.substr(at, size), &piece_used, out.body);
+    used += piece_used;
     at += size;
   }
-  if (closes) p.end_of_stream();
-  out.state = p.state();
+  if (closes) out.state = p.close();
   out.reusable = p.reusable();
   // What came past the answer's end would be read as the next one's.
-  require(out.state != State::kDone || used == text.size() || !out.reusable);
+  require(out.state != State::kComplete || used == text.size() || !out.reusable);
   require(out.body.size() <= text.size());
-  require((out.state == State::kBad) == !p.error().empty());
-  if (out.state == State::kBad) {
+  require((out.state == State::kError) == !p.error().empty());
+  if (out.state == State::kError) {
     require(!out.reusable);
     out.error = p.error();
     out.body.clear();  // how far it got before failing is not part of the outcome
     return out;
   }
-  if (out.state == State::kHead) return out;
-  check_head(p);
-  return {out.state,           "",          p.status(), p.headers(), p.content_length(),
-          std::move(out.body), out.reusable};
+  if (!p.head_done()) return out;
+  check_head(p, fields);
+  return {out.state, "", p.status(), fields, p.content_length(), std::move(out.body), out.reusable};
 }
 
 }  // namespace
@@ -105,7 +107,7 @@ Read read(std::string_view text, bool head, std::size_t max_head, bool closes, s
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   FuzzedDataProvider in(data, size);
   // A caller's bound up to twice the reader's own, which it must hold whatever the caller's.
-  const auto max_head = in.ConsumeIntegralInRange<std::size_t>(0, 2 * AnswerParser::kMaxHeadBytes);
+  const auto max_head = in.ConsumeIntegralInRange<std::size_t>(0, 2 * AnswerParser::kMaxHead);
   const auto seed = in.ConsumeIntegral<std::uint32_t>();
   const auto max_piece = in.ConsumeIntegralInRange<std::size_t>(1, 64);
   const bool head = in.ConsumeBool();

@@ -11,7 +11,7 @@
 #include "enum_table.hpp"
 #include "http_token.hpp"
 #include "scenario_clock.hpp"
-#include "server/dashboard_access.hpp"
+#include "dashboard_access.hpp"
 
 namespace stampede {
 namespace {

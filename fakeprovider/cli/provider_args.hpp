@@ -10,7 +10,7 @@
 #include "scenario.hpp"
 #include "scenario_flags.hpp"
 #include "server/data_plane.hpp"
-#include "server/listen_address.hpp"
+#include "listen_address.hpp"
 #include "upstream/upstream_flags.hpp"
 
 namespace stampede {

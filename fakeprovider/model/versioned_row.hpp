@@ -37,9 +37,4 @@ struct RowAnswer {
 // else (weak tags, lists, garbage) matches none.
 RowAnswer answer_row(VersionedRow& row, const RowRequest& request);
 
-// The entity tag of a version, quoted: "7".
-std::string format_etag(std::uint64_t version);
-// A strong entity tag holding a version ("7", with its quotes); none for anything else.
-std::optional<std::uint64_t> parse_etag(std::string_view text);
-
 }  // namespace stampede

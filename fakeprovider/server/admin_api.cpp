@@ -9,12 +9,12 @@
 #include <string_view>
 #include <utility>
 
+#include "bounded_server.hpp"
 #include "duration.hpp"
 #include "json_text.hpp"
 #include "live_page.hpp"
+#include "report_download.hpp"
 #include "scenario_clock.hpp"
-#include "server/bounded_server.hpp"
-#include "server/report_download.hpp"
 
 namespace stampede {
 namespace {

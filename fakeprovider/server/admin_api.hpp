@@ -7,8 +7,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "server/dashboard_access.hpp"
-#include "server/listen_address.hpp"
+#include "dashboard_access.hpp"
+#include "listen_address.hpp"
 #include "server/live_feed.hpp"
 #include "server/locked_provider.hpp"
 

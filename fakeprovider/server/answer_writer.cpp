@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "civil_date.hpp"
+#include "etag.hpp"
 #include "model/versioned_row.hpp"
 
 namespace stampede {

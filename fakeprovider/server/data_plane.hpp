@@ -12,6 +12,7 @@
 #include <thread>
 #include <vector>
 
+#include "listen_address.hpp"
 #include "model/request_framing.hpp"
 #include "server/admitter.hpp"
 #include "server/answer_writer.hpp"
@@ -19,7 +20,6 @@
 #include "server/batch_thread.hpp"
 #include "server/connection_refusals.hpp"
 #include "server/deadline_timer.hpp"
-#include "server/listen_address.hpp"
 #include "upstream/upstream_config.hpp"
 #include "upstream/upstream_exchange.hpp"
 

@@ -20,8 +20,8 @@
 #include <vector>
 
 #include "body_framing.hpp"
+#include "request_head.hpp"
 #include "server/data_plane.hpp"
-#include "server/request_head.hpp"
 #include "upstream/forward_headers.hpp"
 #include "upstream/relayed_answer.hpp"
 #include "upstream/upstream_pool.hpp"

@@ -6,8 +6,8 @@
 #include "model/request_framing.hpp"
 #include "model/send_attribution.hpp"
 #include "model/versioned_row.hpp"
+#include "request_head.hpp"
 #include "scenario.hpp"
-#include "server/request_head.hpp"
 
 struct MHD_Connection;
 

@@ -9,8 +9,8 @@
 #include <cerrno>
 #include <charconv>
 
+#include "answer_parser.hpp"
 #include "http_token.hpp"
-#include "upstream/answer_parser.hpp"
 #include "upstream/resend_rule.hpp"
 
 namespace stampede {
@@ -104,7 +104,7 @@ struct CurlPool::Callbacks {
     const std::string_view line(data, size * n);
     // The http reader's bounds (AnswerParser), held here too: 0 makes libcurl give up.
     x.head_bytes += line.size();
-    if (x.head_bytes > std::min(x.max_answer_head, AnswerParser::kMaxHeadBytes))
+    if (x.head_bytes > std::min(x.max_answer_head, AnswerParser::kMaxHead))
       return refuse(x, "the answer's head is longer than proxy mode passes on");
     if (line.starts_with("HTTP/")) {
       // A new status line: an interim answer's (1xx) headers are not the final one's.

@@ -5,9 +5,9 @@
 #include <utility>
 #include <vector>
 
-namespace stampede {
+#include "header_field.hpp"
 
-using HeaderField = std::pair<std::string_view, std::string_view>;
+namespace stampede {
 
 // What a proxy adds about the hop it made (RFC 9110 7.6.3, and the de facto X-Forwarded-*).
 struct HopFacts {

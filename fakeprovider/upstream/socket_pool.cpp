@@ -166,7 +166,7 @@ SocketPool::Conn* SocketPool::open_conn() {
 void SocketPool::begin(Conn& c, UpstreamExchange& x) {
   c.x = &x;
   x.handle = &c;
-  c.parser = AnswerParser(x.method == "HEAD", x.max_answer_head);
+  c.parser.reset(x.method == "HEAD", x.max_answer_head, &x.answer_headers);
   c.answered = false;
   c.paused = false;
   c.sent = 0;
@@ -208,10 +208,9 @@ void SocketPool::read_in(Conn& c) {
   if (n < 0 && errno == EAGAIN) return;
   if (!c.x) return close_conn(c);  // an idle one the upstream closed (or wrote to)
   if (n <= 0) {
-    c.parser.end_of_stream();
-    if (c.parser.state() == AnswerParser::State::kDone) return finish(c);
-    return resend_or_fail(c,
-                          n == 0 ? c.parser.error() : std::string("recv: ") + std::strerror(errno));
+    if (c.parser.close() == AnswerParser::State::kComplete) return finish(c);
+    return resend_or_fail(
+        c, n == 0 ? std::string(c.parser.error()) : std::string("recv: ") + std::strerror(errno));
   }
   c.answered = true;
   c.active_ns = ScenarioClock::steady_ns();
@@ -222,18 +221,17 @@ void SocketPool::take_answer(Conn& c, std::string_view data) {
   UpstreamExchange& x = *c.x;
   const bool had_head = x.head_done;
   const std::size_t before = x.answer_body.size();
-  c.parser.feed(data, x.answer_body);
-  const auto state = c.parser.state();
-  if (state == AnswerParser::State::kBad)
-    return fail(c, UpstreamFailure::kBroken, c.parser.error());
-  if (!had_head && state != AnswerParser::State::kHead) {
+  std::size_t used = 0;
+  const auto state = c.parser.feed(data.data(), data.size(), &used, &x.answer_body);
+  if (state == AnswerParser::State::kError)
+    return fail(c, UpstreamFailure::kBroken, std::string(c.parser.error()));
+  if (!had_head && c.parser.head_done()) {
     x.status = c.parser.status();
-    x.answer_headers = c.parser.headers();
     x.answer_size = c.parser.content_length();
     x.head_done = true;
     events_.on_head(x);
   }
-  if (state == AnswerParser::State::kDone) return finish(c);
+  if (state == AnswerParser::State::kComplete) return finish(c);
   if (x.answer_body.size() > before) events_.on_body(x);
   if (x.answer_pending().size() >= kPauseBytes) {
     c.paused = true;

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "upstream/answer_parser.hpp"
+#include "answer_parser.hpp"
 #include "upstream/upstream_pool.hpp"
 #include "upstream/wait_line.hpp"
 
@@ -42,7 +42,7 @@ class SocketPool final : public UpstreamPool {
   struct Conn {
     int fd = -1;
     UpstreamExchange* x = nullptr;  // null: idle
-    AnswerParser parser{false};
+    AnswerParser parser;
     std::string out;  // request bytes not yet written
     std::size_t out_at = 0;
     std::size_t sent = 0;  // of this exchange's request, written to the socket

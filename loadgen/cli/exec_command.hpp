@@ -11,9 +11,9 @@
 #include "cli/progress_line.hpp"
 #include "duration.hpp"
 #include "exit_codes.hpp"
+#include "listen_address.hpp"
 #include "live/request.hpp"
 #include "scenario.hpp"
-#include "server/listen_address.hpp"
 
 namespace stampede {
 

@@ -6,12 +6,12 @@
 #include <vector>
 
 #include "cli/usage_errors.hpp"
+#include "dashboard_access.hpp"
+#include "listen_address.hpp"
 #include "live/http/tls_settings.hpp"
 #include "live/request.hpp"
 #include "parsed.hpp"
 #include "policy/shard.hpp"
-#include "server/dashboard_access.hpp"
-#include "server/listen_address.hpp"
 
 namespace stampede {
 

@@ -4,9 +4,10 @@
 #include <iostream>
 #include <utility>
 
+#include "bounded_server.hpp"
 #include "html_report.hpp"
 #include "live_page.hpp"
-#include "server/report_download.hpp"
+#include "report_download.hpp"
 
 namespace stampede {
 namespace {

@@ -8,11 +8,11 @@
 #include <optional>
 #include <string>
 
+#include "dashboard_access.hpp"
+#include "listen_address.hpp"
 #include "parsed.hpp"
 #include "results.hpp"
-#include "server/bounded_server.hpp"
-#include "server/dashboard_access.hpp"
-#include "server/listen_address.hpp"
+#include "bounded_server.hpp"
 
 namespace stampede {
 

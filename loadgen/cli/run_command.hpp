@@ -9,11 +9,11 @@
 #include "assertion.hpp"
 #include "cli/progress_line.hpp"
 #include "exit_codes.hpp"
+#include "listen_address.hpp"
 #include "live/engine.hpp"
 #include "live/request.hpp"
 #include "policy/shard.hpp"
 #include "scenario.hpp"
-#include "server/listen_address.hpp"
 
 namespace stampede {
 

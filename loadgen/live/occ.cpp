@@ -1,6 +1,6 @@
 #include "live/occ.hpp"
 
-#include "model/versioned_row.hpp"
+#include "etag.hpp"
 
 namespace stampede {
 

@@ -2,7 +2,7 @@
 
 #include <string>
 
-#include "server/constant_time.hpp"
+#include "constant_time.hpp"
 
 using stampede::constant_time_equal;
 

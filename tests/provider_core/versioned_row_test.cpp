@@ -46,14 +46,3 @@ TEST_CASE("answer_row: reads, matching and stale writes, and writes without If-M
     CHECK(row.version() == c.version_after);
   }
 }
-
-TEST_CASE("entity tags: a version quoted, and only that parses back") {
-  CHECK(format_etag(0) == "\"0\"");
-  CHECK(format_etag(42) == "\"42\"");
-  CHECK(parse_etag("\"42\"") == 42u);
-  CHECK(parse_etag(" \"7\"\r\n") == 7u);  // as a header callback hands it over
-  for (const char* bad : {"", "\"\"", "42", "W/\"42\"", "\"4 2\"", "\"-1\"", "\"x\"", "\"42"}) {
-    CAPTURE(std::string(bad));
-    CHECK_FALSE(parse_etag(bad));
-  }
-}

@@ -1,6 +1,6 @@
 #include "live/http/answer_headers.hpp"
 
-#include "http/http_response_parser.hpp"
+#include "answer_parser.hpp"
 
 namespace stampede {
 

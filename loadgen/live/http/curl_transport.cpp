@@ -13,7 +13,7 @@
 #include <stdexcept>
 #include <utility>
 
-#include "http/http_response_parser.hpp"
+#include "answer_parser.hpp"
 #include "live/http/answer_headers.hpp"
 #include "live/http/connections.hpp"
 #include "live/http/tls_settings.hpp"
@@ -67,8 +67,7 @@ bool track_head(CurlClient& cc, std::string_view line) {
   } else if (line == "\r\n" || line == "\n") {
     cc.head_ended = true;
   }
-  cc.malformed =
-      cc.head_bytes > HttpResponseParser::kMaxHead || cc.interims > HttpResponseParser::kMaxInterim;
+  cc.malformed = cc.head_bytes > AnswerParser::kMaxHead || cc.interims > AnswerParser::kMaxInterim;
   return !cc.malformed;
 }
 

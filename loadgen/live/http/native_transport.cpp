@@ -254,8 +254,8 @@ void NativeTransport::read_answer(std::uint32_t i) {
       return close_connection(conn);
     }
     if (n <= 0) {
-      const bool answered_in_full = n == 0 && conn.received > 0 &&
-                                    conn.parser.close() == HttpResponseParser::State::kComplete;
+      const bool answered_in_full =
+          n == 0 && conn.received > 0 && conn.parser.close() == AnswerParser::State::kComplete;
       if (!answered_in_full && conn.received == 0 && resend_on_fresh_connection(i)) return;
       close_connection(conn);
       if (answered_in_full) return finish(i, TransportError::kNone, conn.parser.status());
@@ -271,15 +271,14 @@ void NativeTransport::read_answer(std::uint32_t i) {
     conn.received += static_cast<std::size_t>(n);
     std::size_t used = 0;
     const auto state = conn.parser.feed(buffer_.data(), static_cast<std::size_t>(n), &used);
-    if (state == HttpResponseParser::State::kIncomplete) {
+    if (state == AnswerParser::State::kIncomplete) {
       if (static_cast<std::size_t>(n) < buffer_.size()) return;
       continue;
     }
-    const bool ok = state == HttpResponseParser::State::kComplete;
+    const bool ok = state == AnswerParser::State::kComplete;
     // Bytes after the answer were never asked for, and an answer that came before the whole
     // request was written leaves the rest unsent: either way the connection is spent.
-    if (!ok || !conn.parser.keep_alive() || used < static_cast<std::size_t>(n) ||
-        conn.written < conn.request.size()) {
+    if (!ok || !conn.parser.reusable() || conn.written < conn.request.size()) {
       close_connection(conn);
     } else {
       conn.reused = true;

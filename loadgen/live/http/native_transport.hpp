@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "http/http_response_parser.hpp"
+#include "answer_parser.hpp"
 #include "live/http/connections.hpp"
 #include "live/http/transport.hpp"
 
@@ -48,7 +48,7 @@ class NativeTransport final : public LiveTransport {
     std::size_t received = 0;  // bytes of this attempt's answer so far
     std::int64_t answered_wall_ns = 0;
     std::int64_t deadline_ns = 0;  // the attempt times out then (steady)
-    HttpResponseParser parser;
+    AnswerParser parser;
   };
   struct Done {
     std::uint32_t client;

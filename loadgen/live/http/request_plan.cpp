@@ -4,9 +4,9 @@
 #include <charconv>
 #include <cstdio>
 
+#include "answer_parser.hpp"
+#include "etag.hpp"
 #include "generated/version.hpp"
-#include "http/http_response_parser.hpp"
-#include "model/versioned_row.hpp"
 
 namespace stampede {
 namespace {

@@ -1,4 +1,4 @@
-#include "server/constant_time.hpp"
+#include "constant_time.hpp"
 
 #include <algorithm>
 

@@ -1,6 +1,7 @@
 #include <doctest/doctest.h>
 
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -111,23 +112,21 @@ TEST_CASE("request body: a chunk line or the trailers just within their bounds a
   }
 }
 
-TEST_CASE("request body: lenient lines end at a lone LF, and skip any extension or trailer") {
-  const auto lenient = BodyFraming::chunked(BodyFraming::Lines::kLenient);
-  for (const std::string input :
-       {"5;x\nhello\n0\nX-T: 1\r\nY: 2\n\nGET", "5;a\x01\x7f\r\nhello\r\n0\r\n(\x02\r\n\r\nGET"}) {
+TEST_CASE("request body: a lone LF, or a control byte in an extension or a trailer, fails") {
+  // libcurl takes all three; a reader in front of another must not (RFC 9112 7.1).
+  const std::pair<std::string, std::string_view> rows[] = {
+      {"5;x\nhello\n0\nX-T: 1\r\nY: 2\n\nGET", "LF without CR"},
+      {"5;a\x01\x7f\r\nhello\r\n0\r\n\r\nGET", "bad chunk extension"},
+      {"5\r\nhello\r\n0\r\n(\x02\r\n\r\nGET", "bad trailer field"},
+  };
+  for (const auto& [input, why] : rows) {
     CAPTURE(input);
     for (const bool bytewise : {false, true}) {
-      const Fed f = feed(lenient, input, bytewise);
-      CHECK(f.done);
-      CHECK(f.used == input.size() - 3);
-      CHECK(f.kept == "hello");
-      CHECK(feed(BodyFraming::chunked(), input, bytewise).failed);
+      const Fed f = feed(BodyFraming::chunked(), input, bytewise);
+      CHECK(f.failed);
+      CHECK(f.why == why);
     }
   }
-  // The grammar is still the grammar: a CR needs its LF, a size its digits, a line its bound.
-  CHECK(feed(lenient, "5\rhello", false).failed);
-  CHECK(feed(lenient, ";x\n", false).failed);
-  CHECK(feed(lenient, "5;" + std::string(BodyFraming::kMaxChunkLine, 'x') + "\n", false).failed);
 }
 
 TEST_CASE("request body: incomplete until its end, its content kept up to the limit") {

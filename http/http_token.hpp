@@ -21,6 +21,13 @@ inline bool is_tchar(char c) {
   return kHttpTchar[static_cast<unsigned char>(c)];
 }
 
+// What no line of a head or of chunked framing may hold (RFC 9110 5.5): control characters
+// other than a tab.
+inline bool is_ctl(char c) {
+  const auto u = static_cast<unsigned char>(c);
+  return (u < 0x20 && c != '\t') || u == 0x7f;
+}
+
 // A hex digit's value, or -1 (chunk sizes).
 inline int hex_digit_value(char c) {
   if (c >= '0' && c <= '9') return c - '0';

@@ -1,4 +1,4 @@
-#include "server/report_download.hpp"
+#include "report_download.hpp"
 
 #include <httplib.h>
 

@@ -1,4 +1,4 @@
-#include "server/bounded_server.hpp"
+#include "bounded_server.hpp"
 
 #include <fcntl.h>
 #include <netdb.h>

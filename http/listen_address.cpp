@@ -1,4 +1,4 @@
-#include "server/listen_address.hpp"
+#include "listen_address.hpp"
 
 #include <arpa/inet.h>
 #include <fcntl.h>

@@ -11,7 +11,7 @@
 #include <string>
 #include <thread>
 
-#include "server/listen_address.hpp"
+#include "listen_address.hpp"
 
 namespace stampede {
 

@@ -4,7 +4,7 @@
 #include <optional>
 #include <string>
 
-#include "server/listen_address.hpp"
+#include "listen_address.hpp"
 
 namespace httplib {
 class Server;

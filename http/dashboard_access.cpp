@@ -1,4 +1,4 @@
-#include "server/dashboard_access.hpp"
+#include "dashboard_access.hpp"
 
 #include <httplib.h>
 #include <sys/random.h>
@@ -7,9 +7,9 @@
 #include <cstdio>
 #include <stdexcept>
 
+#include "constant_time.hpp"
 #include "dashboard_cookie.hpp"
 #include "json_text.hpp"
-#include "server/constant_time.hpp"
 
 namespace stampede {
 namespace {

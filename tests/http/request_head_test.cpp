@@ -3,7 +3,7 @@
 #include <string>
 #include <vector>
 
-#include "server/request_head.hpp"
+#include "request_head.hpp"
 
 using namespace stampede;
 using State = HeadVerdict::State;

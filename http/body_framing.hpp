@@ -10,7 +10,9 @@ namespace stampede {
 // Reads an HTTP/1.1 message's body as it comes in, by its Content-Length or chunked (RFC 9112
 // 6-7): what is fed is taken up to the body's end, and its content (the chunks' data, without
 // their framing) kept in a string, up to a limit. The native server reads requests' bodies
-// with it, proxy mode the upstream's answers, loadgen the provider's answers.
+// with it, AnswerParser answers' (proxy mode the upstream's, loadgen the provider's). Its lines
+// are read strictly (RFC 9112 7.1): every line ends in CRLF, and an extension or a trailer
+// field holds no control character.
 class BodyFraming {
  public:
   // The framing around the data is skipped, never kept; these bounds stop a peer from holding
@@ -19,15 +21,8 @@ class BodyFraming {
   static constexpr std::size_t kMaxChunkLine = 4 * 1024;
   static constexpr std::size_t kMaxTrailers = 16 * 1024;
 
-  // How the framing's lines are read. kStrict, as a server reads a request (RFC 9112 7.1):
-  // every line ends in CRLF, and an extension or a trailer field holds no control character.
-  // kLenient, as libcurl reads an answer (loadgen's two clients count answers alike): a bare LF
-  // ends a line too (RFC 9112 2.2 lets a recipient take it), and an extension's or a trailer's
-  // bytes are skipped whatever they are.
-  enum class Lines { kStrict, kLenient };
-
   static BodyFraming of_length(std::uint64_t length);
-  static BodyFraming chunked(Lines lines = Lines::kStrict);
+  static BodyFraming chunked();
 
   // Takes bytes from the start of input, no further than the body's end; returns how many.
   // Up to keep_limit bytes of content are appended to kept (null: none kept).
@@ -57,7 +52,6 @@ class BodyFraming {
 
   State state_ = State::kDone;
   bool chunked_ = false;
-  bool lenient_ = false;
   bool cr_ = false;  // a CR was read: the line's LF must follow
   std::uint64_t data_left_ = 0;
   int size_digits_ = 0;

@@ -1,4 +1,4 @@
-#include "server/request_head.hpp"
+#include "request_head.hpp"
 
 #include <algorithm>
 #include <string>

@@ -10,12 +10,6 @@ namespace {
 // 15 hex digits: more than any body is let be, short of overflow.
 constexpr int kMaxSizeDigits = 15;
 
-// What no line of the framing may hold: control characters other than a tab.
-bool is_ctl(char c) {
-  const auto u = static_cast<unsigned char>(c);
-  return (u < 0x20 && c != '\t') || u == 0x7f;
-}
-
 }  // namespace
 
 BodyFraming BodyFraming::of_length(std::uint64_t length) {
@@ -25,10 +19,9 @@ BodyFraming BodyFraming::of_length(std::uint64_t length) {
   return b;
 }
 
-BodyFraming BodyFraming::chunked(Lines lines) {
+BodyFraming BodyFraming::chunked() {
   BodyFraming b;
   b.chunked_ = true;
-  b.lenient_ = lines == Lines::kLenient;
   b.begin_line(State::kSize, kMaxChunkLine);
   return b;
 }
@@ -84,7 +77,7 @@ bool BodyFraming::step(char c) {
     cr_ = true;
     return true;
   }
-  if (c == '\n') return lenient_ ? end_line() : fail("LF without CR");
+  if (c == '\n') return fail("LF without CR");
   return line_byte(c);
 }
 
@@ -102,14 +95,14 @@ bool BodyFraming::line_byte(char c) {
       return true;
     }
     case State::kExtension:
-      return lenient_ || !is_ctl(c) || fail("bad chunk extension");
+      return !is_ctl(c) || fail("bad chunk extension");
     case State::kDataEnd:
       return fail("chunk data longer than its size");
     case State::kTrailerStart:
       state_ = State::kTrailer;
-      return lenient_ || is_tchar(c) || fail("bad trailer field");
+      return is_tchar(c) || fail("bad trailer field");
     case State::kTrailer:
-      return lenient_ || !is_ctl(c) || fail("bad trailer field");
+      return !is_ctl(c) || fail("bad trailer field");
     default:
       return fail("bad chunked framing");
   }
