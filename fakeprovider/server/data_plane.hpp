@@ -38,7 +38,7 @@ enum class ArrivalStamping {
 // Which HTTP server reads the requests and writes the answers.
 enum class HttpServer {
   kLibmicrohttpd,  // GNU libmicrohttpd: every mode
-  kNative,         // our own: every mode but a store
+  kNative,         // our own: every mode
 };
 
 struct DataPlaneConfig {
@@ -69,7 +69,7 @@ struct DataPlaneConfig {
 };
 
 // The provider's HTTP side: any method and path, read by the data plane's own HTTP/1.1 server
-// (data_plane_native.cpp), or by GNU libmicrohttpd, which a store needs (config.http_server). A
+// (data_plane_native.cpp), or by GNU libmicrohttpd, on request (config.http_server). A
 // request arrives when its headers are complete; it is stamped with the time its bytes came in
 // (ArrivalStamps, unless config.stamping is kRead), or, when that time was not noted, the time it
 // is read; then decided by the policy and answered the way real APIs answer (docs/ADMIN_API.md).
