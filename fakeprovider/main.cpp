@@ -135,8 +135,7 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--http-server", args.http_server,
                  "native: the data plane's own HTTP/1.1 server (the least CPU a request); "
-                 "libmicrohttpd: GNU libmicrohttpd's, which --store needs; auto (default): native "
-                 "unless --store is given")
+                 "libmicrohttpd: GNU libmicrohttpd's; auto (default): native")
       ->type_name("auto|native|libmicrohttpd")
       ->capture_default_str();
   app.add_option("--idle-timeout", args.idle_timeout,

@@ -170,23 +170,14 @@ void take_upstream(const ProviderArgs& a, ProviderRun& run, Errors& errors) {
   if (run.data_plane.upstream) run.data_plane.memory_per_connection = kProxyMemoryPerConnection;
 }
 
-// --http-server: auto is native unless a mode that needs libmicrohttpd's is on.
+// --http-server: auto is the native server, which serves every mode.
 Parsed<HttpServer> http_server_from(const ProviderArgs& args) {
   using Result = Parsed<HttpServer>;
-  const char* needs = !args.store.empty() ? "--store" : nullptr;
   if (args.http_server == "libmicrohttpd") return Result::ok(HttpServer::kLibmicrohttpd);
-  if (args.http_server == "auto")
-    return Result::ok(needs ? HttpServer::kLibmicrohttpd : HttpServer::kNative);
-  if (args.http_server != "native") {
-    return Result::fail("--http-server: '" + args.http_server +
-                        "' is not auto, native or libmicrohttpd");
-  }
-  if (needs) {
-    return Result::fail(std::string("--http-server native: ") + needs +
-                        " is served by libmicrohttpd only; leave --http-server out (auto) or "
-                        "give --http-server libmicrohttpd");
-  }
-  return Result::ok(HttpServer::kNative);
+  if (args.http_server == "auto" || args.http_server == "native")
+    return Result::ok(HttpServer::kNative);
+  return Result::fail("--http-server: '" + args.http_server +
+                      "' is not auto, native or libmicrohttpd");
 }
 
 // --store: where, and the scenario's limits as its script enforces them (Redis is reached only
@@ -216,8 +207,7 @@ void take_scenario(const ProviderArgs& a, const std::optional<Scenario>& scenari
     run.scenario = *scenario;
     take_upstream(a, run, errors);
   }
-  if (auto server = take(http_server_from(a), errors))
-    run.data_plane.http_server = *server;
+  if (auto server = take(http_server_from(a), errors)) run.data_plane.http_server = *server;
   if (scenario && scale) run.stop_wait_ns = stop_wait_ns(scenario->provider, *scale);
 }
 

@@ -39,10 +39,10 @@ struct ProviderArrival {
   DeclaredTokens tokens;
 };
 
-// A loop's own line to a provider in another process: one question in flight at a time, its
-// answer read once the descriptor is readable, so the loop serves its other connections
-// meanwhile and no thread of ours stands between it and the provider (each thread between
-// them cost two context switches a batch).
+// A loop's own line to a provider in another process, or to a shared store (StoreLine): one
+// question in flight at a time, its answer read once the descriptor is readable, so the loop
+// serves its other connections meanwhile. To another process no thread of ours stands between
+// the loop and the provider (each thread between them cost two context switches a batch).
 class AdmissionLine {
  public:
   virtual ~AdmissionLine() = default;

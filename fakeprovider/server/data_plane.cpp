@@ -31,7 +31,6 @@ DataPlane::DataPlane(const DataPlaneConfig& config, Admitter& provider)
       answers_(make_answer_format(provider.config()), provider.clock()),
       refusals_(std::cerr, kRefusalLogPeriodNs, config.turned_away) {
   if (config_.upstream) proxy_events_ = std::make_unique<ProxyEvents>(*this);
-  start_store_batches();
 }
 
 DataPlane::~DataPlane() {

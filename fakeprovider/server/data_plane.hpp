@@ -17,7 +17,6 @@
 #include "server/admitter.hpp"
 #include "server/answer_writer.hpp"
 #include "server/arrival_stamps.hpp"
-#include "server/batch_thread.hpp"
 #include "server/connection_refusals.hpp"
 #include "server/deadline_timer.hpp"
 #include "upstream/upstream_config.hpp"
@@ -39,7 +38,7 @@ enum class ArrivalStamping {
 // Which HTTP server reads the requests and writes the answers.
 enum class HttpServer {
   kLibmicrohttpd,  // GNU libmicrohttpd: every mode
-  kNative,         // our own: every mode but a store
+  kNative,         // our own: every mode
 };
 
 struct DataPlaneConfig {
@@ -70,7 +69,7 @@ struct DataPlaneConfig {
 };
 
 // The provider's HTTP side: any method and path, read by the data plane's own HTTP/1.1 server
-// (data_plane_native.cpp), or by GNU libmicrohttpd, which a store needs (config.http_server). A
+// (data_plane_native.cpp), or by GNU libmicrohttpd, on request (config.http_server). A
 // request arrives when its headers are complete; it is stamped with the time its bytes came in
 // (ArrivalStamps, unless config.stamping is kRead), or, when that time was not noted, the time it
 // is read; then decided by the policy and answered the way real APIs answer (docs/ADMIN_API.md).
@@ -273,12 +272,11 @@ class DataPlane {
 
   // With a shared store, or the provider in another process, and no hop delay, requests wait
   // for their decisions together (data_plane_store.cpp): each is suspended while the batch it
-  // is in is asked about, by a thread of the store's or on the loop's own line.
+  // is in is asked about on the loop's own line.
   struct StoreWait;
   // Decided in batches: with a hop delay the timer decides each request when its hop is over,
   // in that order.
   bool batched() const { return provider_.batches() && !provider_.config().hop_delay; }
-  void start_store_batches();
   void hold_for_store(MHD_Connection* c, Request& r);
   static std::vector<ProviderArrival> arrivals_of(const std::vector<StoreWait>& batch);
   void ask_line(Loop& loop);  // what waits, once the line has no question in flight
@@ -305,7 +303,6 @@ class DataPlane {
   std::atomic<std::int64_t> in_flight_{0};
   std::atomic<std::int64_t> suspended_{0};
   // Last: its thread, which uses the rest, is stopped first.
-  std::unique_ptr<BatchThread<StoreWait>> store_batches_;
 };
 
 }  // namespace stampede

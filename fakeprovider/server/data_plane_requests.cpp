@@ -136,8 +136,8 @@ void DataPlane::decide_native(NativeConn& c) {
   const std::string_view path = request_path(c.head.target, c.path_scratch);
   const RequestFacts facts{tenant_of(c.head, p), send_headers_of(c.head, provider_.send_rules()),
                            row_request_of(c.head, p, path), declared_tokens_of(c.head, p, r.body)};
-  // Held for a hop; the rest are asked about in the turn's batch, of this process's provider
-  // or on the loop's line to the one that owns it.
+  // Held for a hop; the rest are asked about in the turn's batch, of this process's provider,
+  // or on the loop's line to the store or to the process that owns the provider.
   if (provider_.config().hop_delay) {
     decide(facts, r);
     return;

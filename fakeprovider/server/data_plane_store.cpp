@@ -4,9 +4,8 @@
 // with their answers. One round trip per request, made by the loop's thread, held a replica to
 // one decision in flight per loop; batched, a round trip decides everything that waited for it.
 //
-// A worker's loop asks on its own line (AdmissionLine) and reads the answer when it comes, in
-// its poll with the rest; the store is asked by a thread of its own (LockedProvider::admit_all
-// waits for the answer), which hands the answers back.
+// The loop asks on its own line (AdmissionLine: to the store, or to the process that owns the
+// provider) and reads the answer when it comes, in its poll with the rest.
 #include <sys/eventfd.h>
 
 #include <algorithm>
@@ -30,23 +29,11 @@ std::vector<ProviderArrival> DataPlane::arrivals_of(const std::vector<StoreWait>
   return arrivals;
 }
 
-void DataPlane::start_store_batches() {
-  if (!batched() || provider_.line(0)) return;
-  store_batches_ = std::make_unique<BatchThread<StoreWait>>([this](std::vector<StoreWait>& batch) {
-    settle(batch, provider_.admit_all(arrivals_of(batch)), nullptr);
-  });
-}
-
 void DataPlane::hold_for_store(MHD_Connection* c, Request& r) {
   MHD_suspend_connection(c);
   suspended_.fetch_add(1, std::memory_order_relaxed);
   Loop* loop = loop_of(c);
-  // After the suspension: the answer may resume it at once.
-  if (loop->line) {
-    loop->pending.push_back({c, &r, loop});
-  } else {
-    store_batches_->put({c, &r, loop});
-  }
+  loop->pending.push_back({c, &r, loop});
 }
 
 void DataPlane::ask_line(Loop& loop) {

@@ -40,6 +40,17 @@ LockedProvider::Admission LockedProvider::admit(const Arrival& a) {
   return {out.t_ns, out.decision, out.row_version, ticket};
 }
 
+AdmissionLine* LockedProvider::line(std::size_t loop) {
+  if (!options_.store) return nullptr;
+  const std::lock_guard lock(lines_mu_);
+  if (lines_.size() <= loop) lines_.resize(loop + 1);
+  if (!lines_[loop]) {
+    lines_[loop] = std::make_unique<StoreLine>(
+        [this](std::span<const Arrival> arrivals) { return admit_all(arrivals); });
+  }
+  return lines_[loop].get();
+}
+
 std::vector<LockedProvider::Admission> LockedProvider::admit_all(
     std::span<const Arrival> arrivals) {
   std::vector<Decided> out(arrivals.size());

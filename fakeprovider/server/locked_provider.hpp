@@ -24,6 +24,7 @@
 #include "scenario_clock.hpp"
 #include "server/adaptive_mutex.hpp"
 #include "server/admitter.hpp"
+#include "server/store_line.hpp"
 #include "store/shared_store.hpp"
 
 namespace stampede {
@@ -80,6 +81,9 @@ class LockedProvider : public Admitter {
   std::vector<Admission> admit_all(std::span<const Arrival> arrivals) override;
   Admission admit(const Arrival& a) override;  // what the data plane calls
   bool batches() const override { return options_.store != nullptr; }
+  // With a store: the loop's own line to it (a StoreLine deciding by admit_all), so a loop
+  // serves its other connections while its batch's round trip is made.
+  AdmissionLine* line(std::size_t loop) override;
 
   // Proxy mode: what the upstream answered an admitted arrival (its status, or
   // kUpstreamFailed / kUpstreamTimedOut), counted apart from the provider's own outcomes and
@@ -184,6 +188,9 @@ class LockedProvider : public Admitter {
   // store, the clock and store_epoch_wall_ns_ change only with both held.
   std::mutex store_mu_;
   std::vector<std::unique_ptr<Recorder>> recorders_;
+  std::mutex lines_mu_;  // lines_ made as the loops ask for them
+  // Last: their threads decide what was asked of them before the rest is gone.
+  std::vector<std::unique_ptr<StoreLine>> lines_;
 };
 
 }  // namespace stampede

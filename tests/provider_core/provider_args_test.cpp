@@ -110,13 +110,6 @@ const std::vector<FlagRow>& flag_rows() {
       {"--http-server unknown",
        [](ProviderArgs& a) { a.http_server = "nginx"; },
        {"--http-server: 'nginx' is not auto, native or libmicrohttpd"}},
-      {"--http-server native with --store",
-       [](ProviderArgs& a) {
-         a.http_server = "native";
-         a.store = "redis://127.0.0.1:9";
-       },
-       {"--http-server native: --store is served by libmicrohttpd only; leave --http-server out "
-        "(auto) or give --http-server libmicrohttpd"}},
       {"--store not a redis URL",
        [](ProviderArgs& a) { a.store = "http://127.0.0.1:9"; },
        {"--store: ..."}},
@@ -241,7 +234,7 @@ TEST_CASE("fakeprovider's flags: what each one sets in the run") {
   CHECK(run.data_plane.stamping == ArrivalStamping::kWatch);
   CHECK(run.data_plane.idle_timeout_s == 30);
   CHECK(run.data_plane.header_timeout_ns == 0);
-  CHECK(run.data_plane.http_server == HttpServer::kLibmicrohttpd);  // auto, for --store
+  CHECK(run.data_plane.http_server == HttpServer::kNative);  // auto serves --store too
   CHECK(run.send_rules.attempt_header == "X-Try");
   CHECK(run.send_rules.item_headers.empty());
   CHECK(run.send_rules.client_header == "Authorization");
@@ -251,6 +244,8 @@ TEST_CASE("fakeprovider's flags: what each one sets in the run") {
   CHECK(run.store->target.where() == "127.0.0.1:9");
   CHECK(run.store->target.prefix == "runs");
   CHECK(run.processes == 3);
+  a.http_server = "native";  // named: served as auto serves it
+  CHECK(checked_provider_run(a).data_plane.http_server == HttpServer::kNative);
   // The longest service time and two hops of up to six deviations, on the wall, + 5 s.
   CHECK(run.stop_wait_ns == (300 + 2 * (10 + 6 * 2)) * kNsPerMs / 2 + 5 * kNsPerSec);
 }

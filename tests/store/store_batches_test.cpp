@@ -130,40 +130,88 @@ TEST_CASE("a batch asked on an old epoch is decided on the new one's clock") {
   CHECK(got[1].allowance->remaining == 3);  // a fresh allowance, two taken
 }
 
+// Each replica's loops ask the store on a line of their own, a round trip a batch.
 TEST_CASE("two replicas batching many concurrent requests admit exactly the shared allowance") {
   RedisServer redis;
   if (!redis_or_skip(redis)) return;
-  constexpr int kAllowance = 300;
-  // The hour's whole allowance at once: a fixed window, named, as the per-second default is not.
-  const std::vector<std::string> flags{"--allowance", std::to_string(kAllowance) + "/h",
-                                       "--limiter",   "fixed-window",
-                                       "--store",     redis.url("replicas")};
+  for (const char* server : {"native", "libmicrohttpd"}) {
+    CAPTURE(server);
+    constexpr int kAllowance = 300;
+    // The hour's whole allowance at once: a fixed window, named, as the per-second default is
+    // not.
+    const std::vector<std::string> flags{"--allowance",   std::to_string(kAllowance) + "/h",
+                                         "--limiter",     "fixed-window",
+                                         "--store",       redis.url(server),
+                                         "--http-server", server};
+    FakeProvider a(flags);
+    FakeProvider b(flags);
+    REQUIRE(a.started());
+    REQUIRE(b.started());
+    // Many connections at once on each replica, so its requests wait for the store together.
+    constexpr int kConnections = 24;
+    constexpr int kEach = 25;
+    std::atomic<int> ok{0}, refused{0}, other{0};
+    std::vector<std::thread> clients;
+    for (int i = 0; i < 2 * kConnections; ++i) {
+      clients.emplace_back([&, i] {
+        Connection conn(i % 2 ? b.data_port() : a.data_port());
+        for (int k = 0; k < kEach; ++k) {
+          const int status = conn.request("GET", "/v1/messages").status;
+          (status == 200 ? ok : status == 429 ? refused : other).fetch_add(1);
+        }
+      });
+    }
+    for (auto& t : clients) t.join();
+    CHECK(other.load() == 0);
+    CHECK(ok.load() == kAllowance);
+    CHECK(refused.load() == 2 * kConnections * kEach - kAllowance);
+    // Each replica's own record agrees with what its clients were answered.
+    const auto sa = a.stats(), sb = b.stats();
+    REQUIRE(!sa.is_null());
+    REQUIRE(!sb.is_null());
+    CHECK(sa["requests"].get<int>() + sb["requests"].get<int>() == 2 * kConnections * kEach);
+    CHECK(sa["totals"]["ok"].get<int>() + sb["totals"]["ok"].get<int>() == kAllowance);
+  }
+}
+
+TEST_CASE("the native server with a store: a reset on one replica is followed by the other") {
+  RedisServer redis;
+  if (!redis_or_skip(redis)) return;
+  const std::vector<std::string> flags{"--allowance",   "3/h",     "--limiter",
+                                       "fixed-window",  "--store", redis.url("reset"),
+                                       "--http-server", "native"};
   FakeProvider a(flags);
   FakeProvider b(flags);
   REQUIRE(a.started());
   REQUIRE(b.started());
-  // Many connections at once on each replica, so its requests wait for the store together.
-  constexpr int kConnections = 24;
-  constexpr int kEach = 25;
-  std::atomic<int> ok{0}, refused{0}, other{0};
-  std::vector<std::thread> clients;
-  for (int i = 0; i < 2 * kConnections; ++i) {
-    clients.emplace_back([&, i] {
-      Connection conn(i % 2 ? b.data_port() : a.data_port());
-      for (int k = 0; k < kEach; ++k) {
-        const int status = conn.request("GET", "/v1/messages").status;
-        (status == 200 ? ok : status == 429 ? refused : other).fetch_add(1);
-      }
-    });
-  }
-  for (auto& t : clients) t.join();
-  CHECK(other.load() == 0);
-  CHECK(ok.load() == kAllowance);
-  CHECK(refused.load() == 2 * kConnections * kEach - kAllowance);
-  // Each replica's own record agrees with what its clients were answered.
-  const auto sa = a.stats(), sb = b.stats();
-  REQUIRE(!sa.is_null());
-  REQUIRE(!sb.is_null());
-  CHECK(sa["requests"].get<int>() + sb["requests"].get<int>() == 2 * kConnections * kEach);
-  CHECK(sa["totals"]["ok"].get<int>() + sb["totals"]["ok"].get<int>() == kAllowance);
+  for (int i = 0; i < 3; ++i) CHECK(http(a.data_port(), "GET", "/v1/messages").status == 200);
+  CHECK(http(b.data_port(), "GET", "/v1/messages").status == 429);  // one allowance for both
+  CHECK(http(b.admin_port(), "POST", "/admin/reset").status == 200);
+  // a finds the store's new epoch on its next round trip: a fresh allowance.
+  CHECK(http(a.data_port(), "GET", "/v1/messages").status == 200);
+  CHECK(a.stats()["requests"].get<int>() == 1);  // its counters restarted with the store
+}
+
+TEST_CASE("the native server with a store: a hop delay decides each arrival as it lands") {
+  RedisServer redis;
+  if (!redis_or_skip(redis)) return;
+  FakeProvider p({"--allowance", "2/h", "--limiter", "fixed-window", "--store", redis.url("hop"),
+                  "--hop-delay", "1ms,0ms", "--http-server", "native"});
+  REQUIRE(p.started());
+  std::vector<int> statuses;
+  for (int i = 0; i < 4; ++i) statuses.push_back(http(p.data_port(), "GET", "/v1/messages").status);
+  CHECK(statuses == std::vector<int>{200, 200, 429, 429});
+}
+
+TEST_CASE("the native server with a store: a row's If-Match is read once the store answers") {
+  RedisServer redis;
+  if (!redis_or_skip(redis)) return;
+  FakeProvider p({"--mode", "occ", "--store", redis.url("occ"), "--http-server", "native"});
+  REQUIRE(p.started());
+  // The line decides on a thread of its own: the request's header is its copy, not the loop's.
+  CHECK(http(p.data_port(), "PUT", "/row", {{"If-Match", "\"0\""}}).status == 200);
+  CHECK(http(p.data_port(), "PUT", "/row", {{"If-Match", "\"0\""}}).status == 412);
+  const Response row = http(p.data_port(), "GET", "/row");
+  CHECK(row.status == 200);
+  CHECK(row.header("etag") == "\"1\"");
 }
