@@ -128,8 +128,13 @@ TEST_CASE(
   REQUIRE(provider.started());
   TempDir dir;
   auto args = fleet_args(provider, "3");
-  args.insert(args.end(), {"--timeout", "500ms", "--grace", "300ms"});
-  const auto r = run_exec(dir, args, {"sh", "-c", "trap '' TERM; while :; do sleep 0.1; done"});
+  args.insert(args.end(), {"--timeout", "500ms", "--grace", "300ms", "--wait-ready"});
+  // Ready once deaf to SIGTERM: on a loaded machine a shell can take longer than the timeout
+  // to reach its trap, and then dies of the SIGTERM the test means it to ignore.
+  const auto r = run_exec(dir, args,
+                          {"sh", "-c",
+                           "trap '' TERM; printf r >&$STAMPEDE_READY_FD; "
+                           "read -r _ <&$STAMPEDE_RELEASE_FD; while :; do sleep 0.1; done"});
   CHECK(r.code == 1);
   check_accounted(r.results, 3);
   CHECK(count(r.results, "unfinished") == 3);
