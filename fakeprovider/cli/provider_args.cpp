@@ -7,11 +7,11 @@
 #include <vector>
 
 #include "binned_counts.hpp"
+#include "dashboard_access.hpp"
 #include "duration.hpp"
 #include "enum_table.hpp"
 #include "http_token.hpp"
 #include "scenario_clock.hpp"
-#include "dashboard_access.hpp"
 
 namespace stampede {
 namespace {

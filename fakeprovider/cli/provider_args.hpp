@@ -5,12 +5,12 @@
 #include <string>
 
 #include "checked.hpp"
+#include "listen_address.hpp"
 #include "model/send_attribution.hpp"
 #include "model/shared_quota.hpp"
 #include "scenario.hpp"
 #include "scenario_flags.hpp"
 #include "server/data_plane.hpp"
-#include "listen_address.hpp"
 #include "upstream/upstream_flags.hpp"
 
 namespace stampede {

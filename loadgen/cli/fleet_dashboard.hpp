@@ -8,11 +8,11 @@
 #include <optional>
 #include <string>
 
+#include "bounded_server.hpp"
 #include "dashboard_access.hpp"
 #include "listen_address.hpp"
 #include "parsed.hpp"
 #include "results.hpp"
-#include "bounded_server.hpp"
 
 namespace stampede {
 
