@@ -3,26 +3,20 @@
 #include <stdexcept>
 
 #include "json_int.hpp"
+#include "json_optional.hpp"
 
 namespace stampede {
 namespace {
 
 using nlohmann::json;
 
-template <typename T>
-json or_null(const std::optional<T>& v) {
-  return v ? json(*v) : json(nullptr);
-}
-
-std::optional<double> number_or_none(const json& j, const char* key) {
-  const auto& v = j.at(key);
-  return v.is_null() ? std::nullopt : std::optional<double>(v.get<double>());
-}
-
 FirstArrivals first_arrivals_from(const json& j) {
-  FirstArrivals f{json_int64(j.at("poll_ms")),     json_int64(j.at("polls")),
-                  json_int64(j.at("first_sends")), number_or_none(j, "first_by_ms"),
-                  number_or_none(j, "all_by_ms"),  std::nullopt};
+  FirstArrivals f{json_int64(j.at("poll_ms")),
+                  json_int64(j.at("polls")),
+                  json_int64(j.at("first_sends")),
+                  optional_field<double>(j, "first_by_ms"),
+                  optional_field<double>(j, "all_by_ms"),
+                  std::nullopt};
   if (j.contains("error")) f.error = j.at("error").get<std::string>();
   return f;
 }
@@ -35,9 +29,9 @@ void read_asked(const json& j, ExecSection& e) {
   e.per_process = json_int64(j.at("per_process"));
   e.wait_ready = j.at("wait_ready").get<bool>();
   e.max_duration_s = j.at("max_duration_s").get<double>();
-  e.timeout_s = number_or_none(j, "timeout_s");
+  e.timeout_s = optional_field<double>(j, "timeout_s");
   e.grace_s = j.at("grace_s").get<double>();
-  if (!j.at("logs").is_null()) e.logs = j.at("logs").get<std::string>();
+  e.logs = optional_field<std::string>(j, "logs");
   e.log_limit_bytes = json_int64(j.at("log_limit_bytes"));
 }
 

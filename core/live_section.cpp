@@ -5,32 +5,25 @@
 
 #include "duration.hpp"
 #include "json_int.hpp"
+#include "json_optional.hpp"
 
 namespace stampede {
 namespace {
 
 using nlohmann::json;
 
-json path_or_null(const std::optional<std::string>& path) {
-  return path ? json(*path) : json(nullptr);
-}
-
-std::optional<std::string> path_from(const json& j, const char* key) {
-  const auto& v = j.at(key);
-  return v.is_null() ? std::nullopt : std::optional<std::string>(v.get<std::string>());
-}
-
 json tls_json(const TlsRecord& t) {
   return {{"verify_peer", t.verify_peer},
-          {"ca_from", path_or_null(t.ca_from)},
-          {"ca_file", path_or_null(t.ca_file)},
-          {"ca_path", path_or_null(t.ca_path)},
-          {"client_cert", path_or_null(t.client_cert)}};
+          {"ca_from", or_null(t.ca_from)},
+          {"ca_file", or_null(t.ca_file)},
+          {"ca_path", or_null(t.ca_path)},
+          {"client_cert", or_null(t.client_cert)}};
 }
 
 TlsRecord tls_from(const json& j) {
-  return {j.at("verify_peer").get<bool>(), path_from(j, "ca_from"), path_from(j, "ca_file"),
-          path_from(j, "ca_path"), path_from(j, "client_cert")};
+  return {j.at("verify_peer").get<bool>(), optional_field<std::string>(j, "ca_from"),
+          optional_field<std::string>(j, "ca_file"), optional_field<std::string>(j, "ca_path"),
+          optional_field<std::string>(j, "client_cert")};
 }
 
 json process_json(const ProcessUsage& p) {
@@ -53,12 +46,6 @@ double quantile_ms(const LogHistogram& h, double q) {
   return static_cast<double>(h.quantile(q)) / kNsPerMs;
 }
 
-std::optional<double> optional_number(const json& j, const char* key) {
-  const auto it = j.find(key);
-  if (it == j.end() || it->is_null()) return std::nullopt;
-  return it->get<double>();
-}
-
 // What the command that ran the fleet said: the first shard's.
 void read_command(const json& j, LiveSection& l) {
   l.url = j.at("url").get<std::string>();
@@ -68,7 +55,7 @@ void read_command(const json& j, LiveSection& l) {
   l.max_duration_s = j.at("max_duration_s").get<double>();
   l.http_client = j.at("http_client").get<std::string>();
   if (j.contains("tls")) l.tls = tls_from(j.at("tls"));
-  l.start_at = optional_number(j, "start_at");
+  l.start_at = optional_field<double>(j, "start_at");
 }
 
 void read_figures(const json& j, LiveSection& l) {
@@ -77,7 +64,7 @@ void read_figures(const json& j, LiveSection& l) {
   l.cpu_sys_s = j.at("cpu_sys_s").get<double>();
   l.first_sends = json_int64(j.at("first_sends"));
   l.first_send_connect_errors = json_int64(j.at("first_send_connect_errors"));
-  l.cpu_wait_s = optional_number(j, "cpu_wait_s");
+  l.cpu_wait_s = optional_field<double>(j, "cpu_wait_s");
   l.send_lateness_ns = LogHistogram::from_json(j.at("send_lateness_ns"));
   if (j.contains("source_addresses")) {
     for (const auto& [address, n] : j.at("source_addresses").items())
@@ -88,7 +75,7 @@ void read_figures(const json& j, LiveSection& l) {
   }
   l.wall_s = j.at("wall_s").get<double>();
   l.end_s = j.at("end_s").get<double>();
-  l.start_late_s = optional_number(j, "start_late_s");
+  l.start_late_s = optional_field<double>(j, "start_late_s");
   l.stopped = j.at("stopped").get<std::string>();
 }
 
