@@ -1,12 +1,23 @@
 # Run after a test executable is built (cmake -P, see tests/CMakeLists.txt): lists its doctest
 # cases and writes a ctest file that registers each case as its own test, labelled LABEL, or
 # `slow` / `bench` when its name starts so (those also get STAMPEDE_SLOW_TESTS=1, without which
-# they skip themselves, and a timeout of 1500 s). The listing is cut into lines by hand, not as a CMake list: case names
+# they skip themselves, and a timeout of 1500 s); the cases of the test suite "alone" run with
+# no other case beside them. The listing is cut into lines by hand, not as a CMake list: case names
 # hold ';' and unbalanced '[' that a list would split or glue.
 execute_process(COMMAND "${EXE}" --list-test-cases --no-skip=true OUTPUT_VARIABLE listing RESULT_VARIABLE rc)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "${EXE} --list-test-cases failed (${rc}):\n${listing}")
 endif()
+
+# The cases of doctest's test suite "alone" time real clients' real sleeps (curl's Retry-After,
+# a live herd's peak second): beside a dozen other cases on two cores their premise of a
+# prompt start fails. ctest runs each with nothing beside it (RUN_SERIAL).
+execute_process(COMMAND "${EXE}" --list-test-cases --no-skip=true --test-suite=alone
+                OUTPUT_VARIABLE alone RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "${EXE} --list-test-cases --test-suite=alone failed (${rc}):\n${alone}")
+endif()
+set(alone "\n${alone}\n")
 
 set(script "")
 set(rest "${listing}")
@@ -29,6 +40,10 @@ while(NOT rest STREQUAL "")
     set(label ${CMAKE_MATCH_1})
     # The soak runs ten minutes: past make's default --timeout of 600 s, inside 1500.
     set(env ENVIRONMENT STAMPEDE_SLOW_TESTS=1 TIMEOUT 1500)
+  endif()
+  string(FIND "${alone}" "\n${line}\n" alone_at)
+  if(NOT alone_at EQUAL -1)
+    list(APPEND env RUN_SERIAL TRUE)
   endif()
   # doctest splits a --test-case filter at commas; a backslash keeps one in the name.
   string(REPLACE "," "\\," filter "${line}")

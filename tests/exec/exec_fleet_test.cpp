@@ -4,7 +4,8 @@
 //
 // None of these clients numbers its sends; each names itself in X-Client-Id, so the provider
 // numbers them by counting each client's arrivals (--client-header, X-Client-Id by default):
-// the herds are asserted per second, by outcome and by send number.
+// the herds are asserted per second, by outcome and by send number. Each fleet sleeps real
+// seconds, so its case runs alone (the test suite "alone": no other case beside it).
 
 #include <doctest/doctest.h>
 
@@ -88,7 +89,8 @@ nlohmann::json run_script(const TempDir& dir, const std::string& script, int& co
 
 TEST_CASE(
     "a fleet of curl --retry processes, run as docs/OWN_FLEET.md shows it, comes "
-    "back in lockstep waves") {
+    "back in lockstep waves" *
+    doctest::test_suite("alone")) {
   const std::string block = documented_curl_block();
   FakeProvider provider(provider_flags(block));
   REQUIRE(provider.started());
@@ -137,7 +139,8 @@ TEST_CASE(
 
 TEST_CASE(
     "a fleet of Python requests + urllib3 Retry processes sleeps the Retry-After "
-    "in lockstep too") {
+    "in lockstep too" *
+    doctest::test_suite("alone")) {
   require_python_packages();
   FakeProvider provider({"--allowance", "8/s", "--outage", "0s-1s:503"});
   REQUIRE(provider.started());
@@ -161,7 +164,8 @@ TEST_CASE(
   CHECK(r.dead_letters.empty());
 }
 
-TEST_CASE("a fleet of tenacity processes bursts into the outage, deaf to Retry-After") {
+TEST_CASE("a fleet of tenacity processes bursts into the outage, deaf to Retry-After" *
+          doctest::test_suite("alone")) {
   require_python_packages();
   // Two seconds of outage: tenacity's first five sends (0, 0.1, 0.3, 0.7, 1.5 s) all fall in
   // it with half a second to spare, so a loaded machine does not move a burst past its end.

@@ -319,7 +319,8 @@ TEST_CASE("an expectation repeated by --assert is one case; the report counts it
   CHECK(occurrences(section, "<tr><td class=\"key\">") == 3);
 }
 
-TEST_CASE("live, no outage: exponential backoff's herd has the higher peak_retry_ratio") {
+TEST_CASE("live, no outage: exponential backoff's herd has the higher peak_retry_ratio" *
+          doctest::test_suite("alone")) {
   // 100 clients at t=0 against 10/s: exponential sends the 90 it was refused back together
   // at t=1; full jitter spreads them over its window.
   FakeProvider p({"--allowance", "10/s", "--limiter", "fixed-window", "--time-scale", "0.2"});

@@ -40,7 +40,8 @@ json herd_through(const std::vector<std::string>& provider_flags) {
 
 }  // namespace
 
-TEST_CASE("the herd is the same through the proxy: arrivals by second and by send") {
+TEST_CASE("the herd is the same through the proxy: arrivals by second and by send" *
+          doctest::test_suite("alone")) {
   const auto nginx = start_nginx();
   if (!nginx) return;
   const json plain = herd_through({});

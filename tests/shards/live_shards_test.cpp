@@ -144,7 +144,8 @@ TEST_CASE("acceptance: three shards started together, merged, make the one-proce
   CHECK(std::abs(merged["provider"]["requests"].get<double>() - b) <= 0.05 * b);
 }
 
-TEST_CASE("acceptance: three replicas sharing Redis, four shards, enforce one allowance") {
+TEST_CASE("acceptance: three replicas sharing Redis, four shards, enforce one allowance" *
+          doctest::test_suite("alone")) {
   RedisServer redis;
   if (!redis_or_skip(redis)) return;
   TempDir dir;

@@ -118,7 +118,8 @@ struct LongFleet {
 }  // namespace
 
 TEST_CASE(
-    "acceptance: one run in three worker processes is the simulation and the one-process fleet") {
+    "acceptance: one run in three worker processes is the simulation and the one-process fleet" *
+    doctest::test_suite("alone")) {
   TempDir dir;
   const Target target(dir, 200);
   REQUIRE(target.provider.started());
@@ -165,7 +166,8 @@ TEST_CASE(
   CHECK(fleet.dead_letters.empty());
 }
 
-TEST_CASE("a fleet past --connections-per-source binds further loopback source addresses") {
+TEST_CASE("a fleet past --connections-per-source binds further loopback source addresses" *
+          doctest::test_suite("alone")) {
   TempDir dir;
   const Target target(dir, 200);
   REQUIRE(target.provider.started());
