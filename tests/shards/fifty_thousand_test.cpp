@@ -54,7 +54,7 @@ std::vector<std::int64_t> by_send(const json& histogram) {
 TEST_CASE(
     "slow: 50,000 live clients, one loadgen run against one fakeprovider command, equal "
     "the simulation by window and by send" *
-    doctest::skip(!slow_tests())) {
+    doctest::skip(!slow_tests()) * doctest::test_suite("alone")) {
   TempDir dir;
   const std::string& scenario = kWaves;
   FakeProvider p({"--scenario", scenario, "--time-scale", "0.1", "--processes", "3",
