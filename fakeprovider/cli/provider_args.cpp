@@ -171,7 +171,8 @@ void take_upstream(const ProviderArgs& a, ProviderRun& run, Errors& errors) {
 }
 
 // --http-server: one server serves every mode now; its names are still taken, so the scripts
-// that named one run on. libmicrohttpd's server is gone: named, it is an error, not native.
+// that named one run on. The other server's name is an error that says what to do: served
+// natively instead, a run meant to measure that server would measure another silently.
 void check_http_server(const ProviderArgs& args, Errors& errors) {
   if (args.http_server == "auto" || args.http_server == "native") return;
   if (args.http_server == "libmicrohttpd") {
