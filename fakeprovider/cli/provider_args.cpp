@@ -171,17 +171,14 @@ void take_upstream(const ProviderArgs& a, ProviderRun& run, Errors& errors) {
 }
 
 // --http-server: one server serves every mode now; its names are still taken, so the scripts
-// that named one run on. The other server's name is an error that says what to do: served
-// natively instead, a run meant to measure that server would measure another silently.
+// that named one run on. Any other name (the server earlier releases offered included) is an
+// error that says what to do: served natively instead, a run meant to measure that server
+// would measure another silently.
 void check_http_server(const ProviderArgs& args, Errors& errors) {
   if (args.http_server == "auto" || args.http_server == "native") return;
-  if (args.http_server == "libmicrohttpd") {
-    errors.push_back(
-        "--http-server: libmicrohttpd is no longer built in; the data plane's own server serves "
-        "every mode: drop --http-server (or give native)");
-    return;
-  }
-  errors.push_back("--http-server: '" + args.http_server + "' is not auto or native");
+  errors.push_back("--http-server: '" + args.http_server +
+                   "' is not auto or native; the data plane's own server serves every mode: "
+                   "drop --http-server (or give native)");
 }
 
 // --store: where, and the scenario's limits as its script enforces them (Redis is reached only

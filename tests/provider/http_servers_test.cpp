@@ -118,16 +118,10 @@ TEST_CASE("http server: each framing of a request gets the answer both servers g
   CHECK(p.stop() == 0);
 }
 
-TEST_CASE("http server: an --http-server it does not know is refused") {
+TEST_CASE("http server: an --http-server it does not know is refused, naming what to do") {
   const Exited bad = run_provider_to_exit({"--http-server", "nginx"});
   CHECK(bad.code == 2);
   CHECK(bad.err.find("--http-server: 'nginx' is not auto or native") != std::string::npos);
-}
-
-TEST_CASE("http server: --http-server libmicrohttpd is refused, naming what to do instead") {
-  const Exited bad = run_provider_to_exit({"--http-server", "libmicrohttpd"});
-  CHECK(bad.code == 2);
-  CHECK(bad.err.find("--http-server: libmicrohttpd is no longer built in") != std::string::npos);
   CHECK(bad.err.find("drop --http-server (or give native)") != std::string::npos);
 }
 

@@ -109,11 +109,8 @@ const std::vector<FlagRow>& flag_rows() {
        {"--hint-tolerance: '0s' is not a duration above zero, e.g. 100ms or 1s"}},
       {"--http-server unknown",
        [](ProviderArgs& a) { a.http_server = "nginx"; },
-       {"--http-server: 'nginx' is not auto or native"}},
-      {"--http-server naming the server that is gone",
-       [](ProviderArgs& a) { a.http_server = "libmicrohttpd"; },
-       {"--http-server: libmicrohttpd is no longer built in; the data plane's own server serves "
-        "every mode: drop --http-server (or give native)"}},
+       {"--http-server: 'nginx' is not auto or native; the data plane's own server serves every "
+        "mode: drop --http-server (or give native)"}},
       {"--store not a redis URL",
        [](ProviderArgs& a) { a.store = "http://127.0.0.1:9"; },
        {"--store: ..."}},
