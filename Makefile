@@ -11,10 +11,10 @@ CONFIGURE = cmake -S . -B $(BUILD) $(if $(wildcard $(BUILD)/CMakeCache.txt),,-G 
 # The Debian packages, by who needs them. A user's `make build` (and the Dockerfile's build
 # stage) installs BUILD_PACKAGES only: no browser, no nginx, no redis.
 BUILD_PACKAGES := cmake g++ pkg-config dpkg-dev libcurl4-openssl-dev libssl-dev libcpp-httplib-dev \
-                  libmicrohttpd-dev libcli11-dev nlohmann-json3-dev libhiredis-dev ninja-build
+                  libcli11-dev nlohmann-json3-dev libhiredis-dev ninja-build
 # What the two binaries load at run time; the .deb's Depends (read off the binaries by
 # dpkg-shlibdeps) names these.
-RUNTIME_PACKAGES := libcurl4 libssl3 libcpp-httplib0.11 libmicrohttpd12 libhiredis0.14
+RUNTIME_PACKAGES := libcurl4 libssl3 libcpp-httplib0.11 libhiredis0.14
 # What only our own tests need: doctest; curl, nginx (over https, with certificates openssl
 # makes) and real client libraries as peers; chromium to render a report and, with firefox-esr,
 # to watch the live dashboard; python3 (+yaml) for

@@ -134,9 +134,9 @@ int main(int argc, char** argv) {
       ->type_name("kernel|watch|read")
       ->capture_default_str();
   app.add_option("--http-server", args.http_server,
-                 "native: the data plane's own HTTP/1.1 server (the least CPU a request); "
-                 "libmicrohttpd: GNU libmicrohttpd's; auto (default): native")
-      ->type_name("auto|native|libmicrohttpd")
+                 "kept for the scripts that name it: the data plane's own HTTP/1.1 server "
+                 "serves every mode, whether auto (default) or native")
+      ->type_name("auto|native")
       ->capture_default_str();
   app.add_option("--idle-timeout", args.idle_timeout,
                  "close a connection silent this long (wall time; longer than any backoff a "

@@ -103,7 +103,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
                               static_cast<OutageAction>(in.ConsumeIntegralInRange(0, 3)));
         break;
       default: {
-        // Headers arrive as C strings: libmicrohttpd ends each value at its first NUL.
+        // Header values are C strings here: the head reader refuses a NUL in one.
         const std::string tenant = in.ConsumeRandomLengthString(64);
         const std::string tokens = in.ConsumeRandomLengthString(24);
         const SendHeaders headers = some_send_headers(in, rules, values);

@@ -49,7 +49,7 @@ inline bool ascii_iequals(std::string_view a, std::string_view b) {
 }
 
 // A field value as RFC 9110 5.5 defines it: the spaces and tabs (OWS) around it are not part
-// of it. libmicrohttpd 0.9.75 drops the leading ones and keeps the trailing ones, so every
+// of it. The request head reader drops the leading ones and keeps the trailing ones, so every
 // header value the provider reads goes through this: "k " and "k" name one tenant.
 inline std::string_view trim_ows(std::string_view s) {
   const auto ows = [](char c) { return c == ' ' || c == '\t'; };

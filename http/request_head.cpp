@@ -60,8 +60,8 @@ HeadVerdict parse_field_line(std::string_view line, RequestHead& head) {
     return bad(400, "A header line is not a name, a colon and a value");
   if (!is_field_value(line.substr(i + 1)))
     return bad(400, "A header value holds a control character");
-  // Leading spaces and tabs dropped, trailing ones kept, as libmicrohttpd keeps them: the
-  // readers trim the rest (trim_ows), and check_framing sees what it sees from either server.
+  // Leading spaces and tabs dropped, trailing ones kept: the readers trim the rest (trim_ows),
+  // and check_framing sees the trailing ones (a "chunked " it refuses).
   std::string_view value = line.substr(i + 1);
   while (!value.empty() && (value.front() == ' ' || value.front() == '\t')) value.remove_prefix(1);
   head.fields.push_back({line.substr(0, i), value});

@@ -2,7 +2,7 @@
 // keep-alive GETs with fakeprovider's 429 (the same bytes, a fixed Date). No HTTP parsing
 // past the end of the headers, no limiter, no log: what is left is the kernel's work and the
 // syscalls. Two ways to wait:
-//   epoll   one recv and one send per request (what nginx and libmicrohttpd do), each thread
+//   epoll   one recv and one send per request (what nginx and fakeprovider do), each thread
 //           its own SO_REUSEPORT listener and epoll set
 //   uring   io_uring: the recvs and sends of every ready connection submitted together, one
 //           io_uring_enter per batch (built only with liburing: -DWITH_URING -luring)

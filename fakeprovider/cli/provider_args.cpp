@@ -170,14 +170,15 @@ void take_upstream(const ProviderArgs& a, ProviderRun& run, Errors& errors) {
   if (run.data_plane.upstream) run.data_plane.memory_per_connection = kProxyMemoryPerConnection;
 }
 
-// --http-server: auto is the native server, which serves every mode.
-Parsed<HttpServer> http_server_from(const ProviderArgs& args) {
-  using Result = Parsed<HttpServer>;
-  if (args.http_server == "libmicrohttpd") return Result::ok(HttpServer::kLibmicrohttpd);
-  if (args.http_server == "auto" || args.http_server == "native")
-    return Result::ok(HttpServer::kNative);
-  return Result::fail("--http-server: '" + args.http_server +
-                      "' is not auto, native or libmicrohttpd");
+// --http-server: one server serves every mode now; its names are still taken, so the scripts
+// that named one run on. Any other name (the server earlier releases offered included) is an
+// error that says what to do: served natively instead, a run meant to measure that server
+// would measure another silently.
+void check_http_server(const ProviderArgs& args, Errors& errors) {
+  if (args.http_server == "auto" || args.http_server == "native") return;
+  errors.push_back("--http-server: '" + args.http_server +
+                   "' is not auto or native; the data plane's own server serves every mode: "
+                   "drop --http-server (or give native)");
 }
 
 // --store: where, and the scenario's limits as its script enforces them (Redis is reached only
@@ -200,14 +201,14 @@ std::int64_t stop_wait_ns(const ProviderConfig& p, double time_scale) {
          5 * kNsPerSec;
 }
 
-// What needs the scenario: the proxy's settings, which server serves it, the stop's wait.
+// What needs the scenario: the proxy's settings, the stop's wait.
 void take_scenario(const ProviderArgs& a, const std::optional<Scenario>& scenario,
                    std::optional<double> scale, ProviderRun& run, Errors& errors) {
   if (scenario) {
     run.scenario = *scenario;
     take_upstream(a, run, errors);
   }
-  if (auto server = take(http_server_from(a), errors)) run.data_plane.http_server = *server;
+  check_http_server(a, errors);
   if (scenario && scale) run.stop_wait_ns = stop_wait_ns(scenario->provider, *scale);
 }
 

@@ -32,8 +32,8 @@ bool is_chunked(std::string_view coding) {
   return ascii_iequals(coding, "chunked");
 }
 
-// libmicrohttpd reads a chunked body only when its first Transfer-Encoding field, with the
-// leading OWS it drops, is "chunked" to the last byte.
+// The body reader is handed a chunked body only when its one Transfer-Encoding field, past the
+// leading OWS the head reader drops, is "chunked" to the last byte.
 bool reader_frames_chunked(const std::vector<std::string_view>& fields) {
   if (fields.size() != 1) return false;
   const std::string_view v = fields.front();

@@ -25,7 +25,7 @@ struct FramingVerdict {
   std::string_view reason;  // one sentence for the error body; empty when readable
 };
 
-// RFC 9112 6.1 and 6.3, as strict as the body reader (libmicrohttpd 0.9.75) needs:
+// RFC 9112 6.1 and 6.3, as strict as the body reader (body_framing) needs:
 // - Transfer-Encoding: the codings of every field, in order, must end in chunked (else 400)
 //   and name it once (else 400); another coding before it is one this server does not
 //   implement (501). The reader frames a chunked body only from one field spelled exactly

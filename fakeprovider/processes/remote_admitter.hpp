@@ -31,7 +31,6 @@ class RemoteAdmitter : public Admitter {
   const ScenarioClock& clock() const override { return clock_; }
   Admission admit(const ProviderArrival& arrival) override;
   std::vector<Admission> admit_all(std::span<const ProviderArrival> arrivals) override;
-  bool batches() const override { return true; }
   AdmissionLine* line(std::size_t loop) override;
   void note_upstream(const AdmissionTicket& ticket, int upstream) override;
   std::int64_t draw_hop_ns() override;

@@ -69,9 +69,6 @@ class Admitter {
   virtual Admission admit(const ProviderArrival& arrival) = 0;
   // The arrivals decided one after another, in their order: one admission each.
   virtual std::vector<Admission> admit_all(std::span<const ProviderArrival> arrivals) = 0;
-  // Each decision costs a round trip (a shared store, another process): the data plane
-  // suspends the requests and asks about those that wait together in one call.
-  virtual bool batches() const = 0;
   // The loop's own line, or null: a loop that has one asks on it instead of admit_all.
   virtual AdmissionLine* line(std::size_t /*loop*/) { return nullptr; }
   // Proxy mode: what the upstream answered an admitted arrival.

@@ -1,7 +1,5 @@
 #include "server/answer_writer.hpp"
 
-#include <microhttpd.h>
-
 #include <ctime>
 #include <string>
 
@@ -10,6 +8,7 @@
 #include "civil_date.hpp"
 #include "etag.hpp"
 #include "model/versioned_row.hpp"
+#include "upstream/relayed_answer.hpp"
 
 namespace stampede {
 namespace {
@@ -42,22 +41,9 @@ std::string http_date(std::int64_t epoch_s) {
   return strftime_utc(epoch_s, "%a, %d %b %Y %H:%M:%S GMT");
 }
 
-// The last answer built on this server thread, and by which writer, with its Date: the
-// response carries its own, so libmicrohttpd formats no date per answer (the clock's time zone
-// conversion was the largest user-space cost of a 429 in the profile).
-struct AnswerCache {
-  const AnswerWriter* owner = nullptr;
-  AnswerWriter::Key key;
-  std::int64_t date_s = 0;
-  MHD_Response* response = nullptr;
-  int status = 0;  // on the wire: the dialect's
-  ~AnswerCache() {
-    if (response) MHD_destroy_response(response);
-  }
-};
-thread_local AnswerCache answer_cache;
-
-// The native server's: the same, as the bytes on the wire.
+// The last answer built on this server thread, and by which writer, with its Date: formatted
+// once a second, not per answer (the clock's time zone conversion was the largest user-space
+// cost of a 429 in the profile).
 struct AnswerBytesCache {
   const AnswerWriter* owner = nullptr;
   AnswerWriter::Key key;
@@ -79,21 +65,6 @@ AnswerWriter::Key AnswerWriter::key_of(const Decision& d,
       d.tokens ? quota_key(*d.tokens) : QuotaFacts{});
   key.row_version = row_version;
   return key;
-}
-
-bool AnswerWriter::queue(MHD_Connection* c, const Decision& d,
-                         std::optional<std::uint64_t> row_version) const {
-  const Key key = key_of(d, row_version);
-  AnswerCache& cache = answer_cache;
-  const std::int64_t date_s = epoch_s_now();
-  if (cache.owner != this || !cache.response || !(cache.key == key) || cache.date_s != date_s) {
-    if (cache.response) MHD_destroy_response(cache.response);
-    cache.owner = this;
-    cache.key = key;
-    cache.date_s = date_s;
-    cache.response = build(key, date_s, cache.status);
-  }
-  return MHD_queue_response(c, static_cast<unsigned>(cache.status), cache.response) == MHD_YES;
 }
 
 std::string_view AnswerWriter::bytes(const Decision& d,
@@ -121,29 +92,18 @@ QuotaFacts AnswerWriter::quota_key(const QuotaNumbers& q) const {
 RenderedAnswer AnswerWriter::render(const Key& key, std::int64_t date_s) const {
   RenderedAnswer a = render_answer(format_, key.facts);
   if (key.row_version) a.body = row_body(key.facts.status, *key.row_version);
-  // First, where libmicrohttpd puts the one it adds.
+  // First, where HTTP servers put it.
   std::vector<std::pair<std::string, std::string>> first{{"Date", http_date(date_s)}};
   if (key.row_version) first.emplace_back("ETag", format_etag(*key.row_version));
   a.headers.insert(a.headers.begin(), first.begin(), first.end());
   return a;
 }
 
-MHD_Response* AnswerWriter::build(const Key& key, std::int64_t date_s, int& status) const {
-  RenderedAnswer a = render(key, date_s);
-  status = a.status;
-  MHD_Response* response =
-      MHD_create_response_from_buffer(a.body.size(), a.body.data(), MHD_RESPMEM_MUST_COPY);
-  for (const auto& [name, value] : a.headers)
-    MHD_add_response_header(response, name.c_str(), value.c_str());
-  return response;
-}
-
 std::string answer_bytes(int status,
                          const std::vector<std::pair<std::string, std::string>>& headers,
                          std::string_view body, bool close) {
-  const char* reason = MHD_get_reason_phrase_for(static_cast<unsigned>(status));
-  std::string b =
-      "HTTP/1.1 " + std::to_string(status) + " " + (*reason ? reason : "Unknown") + "\r\n";
+  std::string b = "HTTP/1.1 " + std::to_string(status) + " ";
+  b.append(reason_phrase(status)).append("\r\n");
   for (const auto& [name, value] : headers) b += name + ": " + value + "\r\n";
   if (close) b += "Connection: close\r\n";
   b += "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n";
@@ -167,30 +127,12 @@ std::string server_error_body(std::string_view type, std::string_view reason,
 
 }  // namespace
 
-bool queue_server_error(MHD_Connection* c, int status, std::string_view type,
-                        std::string_view reason, std::string_view message, bool close) {
-  std::string text = server_error_body(type, reason, message);
-  MHD_Response* r =
-      MHD_create_response_from_buffer(text.size(), text.data(), MHD_RESPMEM_MUST_COPY);
-  MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "application/json");
-  if (close) MHD_add_response_header(r, MHD_HTTP_HEADER_CONNECTION, "close");
-  if (status == 405) MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, kAllowed);
-  const bool queued = MHD_queue_response(c, static_cast<unsigned>(status), r) == MHD_YES;
-  MHD_destroy_response(r);
-  return queued;
-}
-
 std::string server_error_bytes(int status, std::string_view type, std::string_view reason,
                                std::string_view message, bool close) {
   std::vector<std::pair<std::string, std::string>> headers{{"Date", http_date(epoch_s_now())},
                                                            {"Content-Type", "application/json"}};
   if (status == 405) headers.emplace_back("Allow", kAllowed);
   return answer_bytes(status, headers, server_error_body(type, reason, message), close);
-}
-
-bool queue_framing_refusal(MHD_Connection* c, const FramingVerdict& verdict) {
-  return queue_server_error(c, verdict.status, "invalid_request_error", "request_framing",
-                            verdict.reason, /*close=*/true);
 }
 
 }  // namespace stampede

@@ -1,5 +1,8 @@
 #pragma once
 
+#include <sys/socket.h>
+
+#include <cstddef>
 #include <cstdint>
 
 namespace stampede {
@@ -13,6 +16,8 @@ class ArrivalStamps {
   virtual ~ArrivalStamps() = default;
   // A new connection: forget whatever an earlier socket with this number left.
   virtual void watch(int fd) = 0;
+  // A read of fd's bytes, which some stamps need to see (the kernel's come with the read).
+  virtual ssize_t receive(int fd, void* buf, std::size_t len) { return recv(fd, buf, len, 0); }
   // When bytes first came in on fd since its last answer (steady_clock ns), or 0 if they were
   // not noted. Bytes that came before the answer (a body) do not count.
   virtual std::int64_t take(int fd) = 0;

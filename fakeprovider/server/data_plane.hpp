@@ -22,10 +22,6 @@
 #include "upstream/upstream_config.hpp"
 #include "upstream/upstream_exchange.hpp"
 
-struct MHD_Daemon;
-struct MHD_Connection;
-struct MHD_Response;
-
 namespace stampede {
 
 // How a request's arrival is stamped (--arrival-stamp).
@@ -33,12 +29,6 @@ enum class ArrivalStamping {
   kKernel,  // the kernel's receive stamp of its first bytes (ReceiveStamps)
   kWatch,   // when a watcher thread saw its bytes come in (ArrivalStamper)
   kRead,    // when a server thread read it: nothing more per request, late under a burst
-};
-
-// Which HTTP server reads the requests and writes the answers.
-enum class HttpServer {
-  kLibmicrohttpd,  // GNU libmicrohttpd: every mode
-  kNative,         // our own: every mode
 };
 
 struct DataPlaneConfig {
@@ -52,15 +42,13 @@ struct DataPlaneConfig {
   unsigned idle_timeout_s = 600;
   // A request's headers, and then its body, must be complete this long after its first byte
   // came in, or the connection is closed: a client that trickles them (slowloris) keeps
-  // resetting the idle timeout, which counts from the last byte, and a body libmicrohttpd
-  // cannot read on (a chunk-size line longer than its buffer) stalls without any. 0: no such
-  // limit. For the headers it needs the first bytes' time: stamping other than kRead.
+  // resetting the idle timeout, which counts from the last byte. 0: no such limit. For the headers
+  // it needs the first bytes' time: stamping other than kRead.
   std::int64_t header_timeout_ns = 10'000'000'000;
   int backlog = 4096;
   // Per connection: the request's headers must fit, with room for the answer's.
   std::size_t memory_per_connection = 4096;
   ArrivalStamping stamping = ArrivalStamping::kKernel;
-  HttpServer http_server = HttpServer::kLibmicrohttpd;
   // Proxy mode: what the provider admits is forwarded here and its answer passed back.
   std::optional<UpstreamConfig> upstream;
   // Where the connections turned away are added up (RefusalTally, shared by the workers);
@@ -69,24 +57,22 @@ struct DataPlaneConfig {
 };
 
 // The provider's HTTP side: any method and path, read by the data plane's own HTTP/1.1 server
-// (data_plane_native.cpp), or by GNU libmicrohttpd, on request (config.http_server). A
-// request arrives when its headers are complete; it is stamped with the time its bytes came in
-// (ArrivalStamps, unless config.stamping is kRead), or, when that time was not noted, the time it
-// is read; then decided by the policy and answered the way real APIs answer (docs/ADMIN_API.md).
+// (data_plane_native.cpp). A request arrives when its headers are complete; it is stamped with
+// the time its bytes came in (ArrivalStamps, unless config.stamping is kRead), or, when that
+// time was not noted, the time it is read; then decided by the policy and answered the way
+// real APIs answer (docs/ADMIN_API.md).
 //
-// One epoll daemon per thread, each driven by a loop of ours rather than libmicrohttpd's own
-// thread: 0.9.75's internal loop, after an epoll_wait that returns exactly its 128-event
-// maximum, waits again with the full idle timeout before serving the 128 connections it
-// holds, so a burst that ends on such a batch leaves 128 requests unanswered until the next
-// arrival. The loops accept for each other, round robin: left to race for the listen socket,
-// one thread took twice the connections of the other and became the bottleneck.
+// One epoll set per thread, each driven by a loop of ours. The loops accept for each other,
+// round robin: left to race for the listen socket, one thread took twice the connections of
+// the other and became the bottleneck.
 //
-// With a shared store (LockedProvider's), or the provider in another process (a worker of
-// --processes), a request's connection is suspended while its decision is asked for in one
-// round trip with the others waiting then.
+// The requests a loop read in one turn are decided together: by this process's provider, in
+// one turn of its lock, or, with a shared store or the provider in another process (a worker
+// of --processes), in one round trip on the loop's own line, the connections reading no more
+// until the answer comes.
 //
 // With provider.hop_delay (--hop-delay) a request is held one network hop, its connection
-// suspended, before the layers and the row decide it on the timer's thread, and answered one
+// waiting, before the layers and the row decide it on the timer's thread, and answered one
 // more hop later: the simulator's network on a loopback.
 //
 // Abusers: a connection that sends nothing keeps its place for idle_timeout_s (a storm's
@@ -103,14 +89,12 @@ struct DataPlaneConfig {
 // upstream's answer comes back, which is passed on as it arrives and as the client takes it.
 // Refused requests never leave.
 //
-// Its parts: data_plane.cpp starts and stops it; data_plane_loops.cpp holds the event loops,
-// the accepting and the connection limits; data_plane_native.cpp the native server (its
-// connections, epoll set and bytes); data_plane_requests.cpp a request's life (admission,
-// hops and service times, answer); data_plane_forward.cpp a request's forward and
-// data_plane_relay.cpp its answer relayed to a native connection. libmicrohttpd's side of
-// each: data_plane_mhd_requests.cpp, data_plane_proxy.cpp, data_plane_store.cpp (the store's
-// batches). request_headers.* what is read from the headers; answer_writer.* the answers'
-// bytes.
+// Its parts: data_plane.cpp starts and stops it; data_plane_loops.cpp the accepting and the
+// connection limits; data_plane_native.cpp the native server (its loops, connections, epoll
+// set and bytes); data_plane_requests.cpp a request's life (admission, hops and service times,
+// answer); data_plane_forward.cpp a request's forward and data_plane_relay.cpp its answer
+// relayed to the connection. request_headers.* what is read from the headers; answer_writer.*
+// the answers' bytes.
 class DataPlane {
  public:
   DataPlane(const DataPlaneConfig& config, Admitter& provider);
@@ -127,35 +111,26 @@ class DataPlane {
   void stop(std::int64_t max_wait_ns);
 
  private:
-  friend struct MhdCallbacks;  // libmicrohttpd's C callbacks
   struct Request;
   struct Held;  // a request on its way in, not decided yet
-  struct Loop;  // one daemon and the thread that drives it
+  struct Loop;  // one epoll set and the thread that drives it
 
-  std::unique_ptr<Loop> make_loop();  // null when libmicrohttpd cannot start its daemon
-  // The loops (data_plane_loops.cpp).
-  void run(Loop& loop);
-  int poll_wait_ms(const Loop& loop) const;  // until libmicrohttpd's or the sweep's next due
+  std::unique_ptr<Loop> make_loop();  // null when its epoll set cannot be made
+  // The accepting and the connection limits (data_plane_loops.cpp).
   void accept_connections(Loop& self);
   void add_handed_connections(Loop& loop);
-  void add_connection(Loop& loop, int fd, const sockaddr_storage& addr, socklen_t addr_len);
   void shed_connection();
   bool take_connection_slot();  // false at max_connections
-  void cut_slow_requests(Loop& loop, std::int64_t now_ns);
-  Loop* loop_of(MHD_Connection* c) const;
   void signal_loops(std::atomic<bool> Loop::*flag);
 
-  // A request's life (data_plane_requests.cpp): decided, held, answered or forwarded,
-  // whichever server read it.
+  // A request's life (data_plane_requests.cpp): decided, held, answered or forwarded.
   struct NativeConn;
   bool reads_token_field() const;
   // Stamped, counted in flight, not decided yet; fd: its connection's.
   Request* new_request(int fd);
-  struct RequestFacts;  // what its headers (and body) say, whichever server read them
-  void decide(const RequestFacts& facts, Request& r);
-  // Held for a hop, or asked about with others (a store, another process): not admitted at
-  // once. Else it is what the provider is asked, and its answer is taken.
-  bool decided_later() const;
+  struct RequestFacts;  // what its headers (and body) say
+  // Held for a hop (provider.hop_delay): decided on the timer's thread when it is over.
+  void hold_for_hop(const RequestFacts& facts, Request& r);
   ProviderArrival arrival_of(const RequestFacts& facts, const Request& r) const;
   void take_admission(const Admission& admission, Request& r);
   std::int64_t decide_held(Request& r);  // a held request's hop is over: the due time of its answer
@@ -172,23 +147,9 @@ class DataPlane {
   void wait_native(NativeConn& c, std::int64_t due_steady_ns, bool decide_first);
   void take_resumed(Loop& loop);
 
-  // libmicrohttpd's side of a request's life (data_plane_mhd_requests.cpp).
-  // Decided now, unless body_first or a token field is read from it: once its body is in.
-  Request* arrive(MHD_Connection* c, const char* url, const char* method, bool body_first);
-  // Decides the request: when it arrives, or with a token field once its body is in.
-  void decide(MHD_Connection* c, const char* url, const char* method, Request& r);
-  bool answer(MHD_Connection* c, Request& r);
-  // Suspends the connection for the hop in, on the timer's thread.
-  void hold_for_hop(MHD_Connection* c, Request& r);
-  // Resumes the suspended connection at the deadline, on the timer's thread.
-  void resume_at(std::int64_t due_steady_ns, MHD_Connection* c, Loop* loop);
-  // A held request's hop is over: the provider decides it, and answers a hop later.
-  void decide_held(MHD_Connection* c, Request& r, Loop* loop);
-
-  // The native server (data_plane_native.cpp): an HTTP/1.1 server of our own in place of
-  // libmicrohttpd, one epoll set a loop: its connections, their bytes in and out, each
-  // request's head and body read and handed to the request's life above.
-  bool native() const { return config_.http_server == HttpServer::kNative; }
+  // The native server (data_plane_native.cpp): an HTTP/1.1 server of our own, one epoll set a
+  // loop: its connections, their bytes in and out, each request's head and body read and
+  // handed to the request's life above.
   void run_native(Loop& loop);
   void listen_native(Loop& loop, bool on);
   void add_native(Loop& loop, int fd, const sockaddr_storage& addr);
@@ -213,10 +174,10 @@ class DataPlane {
   void release_native(NativeConn& c);  // its request completed, the connection forgotten
   void sweep_native(Loop& loop, std::int64_t now_ns);
 
-  // Proxy mode: a request's forward, whichever server read it (data_plane_forward.cpp).
+  // Proxy mode: a request's forward (data_plane_forward.cpp).
   struct Proxied;       // a request on its way to the upstream and its answer on the way back
   struct ProxyEvents;   // what the loops' pools tell of the exchanges
-  struct ForwardFacts;  // what is forwarded of a request's head, whichever server read it
+  struct ForwardFacts;  // what is forwarded of a request's head
   bool proxying() const { return config_.upstream.has_value(); }
   // A body declared longer than --max-body is answered 413 before the provider hears of it, a
   // chunked one that ran past it once it is in (undecided, so uncounted too): the refusal
@@ -238,23 +199,10 @@ class DataPlane {
   // The answer to a forward that got no head: its status and message.
   static int failure_status(UpstreamFailure f);
   std::string failure_message(const Proxied& p) const;
-  // The pool has news of p's answer: its client's server is told.
+  // The pool has news of p's answer: its client's connection relays it.
   void answer_came(Proxied& p);
   // What the upstream answered a forward, counted once: at its end, or when its client left.
   void note_forward_end(Proxied& p);
-
-  // libmicrohttpd's side of a forward (data_plane_proxy.cpp): the connection suspended until
-  // the upstream's answer comes, which it then reads a piece at a time.
-  bool refuse_long_body(MHD_Connection* c, const RequestFraming& framing);
-  bool refuse_long_chunked(MHD_Connection* c);
-  void prepare_forward(MHD_Connection* c, const char* method, const RequestFraming& framing,
-                       Request& r);
-  // The last call: the upstream's answer queued, or the connection suspended until it comes.
-  bool answer_forwarded(MHD_Connection* c, Request& r);
-  bool queue_forwarded(MHD_Connection* c, Proxied& p);  // the upstream's status and headers
-  static MHD_Response* forwarded_response(Proxied& p);  // and its body, whole or to come
-  void suspend_for_upstream(Proxied& p);
-  void resume_from_upstream(Proxied& p);
 
   // The native server's side of a forward (data_plane_relay.cpp): the connection reads no more
   // while the upstream's answer is relayed to it, as it comes and as the client takes it.
@@ -269,22 +217,6 @@ class DataPlane {
   // The upstream pool's part of a turn: its sockets when ready or its timers when due, and
   // everything stopped when the provider is.
   void run_upstream(Loop& loop, bool ready);
-
-  // With a shared store, or the provider in another process, and no hop delay, requests wait
-  // for their decisions together (data_plane_store.cpp): each is suspended while the batch it
-  // is in is asked about on the loop's own line.
-  struct StoreWait;
-  // Decided in batches: with a hop delay the timer decides each request when its hop is over,
-  // in that order.
-  bool batched() const { return provider_.batches() && !provider_.config().hop_delay; }
-  void hold_for_store(MHD_Connection* c, Request& r);
-  static std::vector<ProviderArrival> arrivals_of(const std::vector<StoreWait>& batch);
-  void ask_line(Loop& loop);  // what waits, once the line has no question in flight
-  void take_line_answer(Loop& loop);
-  // The batch's admissions given to its requests, which are resumed; self: the loop whose
-  // thread this is, which needs no wake (null: the store's thread).
-  void settle(std::vector<StoreWait>& batch, const std::vector<Admission>& admitted,
-              const Loop* self);
 
   DataPlaneConfig config_;
   Admitter& provider_;
@@ -301,7 +233,7 @@ class DataPlane {
   std::atomic<unsigned> next_loop_{0};         // who gets the next accepted connection
   std::atomic<unsigned> open_connections_{0};  // accepted and not yet closed, every loop's
   std::atomic<std::int64_t> in_flight_{0};
-  std::atomic<std::int64_t> suspended_{0};
+  std::atomic<std::int64_t> waiting_{0};
   // Last: its thread, which uses the rest, is stopped first.
 };
 

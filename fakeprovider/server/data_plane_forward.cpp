@@ -1,8 +1,8 @@
-// Proxy mode, a request's forward whichever server read it: a request the provider admits goes
-// on to the upstream (UpstreamPool, one per loop), its body as it comes in, and its answer comes
-// back over time, the pool's news handed to the server that holds the client (the native one's
-// relay, or libmicrohttpd's suspended connection). What the upstream answered is recorded
-// beside the arrival. Everything here runs on the request's loop thread.
+// Proxy mode, a request's forward: a request the provider admits goes on to the upstream
+// (UpstreamPool, one per loop), its body as it comes in, and its answer comes back over time,
+// the pool's news handed to the connection that holds the client, which relays it
+// (data_plane_relay.cpp). What the upstream answered is recorded beside the arrival.
+// Everything here runs on the request's loop thread.
 #include <arpa/inet.h>
 #include <netinet/in.h>
 
@@ -20,8 +20,8 @@ bool admitted(const Decision& d) {
 }
 
 // The client's connection holds its request's head and the answer's head together in its
-// memory (libmicrohttpd writes an answer's head there); the spare kilobyte is for what the
-// server adds to the head (Date, the length, the reason phrase). An upstream head longer than
+// memory; the spare kilobyte is for what the server adds to the head (the length, the reason
+// phrase, Connection). An upstream head longer than
 // what is left is a 502, never a connection closed without a byte.
 constexpr std::size_t kAnswerHeadSpare = 1024;
 
@@ -86,10 +86,7 @@ void DataPlane::ProxyEvents::on_end(UpstreamExchange& x) {
 }
 
 void DataPlane::answer_came(Proxied& p) {
-  if (!p.native) {
-    resume_from_upstream(p);
-    return;
-  }
+  if (!p.native) return;  // not waited for yet: the relay starts from what came by then
   // Relayed once the pool's call is over: writing to the client may end the request, and
   // with it the exchange the pool is still in the middle of.
   NativeConn& c = *p.native;
@@ -114,7 +111,6 @@ void DataPlane::prepare_forward(const ForwardFacts& facts, Request& r) {
   // Refused at its headers: answered by the provider, nothing to prepare.
   if (r.decided && !r.held && !admitted(r.decision)) return;
   auto p = std::make_unique<Proxied>();
-  p->plane = this;
   p->method = facts.method;
   p->target = origin_form(facts.target);
   p->headers =
@@ -164,7 +160,7 @@ void DataPlane::start_forward(Request& r) {
 void DataPlane::send_forward(Request& r) {
   Proxied& p = *r.proxied;
   if (p.started) return;
-  // Decided after its headers (a token field, a hop, the store), or a chunked body: the body is
+  // Decided after a hop, or a chunked body: the body is
   // whole by now, and within --max-body.
   if (p.chunked) p.body_size = p.body.size();
   start_forward(r);

@@ -3,9 +3,8 @@
 // The data plane's own parts, shared by its files and by nothing else: data_plane.cpp (start
 // and stop), data_plane_loops.cpp (the event loops and the connections they hold),
 // data_plane_native.cpp (the native server) and data_plane_requests.cpp (a request's life:
-// admission, answer), with the forward and libmicrohttpd's sides (data_plane.hpp).
+// admission, answer), with the forward's (data_plane.hpp).
 
-#include <microhttpd.h>
 #include <sys/socket.h>
 
 #include <unistd.h>
@@ -28,22 +27,14 @@
 
 namespace stampede {
 
-// How often a loop, of either server, looks for requests whose headers are overdue: a few
+// How often a loop looks for requests whose headers are overdue: a few
 // times per timeout, so none is cut much later than its due time, and at most once a second.
 std::int64_t sweep_period_ns(std::int64_t header_timeout_ns);
 
 // A peer's address as text (X-Forwarded-For); empty for a family other than IPv4 and IPv6.
 std::string address_text(const sockaddr* sa);
 
-// A request suspended until its decision comes (the store's, or another process's), with its
-// connection and the loop to wake.
-struct DataPlane::StoreWait {
-  MHD_Connection* connection;
-  Request* request;
-  Loop* loop;
-};
-
-// A connection of the native server (--http-server native): the bytes that came in and are
+// A connection of the native server: the bytes that came in and are
 // not used yet, the request they are on, and the answer's bytes not sent yet.
 struct DataPlane::NativeConn {
   int fd = -1;
@@ -79,34 +70,18 @@ struct DataPlane::Loop {
     sockaddr_storage addr;
     socklen_t addr_len;
   };
-  // One per open connection, from libmicrohttpd's start to its close of it; touched only on the
-  // loop's thread (and at the daemon's stop, after that thread is gone).
-  struct Conn {
-    int fd = -1;
-    bool in_request = false;         // its headers are complete; not yet answered
-    bool cut = false;                // closed for a slow request; libmicrohttpd has yet to notice
-    std::int64_t body_since_ns = 0;  // in_request, body still coming in: its first byte's time
-    std::string target;              // the request line's target, as it came (not unescaped)
-  };
-  MHD_Daemon* daemon = nullptr;
-  std::unordered_set<Conn*> conns;
   std::int64_t next_sweep_ns = 0;
-  int epoll_fd = -1;
   int wake_fd = -1;  // an eventfd: the loop rereads its flags and hand-offs when it is written
   std::atomic<bool> quiesce{false};
   std::atomic<bool> quiesced{false};  // the loop has seen quiesce: it no longer accepts
   std::atomic<bool> stop{false};
   std::atomic<bool> drop_upstream{false};  // the provider is stopping: end what is forwarded
   std::unique_ptr<UpstreamPool> upstream;  // proxy mode only
-  // A provider in another process: this loop's line to it, the requests whose question is in
-  // flight on it, and those that wait for the next.
+  // A shared store, or a provider in another process: this loop's line to it.
   AdmissionLine* line = nullptr;
-  std::vector<StoreWait> asked;
-  std::vector<StoreWait> pending;
   std::mutex handed_mu;
-  std::vector<Handed> handed;  // accepted by another loop for this one's daemon
-  // The native server's: its connections, its epoll set (epoll_fd is libmicrohttpd's), those
-  // the timer hands back, and the time of this turn of the loop.
+  std::vector<Handed> handed;  // accepted by another loop for this one
+  // Its connections, its epoll set, those the timer hands back, and the time of this turn.
   std::unordered_set<NativeConn*> native_conns;
   int native_epoll_fd = -1;
   bool listening = false;
@@ -122,9 +97,8 @@ struct DataPlane::Loop {
   ~Loop();
 };
 
-// A request held a network hop before it is decided (provider.hop_delay), or until the store
-// decides it with the others waiting (data_plane_store.cpp): what the decision needs, copied,
-// since it is made on another thread (the timer's, the store batches').
+// A request held a network hop before it is decided (provider.hop_delay): what the decision
+// needs, copied, since it is made on the timer's thread.
 struct DataPlane::Held {
   std::size_t loop = 0;  // the recorder of the thread that read it
   std::int64_t arrives_steady_ns = 0;
@@ -138,17 +112,14 @@ struct DataPlane::Held {
 
 // A request forwarded (proxy mode): the exchange, and the connection waiting on it.
 struct DataPlane::Proxied : UpstreamExchange {
-  DataPlane* plane = nullptr;
-  MHD_Connection* connection = nullptr;  // libmicrohttpd's
-  NativeConn* native = nullptr;          // the native server's, once it waits for the answer
-  AdmissionTicket ticket;                // the arrival's, for what the upstream answers
-  bool chunked = false;                  // a body of unknown length: gathered whole, then forwarded
-  bool too_long = false;                 // ... and it ran past --max-body
-  bool started = false;                  // handed to the pool
-  bool suspended = false;  // the connection waits for the upstream's head or more of its body
+  NativeConn* native = nullptr;  // its client's, once it waits for the answer
+  AdmissionTicket ticket;        // the arrival's, for what the upstream answers
+  bool chunked = false;          // a body of unknown length: gathered whole, then forwarded
+  bool too_long = false;         // ... and it ran past --max-body
+  bool started = false;          // handed to the pool
 };
 
-// The pools' news, turned into the connections' resumptions and the arrivals' records.
+// The pools' news, turned into the connections' relays and the arrivals' records.
 struct DataPlane::ProxyEvents : UpstreamEvents {
   explicit ProxyEvents(DataPlane& owner) : plane(owner) {}
   void on_head(UpstreamExchange& x) override;
@@ -190,7 +161,6 @@ struct DataPlane::Request {
 
 inline DataPlane::Loop::~Loop() {
   for (const auto& h : handed) close(h.fd);
-  for (Conn* c : conns) delete c;
   for (NativeConn* c : native_conns) {
     if (c->fd >= 0) close(c->fd);
     delete c->request;
@@ -199,30 +169,6 @@ inline DataPlane::Loop::~Loop() {
   for (NativeConn* c : released) delete c;
   if (wake_fd >= 0) close(wake_fd);
   if (native_epoll_fd >= 0) close(native_epoll_fd);
-}
-
-// libmicrohttpd's C callbacks. The request ones are in data_plane_mhd_requests.cpp, the
-// connection ones in data_plane_loops.cpp.
-struct MhdCallbacks {
-  static MHD_Result on_request(void* cls, MHD_Connection* c, const char* url, const char* method,
-                               const char* version, const char* upload_data,
-                               std::size_t* upload_size, void** con_cls);
-  static MHD_Result on_headers(DataPlane& self, MHD_Connection* c, const char* url,
-                               const char* method, const char* version, void** con_cls);
-  static void on_completed(void* cls, MHD_Connection* c, void** con_cls,
-                           MHD_RequestTerminationCode toe);
-  static void on_connection(void* cls, MHD_Connection* c, void** socket_context,
-                            MHD_ConnectionNotificationCode code);
-  static DataPlane::Loop::Conn* conn_of(MHD_Connection* c);
-  // Proxy mode: keeps the request line's target as it came, for the upstream.
-  static void* on_uri(void* cls, const char* uri, MHD_Connection* c);
-  // Proxy mode: the next piece of a forwarded answer's body.
-  static ssize_t read_answer(void* cls, std::uint64_t pos, char* buf, std::size_t max);
-};
-
-inline int connection_fd(MHD_Connection* c) {
-  const auto* info = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
-  return info ? info->connect_fd : -1;
 }
 
 // This thread's number among the data plane's loops: its recorder in the provider.

@@ -1,8 +1,7 @@
-// The data plane's event loops: one libmicrohttpd daemon per thread, driven by a loop of ours;
-// the loops accept for each other, round robin, hold at most max_connections between them,
-// shed what is past the limit or the descriptors, and cut requests that come in too slowly.
+// The data plane's connections, whichever loop serves them: the loops accept for each other,
+// round robin, hold at most max_connections between them, and shed what is past the limit or
+// the descriptors. The loops themselves are data_plane_native.cpp's.
 #include <fcntl.h>
-#include <poll.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
 
@@ -17,58 +16,6 @@ namespace stampede {
 std::int64_t sweep_period_ns(std::int64_t header_timeout_ns) {
   if (header_timeout_ns <= 0) return kNsPerSec;
   return std::clamp<std::int64_t>(header_timeout_ns / 4, 10 * kNsPerMs, kNsPerSec);
-}
-
-void DataPlane::run(Loop& loop) {
-  const std::int64_t sweep_ns = sweep_period_ns(config_.header_timeout_ns);
-  while (!loop.stop.load()) {
-    const int wait_ms = poll_wait_ms(loop);
-    const bool accepting = !loop.quiesce.load();
-    if (!accepting) loop.quiesced.store(true);
-    const UpstreamPool* upstream = loop.upstream.get();
-    // The line only while a question is in flight on it: an owner gone reads as ever readable.
-    const bool asking = !loop.asked.empty();
-    pollfd fds[5] = {{loop.epoll_fd, POLLIN, 0},
-                     {loop.wake_fd, POLLIN, 0},
-                     {upstream ? upstream->fd() : -1, POLLIN, 0},
-                     {asking ? loop.line->fd() : -1, POLLIN, 0},
-                     {listen_fd_, POLLIN, 0}};
-    poll(fds, accepting ? 5 : 4, wait_ms);
-    if (fds[1].revents & POLLIN) {
-      eventfd_t ignored;
-      eventfd_read(loop.wake_fd, &ignored);
-      add_handed_connections(loop);
-    }
-    if (fds[3].revents) take_line_answer(loop);
-    if (accepting && (fds[4].revents & POLLIN)) accept_connections(loop);
-    // Before the daemon runs: the connections the upstream's news resumes are served at once,
-    // and what the idle upstream connections heard is read before a request is put on one.
-    run_upstream(loop, fds[2].revents != 0);
-    MHD_run(loop.daemon);
-    ask_line(loop);  // what arrived while it ran
-    // After serving: headers that came in are read before any connection is judged slow.
-    const std::int64_t now_ns = ScenarioClock::steady_ns();
-    if (now_ns >= loop.next_sweep_ns) {
-      cut_slow_requests(loop, now_ns);
-      refusals_.flush(now_ns);
-      loop.next_sweep_ns = now_ns + sweep_ns;
-    }
-  }
-}
-
-int DataPlane::poll_wait_ms(const Loop& loop) const {
-  // Zero when libmicrohttpd holds connections it has yet to serve.
-  MHD_UNSIGNED_LONG_LONG timeout_ms = 0;
-  const auto until_sweep_ms = static_cast<MHD_UNSIGNED_LONG_LONG>(
-      std::max<std::int64_t>(0, loop.next_sweep_ns - ScenarioClock::steady_ns()) / kNsPerMs + 1);
-  auto wait_ms = static_cast<int>(
-      std::min(MHD_get_timeout(loop.daemon, &timeout_ms) == MHD_YES ? timeout_ms : until_sweep_ms,
-               until_sweep_ms));
-  if (loop.upstream) {
-    if (const int upstream_ms = loop.upstream->timeout_ms(); upstream_ms >= 0)
-      wait_ms = std::min(wait_ms, upstream_ms);
-  }
-  return wait_ms;
 }
 
 void DataPlane::accept_connections(Loop& self) {
@@ -91,7 +38,7 @@ void DataPlane::accept_connections(Loop& self) {
     if (stamper_) stamper_->watch(h.fd);
     Loop& to = *loops_[next_loop_.fetch_add(1, std::memory_order_relaxed) % loops_.size()];
     if (&to == &self) {
-      add_connection(self, h.fd, h.addr, h.addr_len);
+      add_native(self, h.fd, h.addr);
       continue;
     }
     {
@@ -108,22 +55,8 @@ void DataPlane::add_handed_connections(Loop& loop) {
     std::lock_guard lock(loop.handed_mu);
     handed.swap(loop.handed);
   }
-  // On the daemon's own thread: a daemon driven from outside is not safe to add to from another.
-  for (const auto& h : handed) add_connection(loop, h.fd, h.addr, h.addr_len);
-}
-
-void DataPlane::add_connection(Loop& loop, int fd, const sockaddr_storage& addr,
-                               socklen_t addr_len) {
-  if (native()) {
-    add_native(loop, fd, addr);
-    return;
-  }
-  // libmicrohttpd closes the socket itself when it cannot take it.
-  if (MHD_add_connection(loop.daemon, fd, reinterpret_cast<const sockaddr*>(&addr), addr_len) !=
-      MHD_YES) {
-    open_connections_.fetch_sub(1, std::memory_order_relaxed);
-    refusals_.note(ConnectionRefusals::Kind::kAtLimit, ScenarioClock::steady_ns());
-  }
+  // On the loop's own thread: its connections and epoll set are touched by no other.
+  for (const auto& h : handed) add_native(loop, h.fd, h.addr);
 }
 
 bool DataPlane::take_connection_slot() {
@@ -150,61 +83,11 @@ void DataPlane::shed_connection() {
   refusals_.note(ConnectionRefusals::Kind::kNoDescriptors, ScenarioClock::steady_ns());
 }
 
-void DataPlane::cut_slow_requests(Loop& loop, std::int64_t now_ns) {
-  if (config_.header_timeout_ns <= 0) return;
-  for (Loop::Conn* conn : loop.conns) {
-    if (conn->cut) continue;
-    // The headers count from the first byte the stamper saw; a body from its request's first
-    // byte until the handler has all of it (a service time or a hop after that is ours).
-    const std::int64_t since = conn->in_request ? conn->body_since_ns
-                               : stamper_       ? stamper_->pending_since(conn->fd)
-                                                : 0;
-    if (since == 0 || now_ns - since <= config_.header_timeout_ns) continue;
-    // libmicrohttpd reads the end of the stream and closes the connection itself; the
-    // descriptor stays its own until then, so no other connection can get its number.
-    shutdown(conn->fd, SHUT_RDWR);
-    conn->cut = true;
-    refusals_.note(conn->in_request ? ConnectionRefusals::Kind::kSlowBody
-                                    : ConnectionRefusals::Kind::kSlowHeaders,
-                   now_ns);
-  }
-}
-
-DataPlane::Loop* DataPlane::loop_of(MHD_Connection* c) const {
-  const MHD_Daemon* daemon = MHD_get_connection_info(c, MHD_CONNECTION_INFO_DAEMON)->daemon;
-  for (const auto& loop : loops_) {
-    if (loop->daemon == daemon) return loop.get();
-  }
-  return loops_.front().get();
-}
-
 void DataPlane::signal_loops(std::atomic<bool> Loop::*flag) {
   for (auto& loop : loops_) {
     ((*loop).*flag).store(true);
     eventfd_write(loop->wake_fd, 1);
   }
-}
-
-void MhdCallbacks::on_connection(void* cls, MHD_Connection* c, void** socket_context,
-                                 MHD_ConnectionNotificationCode code) {
-  DataPlane::Loop& loop = *static_cast<DataPlane*>(cls)->loop_of(c);
-  if (code == MHD_CONNECTION_NOTIFY_STARTED) {
-    auto* conn = new DataPlane::Loop::Conn;
-    conn->fd = connection_fd(c);
-    loop.conns.insert(conn);
-    *socket_context = conn;
-    return;
-  }
-  auto* conn = static_cast<DataPlane::Loop::Conn*>(*socket_context);
-  loop.conns.erase(conn);
-  delete conn;
-  *socket_context = nullptr;
-  static_cast<DataPlane*>(cls)->open_connections_.fetch_sub(1, std::memory_order_relaxed);
-}
-
-DataPlane::Loop::Conn* MhdCallbacks::conn_of(MHD_Connection* c) {
-  const auto* info = MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
-  return info ? static_cast<DataPlane::Loop::Conn*>(info->socket_context) : nullptr;
 }
 
 }  // namespace stampede

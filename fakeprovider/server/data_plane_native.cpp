@@ -1,9 +1,9 @@
-// The native server: the data plane's HTTP/1.1 without libmicrohttpd. Each loop has its own
+// The native server: the data plane's own HTTP/1.1. Each loop has its own
 // epoll set, edge-triggered, of the listen socket and its connections (and, in proxy mode, its
 // upstream pool's set). A connection reads into a buffer of its own; a request's head is parsed
 // when its blank line is in (request_head), its body read by its framing (body_framing), and
-// the request handed to its life (data_plane_requests.cpp), which decides and answers it the
-// way libmicrohttpd's requests are. An answer is one send of bytes each thread keeps for the
+// the request handed to its life (data_plane_requests.cpp), which decides and answers it. An
+// answer is one send of bytes each thread keeps for the
 // answer it last built (AnswerWriter::bytes); a forwarded one is relayed (data_plane_relay.cpp).
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -182,9 +182,9 @@ void DataPlane::read_native(NativeConn& c) {
       serve_native(c);  // a head that fills the buffer: refused
       return;
     }
-    // recv, not recvmsg: the kernel stamps are taken by the stand-in that the library's
-    // recv goes through (receive_stamps.cpp).
-    const ssize_t got = recv(c.fd, c.in.get() + c.filled, room, 0);
+    // Through the stamper, which may need to see the read (the kernel's receive stamps).
+    char* to = c.in.get() + c.filled;
+    const ssize_t got = stamper_ ? stamper_->receive(c.fd, to, room) : recv(c.fd, to, room, 0);
     if (got == 0 || (got < 0 && errno != EAGAIN && errno != EINTR)) {
       close_native(c);
       return;
@@ -275,7 +275,7 @@ bool DataPlane::start_native_request(NativeConn& c) {
   c.request = new_request(c.fd);
   c.body_since_ns = c.request->seen_steady_ns;
   if (proxying()) prepare_forward(c);
-  // Decided at its arrival, as libmicrohttpd's are, unless its body says what it asks for, or
+  // Decided at its arrival, unless its body says what it asks for, or
   // is a chunked one to forward: one over --max-body is refused before the provider counts it.
   const bool body_first =
       !provider_.config().token_field.empty() || (proxying() && !framing.transfer_encoding.empty());

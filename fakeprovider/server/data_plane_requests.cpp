@@ -1,8 +1,7 @@
-// A request's life on the data plane, whichever server read it: it arrives when its headers are
-// complete, is admitted by the provider (at once, with the others of its loop's turn, once its
-// body is in, or a network hop later), held for its service time, and answered, or forwarded
-// (data_plane_forward.cpp). The native server's connections hand their requests here
-// (data_plane_native.cpp); libmicrohttpd's callbacks are data_plane_mhd_requests.cpp.
+// A request's life on the data plane: it arrives when its headers are complete, is admitted by
+// the provider (with the others of its loop's turn, once its body is in, or a network hop
+// later), held for its service time, and answered, or forwarded (data_plane_forward.cpp). The
+// server's connections hand their requests here (data_plane_native.cpp).
 #include <sys/eventfd.h>
 #include <sys/socket.h>
 
@@ -54,30 +53,17 @@ DataPlane::Request* DataPlane::new_request(int fd) {
   return r;
 }
 
-void DataPlane::decide(const RequestFacts& facts, Request& r) {
-  const ProviderConfig& p = provider_.config();
-  if (decided_later()) {
-    // Decided later: a hop later on the timer's thread, or with the others waiting for the
-    // store or the owning process.
-    const SendClaim send = claim_send(facts.sends);
-    const std::string_view client_id = facts.sends.client.value;
-    const RowRequest& row = facts.row;
-    r.decided = true;
-    r.body = std::string();
-    const std::int64_t arrives_ns =
-        p.hop_delay
-            ? saturating_add(r.seen_steady_ns, provider_.clock().wall_ns(provider_.draw_hop_ns()))
-            : r.seen_steady_ns;
-    r.held = std::make_unique<Held>(Held{
-        loop_index, arrives_ns, std::string(facts.tenant), std::string(client_id), send, row.op,
-        row.if_match ? std::optional<std::string>(*row.if_match) : std::nullopt, facts.tokens});
-    return;
-  }
-  take_admission(provider_.admit(arrival_of(facts, r)), r);
-}
-
-bool DataPlane::decided_later() const {
-  return provider_.config().hop_delay || batched();
+void DataPlane::hold_for_hop(const RequestFacts& facts, Request& r) {
+  const SendClaim send = claim_send(facts.sends);
+  const std::string_view client_id = facts.sends.client.value;
+  const RowRequest& row = facts.row;
+  r.decided = true;
+  r.body = std::string();
+  const std::int64_t arrives_ns =
+      saturating_add(r.seen_steady_ns, provider_.clock().wall_ns(provider_.draw_hop_ns()));
+  r.held = std::make_unique<Held>(
+      Held{loop_index, arrives_ns, std::string(facts.tenant), std::string(client_id), send, row.op,
+           row.if_match ? std::optional<std::string>(*row.if_match) : std::nullopt, facts.tokens});
 }
 
 ProviderArrival DataPlane::arrival_of(const RequestFacts& facts, const Request& r) const {
@@ -99,7 +85,7 @@ void DataPlane::take_admission(const Admission& admission, Request& r) {
 }
 
 std::int64_t DataPlane::decide_held(Request& r) {
-  // The connection is suspended: its loop does not touch r until the resumption.
+  // The connection waits: its loop does not touch r until the timer hands it back.
   const Held& h = *r.held;
   const RowRequest row{h.row_op,
                        h.if_match ? std::optional<std::string_view>(*h.if_match) : std::nullopt};
@@ -139,7 +125,7 @@ void DataPlane::decide_native(NativeConn& c) {
   // Held for a hop; the rest are asked about in the turn's batch, of this process's provider,
   // or on the loop's line to the store or to the process that owns the provider.
   if (provider_.config().hop_delay) {
-    decide(facts, r);
+    hold_for_hop(facts, r);
     return;
   }
   // Its views are into the head, which stays put until the request is answered.
@@ -199,8 +185,7 @@ bool DataPlane::answer_native(NativeConn& c) {
   // Bytes that came in before this answer (a body) are not the next request's arrival.
   if (stamper_) stamper_->answered(c.fd);
   std::string_view bytes = answers_.bytes(d, r.row_version);
-  // Said in the answer when it is not HTTP/1.1's default, as libmicrohttpd says it: before
-  // the blank line.
+  // Said in the answer when it is not HTTP/1.1's default: before the blank line.
   const char* connection = !c.keep_alive     ? "Connection: close\r\n"
                            : c.head.http_1_0 ? "Connection: Keep-Alive\r\n"
                                              : nullptr;
@@ -216,7 +201,7 @@ bool DataPlane::answer_native(NativeConn& c) {
 
 void DataPlane::wait_native(NativeConn& c, std::int64_t due_steady_ns, bool decide_first) {
   c.waiting = true;
-  suspended_.fetch_add(1, std::memory_order_relaxed);
+  waiting_.fetch_add(1, std::memory_order_relaxed);
   NativeConn* conn = &c;
   const auto hand_back = [this, conn] {
     Loop& loop = *conn->loop;
@@ -225,14 +210,14 @@ void DataPlane::wait_native(NativeConn& c, std::int64_t due_steady_ns, bool deci
       loop.resumed.push_back(conn);
     }
     eventfd_write(loop.wake_fd, 1);
-    suspended_.fetch_sub(1, std::memory_order_relaxed);
+    waiting_.fetch_sub(1, std::memory_order_relaxed);
   };
   if (!decide_first) {
     timer_.schedule(due_steady_ns, hand_back);
     return;
   }
-  // The hop in is over: decided on the timer's thread, in deadline order, as
-  // libmicrohttpd's held requests are; then answered a hop later.
+  // The hop in is over: decided on the timer's thread, in deadline order, so the row sees the
+  // writes in that order however late a loop runs; then answered a hop later.
   timer_.schedule(due_steady_ns, [this, conn, hand_back] {
     timer_.schedule(decide_held(*conn->request), hand_back);
   });

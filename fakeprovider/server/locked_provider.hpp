@@ -80,7 +80,6 @@ class LockedProvider : public Admitter {
   // the next gathers.
   std::vector<Admission> admit_all(std::span<const Arrival> arrivals) override;
   Admission admit(const Arrival& a) override;  // what the data plane calls
-  bool batches() const override { return options_.store != nullptr; }
   // With a store: the loop's own line to it (a StoreLine deciding by admit_all), so a loop
   // serves its other connections while its batch's round trip is made.
   AdmissionLine* line(std::size_t loop) override;

@@ -307,8 +307,8 @@ void CurlPool::launch(UpstreamExchange& x) {
   x.handle = h;
   curl_slist* list = nullptr;
   for (const auto& header : x.headers) list = curl_slist_append(list, header.c_str());
-  // Not libcurl's own defaults: no Accept the client did not send, and no Expect (libmicrohttpd
-  // answered the client's, and the body is sent without waiting for the upstream's 100).
+  // Not libcurl's own defaults: no Accept the client did not send, and no Expect (the data
+  // plane answered the client's, and the body is sent without waiting for the upstream's 100).
   if (!has_header(x.headers, "Accept")) list = curl_slist_append(list, "Accept:");
   list = curl_slist_append(list, "Expect:");
   x.header_list = list;

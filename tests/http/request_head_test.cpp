@@ -31,7 +31,7 @@ TEST_CASE("request head: a complete head gives its line, its fields and its size
   CHECK(head.size == first.size());  // the next request's bytes are not its
   REQUIRE(head.fields.size() == 2);
   CHECK(head.fields[1].name == "X-Attempt");
-  // As libmicrohttpd gives it: the leading spaces dropped, the trailing ones kept.
+  // The leading spaces dropped, the trailing ones kept (trim_ows is the readers').
   CHECK(head.fields[1].value == "2\t ");
   REQUIRE(head.find("x-attempt"));
   CHECK(*head.find("X-ATTEMPT") == "2\t ");

@@ -390,8 +390,9 @@ TEST_CASE("--hop-delay: SIGTERM lets the answers still on their way back finish"
 }
 
 TEST_CASE("a burst of exactly one epoll batch (128) is answered at once") {
-  // libmicrohttpd 0.9.75's own loop, handed exactly 128 events, blocks again before serving
-  // them; fakeprovider drives the loop itself. Stop the server, queue 128 requests on warm
+  // An HTTP library's own loop (one fakeprovider used once), handed exactly its 128-event
+  // maximum, blocked again before serving them; a loop must serve every event a wait returns
+  // even when the wait was full. Stop the server, queue 128 requests on warm
   // connections, let it go: all 128 must be answered without any further traffic.
   RecordingProvider p({"--threads", "1"});
   REQUIRE(p.started());

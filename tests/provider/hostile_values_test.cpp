@@ -58,8 +58,9 @@ TEST_CASE(
 }
 
 TEST_CASE("provider: spaces and tabs after a header value are not part of it (RFC 9110 OWS)") {
-  // libmicrohttpd drops the OWS before a value and keeps the OWS after it: "k " was another
-  // tenant than "k", "X-Tokens: 5 " a 400, "X-Client-Id: c " another client.
+  // The head reader drops the OWS before a value and keeps the OWS after it: unless trimmed,
+  // "k " would be another tenant than "k", "X-Tokens: 5 " a 400, "X-Client-Id: c " another
+  // client.
   RecordingProvider p({"--allowance", "100/s", "--token-allowance", "1000/min"});
   REQUIRE(p.started());
   Connection c(p.data_port());

@@ -109,7 +109,8 @@ const std::vector<FlagRow>& flag_rows() {
        {"--hint-tolerance: '0s' is not a duration above zero, e.g. 100ms or 1s"}},
       {"--http-server unknown",
        [](ProviderArgs& a) { a.http_server = "nginx"; },
-       {"--http-server: 'nginx' is not auto, native or libmicrohttpd"}},
+       {"--http-server: 'nginx' is not auto or native; the data plane's own server serves every "
+        "mode: drop --http-server (or give native)"}},
       {"--store not a redis URL",
        [](ProviderArgs& a) { a.store = "http://127.0.0.1:9"; },
        {"--store: ..."}},
@@ -198,7 +199,6 @@ TEST_CASE("fakeprovider's flags: the defaults give the run --help promises") {
   CHECK(run.data_plane.threads == 2);
   CHECK(run.processes == 1);
   CHECK(run.data_plane.stamping == ArrivalStamping::kKernel);
-  CHECK(run.data_plane.http_server == HttpServer::kNative);
   CHECK(run.data_plane.idle_timeout_s == 600);
   CHECK(run.data_plane.header_timeout_ns == 10 * kNsPerSec);
   CHECK_FALSE(run.data_plane.upstream.has_value());
@@ -234,7 +234,6 @@ TEST_CASE("fakeprovider's flags: what each one sets in the run") {
   CHECK(run.data_plane.stamping == ArrivalStamping::kWatch);
   CHECK(run.data_plane.idle_timeout_s == 30);
   CHECK(run.data_plane.header_timeout_ns == 0);
-  CHECK(run.data_plane.http_server == HttpServer::kNative);  // auto serves --store too
   CHECK(run.send_rules.attempt_header == "X-Try");
   CHECK(run.send_rules.item_headers.empty());
   CHECK(run.send_rules.client_header == "Authorization");
@@ -244,8 +243,8 @@ TEST_CASE("fakeprovider's flags: what each one sets in the run") {
   CHECK(run.store->target.where() == "127.0.0.1:9");
   CHECK(run.store->target.prefix == "runs");
   CHECK(run.processes == 3);
-  a.http_server = "native";  // named: served as auto serves it
-  CHECK(checked_provider_run(a).data_plane.http_server == HttpServer::kNative);
+  a.http_server = "native";  // named, as scripts did when there were two servers: taken
+  CHECK(checked_provider_run(a).processes == 3);
   // The longest service time and two hops of up to six deviations, on the wall, + 5 s.
   CHECK(run.stop_wait_ns == (300 + 2 * (10 + 6 * 2)) * kNsPerMs / 2 + 5 * kNsPerSec);
 }
@@ -263,5 +262,4 @@ TEST_CASE("fakeprovider's flags: proxy mode reads the scenario's upstream and th
   CHECK(upstream.strip_headers == std::vector<std::string>{"X-Tenant", "X-Attempt", "X-Caller"});
   // The request's and the upstream's answer's heads share the connection's memory.
   CHECK(run.data_plane.memory_per_connection > DataPlaneConfig{}.memory_per_connection);
-  CHECK(run.data_plane.http_server == HttpServer::kNative);  // auto: proxy mode is native's
 }

@@ -38,7 +38,6 @@ class ParityAdmitter : public Admitter {
     }
     return out;
   }
-  bool batches() const override { return false; }
   void note_upstream(const AdmissionTicket&, int) override {}
   std::int64_t draw_hop_ns() override { return 7; }
 

@@ -45,7 +45,7 @@ TEST_CASE("check_framing: Transfer-Encoding is read only when it is chunked alon
   check_cases({
       {"chunked", {"chunked"}, {}, 0},
       {"Chunked, any case", {"CHUNKED"}, {}, 0},
-      {"leading OWS, as libmicrohttpd drops it", {" chunked"}, {}, 0},
+      {"leading OWS, as the head reader drops it", {" chunked"}, {}, 0},
       // RFC 9112 6.1: the final coding must be chunked, else 400.
       {"identity", {"identity"}, {}, 400},
       {"gzip alone", {"gzip"}, {}, 400},
@@ -58,7 +58,7 @@ TEST_CASE("check_framing: Transfer-Encoding is read only when it is chunked alon
       {"gzip, chunked", {"gzip, chunked"}, {}, 501},
       {"gzip then chunked in two fields", {"gzip", "chunked"}, {}, 501},
       {"deflate;q=1, chunked", {"deflate;q=1, chunked"}, {}, 501},
-      // RFC-valid spellings of chunked alone that libmicrohttpd would not frame: 400, not a
+      // RFC-valid spellings of chunked alone that the body reader is not handed: 400, not a
       // body read without end.
       {"trailing OWS", {"chunked "}, {}, 400},
       {"an empty element", {"chunked,"}, {}, 400},
