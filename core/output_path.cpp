@@ -13,7 +13,7 @@
 namespace stampede {
 namespace {
 
-using Checked = Parsed<OutputPath>;
+using CheckedPath = Parsed<OutputPath>;
 
 constexpr int kMaxSymlinks = 40;  // the kernel's own limit on a chain of links
 
@@ -83,39 +83,39 @@ Parsed<std::string> follow_dangling(const std::string& path) {
   return Parsed<std::string>::fail(quoted(path) + ": too many levels of symbolic links");
 }
 
-Checked new_file(const std::string& path) {
+CheckedPath new_file(const std::string& path) {
   const auto followed = follow_dangling(path);
-  if (!followed) return Checked::fail(followed.error());
+  if (!followed) return CheckedPath::fail(followed.error());
   const std::string name = name_of(*followed);
   if (name.empty() || name == "." || name == "..")
-    return Checked::fail(quoted(path) + " names a folder, not a file");
+    return CheckedPath::fail(quoted(path) + " names a folder, not a file");
   const std::string folder = folder_of(*followed);
   const auto real = real_path(folder);
-  if (real.error != 0) return Checked::fail(folder_problem(path, folder, real.error));
-  if (auto e = folder_not_writable(path, folder)) return Checked::fail(*e);
-  return Checked::ok({in_folder(real.path, name), OutputKind::kNewFile});
+  if (real.error != 0) return CheckedPath::fail(folder_problem(path, folder, real.error));
+  if (auto e = folder_not_writable(path, folder)) return CheckedPath::fail(*e);
+  return CheckedPath::ok({in_folder(real.path, name), OutputKind::kNewFile});
 }
 
-Checked regular_file(const std::string& path, mode_t mode) {
+CheckedPath regular_file(const std::string& path, mode_t mode) {
   if ((mode & 0222) == 0) {
     char bits[8];
     std::snprintf(bits, sizeof bits, "%04o", static_cast<unsigned>(mode & 07777));
-    return Checked::fail(quoted(path) + " is read-only (mode " + bits +
-                         "); make it writable or name another file");
+    return CheckedPath::fail(quoted(path) + " is read-only (mode " + bits +
+                             "); make it writable or name another file");
   }
-  if (auto e = not_writable(path)) return Checked::fail(*e);
+  if (auto e = not_writable(path)) return CheckedPath::fail(*e);
   const auto real = real_path(path);
-  if (real.error != 0) return Checked::fail(quoted(path) + ": " + std::strerror(real.error));
-  if (auto e = folder_not_writable(path, folder_of(real.path))) return Checked::fail(*e);
-  return Checked::ok({real.path, OutputKind::kRegularFile});
+  if (real.error != 0) return CheckedPath::fail(quoted(path) + ": " + std::strerror(real.error));
+  if (auto e = folder_not_writable(path, folder_of(real.path))) return CheckedPath::fail(*e);
+  return CheckedPath::ok({real.path, OutputKind::kRegularFile});
 }
 
 // Kept as given: the kernel follows the links when it opens it, /dev/stdout's too, whose
 // target (a pipe, a terminal) has no path of its own.
-Checked in_place(const std::string& path, mode_t mode) {
-  if (S_ISSOCK(mode)) return Checked::fail(quoted(path) + " is a socket, not a file");
-  if (auto e = not_writable(path)) return Checked::fail(*e);
-  return Checked::ok({path, OutputKind::kInPlace});
+CheckedPath in_place(const std::string& path, mode_t mode) {
+  if (S_ISSOCK(mode)) return CheckedPath::fail(quoted(path) + " is a socket, not a file");
+  if (auto e = not_writable(path)) return CheckedPath::fail(*e);
+  return CheckedPath::ok({path, OutputKind::kInPlace});
 }
 
 std::string write_failed(const std::string& path, int error) {
@@ -179,15 +179,16 @@ std::optional<std::string> write_replacing(const std::string& target, const std:
 }  // namespace
 
 Parsed<OutputPath> check_output_path(const std::string& path) {
-  if (path.empty()) return Checked::fail("an empty path; name a file");
+  if (path.empty()) return CheckedPath::fail("an empty path; name a file");
   struct stat st {};
   if (stat(path.c_str(), &st) != 0) {
     const int error = errno;
     if (error == ENOENT) return new_file(path);
-    if (error == ENOTDIR) return Checked::fail(folder_problem(path, folder_of(path), ENOTDIR));
-    return Checked::fail(quoted(path) + ": " + std::strerror(error));
+    if (error == ENOTDIR) return CheckedPath::fail(folder_problem(path, folder_of(path), ENOTDIR));
+    return CheckedPath::fail(quoted(path) + ": " + std::strerror(error));
   }
-  if (S_ISDIR(st.st_mode)) return Checked::fail(quoted(path) + " is a folder; name a file in it");
+  if (S_ISDIR(st.st_mode))
+    return CheckedPath::fail(quoted(path) + " is a folder; name a file in it");
   if (S_ISREG(st.st_mode)) return regular_file(path, st.st_mode);
   return in_place(path, st.st_mode);
 }

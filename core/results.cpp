@@ -77,12 +77,12 @@ std::vector<std::int64_t> label_totals(const BinnedCounts& h) {
 }
 
 // The busiest bin from first_bin on, counting only the labels from first_label up.
-struct Peak {
+struct BusiestBin {
   double count = 0;
   double start_s = 0;
 };
-Peak busiest_bin(const BinnedCounts& h, std::size_t first_bin, std::size_t first_label) {
-  Peak p;
+BusiestBin busiest_bin(const BinnedCounts& h, std::size_t first_bin, std::size_t first_label) {
+  BusiestBin p;
   for (std::size_t b = first_bin; b < h.bins(); ++b) {
     std::int64_t n = 0;
     for (std::size_t l = first_label; l < h.labels(); ++l) n += h.at(b, l);
@@ -143,7 +143,7 @@ Summary summarize(const Recording& r, const ProviderConfig& provider, bool provi
   // The provider's own view when there is one; the clients' sends otherwise.
   const auto& arrivals = provider_side ? r.provider_by_outcome : r.client_by_outcome;
   const auto recovery_bin = static_cast<std::size_t>(recovery_ns(provider) / arrivals.bin_ns());
-  const Peak peak = busiest_bin(arrivals, recovery_bin, 0);
+  const BusiestBin peak = busiest_bin(arrivals, recovery_bin, 0);
   s.peak_arrivals = peak.count;
   s.peak_second = peak.start_s;
   // Retries as the clients sent them: they know which send is a retry, where the provider
@@ -151,7 +151,7 @@ Summary summarize(const Recording& r, const ProviderConfig& provider, bool provi
   // strategy: a fleet that starts together overruns it with first sends and the retries
   // they provoke at once, so it is left out with the outage.
   const auto& sends = r.client_by_send;
-  const Peak retry_peak = busiest_bin(
+  const BusiestBin retry_peak = busiest_bin(
       sends,
       std::max<std::size_t>(1, static_cast<std::size_t>(recovery_ns(provider) / sends.bin_ns())),
       1);
