@@ -40,7 +40,6 @@ struct RunCommand {
   std::int64_t processes = 0;
   bool shard_given = false;                 // --shard, or the Indexed Job's variables
   std::int64_t connections_per_source = 0;  // 0: from the local port range
-  std::string worker_dir;                   // a supervisor's worker: its files go there
   std::vector<std::string> run_args;        // as given after `run`, for the workers
 };
 
