@@ -1,9 +1,8 @@
 #include "cli/fleet_worker_command.hpp"
 
-#include <curl/curl.h>
-
 #include <algorithm>
 #include <iostream>
+#include <memory>
 #include <utility>
 
 #include "cli/fleet_workers.hpp"
@@ -53,29 +52,17 @@ class ShardWorker : public LiveProcess {
   // A check a shard cannot judge (it saw no retry) may judge the fleet: a worker's refusal is
   // a failure its supervisor judges again on the merged fleet, and so is whether the fleet
   // could connect at all.
-  Judgment judge(const Results& r, const nlohmann::json&,
-                 const std::vector<JunitCase>&) const override {
-    Judgment j;
-    j.code = std::min(gate_exit_code(r.verdicts), kExitFailed);
-    if (auto stop = stop_failure_of(r)) {
-      j.run_case = {kRunCase, JunitCase::State::kFailed, *stop};
-      j.code = kExitFailed;
-    }
+  FleetJudgment judge(const Results& r, const nlohmann::json&,
+                      const std::vector<JunitCase>&) const override {
+    std::optional<FleetError> error;
     if (auto why = unreachable()) {
       std::cerr << "loadgen: " << *why << "\n";
-      j.run_case = {kRunCase, JunitCase::State::kError, *why};
-      j.code = kExitUnreachable;
+      error = FleetError{kExitUnreachable, *why};
     }
-    return j;
+    return judge_fleet(std::min(gate_exit_code(r.verdicts), kExitFailed), stop_failure_of(r),
+                       error);
   }
 };
-
-int run_worker(ShardWorker& worker) {
-  if (auto code = worker.preflight(1)) return *code;
-  if (auto code = worker.start()) return *code;
-  worker.drive();
-  return worker.finish();
-}
 
 }  // namespace
 
@@ -99,18 +86,7 @@ Checked<RunCommand> check_fleet_worker(const Scenario& scenario, const std::stri
 }
 
 int run_fleet_worker(const RunCommand& cmd) {
-  curl_global_init(CURL_GLOBAL_DEFAULT);
-  int code = kExitUnreachable;
-  {
-    ShardWorker worker(cmd);
-    try {
-      code = run_worker(worker);
-    } catch (const std::exception& e) {
-      code = worker.refuse(kExitUnreachable, std::string("harness failure: ") + e.what());
-    }
-  }
-  curl_global_cleanup();
-  return code;
+  return run_fleet_command(cmd, [&cmd] { return std::make_unique<ShardWorker>(cmd); });
 }
 
 }  // namespace stampede

@@ -14,7 +14,6 @@
 #include "cli/live_comparison.hpp"
 #include "cli/process_usage.hpp"
 #include "cli/progress_line.hpp"
-#include "cli/provider_settings.hpp"
 #include "cli/run_summary.hpp"
 #include "cli/worker_progress.hpp"
 #include "gate.hpp"
@@ -125,19 +124,21 @@ nlohmann::json simulated_comparison(const RunCommand& cmd, const LiveRun& run, c
 
 // What stopped the run early, if anything: "a signal", "--max-duration 1h"; empty: nothing.
 std::string stopped_by(const RunCommand& cmd, const LiveRun& run) {
-  if (run.stopped == StopReason::kNone) return "";
-  if (run.stopped == StopReason::kSignal) return "a signal";
-  return "--max-duration " + format_duration(cmd.options.max_duration_ns);
+  const auto cause = run.stopped == StopReason::kNone     ? FleetStopCause::kNone
+                     : run.stopped == StopReason::kSignal ? FleetStopCause::kSignal
+                                                          : FleetStopCause::kBound;
+  return stopped_by(cause, "--max-duration " + format_duration(cmd.options.max_duration_ns));
 }
 
-FleetOutputs outputs_of(const RunCommand& cmd, const LiveRun& run) {
-  FleetOutputs outputs{cmd.out_path, cmd.junit_path, cmd.report_path, {}, cmd.quiet};
+// The engine's own files: no path, no file.
+std::vector<OutputFile> files_of(const RunCommand& cmd, const LiveRun& run) {
+  std::vector<OutputFile> files;
   if (!cmd.dead_letter_path.empty())
-    outputs.files.push_back(
+    files.push_back(
         {"the dead letters", cmd.dead_letter_path, format_dead_letters(run.dead_letters)});
   if (!cmd.attempts_path.empty())
-    outputs.files.push_back({"the attempts", cmd.attempts_path, format_attempts(run.attempts)});
-  return outputs;
+    files.push_back({"the attempts", cmd.attempts_path, format_attempts(run.attempts)});
+  return files;
 }
 
 }  // namespace
@@ -146,42 +147,35 @@ LiveProcess::LiveProcess(const RunCommand& cmd) : cmd_(cmd) {}
 
 LiveProcess::~LiveProcess() = default;
 
-int LiveProcess::refuse(int code, const std::string& message) const {
-  std::cerr << "loadgen: " << one_line(message) << "\n";
-  write_junit_error(cmd_.junit_path, cmd_.scenario.name, message, cmd_.quiet);
-  return code;
-}
-
 // Before any load: a fakeprovider whose clock runs at another scale keeps windows the fleet
 // misreads, and every number after would be wrong.
 std::optional<int> LiveProcess::check_provider_scale() {
   const auto answer = admin_->check_stats();
   // The flag names the wrong server: a usage error, found before any load, as a wrong scale is.
-  if (answer.foreign) return refuse(kExitUsage, not_a_fakeprovider(*admin_, answer));
-  if (!answer.stats) return refuse(kExitUnreachable, "provider admin unreachable: " + answer.error);
+  if (answer.foreign) return refuse(cmd_, kExitUsage, not_a_fakeprovider(*admin_, answer));
+  if (!answer.stats)
+    return refuse(cmd_, kExitUnreachable, "provider admin unreachable: " + answer.error);
   const auto& stats = answer.stats;
   if (stats->time_scale == cmd_.options.time_scale) return std::nullopt;
-  return refuse(kExitUsage, "--time-scale " + format_general(cmd_.options.time_scale) +
-                                ": the fakeprovider at " + redact_url(admin_->url().text) +
-                                " runs at --time-scale " + format_general(stats->time_scale) +
-                                "; give both the same");
+  return refuse(cmd_, kExitUsage,
+                "--time-scale " + format_general(cmd_.options.time_scale) +
+                    ": the fakeprovider at " + redact_url(admin_->url().text) +
+                    " runs at --time-scale " + format_general(stats->time_scale) +
+                    "; give both the same");
 }
 
-// With --provider-admin the run describes the provider the fleet meets: the settings it
-// enforces become the scenario's provider section (its tenant header the clients'), or the run
-// is refused. A check the adopted settings give no meaning is then a usage error, as it is
-// when the flags are read.
-std::optional<int> LiveProcess::adopt_enforced_provider() {
-  const auto enforced = read_enforced_provider(*admin_, cmd_.scenario, cmd_.request.url);
-  if (!enforced.provider) return refuse(enforced.code, enforced.error);
-  cmd_.scenario.provider = *enforced.provider;
+// With --provider-admin the run describes the provider the fleet meets, its tenant header the
+// clients'.
+std::optional<int> LiveProcess::adopt_provider() {
+  const bool provider_view = !cmd_.shard.sharded();
+  if (auto code = adopt_enforced_provider(
+          cmd_, *admin_, cmd_.request.url, [provider_view](const ProviderConfig& provider) {
+            auto context = metric_context("run", provider, provider_view);
+            context.sim_comparison = true;  // after the run
+            return context;
+          }))
+    return code;
   cmd_.request.tenant_header = cmd_.scenario.provider.tenant_header;
-  cmd_.provider_settings = enforced.settings;
-  auto context = metric_context("run", cmd_.scenario.provider, !cmd_.shard.sharded());
-  context.sim_comparison = true;  // computed after the run
-  for (const auto& a : cmd_.assertions) {
-    if (auto e = meaning_error(a, context)) return refuse(kExitUsage, *e);
-  }
   return std::nullopt;
 }
 
@@ -206,29 +200,29 @@ Parsed<SourcePlan> LiveProcess::sources_of() const {
 // mistake, a usage error that says how to raise the limit; an https target whose certificate
 // or ours fails, more connections than source addresses can carry to it, a provider at another
 // time scale are found here too.
-std::optional<int> LiveProcess::preflight(std::int64_t workers) {
+std::optional<int> LiveProcess::preflight() {
   if (auto e =
           serve_dashboard(cmd_.dashboard, cmd_.dashboard_token,
                           "loadgen run: " + redact_url(cmd_.request.url.text), true, dashboard_))
-    return refuse(kExitUsage, *e);
+    return refuse(cmd_, kExitUsage, *e);
   const auto clients = cmd_.shard.clients_below(cmd_.scenario.fleet.clients);
-  if (auto error = workers > 1 ? std::nullopt : raise_descriptor_limit(clients))
-    return refuse(kExitUsage,
+  if (auto error = workers_ > 1 ? std::nullopt : raise_descriptor_limit(clients))
+    return refuse(cmd_, kExitUsage,
                   "--clients: " + *error +
                       " (ulimit -n N in the shell that starts loadgen; beyond the hard limit "
                       "as root, LimitNOFILE= in a systemd unit, or docker run --ulimit nofile=N; "
                       "or leave out --shard and --processes 1: loadgen run then spreads the "
                       "fleet over worker processes)");
   auto target = probe_target(cmd_.request.url, cmd_.request.tls, kProbeTimeoutMs);
-  if (!target) return refuse(kExitUnreachable, target.error());
+  if (!target) return refuse(cmd_, kExitUnreachable, target.error());
   probed_ = *target;
   auto plan = sources_of();
-  if (!plan) return refuse(kExitUsage, plan.error());
+  if (!plan) return refuse(cmd_, kExitUsage, plan.error());
   sources_ = *plan;
   if (!cmd_.provider_admin) return std::nullopt;
   admin_.emplace(*cmd_.provider_admin, cmd_.provider_admin_token);
   if (auto code = check_provider_scale()) return code;
-  return adopt_enforced_provider();
+  return adopt_provider();
 }
 
 // Every shard resetting the provider would wipe the others' first sends: shard 0 alone
@@ -269,12 +263,12 @@ LiveOptions LiveProcess::engine_options() const {
 std::optional<int> LiveProcess::start() {
   start_at_epoch_ns_ = cmd_.start_at_epoch_ns;
   if (start_at_epoch_ns_) {
-    if (auto e = reset_provider(start_at_epoch_ns_)) return refuse(kExitUnreachable, *e);
+    if (auto e = reset_provider(start_at_epoch_ns_)) return refuse(cmd_, kExitUnreachable, *e);
   }
   signals_.emplace();
   engine_.emplace(cmd_.scenario, cmd_.request, engine_options());
   if (auto error = engine_->start([this] { return pick_start(); }))
-    return refuse(kExitUnreachable, *error);
+    return refuse(cmd_, kExitUnreachable, *error);
   live_.emplace(dashboard_ ? &*dashboard_ : nullptr, cmd_, *engine_, admin_ ? &*admin_ : nullptr,
                 [this](Recording rec, double wall_s, const auto& provider) {
                   return results_so_far(std::move(rec), wall_s, provider);
@@ -296,7 +290,7 @@ void LiveProcess::say_stopping(int sig, std::int64_t grace_ns) const {
                         : "aborting in-flight requests");
 }
 
-void LiveProcess::drive() {
+std::optional<int> LiveProcess::drive() {
   ProgressPrinter progress(!cmd_.quiet, isatty(STDERR_FILENO) != 0, cmd_.progress_every_ns,
                            ScenarioClock::steady_ns());
   ProgressReporter reporter(report_fd(), ScenarioClock::steady_ns());
@@ -332,6 +326,7 @@ void LiveProcess::drive() {
   progress.clear();
   live_->tick(ScenarioClock::steady_ns(), true);
   run_ = engine_->finish();
+  return std::nullopt;
 }
 
 // The clients' results of a finished run, without the provider's view.
@@ -373,39 +368,33 @@ std::optional<std::string> LiveProcess::unreachable() const {
          ") was refused a connection";
 }
 
-LiveProcess::Judgment LiveProcess::judge(const Results& r, const nlohmann::json& doc,
-                                         const std::vector<JunitCase>& cases) const {
-  Judgment j;
+FleetJudgment LiveProcess::judge(const Results& r, const nlohmann::json& doc,
+                                 const std::vector<JunitCase>& cases) const {
   for (const auto& c : cases) {
     if (c.state != JunitCase::State::kPassed)
       std::cerr << "loadgen: " << one_line(c.message) << "\n";
   }
-  j.code = gate_exit_code(r.verdicts);
-  if (auto stop = stop_failure_of(r)) {
-    std::cerr << "loadgen: " << *stop << "\n";
-    j.run_case = {kRunCase, JunitCase::State::kFailed, *stop};
-    j.code = std::max(j.code, kExitFailed);
-  }
+  const auto stop = stop_failure_of(r);
+  if (stop) std::cerr << "loadgen: " << *stop << "\n";
+  std::optional<FleetError> error;
   if (auto why = unreachable()) {
     std::cerr << "loadgen: " << *why << "\n";
-    j.run_case = {kRunCase, JunitCase::State::kError, *why};
-    j.code = kExitUnreachable;
+    error = FleetError{kExitUnreachable, *why};
   } else if (const auto failure = connection_failure(run_connection_evidence(r, doc))) {
     std::cerr << "loadgen: " << failure->why << "\n";
-    if (failure->harness) {
-      j.run_case = {kRunCase, JunitCase::State::kError, failure->why};
-      j.code = kExitUnreachable;
-    }
+    if (failure->harness) error = FleetError{kExitUnreachable, failure->why};
   }
-  return j;
+  return judge_fleet(gate_exit_code(r.verdicts), stop, error);
 }
 
-int LiveProcess::finish() {
+FleetEnd LiveProcess::results() {
   const double start_late_s = static_cast<double>(run_.start_late_ns) / 1e9;
   if (start_late_s >= kLateWorthSaying && !cmd_.quiet)
     std::cerr << "loadgen: started " << start_late_s << " s after "
               << (cmd_.start_at_epoch_ns ? "--start-at" : planned_start()) << "\n";
-  Results r = clients_results(run_, start_late_s);
+  FleetEnd end;
+  Results& r = end.results;
+  r = clients_results(run_, start_late_s);
   ProviderSection provider;
   if (admin_) provider = take_provider_view(*admin_, cmd_.shard.sharded(), r);
   r.summary = summarize(r.recording, r.scenario.provider, r.provider_side);
@@ -413,7 +402,8 @@ int LiveProcess::finish() {
   auto context = metric_context(r);
   context.sim_comparison = take_divergence(comparison, r.summary);
   r.verdicts = evaluate_gate(cmd_.assertions, r, context);
-  nlohmann::json j = to_json(r);
+  nlohmann::json& j = end.doc;
+  j = to_json(r);
   j["live"] = to_json(live_section(cmd_, run_, start_at_epoch_ns_));
   if (admin_) {
     provider.settings = cmd_.provider_settings;
@@ -421,11 +411,10 @@ int LiveProcess::finish() {
   }
   j["comparison"] = comparison;
   if (!cmd_.quiet) print_run_summary(r, j, cmd_.out_path);
-  const auto cases = junit_cases(r.verdicts);
-  auto [code, run_case] = judge(r, j, cases);
-  if (!write_fleet_outputs(r, j, run_.wall_s, outputs_of(cmd_, run_), cases, run_case))
-    code = kExitUnreachable;
-  return code;
+  end.judgment = judge(r, j, junit_cases(r.verdicts));
+  end.wall_s = run_.wall_s;
+  end.files = files_of(cmd_, run_);
+  return end;
 }
 
 }  // namespace stampede

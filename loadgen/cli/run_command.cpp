@@ -1,6 +1,6 @@
 #include "cli/run_command.hpp"
 
-#include <curl/curl.h>
+#include <memory>
 
 #include "cli/fleet_supervisor.hpp"
 #include "cli/fleet_workers.hpp"
@@ -9,37 +9,29 @@
 namespace stampede {
 namespace {
 
-// How many clients one process may hold connections for; the workers, if more.
-Parsed<std::int64_t> workers_of(const RunCommand& cmd) {
-  return worker_count({cmd.scenario.fleet.clients, descriptor_room(), cmd.processes,
-                       cmd.shard_given, cmd.dashboard.has_value()});
-}
+// `loadgen run`: the fleet in this process, or, beyond what one process may hold connections
+// for, in worker processes this one supervises.
+class RunFleet : public LiveProcess {
+ public:
+  using LiveProcess::LiveProcess;
 
-int run_checked(LiveProcess& process, const RunCommand& cmd) {
-  const auto workers = workers_of(cmd);
-  if (!workers) return process.refuse(kExitUsage, workers.error());
-  if (auto code = process.preflight(*workers)) return *code;
-  if (*workers > 1) return supervise_fleet(process.command(), *workers, process.admin());
-  if (auto code = process.start()) return *code;
-  process.drive();
-  return process.finish();
-}
+  std::optional<int> preflight() override {
+    const auto workers =
+        worker_count({cmd_.scenario.fleet.clients, descriptor_room(), cmd_.processes,
+                      cmd_.shard_given, cmd_.dashboard.has_value()});
+    if (!workers) return refuse(cmd_, kExitUsage, workers.error());
+    workers_ = *workers;
+    if (auto code = LiveProcess::preflight()) return code;
+    // The workers carry the fleet from here; the supervisor's exit code is the command's.
+    if (workers_ > 1) return supervise_fleet(cmd_, workers_, admin_);
+    return std::nullopt;
+  }
+};
 
 }  // namespace
 
 int run_run_command(const RunCommand& cmd) {
-  curl_global_init(CURL_GLOBAL_DEFAULT);
-  int code = kExitUnreachable;
-  {
-    LiveProcess process(cmd);
-    try {
-      code = run_checked(process, cmd);
-    } catch (const std::exception& e) {
-      code = process.refuse(kExitUnreachable, std::string("harness failure: ") + e.what());
-    }
-  }
-  curl_global_cleanup();
-  return code;
+  return run_fleet_command(cmd, [&cmd] { return std::make_unique<RunFleet>(cmd); });
 }
 
 }  // namespace stampede
