@@ -342,9 +342,9 @@ Results LiveProcess::clients_results(LiveRun& run, double start_late_s) const {
   return r;
 }
 
-// The dashboard's save: the results of the clients' recording so far, as finish() makes them
+// The dashboard's save: the results of the clients' recording so far, as results() makes them
 // but for the verdicts, the comparison and the warnings; the provider's bins as last read
-// where finish() would take them.
+// where results() would take them.
 Results LiveProcess::results_so_far(Recording recording, double wall_s,
                                     const std::optional<Parsed<ProviderStats>>& provider) const {
   LiveRun run;
