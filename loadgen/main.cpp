@@ -7,6 +7,7 @@
 
 #include "cli/advise_command.hpp"
 #include "cli/exec_args.hpp"
+#include "cli/fleet_worker_command.hpp"
 #include "cli/fleet_workers.hpp"
 #include "cli/gate_command.hpp"
 #include "cli/merge_command.hpp"
@@ -121,6 +122,9 @@ struct RunFlags : RunArgs {
 struct ExecFlags : ExecArgs {
   ScenarioArgs scenario;
 };
+struct FleetWorkerFlags : RunFlags {
+  std::string dir;  // the supervisor's, for the worker's files
+};
 
 int simulate_main(const SimulateFlags& f) {
   auto scenario = scenario_from(f.scenario);
@@ -133,6 +137,13 @@ int run_main(const RunFlags& f) {
   auto scenario = scenario_from(f.scenario);
   if (!scenario) return usage_error(scenario.error());
   return run_checked(check_run(*scenario, f.scenario.path, f, from_environment), run_run_command);
+}
+
+int fleet_worker_main(const FleetWorkerFlags& f) {
+  auto scenario = scenario_from(f.scenario);
+  if (!scenario) return usage_error(scenario.error());
+  return run_checked(check_fleet_worker(*scenario, f.scenario.path, f, f.dir, from_environment),
+                     run_fleet_worker);
 }
 
 int exec_main(ExecFlags f) {
@@ -313,15 +324,18 @@ std::vector<std::string> flag_spellings(const CLI::App& cmd) {
 // choices are.
 std::string parse_error_message(const CLI::App& app, const CLI::ParseError& e,
                                 const std::vector<std::string>& args) {
-  std::vector<std::string> commands;
-  for (const auto* sub : app.get_subcommands([](const CLI::App*) { return true; }))
+  // A hidden command (a supervisor's worker) is known, never suggested.
+  std::vector<std::string> commands, shown;
+  for (const auto* sub : app.get_subcommands([](const CLI::App*) { return true; })) {
     commands.push_back(sub->get_name());
+    if (!sub->get_group().empty()) shown.push_back(sub->get_name());
+  }
   const std::string first = args.empty() ? "" : args.front();
   const bool known_command = std::find(commands.begin(), commands.end(), first) != commands.end();
   if (!first.empty() && first[0] != '-' && !known_command) {
-    const auto near = did_you_mean(first, commands);
+    const auto near = did_you_mean(first, shown);
     std::string all;
-    for (const auto& c : commands) all += (all.empty() ? "" : ", ") + c;
+    for (const auto& c : shown) all += (all.empty() ? "" : ", ") + c;
     return "unknown command '" + first + "'" + (near.empty() ? "; the commands are " + all : near) +
            " (see 'loadgen --help')";
   }
@@ -498,8 +512,6 @@ void add_run_engine_flags(CLI::App* run_cmd, RunFlags& run) {
       ->type_name("INT")
       ->check(CLI::Range(std::int64_t{1}, std::int64_t{65535}))
       ->group("Run");
-  // A supervisor's worker: its files go to DIR, its progress to descriptor 3.
-  run_cmd->add_option(kFleetWorkerFlag, run.fleet_worker)->group("");
   run_cmd
       ->add_option("--http-client", run.http_client,
                    "auto (default): the native HTTP/1.1 client for http://, libcurl for https://; "
@@ -519,11 +531,8 @@ void add_run_engine_flags(CLI::App* run_cmd, RunFlags& run) {
       ->group("Run");
 }
 
-CLI::App* add_run_command(CLI::App& app, RunFlags& run) {
-  auto* run_cmd = app.add_subcommand(
-      "run",
-      "Run the fleet for real: one HTTP client per --clients, each with its own connection, "
-      "random stream and backoff state, against a fakeprovider or a staging endpoint.");
+// Every flag of run's: a supervisor's workers take them too, as the user gave them.
+void add_run_flags(CLI::App* run_cmd, RunFlags& run) {
   add_scenario_flags(*run_cmd, run.scenario);
   add_run_target_flags(run_cmd, run);
   add_run_tls_flags(run_cmd, run);
@@ -558,6 +567,14 @@ CLI::App* add_run_command(CLI::App& app, RunFlags& run) {
                  "off, refused")
       ->group("Gate");
   add_shard_flags(*run_cmd, run.shard, true);
+}
+
+CLI::App* add_run_command(CLI::App& app, RunFlags& run) {
+  auto* run_cmd = app.add_subcommand(
+      "run",
+      "Run the fleet for real: one HTTP client per --clients, each with its own connection, "
+      "random stream and backoff state, against a fakeprovider or a staging endpoint.");
+  add_run_flags(run_cmd, run);
   run_cmd->footer(
       "Exit codes: 0 every check holds; 1 some failed (an assertion, or 'delivered > 0' unless "
       "--expect-none), or the run was stopped with items unfinished; 2 usage error, a check the "
@@ -579,6 +596,15 @@ CLI::App* add_run_command(CLI::App& app, RunFlags& run) {
       "  loadgen run --scenario ours.json --url https://staging.example/v1/messages --cacert "
       "ca.pem --cert client.pem --key client.key --junit junit.xml");
   return run_cmd;
+}
+
+// A worker of run's supervisor (fleet_worker_command.hpp): internal, so not in --help.
+CLI::App* add_fleet_worker_command(CLI::App& app, FleetWorkerFlags& worker) {
+  auto* worker_cmd = app.add_subcommand(kFleetWorkerCommand, "one worker of 'loadgen run'");
+  worker_cmd->group("");
+  add_run_flags(worker_cmd, worker);
+  worker_cmd->add_option(kFleetWorkerDirFlag, worker.dir)->required();
+  return worker_cmd;
 }
 
 CLI::App* add_exec_command(CLI::App& app, ExecFlags& exec) {
@@ -735,6 +761,7 @@ int main(int argc, char** argv) {
   describe_app(app);
   SimulateFlags sim;
   RunFlags run;
+  FleetWorkerFlags worker;
   ExecFlags exec;
   ReportCommand rep;
   MergeCommand merge;
@@ -742,6 +769,7 @@ int main(int argc, char** argv) {
   AdviseArgs adv;
   auto* simulate = add_simulate_command(app, sim);
   auto* run_cmd = add_run_command(app, run);
+  auto* worker_cmd = add_fleet_worker_command(app, worker);
   auto* exec_cmd = add_exec_command(app, exec);
   auto* report_cmd = add_report_command(app, rep);
   auto* merge_cmd = add_merge_command(app, merge);
@@ -762,6 +790,7 @@ int main(int argc, char** argv) {
     if (at != argv + argc) run.given.assign(at + 1, argv + argc);
     return run_main(run);
   }
+  if (worker_cmd->parsed()) return fleet_worker_main(worker);
   if (exec_cmd->parsed()) return exec_main(exec);
   if (report_cmd->parsed()) return run_report_command(rep);
   if (merge_cmd->parsed()) return run_merge_command(merge);

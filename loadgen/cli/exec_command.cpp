@@ -1,6 +1,5 @@
 #include "cli/exec_command.hpp"
 
-#include <curl/curl.h>
 #include <dirent.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -14,6 +13,7 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <memory>
 #include <sstream>
 #include <thread>
 
@@ -22,7 +22,6 @@
 #include "cli/fleet_live_event.hpp"
 #include "cli/fleet_outputs.hpp"
 #include "cli/harness_connections.hpp"
-#include "cli/provider_settings.hpp"
 #include "cli/signal_descriptor.hpp"
 #include "exec_section.hpp"
 #include "gate.hpp"
@@ -45,14 +44,6 @@ constexpr std::int64_t kWatchPollNs = 10 * kNsPerMs;
 
 void say(const std::string& message) {
   std::cerr << "loadgen: " << one_line(message) << "\n";
-}
-
-// A fleet that ended before it could be judged: one line, and a JUnit file whose one case is
-// the error, so a CI server shows what the exit code says.
-int fail(const ExecCommand& cmd, int code, const std::string& message) {
-  say(message);
-  write_junit_error(cmd.junit_path, cmd.scenario.name, message, cmd.quiet);
-  return code;
 }
 
 bool is_executable_file(const std::string& path) {
@@ -420,36 +411,21 @@ Parsed<Results> provider_results(const ProviderAdmin& admin) {
 
 // Found before any process starts: CMD, the machine's limits, the provider, the target, the
 // logs folder. The exit code then; the program's path otherwise.
-std::optional<int> preflight(const ExecCommand& cmd, const ProviderAdmin& admin,
-                             std::string& program) {
+std::optional<int> check_before_start(const ExecCommand& cmd, const ProviderAdmin& admin,
+                                      std::string& program) {
   const auto resolved = resolve_program(cmd.command);
-  if (!resolved) return fail(cmd, kExitUsage, resolved.error());
+  if (!resolved) return refuse(cmd, kExitUsage, resolved.error());
   program = *resolved;
   const auto processes = process_count(cmd.clients, cmd.per_process);
   if (auto e = process_limit_error(cmd.clients, processes, current_process_limits()))
-    return fail(cmd, kExitUsage, *e);
+    return refuse(cmd, kExitUsage, *e);
   if (auto e = raise_descriptor_limit(processes, 2, "processes",
                                       "two each: the output pipe and the log"))
-    return fail(cmd, kExitUnreachable, *e);
-  if (auto e = check_provider(admin)) return fail(cmd, e->first, e->second);
+    return refuse(cmd, kExitUnreachable, *e);
+  if (auto e = check_provider(admin)) return refuse(cmd, e->first, e->second);
   if (const auto probed = probe_target(cmd.url, TlsSettings{}, kProbeTimeoutMs); !probed)
-    return fail(cmd, kExitUnreachable, probed.error());  // it names what failed
-  if (auto e = prepare_logs_dir(cmd.logs_dir)) return fail(cmd, kExitUsage, *e);
-  return std::nullopt;
-}
-
-// The fleet's provider is the one it meets: the settings it enforces become the scenario's
-// provider section, or the fleet is refused before it starts. A check they give no meaning is
-// then a usage error, as it is when the flags are read.
-std::optional<int> adopt_enforced_provider(ExecCommand& cmd, const ProviderAdmin& admin) {
-  const auto enforced = read_enforced_provider(admin, cmd.scenario, cmd.url);
-  if (!enforced.provider) return fail(cmd, enforced.code, enforced.error);
-  cmd.scenario.provider = *enforced.provider;
-  cmd.provider_settings = enforced.settings;
-  const auto context = metric_context("exec", cmd.scenario.provider, true, true);
-  for (const auto& a : cmd.assertions) {
-    if (auto e = meaning_error(a, context)) return fail(cmd, kExitUsage, *e);
-  }
+    return refuse(cmd, kExitUnreachable, probed.error());  // it names what failed
+  if (auto e = prepare_logs_dir(cmd.logs_dir)) return refuse(cmd, kExitUsage, *e);
   return std::nullopt;
 }
 
@@ -527,43 +503,33 @@ int take_provider_stats(const ExecCommand& cmd, const FleetRun& run, const Provi
   return kExitOk;
 }
 
-std::string_view stopped_by(const FleetRun& run) {
-  return run.stopped == FleetStop::kSignal        ? "a signal"
-         : run.stopped == FleetStop::kMaxDuration ? "--max-duration"
-         : run.stopped == FleetStop::kTimeout     ? "--timeout"
-                                                  : "";
+std::string stopped_by(const FleetRun& run) {
+  const auto cause = run.stopped == FleetStop::kNone     ? FleetStopCause::kNone
+                     : run.stopped == FleetStop::kSignal ? FleetStopCause::kSignal
+                                                         : FleetStopCause::kBound;
+  return stopped_by(cause, run.stopped == FleetStop::kTimeout ? "--timeout" : "--max-duration");
 }
 
 // t = 0 is the release; real clients sleep wall time, so the scale is 1.
 void set_context(const ExecCommand& cmd, const FleetRun& run, Results& r) {
   if (!run.released) return;
   const std::int64_t since_release_ns = ScenarioClock::steady_ns() - run.release_steady_ns;
-  r.context =
-      RunContext{redact_url(cmd.url.text), format_utc(ScenarioClock::unix_ns() - since_release_ns),
-                 static_cast<double>(run.end_steady_ns - run.release_steady_ns) / 1e9, 1,
-                 std::string(stopped_by(run))};
+  r.context = RunContext{
+      redact_url(cmd.url.text), format_utc(ScenarioClock::unix_ns() - since_release_ns),
+      static_cast<double>(run.end_steady_ns - run.release_steady_ns) / 1e9, 1, stopped_by(run)};
 }
 
-// The document, the dead letters, the report and JUnit (its run case the harness failure, if
-// any); false when a file could not be written.
-bool write_outputs(const ExecCommand& cmd, const FleetRun& run, const Results& r,
-                   const nlohmann::json& doc, double wall_s,
-                   const std::optional<std::string>& harness_failure) {
-  FleetOutputs outputs{cmd.out_path, cmd.junit_path, cmd.report_path, {}, cmd.quiet};
-  if (!cmd.dead_letter_path.empty())
-    outputs.files.push_back(
-        {"the dead letters", cmd.dead_letter_path, format_exec_dead_letters(run)});
-  JunitCase run_case{kRunCase, JunitCase::State::kPassed, {}};
-  if (auto stop = stop_failure(stopped_by(run), wall_s, r.recording.unfinished))
-    run_case = {kRunCase, JunitCase::State::kFailed, *stop};
-  if (harness_failure) run_case = {kRunCase, JunitCase::State::kError, *harness_failure};
-  return write_fleet_outputs(r, doc, wall_s, outputs, junit_cases(r.verdicts), run_case);
+// The engine's own file: one JSON line per client not delivered.
+std::vector<OutputFile> files_of(const ExecCommand& cmd, const FleetRun& run) {
+  if (cmd.dead_letter_path.empty()) return {};
+  return {{"the dead letters", cmd.dead_letter_path, format_exec_dead_letters(run)}};
 }
 
-// The results, the summary, the verdicts and the files of a finished fleet; its exit code.
-int finish(const ExecCommand& cmd, const FleetRun& run, const ProviderAdmin& admin,
-           const FirstArrivalWatch& watch, std::int64_t start_ns) {
-  Results r;
+// The results, the summary and the verdicts of a finished fleet.
+FleetEnd exec_results(const ExecCommand& cmd, const FleetRun& run, const ProviderAdmin& admin,
+                      const FirstArrivalWatch& watch, std::int64_t start_ns) {
+  FleetEnd end;
+  Results& r = end.results;
   r.engine = "exec";
   r.scenario = cmd.scenario;
   record_outcomes(run, r.recording);
@@ -578,61 +544,82 @@ int finish(const ExecCommand& cmd, const FleetRun& run, const ProviderAdmin& adm
                                  << describe_fleet(cmd, run)
                                  << (run.released ? watch.describe() + "\n" : "") << std::flush;
   }
-  const double wall_s = static_cast<double>(run.end_steady_ns - start_ns) / 1e9;
-  code = std::max(code, verdict_code(r, stopped_by(run), wall_s));
+  end.wall_s = static_cast<double>(run.end_steady_ns - start_ns) / 1e9;
+  const std::string stopped = stopped_by(run);
+  code = std::max(code, verdict_code(r, stopped, end.wall_s));
   code = std::max(code, say_problems(cmd, run, r));
-  std::optional<std::string> harness_failure;
+  std::optional<FleetError> error;
   if (const auto failure = connection_failure(exec_connection_evidence(r, provider))) {
     say(failure->why);
-    if (failure->harness) {
-      harness_failure = failure->why;
-      code = kExitUnreachable;
-    }
+    if (failure->harness) error = FleetError{kExitUnreachable, failure->why};
   }
   set_context(cmd, run, r);
-  nlohmann::json doc = to_json(r);
-  doc["exec"] = to_json(exec_section(cmd, run, run.released ? &watch : nullptr, start_ns));
-  doc["provider"] = to_json(provider);
-  if (!write_outputs(cmd, run, r, doc, wall_s, harness_failure)) code = kExitUnreachable;
-  return code;
+  end.doc = to_json(r);
+  end.doc["exec"] = to_json(exec_section(cmd, run, run.released ? &watch : nullptr, start_ns));
+  end.doc["provider"] = to_json(provider);
+  end.files = files_of(cmd, run);
+  end.judgment =
+      judge_fleet(code, stop_failure(stopped, end.wall_s, r.recording.unfinished), error);
+  return end;
 }
 
-int run_checked(const ExecCommand& given) {
-  ExecCommand cmd = given;  // its provider section becomes the provider's own
-  const std::int64_t start_ns = ScenarioClock::steady_ns();
-  const ProviderAdmin admin(cmd.provider_admin, cmd.provider_admin_token);
-  std::optional<FleetDashboard> dashboard;
-  if (auto e = serve_dashboard(cmd.dashboard, cmd.dashboard_token, "loadgen exec: " + cmd.command,
-                               false, dashboard))
-    return fail(cmd, kExitUsage, *e);
-  // The page's save: the processes' outcomes are known only at their ends, the provider's
-  // counts of them all along (it is reset at the release), so the report so far is of the
-  // provider's own results document, as its own dashboard saves it.
-  if (dashboard) dashboard->set_results_source([&admin] { return provider_results(admin); });
-  std::string program;
-  if (auto code = preflight(cmd, admin, program)) return *code;
-  if (auto code = adopt_enforced_provider(cmd, admin)) return *code;
-  const SignalDescriptor signals({SIGINT, SIGTERM, SIGCHLD});
-  ExecFleet fleet(fleet_spec(cmd, program), signals);
-  if (auto e = fleet.spawn()) return fail(cmd, kExitUnreachable, *e + "; none was released");
-  FirstArrivalWatch watch(admin, cmd.clients);
-  if (auto e = release(fleet, cmd, admin, watch, start_ns, dashboard ? &*dashboard : nullptr))
-    return fail(cmd, kExitUnreachable, *e + "; none was released");
-  return finish(cmd, fleet.result(), admin, watch, start_ns);
-}
+// `loadgen exec`: the user's program in processes spawned held, released together, and
+// judged by the provider's view and their exits.
+class ExecVariant : public FleetVariant {
+ public:
+  explicit ExecVariant(const ExecCommand& cmd)
+      : cmd_(cmd),
+        start_ns_(ScenarioClock::steady_ns()),
+        admin_(cmd.provider_admin, cmd.provider_admin_token) {}
+
+  std::optional<int> preflight() override {
+    if (auto e = serve_dashboard(cmd_.dashboard, cmd_.dashboard_token,
+                                 "loadgen exec: " + cmd_.command, false, dashboard_))
+      return refuse(cmd_, kExitUsage, *e);
+    // The page's save: the processes' outcomes are known only at their ends, the provider's
+    // counts of them all along (it is reset at the release), so the report so far is of the
+    // provider's own results document, as its own dashboard saves it.
+    if (dashboard_) dashboard_->set_results_source([this] { return provider_results(admin_); });
+    if (auto code = check_before_start(cmd_, admin_, program_)) return code;
+    return adopt_enforced_provider(cmd_, admin_, cmd_.url, [](const ProviderConfig& provider) {
+      return metric_context("exec", provider, true, true);
+    });
+  }
+
+  std::optional<int> start() override {
+    signals_.emplace({SIGINT, SIGTERM, SIGCHLD});
+    fleet_.emplace(fleet_spec(cmd_, program_), *signals_);
+    if (auto e = fleet_->spawn()) return refuse(cmd_, kExitUnreachable, *e + "; none was released");
+    return std::nullopt;
+  }
+
+  std::optional<int> drive() override {
+    watch_.emplace(admin_, cmd_.clients);
+    if (auto e =
+            release(*fleet_, cmd_, admin_, *watch_, start_ns_, dashboard_ ? &*dashboard_ : nullptr))
+      return refuse(cmd_, kExitUnreachable, *e + "; none was released");
+    return std::nullopt;
+  }
+
+  FleetEnd results() override {
+    return exec_results(cmd_, fleet_->result(), admin_, *watch_, start_ns_);
+  }
+
+ private:
+  ExecCommand cmd_;  // its provider section becomes the provider's own
+  const std::int64_t start_ns_;
+  const ProviderAdmin admin_;
+  std::optional<FleetDashboard> dashboard_;
+  std::string program_;
+  std::optional<SignalDescriptor> signals_;
+  std::optional<ExecFleet> fleet_;
+  std::optional<FirstArrivalWatch> watch_;
+};
 
 }  // namespace
 
 int run_exec_command(const ExecCommand& cmd) {
-  curl_global_init(CURL_GLOBAL_DEFAULT);
-  int code = kExitUnreachable;
-  try {
-    code = run_checked(cmd);
-  } catch (const std::exception& e) {
-    code = fail(cmd, kExitUnreachable, std::string("harness failure: ") + e.what());
-  }
-  curl_global_cleanup();
-  return code;
+  return run_fleet_command(cmd, [&cmd] { return std::make_unique<ExecVariant>(cmd); });
 }
 
 }  // namespace stampede

@@ -379,23 +379,19 @@ int finish_merged(const RunCommand& cmd, json merged, const std::vector<FleetWor
   if (!cmd.quiet) print_run_summary(r, merged, cmd.out_path);
   const std::string stopped = r.context ? r.context->stopped_by : "";
   const double wall_s = r.context ? r.context->wall_s : 0;
-  int code = verdict_code(r, stopped, wall_s);
-  JunitCase run_case{kRunCase, JunitCase::State::kPassed, {}};
-  if (auto stop = stop_failure(stopped, wall_s, r.recording.unfinished))
-    run_case = {kRunCase, JunitCase::State::kFailed, *stop};
+  const int checks_code = verdict_code(r, stopped, wall_s);
+  std::optional<FleetError> error;
   if (failure_code != kExitOk) {
-    code = failure_code;
-    run_case = {kRunCase, JunitCase::State::kError, failure};
+    error = FleetError{failure_code, failure};
   } else if (const auto refused = connection_failure(run_connection_evidence(r, merged))) {
     std::cerr << "loadgen: " << refused->why << "\n";
-    if (refused->harness) {
-      code = kExitUnreachable;
-      run_case = {kRunCase, JunitCase::State::kError, refused->why};
-    }
+    if (refused->harness) error = FleetError{kExitUnreachable, refused->why};
   }
+  const auto [code, run_case] =
+      judge_fleet(checks_code, stop_failure(stopped, wall_s, r.recording.unfinished), error);
   if (!write_fleet_outputs(r, merged, wall_s, supervisor_outputs(cmd, workers),
                            junit_cases(r.verdicts), run_case))
-    code = kExitUnreachable;
+    return kExitUnreachable;
   return code;
 }
 
@@ -413,11 +409,7 @@ std::optional<std::string> start_workers(const RunCommand& cmd, const std::strin
 int supervise_fleet(const RunCommand& cmd, std::int64_t count,
                     std::optional<ProviderAdmin>& admin) {
   const auto dir = make_worker_dir();
-  if (!dir) {
-    std::cerr << "loadgen: " << dir.error() << "\n";
-    write_junit_error(cmd.junit_path, cmd.scenario.name, dir.error(), cmd.quiet);
-    return kExitUnreachable;
-  }
+  if (!dir) return refuse(cmd, kExitUnreachable, dir.error());
   if (!cmd.quiet)
     std::cerr << "loadgen: " << cmd.scenario.fleet.clients << " clients in " << count
               << " worker processes (shard i/" << count << " each)\n";
@@ -430,11 +422,7 @@ int supervise_fleet(const RunCommand& cmd, std::int64_t count,
   // A worker's 1 is its verdict. With the supervisor's start, the others wait at it for
   // every worker: one that ends before it fails them all.
   ProcessGroup group({{kExitFailed, !cmd.start_at_epoch_ns, true}, false});
-  if (auto e = start_workers(cmd, *dir, workers, group)) {
-    std::cerr << "loadgen: " << *e << "\n";
-    write_junit_error(cmd.junit_path, cmd.scenario.name, *e, cmd.quiet);
-    return kExitUnreachable;
-  }
+  if (auto e = start_workers(cmd, *dir, workers, group)) return refuse(cmd, kExitUnreachable, *e);
   WorkerFleet(cmd, workers, group).watch(signals);
   for (const auto& w : workers) relay_errors(w, workers.size());
   std::string failure;

@@ -72,8 +72,9 @@ WorkerFiles worker_files(const std::string& dir, std::int64_t index) {
 std::vector<std::string> worker_arguments(const std::vector<std::string>& run_args,
                                           std::int64_t index, std::int64_t count,
                                           const std::string& dir) {
-  std::vector<std::string> args{
-      "run", "--shard", std::to_string(index) + "/" + std::to_string(count), kFleetWorkerFlag, dir};
+  std::vector<std::string> args{kFleetWorkerCommand, "--shard",
+                                std::to_string(index) + "/" + std::to_string(count),
+                                kFleetWorkerDirFlag, dir};
   args.insert(args.end(), run_args.begin(), run_args.end());
   return args;
 }

@@ -59,18 +59,19 @@ struct WorkerFiles {
 };
 WorkerFiles worker_files(const std::string& dir, std::int64_t index);
 
-// Worker index of count's arguments after the program: `run`, its shard, the directory, then
-// run's arguments as given (a --start-at of the user's among them), whose output flags the
-// worker replaces with its files in dir.
+// Worker index of count's arguments after the program: the worker's command, its shard, the
+// directory, then run's arguments as given (a --start-at of the user's among them), whose
+// output flags the worker replaces with its files in dir.
 std::vector<std::string> worker_arguments(const std::vector<std::string>& run_args,
                                           std::int64_t index, std::int64_t count,
                                           const std::string& dir);
 
-// The hidden flag that makes `loadgen run` a worker; the descriptor it writes on (its
-// "ready", then its progress reports: format_progress_report), and the one it reads its start
-// line from when it has no --start-at (a pipe from the supervisor, whose end without a line
-// means the supervisor is gone).
-inline constexpr const char* kFleetWorkerFlag = "--fleet-worker";
+// The hidden command a worker runs (fleet_worker_command.hpp) and its flag for the directory;
+// the descriptor it writes on (its "ready", then its progress reports:
+// format_progress_report), and the one it reads its start line from when it has no --start-at
+// (a pipe from the supervisor, whose end without a line means the supervisor is gone).
+inline constexpr const char* kFleetWorkerCommand = "fleet-worker";
+inline constexpr const char* kFleetWorkerDirFlag = "--dir";
 inline constexpr int kWorkerProgressFd = 3;
 inline constexpr int kWorkerStartFd = 4;
 

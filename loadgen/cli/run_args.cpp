@@ -3,7 +3,6 @@
 #include <optional>
 #include <utility>
 
-#include "cli/fleet_workers.hpp"
 #include "enum_table.hpp"
 #include "gate.hpp"
 #include "scenario_clock.hpp"
@@ -176,23 +175,11 @@ void take_outputs(const RunArgs& a, RunCommand& cmd, Errors& errors) {
                     errors);
 }
 
-// A supervisor's worker writes its files into the supervisor's directory, and nothing else:
-// the supervisor merges them, writes the user's files and prints the one summary.
-void take_worker(const RunArgs& a, RunCommand& cmd, Errors& errors) {
+// Beyond one process: how many, and the arguments the workers are given.
+void take_processes(const RunArgs& a, RunCommand& cmd) {
   cmd.processes = a.processes;
   cmd.connections_per_source = a.connections_per_source;
   cmd.run_args = a.given;
-  if (a.fleet_worker.empty()) return;
-  if (a.shard.shard.empty()) errors.push_back(std::string(kFleetWorkerFlag) + ": needs --shard");
-  const WorkerFiles files = worker_files(a.fleet_worker, cmd.shard.index);
-  cmd.worker_dir = a.fleet_worker;
-  cmd.out_path = files.results;
-  if (!cmd.dead_letter_path.empty()) cmd.dead_letter_path = files.dead_letters;
-  if (!cmd.attempts_path.empty()) cmd.attempts_path = files.attempts;
-  cmd.junit_path.clear();
-  cmd.report_path.clear();
-  cmd.dashboard.reset();
-  cmd.quiet = true;
 }
 
 }  // namespace
@@ -211,7 +198,7 @@ Checked<RunCommand> check_run(const Scenario& scenario, const std::string& scena
   cmd.options.compensate_latency = !a.no_latency_compensation;
   take_http_client(a, cmd, errors);
   take_outputs(a, cmd, errors);
-  take_worker(a, cmd, errors);
+  take_processes(a, cmd);
   return checked(std::move(cmd), std::move(errors));
 }
 

@@ -31,7 +31,6 @@ struct RunArgs {
   TlsFlags tls;
   std::int64_t processes = 0;               // 0: as many as the open-file limit needs
   std::int64_t connections_per_source = 0;  // 0: from the local port range
-  std::string fleet_worker;                 // hidden: a supervisor's worker, its directory
   std::vector<std::string> given;           // the arguments after `run`, for the workers
 };
 

@@ -4,43 +4,25 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
-#include "assertion.hpp"
-#include "cli/progress_line.hpp"
+#include "cli/fleet_command.hpp"
 #include "exit_codes.hpp"
-#include "listen_address.hpp"
 #include "live/engine.hpp"
 #include "live/request.hpp"
 #include "policy/shard.hpp"
-#include "scenario.hpp"
 
 namespace stampede {
 
-struct RunCommand {
-  Scenario scenario;
+struct RunCommand : FleetCommand {
   LiveRequest request;
-  std::vector<Assertion> assertions;  // the scenario's expectations, --assert, the default
   LiveOptions options;
   std::optional<TargetUrl> provider_admin;
-  std::string provider_admin_token;
-  nlohmann::json provider_settings;  // its GET /admin/settings, once read (provider_settings.hpp)
-  Shard shard;                       // LiveOptions::shard is taken from here
+  Shard shard;                                    // LiveOptions::shard is taken from here
   std::optional<std::int64_t> start_at_epoch_ns;  // --start-at
-  std::string out_path;                           // results JSON
-  std::string dead_letter_path;                   // JSON lines
-  std::string junit_path;
-  std::string report_path;    // HTML report
-  std::string attempts_path;  // JSON lines, one per attempt
-  bool quiet = false;
-  std::int64_t progress_every_ns = kProgressEveryDefaultNs;  // without a terminal
-  std::optional<ListenAddress> dashboard;                    // --dashboard HOST:PORT
-  std::string dashboard_token;                               // --dashboard-token
+  std::string attempts_path;                      // JSON lines, one per attempt
   // Beyond one process: workers. 0: as many as the open-file limit needs (fleet_workers.hpp).
   std::int64_t processes = 0;
   bool shard_given = false;                 // --shard, or the Indexed Job's variables
   std::int64_t connections_per_source = 0;  // 0: from the local port range
-  std::string worker_dir;                   // a supervisor's worker: its files go there
   std::vector<std::string> run_args;        // as given after `run`, for the workers
 };
 

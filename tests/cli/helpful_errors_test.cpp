@@ -48,6 +48,21 @@ TEST_CASE("errors: a mistyped command gets the nearest command, a far one the li
                     {"did you mean"});
 }
 
+TEST_CASE("errors: a supervisor's worker is a command of its own, never shown or suggested") {
+  TempDir dir;
+  // Its own checks: run's, and the shard it is given.
+  check_usage_error(
+      "loadgen",
+      {"fleet-worker", "--dir", dir.path(), "--url", "http://127.0.0.1:1/", "--clients", "2"},
+      {"fleet-worker: needs --shard"}, {"unknown command"});
+  check_usage_error("loadgen", {"fleet-workr"}, {"unknown command 'fleet-workr'"},
+                    {"fleet-worker"});
+  const auto help = run_binary("loadgen", {"--help"});
+  CHECK(help.code == 0);
+  CHECK(contains(help.out, "exec"));
+  CHECK_FALSE(contains(help.out, "fleet-worker"));
+}
+
 TEST_CASE("errors: a mistyped flag gets the nearest flag of its command") {
   check_usage_error("loadgen", {"simulate", "--scenario", kStorm, "--clinets", "3"},
                     {"simulate: unknown flag '--clinets'", "did you mean '--clients'?"},

@@ -48,13 +48,13 @@ TEST_CASE("fleet workers: as many as the open-file limit needs, or as asked") {
 TEST_CASE("fleet workers: each is told its shard and the directory, and the user's start") {
   const std::vector<std::string> given{"--clients", "600", "--out", "fleet.json"};
   CHECK(worker_arguments(given, 1, 3, "/tmp/d") ==
-        std::vector<std::string>{"run", "--shard", "1/3", "--fleet-worker", "/tmp/d", "--clients",
+        std::vector<std::string>{"fleet-worker", "--shard", "1/3", "--dir", "/tmp/d", "--clients",
                                  "600", "--out", "fleet.json"});
   // The user's --start-at is among the arguments already; without one the supervisor gives
   // the start once the workers are ready.
   const std::vector<std::string> at{"--start-at", "1767225600.250"};
   CHECK(worker_arguments(at, 0, 2, "/tmp/d") ==
-        std::vector<std::string>{"run", "--shard", "0/2", "--fleet-worker", "/tmp/d", "--start-at",
+        std::vector<std::string>{"fleet-worker", "--shard", "0/2", "--dir", "/tmp/d", "--start-at",
                                  "1767225600.250"});
   const auto files = worker_files("/tmp/d", 2);
   CHECK(files.results == "/tmp/d/worker-2.json");

@@ -76,7 +76,7 @@ pid_t first_worker(pid_t supervisor) {
   const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(30);
   while (std::chrono::steady_clock::now() < end) {
     for (const pid_t child : children_of(supervisor)) {
-      if (read_file("/proc/" + std::to_string(child) + "/cmdline").find("--fleet-worker") !=
+      if (read_file("/proc/" + std::to_string(child) + "/cmdline").find("fleet-worker") !=
           std::string::npos)
         return child;
     }
