@@ -1,5 +1,5 @@
 // The data plane's start and stop: the listen socket, an epoll set and a thread per loop, and
-// a stop that lets the requests in flight finish. The loops are in data_plane_native.cpp, a
+// a stop that lets the requests in flight finish. The loops are in data_plane_connections.cpp, a
 // request's life in data_plane_requests.cpp, the answers' bytes in answer_writer.cpp.
 #include "server/data_plane.hpp"
 
@@ -62,7 +62,7 @@ std::optional<std::string> DataPlane::start() {
   for (std::size_t i = 0; i < loops_.size(); ++i) {
     loops_[i]->thread = std::thread([this, i] {
       loop_index = i;
-      run_native(*loops_[i]);
+      run_loop(*loops_[i]);
     });
   }
   return std::nullopt;
@@ -72,8 +72,8 @@ std::unique_ptr<DataPlane::Loop> DataPlane::make_loop() {
   auto loop = std::make_unique<Loop>();
   loop->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
   if (proxying()) loop->upstream = UpstreamPool::make(*config_.upstream, *proxy_events_);
-  loop->native_epoll_fd = epoll_create1(EPOLL_CLOEXEC);
-  return loop->native_epoll_fd >= 0 ? std::move(loop) : nullptr;
+  loop->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
+  return loop->epoll_fd >= 0 ? std::move(loop) : nullptr;
 }
 
 void DataPlane::stop(std::int64_t max_wait_ns) {

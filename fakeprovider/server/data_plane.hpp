@@ -57,7 +57,7 @@ struct DataPlaneConfig {
 };
 
 // The provider's HTTP side: any method and path, read by the data plane's own HTTP/1.1 server
-// (data_plane_native.cpp). A request arrives when its headers are complete; it is stamped with
+// (data_plane_connections.cpp). A request arrives when its headers are complete; it is stamped with
 // the time its bytes came in (ArrivalStamps, unless config.stamping is kRead), or, when that
 // time was not noted, the time it is read; then decided by the policy and answered the way
 // real APIs answer (docs/ADMIN_API.md).
@@ -90,7 +90,7 @@ struct DataPlaneConfig {
 // Refused requests never leave.
 //
 // Its parts: data_plane.cpp starts and stops it; data_plane_loops.cpp the accepting and the
-// connection limits; data_plane_native.cpp the native server (its loops, connections, epoll
+// connection limits; data_plane_connections.cpp the server (its loops, connections, epoll
 // set and bytes); data_plane_requests.cpp a request's life (admission, hops and service times,
 // answer); data_plane_forward.cpp a request's forward and data_plane_relay.cpp its answer
 // relayed to the connection. request_headers.* what is read from the headers; answer_writer.*
@@ -124,7 +124,7 @@ class DataPlane {
   void signal_loops(std::atomic<bool> Loop::*flag);
 
   // A request's life (data_plane_requests.cpp): decided, held, answered or forwarded.
-  struct NativeConn;
+  struct ClientConnection;
   bool reads_token_field() const;
   // Stamped, counted in flight, not decided yet; fd: its connection's.
   Request* new_request(int fd);
@@ -135,44 +135,44 @@ class DataPlane {
   void take_admission(const Admission& admission, Request& r);
   std::int64_t decide_held(Request& r);  // a held request's hop is over: the due time of its answer
   void complete(Request* r);
-  // The native server's requests: decided in its loop's turn, together (one turn of the lock),
+  // The requests: decided in its loop's turn, together (one turn of the lock),
   // in the order their bytes came in, and answered; a hop or a service time hands the
   // connection to the timer, which hands it back.
-  void decide_native(NativeConn& c);
+  void decide(ClientConnection& c);
   void admit_batch(Loop& loop);
   static void sort_by_arrival(std::vector<ProviderArrival>& arrivals,
-                              std::vector<NativeConn*>& conns);
-  void settle_native(const std::vector<NativeConn*>& conns, const std::vector<Admission>& admitted);
-  bool answer_native(NativeConn& c);
-  void wait_native(NativeConn& c, std::int64_t due_steady_ns, bool decide_first);
+                              std::vector<ClientConnection*>& conns);
+  void settle(const std::vector<ClientConnection*>& conns, const std::vector<Admission>& admitted);
+  bool answer(ClientConnection& c);
+  void hold_until(ClientConnection& c, std::int64_t due_steady_ns, bool decide_first);
   void take_resumed(Loop& loop);
 
-  // The native server (data_plane_native.cpp): an HTTP/1.1 server of our own, one epoll set a
+  // The server (data_plane_connections.cpp): an HTTP/1.1 server of our own, one epoll set a
   // loop: its connections, their bytes in and out, each request's head and body read and
   // handed to the request's life above.
-  void run_native(Loop& loop);
-  void listen_native(Loop& loop, bool on);
-  void add_native(Loop& loop, int fd, const sockaddr_storage& addr);
-  void on_native_event(NativeConn& c, std::uint32_t events);
-  void read_native(NativeConn& c);
+  void run_loop(Loop& loop);
+  void set_listening(Loop& loop, bool on);
+  void add_connection(Loop& loop, int fd, const sockaddr_storage& addr);
+  void on_event(ClientConnection& c, std::uint32_t events);
+  void read_requests(ClientConnection& c);
   // Serves what is in c.in: false when the connection was closed.
-  bool serve_native(NativeConn& c);
-  bool start_native_request(NativeConn& c);
+  bool serve(ClientConnection& c);
+  bool start_request(ClientConnection& c);
   // Takes the request's body from bytes (kept for a token field, or forwarded); returns how
   // many were its.
-  std::size_t feed_body(NativeConn& c, std::string_view bytes);
+  std::size_t feed_body(ClientConnection& c, std::string_view bytes);
   // A worker of --processes: the batch goes on the loop's line to the owner.
-  void ask_line_native(Loop& loop);
-  void take_line_answer_native(Loop& loop);
-  bool write_native(NativeConn& c, std::string_view bytes);
-  bool flush_native(NativeConn& c);
-  bool finish_native_request(NativeConn& c);
+  void ask_line(Loop& loop);
+  void take_line_answer(Loop& loop);
+  bool write_bytes(ClientConnection& c, std::string_view bytes);
+  bool flush(ClientConnection& c);
+  bool finish_request(ClientConnection& c);
   // A request answered by the server itself: closed after it unless keep.
-  bool refuse_native(NativeConn& c, int status, std::string_view type, std::string_view reason,
-                     std::string_view message, bool keep = false);
-  void close_native(NativeConn& c);
-  void release_native(NativeConn& c);  // its request completed, the connection forgotten
-  void sweep_native(Loop& loop, std::int64_t now_ns);
+  bool refuse(ClientConnection& c, int status, std::string_view type, std::string_view reason,
+              std::string_view message, bool keep = false);
+  void close_connection(ClientConnection& c);
+  void release(ClientConnection& c);  // its request completed, the connection forgotten
+  void sweep(Loop& loop, std::int64_t now_ns);
 
   // Proxy mode: a request's forward (data_plane_forward.cpp).
   struct Proxied;       // a request on its way to the upstream and its answer on the way back
@@ -204,15 +204,15 @@ class DataPlane {
   // What the upstream answered a forward, counted once: at its end, or when its client left.
   void note_forward_end(Proxied& p);
 
-  // The native server's side of a forward (data_plane_relay.cpp): the connection reads no more
+  // The server's side of a forward (data_plane_relay.cpp): the connection reads no more
   // while the upstream's answer is relayed to it, as it comes and as the client takes it.
-  void prepare_forward(NativeConn& c);
-  bool relay_forwarded(NativeConn& c);  // the request's answer is the upstream's
-  bool relay(NativeConn& c);            // what has come of it, as far as the socket takes it
+  void prepare_forward(ClientConnection& c);
+  bool relay_forwarded(ClientConnection& c);  // the request's answer is the upstream's
+  bool relay(ClientConnection& c);            // what has come of it, as far as the socket takes it
   // A chunked answer's pieces, and its last chunk, into the connection's buffer.
-  static void frame_chunks(NativeConn& c, Proxied& p);
+  static void frame_chunks(ClientConnection& c, Proxied& p);
   // The pool or the client's socket had news: relayed, and once over the next request served.
-  void relay_news(NativeConn& c);
+  void relay_news(ClientConnection& c);
   void take_relays(Loop& loop);  // the connections whose forward had news this turn
   // The upstream pool's part of a turn: its sockets when ready or its timers when due, and
   // everything stopped when the provider is.

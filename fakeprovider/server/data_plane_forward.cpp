@@ -21,7 +21,7 @@ bool admitted(const Decision& d) {
 
 // The client's connection holds its request's head and the answer's head together in its
 // memory; the spare kilobyte is for what the server adds to the head (the length, the reason
-// phrase, Connection). An upstream head longer than
+// phrase, ClientConnection). An upstream head longer than
 // what is left is a 502, never a connection closed without a byte.
 constexpr std::size_t kAnswerHeadSpare = 1024;
 
@@ -86,10 +86,10 @@ void DataPlane::ProxyEvents::on_end(UpstreamExchange& x) {
 }
 
 void DataPlane::answer_came(Proxied& p) {
-  if (!p.native) return;  // not waited for yet: the relay starts from what came by then
+  if (!p.client) return;  // not waited for yet: the relay starts from what came by then
   // Relayed once the pool's call is over: writing to the client may end the request, and
   // with it the exchange the pool is still in the middle of.
-  NativeConn& c = *p.native;
+  ClientConnection& c = *p.client;
   if (c.relay_due) return;
   c.relay_due = true;
   c.loop->relays.push_back(&c);

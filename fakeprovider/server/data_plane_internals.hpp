@@ -2,7 +2,7 @@
 
 // The data plane's own parts, shared by its files and by nothing else: data_plane.cpp (start
 // and stop), data_plane_loops.cpp (the event loops and the connections they hold),
-// data_plane_native.cpp (the native server) and data_plane_requests.cpp (a request's life:
+// data_plane_connections.cpp (the server) and data_plane_requests.cpp (a request's life:
 // admission, answer), with the forward's (data_plane.hpp).
 
 #include <sys/socket.h>
@@ -34,9 +34,9 @@ std::int64_t sweep_period_ns(std::int64_t header_timeout_ns);
 // A peer's address as text (X-Forwarded-For); empty for a family other than IPv4 and IPv6.
 std::string address_text(const sockaddr* sa);
 
-// A connection of the native server: the bytes that came in and are
+// A client's connection to the server: the bytes that came in and are
 // not used yet, the request they are on, and the answer's bytes not sent yet.
-struct DataPlane::NativeConn {
+struct DataPlane::ClientConnection {
   int fd = -1;
   Loop* loop = nullptr;
   std::unique_ptr<char[]> in;  // config.memory_per_connection bytes
@@ -82,16 +82,16 @@ struct DataPlane::Loop {
   std::mutex handed_mu;
   std::vector<Handed> handed;  // accepted by another loop for this one
   // Its connections, its epoll set, those the timer hands back, and the time of this turn.
-  std::unordered_set<NativeConn*> native_conns;
-  int native_epoll_fd = -1;
+  std::unordered_set<ClientConnection*> connections;
+  int epoll_fd = -1;
   bool listening = false;
-  std::vector<NativeConn*> resumed;  // under handed_mu
+  std::vector<ClientConnection*> resumed;  // under handed_mu
   std::vector<ProviderArrival> batch;
-  std::vector<NativeConn*> batch_conns;
-  std::vector<NativeConn*> native_asked;  // their question is in flight on the line
-  std::vector<NativeConn*> released;      // closed this turn, deleted at its end
-  std::vector<NativeConn*> relays;        // their forward's answer had news this turn
-  std::string body_piece;                 // a forwarded request body's latest piece
+  std::vector<ClientConnection*> batch_conns;
+  std::vector<ClientConnection*> line_asked;  // their question is in flight on the line
+  std::vector<ClientConnection*> released;    // closed this turn, deleted at its end
+  std::vector<ClientConnection*> relays;      // their forward's answer had news this turn
+  std::string body_piece;                     // a forwarded request body's latest piece
   std::int64_t turn_ns = 0;
   std::thread thread;
   ~Loop();
@@ -112,11 +112,11 @@ struct DataPlane::Held {
 
 // A request forwarded (proxy mode): the exchange, and the connection waiting on it.
 struct DataPlane::Proxied : UpstreamExchange {
-  NativeConn* native = nullptr;  // its client's, once it waits for the answer
-  AdmissionTicket ticket;        // the arrival's, for what the upstream answers
-  bool chunked = false;          // a body of unknown length: gathered whole, then forwarded
-  bool too_long = false;         // ... and it ran past --max-body
-  bool started = false;          // handed to the pool
+  ClientConnection* client = nullptr;  // its client's, once it waits for the answer
+  AdmissionTicket ticket;              // the arrival's, for what the upstream answers
+  bool chunked = false;                // a body of unknown length: gathered whole, then forwarded
+  bool too_long = false;               // ... and it ran past --max-body
+  bool started = false;                // handed to the pool
 };
 
 // The pools' news, turned into the connections' relays and the arrivals' records.
@@ -161,14 +161,14 @@ struct DataPlane::Request {
 
 inline DataPlane::Loop::~Loop() {
   for (const auto& h : handed) close(h.fd);
-  for (NativeConn* c : native_conns) {
+  for (ClientConnection* c : connections) {
     if (c->fd >= 0) close(c->fd);
     delete c->request;
     delete c;
   }
-  for (NativeConn* c : released) delete c;
+  for (ClientConnection* c : released) delete c;
   if (wake_fd >= 0) close(wake_fd);
-  if (native_epoll_fd >= 0) close(native_epoll_fd);
+  if (epoll_fd >= 0) close(epoll_fd);
 }
 
 // This thread's number among the data plane's loops: its recorder in the provider.

@@ -1,6 +1,6 @@
 // The data plane's connections, whichever loop serves them: the loops accept for each other,
 // round robin, hold at most max_connections between them, and shed what is past the limit or
-// the descriptors. The loops themselves are data_plane_native.cpp's.
+// the descriptors. The loops themselves are data_plane_connections.cpp's.
 #include <fcntl.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
@@ -38,7 +38,7 @@ void DataPlane::accept_connections(Loop& self) {
     if (stamper_) stamper_->watch(h.fd);
     Loop& to = *loops_[next_loop_.fetch_add(1, std::memory_order_relaxed) % loops_.size()];
     if (&to == &self) {
-      add_native(self, h.fd, h.addr);
+      add_connection(self, h.fd, h.addr);
       continue;
     }
     {
@@ -56,7 +56,7 @@ void DataPlane::add_handed_connections(Loop& loop) {
     handed.swap(loop.handed);
   }
   // On the loop's own thread: its connections and epoll set are touched by no other.
-  for (const auto& h : handed) add_native(loop, h.fd, h.addr);
+  for (const auto& h : handed) add_connection(loop, h.fd, h.addr);
 }
 
 bool DataPlane::take_connection_slot() {

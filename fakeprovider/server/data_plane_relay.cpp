@@ -1,4 +1,4 @@
-// Proxy mode on the native server: a forwarded request's answer is a body that arrives over
+// Proxy mode on the server: a forwarded request's answer is a body that arrives over
 // time. Its connection reads no more while the answer is relayed: the head once the upstream's
 // is in, then the body as it comes, each piece as far as the client's socket takes it. What the
 // socket does not take stays with the exchange (the pool pauses the upstream past its bound,
@@ -21,7 +21,7 @@ constexpr std::size_t kRelayPieceBytes = 64 * 1024;
 
 }  // namespace
 
-void DataPlane::prepare_forward(NativeConn& c) {
+void DataPlane::prepare_forward(ClientConnection& c) {
   std::vector<HeaderField> fields;
   fields.reserve(c.head.fields.size());
   for (const HeadField& f : c.head.fields) fields.emplace_back(f.name, f.value);
@@ -31,24 +31,24 @@ void DataPlane::prepare_forward(NativeConn& c) {
       *c.request);
 }
 
-bool DataPlane::relay_forwarded(NativeConn& c) {
+bool DataPlane::relay_forwarded(ClientConnection& c) {
   send_forward(*c.request);  // an exchange that fails at once has ended by now
   c.relaying = true;
-  c.request->proxied->native = &c;
+  c.request->proxied->client = &c;
   return relay(c);
 }
 
-bool DataPlane::relay(NativeConn& c) {
+bool DataPlane::relay(ClientConnection& c) {
   Proxied& p = *c.request->proxied;
   if (!c.relay_head_sent) {
     if (!p.head_done && !p.ended) return true;  // the pool tells when it is in
     if (stamper_) stamper_->answered(c.fd);
     if (!p.head_done) {
       c.relaying = false;
-      p.native = nullptr;
-      return write_native(c, server_error_bytes(failure_status(p.failure), "upstream_error",
-                                                to_string(p.failure), failure_message(p),
-                                                /*close=*/!c.keep_alive));
+      p.client = nullptr;
+      return write_bytes(c, server_error_bytes(failure_status(p.failure), "upstream_error",
+                                               to_string(p.failure), failure_message(p),
+                                               /*close=*/!c.keep_alive));
     }
     RelayedHead head = relayed_head(p, c.head_only, c.head.http_1_0, c.keep_alive);
     c.relay_framing = head.framing;
@@ -75,7 +75,7 @@ bool DataPlane::relay(NativeConn& c) {
     const ssize_t sent = sendmsg(c.fd, &msg, MSG_NOSIGNAL);
     if (sent < 0 && errno == EAGAIN) return true;  // on at the socket's next EPOLLOUT
     if (sent < 0) {
-      close_native(c);
+      close_connection(c);
       return false;
     }
     c.last_active_ns = c.loop->turn_ns;
@@ -92,16 +92,16 @@ bool DataPlane::relay(NativeConn& c) {
   // Cut short: the client's connection is cut too, so it cannot take the answer for whole (a
   // chunked one ends without its last chunk).
   if (p.failure != UpstreamFailure::kNone) {
-    close_native(c);
+    close_connection(c);
     return false;
   }
   c.relaying = false;
   c.relay_head_sent = false;
-  p.native = nullptr;
-  return finish_native_request(c);
+  p.client = nullptr;
+  return finish_request(c);
 }
 
-void DataPlane::frame_chunks(NativeConn& c, Proxied& p) {
+void DataPlane::frame_chunks(ClientConnection& c, Proxied& p) {
   if (c.relay_framing != RelayFraming::kChunked) return;
   // Framed into the connection's buffer and taken from the exchange's, a piece at a time while
   // the buffer holds less than one.
@@ -116,17 +116,17 @@ void DataPlane::frame_chunks(NativeConn& c, Proxied& p) {
   }
 }
 
-void DataPlane::relay_news(NativeConn& c) {
+void DataPlane::relay_news(ClientConnection& c) {
   if (!relay(c) || c.relaying) return;
   // Over: the next request, in what came in meanwhile and in the socket, whose edge has passed.
-  if (c.out_sent == c.out.size() && serve_native(c)) read_native(c);
+  if (c.out_sent == c.out.size() && serve(c)) read_requests(c);
 }
 
 void DataPlane::take_relays(Loop& loop) {
   // A relay that ends serves the connection's next request, which may be forwarded and fail at
   // once: its news joins the list.
   for (std::size_t i = 0; i < loop.relays.size(); ++i) {
-    NativeConn& c = *loop.relays[i];
+    ClientConnection& c = *loop.relays[i];
     c.relay_due = false;
     if (c.fd >= 0 && c.relaying) relay_news(c);
   }

@@ -1,7 +1,7 @@
 // A request's life on the data plane: it arrives when its headers are complete, is admitted by
 // the provider (with the others of its loop's turn, once its body is in, or a network hop
 // later), held for its service time, and answered, or forwarded (data_plane_forward.cpp). The
-// server's connections hand their requests here (data_plane_native.cpp).
+// server's connections hand their requests here (data_plane_connections.cpp).
 #include <sys/eventfd.h>
 #include <sys/socket.h>
 
@@ -18,7 +18,7 @@ namespace stampede {
 // Decided in the order their bytes came in, as the limiters want their time: the loop read
 // them in the order epoll listed their connections.
 void DataPlane::sort_by_arrival(std::vector<ProviderArrival>& arrivals,
-                                std::vector<NativeConn*>& conns) {
+                                std::vector<ClientConnection*>& conns) {
   const auto earlier = [](const ProviderArrival& a, const ProviderArrival& b) {
     return a.seen_steady_ns < b.seen_steady_ns;
   };
@@ -28,7 +28,7 @@ void DataPlane::sort_by_arrival(std::vector<ProviderArrival>& arrivals,
   std::stable_sort(order.begin(), order.end(),
                    [&](std::size_t a, std::size_t b) { return earlier(arrivals[a], arrivals[b]); });
   std::vector<ProviderArrival> sorted_arrivals;
-  std::vector<NativeConn*> sorted_conns;
+  std::vector<ClientConnection*> sorted_conns;
   sorted_arrivals.reserve(order.size());
   sorted_conns.reserve(order.size());
   for (const std::size_t i : order) {
@@ -116,7 +116,7 @@ void DataPlane::complete(Request* r) {
   in_flight_.fetch_sub(1, std::memory_order_relaxed);
 }
 
-void DataPlane::decide_native(NativeConn& c) {
+void DataPlane::decide(ClientConnection& c) {
   const ProviderConfig& p = provider_.config();
   Request& r = *c.request;
   const std::string_view path = request_path(c.head.target, c.path_scratch);
@@ -136,36 +136,36 @@ void DataPlane::decide_native(NativeConn& c) {
 
 void DataPlane::admit_batch(Loop& loop) {
   if (loop.line) {
-    ask_line_native(loop);
+    ask_line(loop);
     return;
   }
   // A pipelined request found in what came with an answered one joins the next batch.
   while (!loop.batch.empty()) {
     std::vector<ProviderArrival> arrivals;
-    std::vector<NativeConn*> conns;
+    std::vector<ClientConnection*> conns;
     arrivals.swap(loop.batch);
     conns.swap(loop.batch_conns);
     sort_by_arrival(arrivals, conns);
-    settle_native(conns, provider_.admit_all(arrivals));
+    settle(conns, provider_.admit_all(arrivals));
   }
 }
 
-void DataPlane::settle_native(const std::vector<NativeConn*>& conns,
-                              const std::vector<Admission>& admitted) {
+void DataPlane::settle(const std::vector<ClientConnection*>& conns,
+                       const std::vector<Admission>& admitted) {
   for (std::size_t i = 0; i < conns.size(); ++i) {
-    NativeConn& c = *conns[i];
+    ClientConnection& c = *conns[i];
     take_admission(admitted[i], *c.request);
     forward_decided(*c.request);
     c.deciding = false;
     // On to its body, or its answer.
-    if (serve_native(c) && c.unread) read_native(c);
+    if (serve(c) && c.unread) read_requests(c);
   }
 }
 
-bool DataPlane::answer_native(NativeConn& c) {
+bool DataPlane::answer(ClientConnection& c) {
   Request& r = *c.request;
   if (r.held) {
-    wait_native(c, r.held->arrives_steady_ns, /*decide_first=*/true);
+    hold_until(c, r.held->arrives_steady_ns, /*decide_first=*/true);
     return true;
   }
   const Decision& d = r.decision;
@@ -173,21 +173,21 @@ bool DataPlane::answer_native(NativeConn& c) {
     // Linger 0: the close sends a reset, as a provider's dropped connection does.
     const linger lg{1, 0};
     setsockopt(c.fd, SOL_SOCKET, SO_LINGER, &lg, sizeof lg);
-    close_native(c);
+    close_connection(c);
     return false;
   }
   if (forwards(r)) return relay_forwarded(c);
   if (d.service_ns > 0 && !r.served) {
     r.served = true;
-    wait_native(c, r.due_steady_ns, /*decide_first=*/false);
+    hold_until(c, r.due_steady_ns, /*decide_first=*/false);
     return true;
   }
   // Bytes that came in before this answer (a body) are not the next request's arrival.
   if (stamper_) stamper_->answered(c.fd);
   std::string_view bytes = answers_.bytes(d, r.row_version);
   // Said in the answer when it is not HTTP/1.1's default: before the blank line.
-  const char* connection = !c.keep_alive     ? "Connection: close\r\n"
-                           : c.head.http_1_0 ? "Connection: Keep-Alive\r\n"
+  const char* connection = !c.keep_alive     ? "ClientConnection: close\r\n"
+                           : c.head.http_1_0 ? "ClientConnection: Keep-Alive\r\n"
                                              : nullptr;
   std::string said;
   if (connection) {
@@ -196,13 +196,13 @@ bool DataPlane::answer_native(NativeConn& c) {
     bytes = said;
   }
   if (c.head_only) bytes = bytes.substr(0, bytes.find("\r\n\r\n") + 4);
-  return write_native(c, bytes);
+  return write_bytes(c, bytes);
 }
 
-void DataPlane::wait_native(NativeConn& c, std::int64_t due_steady_ns, bool decide_first) {
+void DataPlane::hold_until(ClientConnection& c, std::int64_t due_steady_ns, bool decide_first) {
   c.waiting = true;
   waiting_.fetch_add(1, std::memory_order_relaxed);
-  NativeConn* conn = &c;
+  ClientConnection* conn = &c;
   const auto hand_back = [this, conn] {
     Loop& loop = *conn->loop;
     {
@@ -224,19 +224,19 @@ void DataPlane::wait_native(NativeConn& c, std::int64_t due_steady_ns, bool deci
 }
 
 void DataPlane::take_resumed(Loop& loop) {
-  std::vector<NativeConn*> resumed;
+  std::vector<ClientConnection*> resumed;
   {
     std::lock_guard lock(loop.handed_mu);
     resumed.swap(loop.resumed);
   }
-  for (NativeConn* c : resumed) {
+  for (ClientConnection* c : resumed) {
     c->waiting = false;
     if (c->fd < 0) {  // closed while it waited
-      release_native(*c);
+      release(*c);
       continue;
     }
     // What came in meanwhile is read after the answer: its edge has passed.
-    if (answer_native(*c) && serve_native(*c)) read_native(*c);
+    if (answer(*c) && serve(*c)) read_requests(*c);
   }
 }
 

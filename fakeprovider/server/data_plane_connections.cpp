@@ -1,4 +1,4 @@
-// The native server: the data plane's own HTTP/1.1. Each loop has its own
+// The server: the data plane's own HTTP/1.1. Each loop has its own
 // epoll set, edge-triggered, of the listen socket and its connections (and, in proxy mode, its
 // upstream pool's set). A connection reads into a buffer of its own; a request's head is parsed
 // when its blank line is in (request_head), its body read by its framing (body_framing), and
@@ -54,23 +54,23 @@ bool expects_continue(const RequestHead& head) {
 
 }  // namespace
 
-void DataPlane::run_native(Loop& loop) {
+void DataPlane::run_loop(Loop& loop) {
   const std::int64_t sweep_ns = sweep_period_ns(config_.header_timeout_ns);
   epoll_event wake{};
   wake.events = EPOLLIN;
   wake.data.ptr = wake_marker();
-  epoll_ctl(loop.native_epoll_fd, EPOLL_CTL_ADD, loop.wake_fd, &wake);
+  epoll_ctl(loop.epoll_fd, EPOLL_CTL_ADD, loop.wake_fd, &wake);
   if (loop.upstream) {
     // The pool's own epoll set, level-triggered: readable while any of its sockets has news.
     epoll_event pool{};
     pool.events = EPOLLIN;
     pool.data.ptr = upstream_marker();
-    epoll_ctl(loop.native_epoll_fd, EPOLL_CTL_ADD, loop.upstream->fd(), &pool);
+    epoll_ctl(loop.epoll_fd, EPOLL_CTL_ADD, loop.upstream->fd(), &pool);
   }
   epoll_event events[kMaxEvents];
   while (!loop.stop.load()) {
     const bool accepting = !loop.quiesce.load();
-    if (accepting != loop.listening) listen_native(loop, accepting);
+    if (accepting != loop.listening) set_listening(loop, accepting);
     // Only once the listen socket is out of the set: stop() closes it when every loop is.
     if (!accepting) loop.quiesced.store(true);
     auto wait_ms = static_cast<int>(
@@ -79,7 +79,7 @@ void DataPlane::run_native(Loop& loop) {
       if (const int upstream_ms = loop.upstream->timeout_ms(); upstream_ms >= 0)
         wait_ms = std::min(wait_ms, upstream_ms);
     }
-    const int n = epoll_wait(loop.native_epoll_fd, events, kMaxEvents, wait_ms);
+    const int n = epoll_wait(loop.epoll_fd, events, kMaxEvents, wait_ms);
     loop.turn_ns = ScenarioClock::steady_ns();
     // The pool first, before anything of this turn puts a request on one of its idle
     // connections: what they heard by this wait is read (all of the set's news when the wait's
@@ -97,39 +97,39 @@ void DataPlane::run_native(Loop& loop) {
       } else if (ptr == listen_marker()) {
         accept_connections(loop);
       } else if (ptr == line_marker()) {
-        take_line_answer_native(loop);
+        take_line_answer(loop);
       } else if (ptr == wake_marker()) {
         eventfd_t ignored;
         eventfd_read(loop.wake_fd, &ignored);
         add_handed_connections(loop);
         take_resumed(loop);
       } else {
-        on_native_event(*static_cast<NativeConn*>(ptr), events[i].events);
+        on_event(*static_cast<ClientConnection*>(ptr), events[i].events);
       }
     }
     admit_batch(loop);
     take_relays(loop);
     if (loop.turn_ns >= loop.next_sweep_ns) {
-      sweep_native(loop, loop.turn_ns);
+      sweep(loop, loop.turn_ns);
       refusals_.flush(loop.turn_ns);
       loop.next_sweep_ns = loop.turn_ns + sweep_ns;
     }
-    for (NativeConn* c : loop.released) delete c;
+    for (ClientConnection* c : loop.released) delete c;
     loop.released.clear();
   }
 }
 
-void DataPlane::listen_native(Loop& loop, bool on) {
+void DataPlane::set_listening(Loop& loop, bool on) {
   // Level-triggered, one loop woken a connection: accept_connections hands them round.
   epoll_event ev{};
   ev.events = EPOLLIN | EPOLLEXCLUSIVE;
   ev.data.ptr = listen_marker();
-  epoll_ctl(loop.native_epoll_fd, on ? EPOLL_CTL_ADD : EPOLL_CTL_DEL, listen_fd_, &ev);
+  epoll_ctl(loop.epoll_fd, on ? EPOLL_CTL_ADD : EPOLL_CTL_DEL, listen_fd_, &ev);
   loop.listening = on;
 }
 
-void DataPlane::add_native(Loop& loop, int fd, const sockaddr_storage& addr) {
-  auto* c = new NativeConn;
+void DataPlane::add_connection(Loop& loop, int fd, const sockaddr_storage& addr) {
+  auto* c = new ClientConnection;
   c->fd = fd;
   c->loop = &loop;
   if (proxying()) {
@@ -143,33 +143,33 @@ void DataPlane::add_native(Loop& loop, int fd, const sockaddr_storage& addr) {
   epoll_event ev{};
   ev.events = EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET;
   ev.data.ptr = c;
-  if (epoll_ctl(loop.native_epoll_fd, EPOLL_CTL_ADD, fd, &ev) != 0) {
+  if (epoll_ctl(loop.epoll_fd, EPOLL_CTL_ADD, fd, &ev) != 0) {
     close(fd);
     delete c;
     open_connections_.fetch_sub(1, std::memory_order_relaxed);
     return;
   }
-  loop.native_conns.insert(c);
+  loop.connections.insert(c);
   // Its first request may be in already, its edge come before the set held it.
-  read_native(*c);
+  read_requests(*c);
 }
 
-void DataPlane::on_native_event(NativeConn& c, std::uint32_t events) {
+void DataPlane::on_event(ClientConnection& c, std::uint32_t events) {
   if (c.fd < 0 || c.waiting) return;  // closed this turn; or handed back by the timer, then read
   if (c.relaying) {
     // The client gone: its forward is forgotten, what the upstream answered so far counted.
-    if (events & (EPOLLERR | EPOLLHUP)) return close_native(c);
+    if (events & (EPOLLERR | EPOLLHUP)) return close_connection(c);
     return relay_news(c);  // the socket takes more of the answer
   }
   if (c.out_sent < c.out.size()) {
     // Nothing was read while the answer waited to go out: what came in meanwhile is read now.
-    if (flush_native(c) && c.out_sent == c.out.size()) read_native(c);
+    if (flush(c) && c.out_sent == c.out.size()) read_requests(c);
     return;
   }
-  if (events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR)) read_native(c);
+  if (events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR)) read_requests(c);
 }
 
-void DataPlane::read_native(NativeConn& c) {
+void DataPlane::read_requests(ClientConnection& c) {
   // While an answer is going out or waits, what comes in stays in the socket.
   c.unread = false;
   while (!c.waiting && !c.relaying && c.out_sent == c.out.size()) {
@@ -179,26 +179,26 @@ void DataPlane::read_native(NativeConn& c) {
     }
     const std::size_t room = config_.memory_per_connection - c.filled;
     if (room == 0) {
-      serve_native(c);  // a head that fills the buffer: refused
+      serve(c);  // a head that fills the buffer: refused
       return;
     }
     // Through the stamper, which may need to see the read (the kernel's receive stamps).
     char* to = c.in.get() + c.filled;
     const ssize_t got = stamper_ ? stamper_->receive(c.fd, to, room) : recv(c.fd, to, room, 0);
     if (got == 0 || (got < 0 && errno != EAGAIN && errno != EINTR)) {
-      close_native(c);
+      close_connection(c);
       return;
     }
     if (got < 0) return;
     c.filled += static_cast<std::size_t>(got);
     c.last_active_ns = c.loop->turn_ns;
-    if (!serve_native(c)) return;
+    if (!serve(c)) return;
     // A short read emptied the socket: its next bytes are a new edge.
     if (static_cast<std::size_t>(got) < room) return;
   }
 }
 
-bool DataPlane::serve_native(NativeConn& c) {
+bool DataPlane::serve(ClientConnection& c) {
   while (!c.waiting && !c.deciding && !c.relaying && c.out_sent == c.out.size()) {
     if (!c.request) {
       if (c.filled == 0) return true;
@@ -206,9 +206,9 @@ bool DataPlane::serve_native(NativeConn& c) {
           parse_request_head({c.in.get(), c.filled}, config_.memory_per_connection - 1, c.head);
       if (v.state == HeadVerdict::State::kIncomplete) return true;
       if (v.state == HeadVerdict::State::kBad) {
-        return refuse_native(c, v.status, "invalid_request_error", "request_head", v.reason);
+        return refuse(c, v.status, "invalid_request_error", "request_head", v.reason);
       }
-      if (!start_native_request(c)) return false;
+      if (!start_request(c)) return false;
       continue;
     }
     char* rest = c.in.get() + c.head.size;
@@ -218,24 +218,24 @@ bool DataPlane::serve_native(NativeConn& c) {
     std::memmove(rest, rest + used, left - used);
     c.filled -= used;
     if (c.body.failed()) {
-      return refuse_native(c, 400, "invalid_request_error", "request_framing",
-                           "The chunked body is malformed: " + std::string(c.body.why()));
+      return refuse(c, 400, "invalid_request_error", "request_framing",
+                    "The chunked body is malformed: " + std::string(c.body.why()));
     }
     if (!c.body.done()) return true;
     c.body_since_ns = 0;
     if (r.proxied && r.proxied->too_long) {
       // Read whole by now: the connection's next request can be found.
-      return refuse_native(c, 413, "request_too_large", "body_too_long",
-                           too_long_message("the chunked body is longer than"), /*keep=*/true);
+      return refuse(c, 413, "request_too_large", "body_too_long",
+                    too_long_message("the chunked body is longer than"), /*keep=*/true);
     }
-    if (!r.decided) decide_native(c);
+    if (!r.decided) decide(c);
     if (c.deciding) return true;
-    if (!answer_native(c)) return false;
+    if (!answer(c)) return false;
   }
   return true;
 }
 
-std::size_t DataPlane::feed_body(NativeConn& c, std::string_view bytes) {
+std::size_t DataPlane::feed_body(ClientConnection& c, std::string_view bytes) {
   Request& r = *c.request;
   if (!r.proxied) {
     const bool keep = !r.decided && r.body.size() <= kMaxTokenBody;
@@ -248,25 +248,24 @@ std::size_t DataPlane::feed_body(NativeConn& c, std::string_view bytes) {
   return used;
 }
 
-bool DataPlane::start_native_request(NativeConn& c) {
+bool DataPlane::start_request(ClientConnection& c) {
   const HeadVerdict head =
       check_tenant_fields(count_fields(c.head, provider_.config().tenant_header));
   if (head.state == HeadVerdict::State::kBad)
-    return refuse_native(c, head.status, "invalid_request_error", "request_head", head.reason);
+    return refuse(c, head.status, "invalid_request_error", "request_head", head.reason);
   const RequestFraming framing = framing_of(c.head);
   const FramingVerdict verdict = check_framing(framing);
   if (verdict.status != 0) {
     refusals_.note(ConnectionRefusals::Kind::kBadFraming, ScenarioClock::steady_ns());
-    return refuse_native(c, verdict.status, "invalid_request_error", "request_framing",
-                         verdict.reason);
+    return refuse(c, verdict.status, "invalid_request_error", "request_framing", verdict.reason);
   }
   const auto length = declared_length(framing);
   if (length == std::numeric_limits<std::uint64_t>::max())
-    return refuse_native(c, 400, "invalid_request_error", "request_framing",
-                         "Content-Length is too large");
+    return refuse(c, 400, "invalid_request_error", "request_framing",
+                  "Content-Length is too large");
   if (proxying()) {
     if (const auto too_long = too_long_declared(framing))
-      return refuse_native(c, 413, "request_too_large", "body_too_long", *too_long);
+      return refuse(c, 413, "request_too_large", "body_too_long", *too_long);
   }
   c.body = framing.transfer_encoding.empty() ? BodyFraming::of_length(length.value_or(0))
                                              : BodyFraming::chunked();
@@ -279,7 +278,7 @@ bool DataPlane::start_native_request(NativeConn& c) {
   // is a chunked one to forward: one over --max-body is refused before the provider counts it.
   const bool body_first =
       !provider_.config().token_field.empty() || (proxying() && !framing.transfer_encoding.empty());
-  if (!body_first) decide_native(c);
+  if (!body_first) decide(c);
   // The client waits for this before it sends the body (curl does, a second at most).
   if (!c.body.done() && c.filled == c.head.size && expects_continue(c.head)) {
     direct_send(c.fd, kContinue.data(), kContinue.size(), MSG_NOSIGNAL);
@@ -287,61 +286,61 @@ bool DataPlane::start_native_request(NativeConn& c) {
   return true;
 }
 
-void DataPlane::ask_line_native(Loop& loop) {
+void DataPlane::ask_line(Loop& loop) {
   // One question in flight on the line; what arrives meanwhile is asked about with its answer.
-  if (!loop.native_asked.empty() || loop.batch.empty()) return;
+  if (!loop.line_asked.empty() || loop.batch.empty()) return;
   sort_by_arrival(loop.batch, loop.batch_conns);
   loop.line->ask(loop.batch);  // written at once: the views are done with
   loop.batch.clear();
-  loop.native_asked.swap(loop.batch_conns);
+  loop.line_asked.swap(loop.batch_conns);
   // Watched only while a question is in flight: an owner gone reads as ever readable.
   epoll_event ev{};
   ev.events = EPOLLIN;
   ev.data.ptr = line_marker();
-  epoll_ctl(loop.native_epoll_fd, EPOLL_CTL_ADD, loop.line->fd(), &ev);
+  epoll_ctl(loop.epoll_fd, EPOLL_CTL_ADD, loop.line->fd(), &ev);
 }
 
-void DataPlane::take_line_answer_native(Loop& loop) {
-  epoll_ctl(loop.native_epoll_fd, EPOLL_CTL_DEL, loop.line->fd(), nullptr);
-  std::vector<NativeConn*> conns;
-  conns.swap(loop.native_asked);
-  settle_native(conns, loop.line->answer(conns.size()));
-  ask_line_native(loop);
+void DataPlane::take_line_answer(Loop& loop) {
+  epoll_ctl(loop.epoll_fd, EPOLL_CTL_DEL, loop.line->fd(), nullptr);
+  std::vector<ClientConnection*> conns;
+  conns.swap(loop.line_asked);
+  settle(conns, loop.line->answer(conns.size()));
+  ask_line(loop);
 }
 
-bool DataPlane::write_native(NativeConn& c, std::string_view bytes) {
+bool DataPlane::write_bytes(ClientConnection& c, std::string_view bytes) {
   const ssize_t sent = direct_send(c.fd, bytes.data(), bytes.size(), MSG_NOSIGNAL);
   if (sent < 0 && errno != EAGAIN) {
-    close_native(c);
+    close_connection(c);
     return false;
   }
   const auto n = static_cast<std::size_t>(std::max<ssize_t>(sent, 0));
-  if (n == bytes.size()) return finish_native_request(c);
+  if (n == bytes.size()) return finish_request(c);
   c.out.assign(bytes.substr(n));
   c.out_sent = 0;
   return true;
 }
 
-bool DataPlane::flush_native(NativeConn& c) {
+bool DataPlane::flush(ClientConnection& c) {
   while (c.out_sent < c.out.size()) {
     const ssize_t sent =
         direct_send(c.fd, c.out.data() + c.out_sent, c.out.size() - c.out_sent, MSG_NOSIGNAL);
     if (sent < 0 && errno == EAGAIN) return true;
     if (sent < 0) {
-      close_native(c);
+      close_connection(c);
       return false;
     }
     c.out_sent += static_cast<std::size_t>(sent);
   }
   c.out.clear();
   c.out_sent = 0;
-  return finish_native_request(c) && serve_native(c);
+  return finish_request(c) && serve(c);
 }
 
-bool DataPlane::finish_native_request(NativeConn& c) {
+bool DataPlane::finish_request(ClientConnection& c) {
   if (c.out_sent < c.out.size()) return true;
   if (!c.request) {  // a refusal: the connection ends with it
-    close_native(c);
+    close_connection(c);
     return false;
   }
   complete(c.request);
@@ -352,14 +351,14 @@ bool DataPlane::finish_native_request(NativeConn& c) {
   c.head.size = 0;
   c.last_active_ns = c.loop->turn_ns;
   if (!c.keep_alive) {
-    close_native(c);
+    close_connection(c);
     return false;
   }
   return true;
 }
 
-bool DataPlane::refuse_native(NativeConn& c, int status, std::string_view type,
-                              std::string_view reason, std::string_view message, bool keep) {
+bool DataPlane::refuse(ClientConnection& c, int status, std::string_view type,
+                       std::string_view reason, std::string_view message, bool keep) {
   if (stamper_) stamper_->answered(c.fd);
   // A request past which the next cannot be found: answered, and the connection closed.
   if (!keep) {
@@ -367,31 +366,31 @@ bool DataPlane::refuse_native(NativeConn& c, int status, std::string_view type,
     c.request = nullptr;
     c.keep_alive = false;
   }
-  return write_native(c, server_error_bytes(status, type, reason, message, /*close=*/!keep));
+  return write_bytes(c, server_error_bytes(status, type, reason, message, /*close=*/!keep));
 }
 
-void DataPlane::close_native(NativeConn& c) {
+void DataPlane::close_connection(ClientConnection& c) {
   if (c.fd < 0) return;
   close(c.fd);  // and out of the epoll set
   c.fd = -1;
   open_connections_.fetch_sub(1, std::memory_order_relaxed);
   if (c.waiting) return;  // the timer holds it: released when handed back
-  release_native(c);
+  release(c);
 }
 
-void DataPlane::release_native(NativeConn& c) {
+void DataPlane::release(ClientConnection& c) {
   complete(c.request);
   c.request = nullptr;
-  c.loop->native_conns.erase(&c);
+  c.loop->connections.erase(&c);
   // Deleted at the end of the turn: an event of this turn may still name it.
   c.loop->released.push_back(&c);
 }
 
-void DataPlane::sweep_native(Loop& loop, std::int64_t now_ns) {
+void DataPlane::sweep(Loop& loop, std::int64_t now_ns) {
   const std::int64_t idle_ns = static_cast<std::int64_t>(config_.idle_timeout_s) * kNsPerSec;
-  std::vector<std::pair<NativeConn*, ConnectionRefusals::Kind>> cut;
-  std::vector<NativeConn*> idle;
-  for (NativeConn* c : loop.native_conns) {
+  std::vector<std::pair<ClientConnection*, ConnectionRefusals::Kind>> cut;
+  std::vector<ClientConnection*> idle;
+  for (ClientConnection* c : loop.connections) {
     if (c->waiting || c->deciding || c->fd < 0) continue;  // the timer or the line holds it
     // Silent: between requests, or a relayed answer the client stopped taking.
     const bool between = !c->request && c->filled == 0 && c->out.empty();
@@ -409,9 +408,9 @@ void DataPlane::sweep_native(Loop& loop, std::int64_t now_ns) {
     cut.emplace_back(c, c->request ? ConnectionRefusals::Kind::kSlowBody
                                    : ConnectionRefusals::Kind::kSlowHeaders);
   }
-  for (NativeConn* c : idle) close_native(*c);
+  for (ClientConnection* c : idle) close_connection(*c);
   for (auto [c, kind] : cut) {
-    close_native(*c);
+    close_connection(*c);
     refusals_.note(kind, now_ns);
   }
 }
