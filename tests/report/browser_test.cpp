@@ -178,3 +178,38 @@ TEST_CASE("a real browser shows a staging run's context, its stop and its retry 
   CHECK(s["colors"][kSecondSend]["max_y"].get<int>() >
         s["colors"][kFirstSend]["max_y"].get<int>() + 200);
 }
+
+// The verdict on a laptop's first screen (1280x800), read from Chromium's layout: the failed
+// checks, how far each missed and what to change, all above the first chart.
+TEST_CASE("in a real browser, the report's first screen names the failed checks and the fix" *
+          doctest::description("needs the Debian package chromium, and python3") *
+          doctest::skip(skip_unless_ci(browser_missing()))) {
+  TempDir dir;
+  const auto html = dir.file("storm.html");
+  write_file(html, render_report({golden_results("storm_exponential.results.json"),
+                                  golden_results("storm_full_jitter.results.json")},
+                                 {"exponential", "full-jitter"}));
+  const std::string reading =
+      "JSON.stringify((() => { const v = document.getElementById('verdict');"
+      " const f = document.querySelector('figure');"
+      " return {bottom: v.getBoundingClientRect().bottom, figure: f.getBoundingClientRect().top,"
+      " screen: window.innerHeight, text: v.innerText}; })())";
+  const auto read = run(
+      "timeout 120 python3 " + quote(source_path("tests/report/cdp_readings.py")) + " " +
+      quote(chromium()) + " " + quote(dir.file("profile")) + " 1280 800 " +
+      quote("file://" + html) + " " + quote(dir.file("unused.png")) + " " + quote(reading) + " 0");
+  REQUIRE_MESSAGE(read.exit_code == 0, read.output);
+  const auto r = nlohmann::json::parse(read.output)[0];
+  CAPTURE(r.dump());
+  CHECK(r["screen"] == 800);
+  CHECK(r["bottom"].get<double>() <= 800);
+  CHECK(r["bottom"].get<double>() < r["figure"].get<double>());
+  const auto text = r["text"].get<std::string>();
+  for (const char* shown :
+       {"Failed: exponential (3 of 4 checks)", "FAIL peak_ratio <= 2: measured 10, needs <= 2",
+        "drain_s <= 120: measured 543 s", "What to change (the herd", "--strategy full-jitter",
+        "full-jitter: all 4 checks passed."}) {
+    CAPTURE(shown);
+    CHECK(text.find(shown) != std::string::npos);
+  }
+}

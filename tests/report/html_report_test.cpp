@@ -80,8 +80,9 @@ TEST_CASE("the report is well-formed XHTML with its charts, sections and tooltip
   const auto exp = golden_results("storm_exponential.results.json");
   const auto fj = golden_results("storm_full_jitter.results.json");
   const auto single = checked(render_report({fj}, {"full-jitter"}), dir, "single.html");
-  CHECK(single["sections"] == nlohmann::json({"summary", "arrivals", "waves", "retries", "backoff",
-                                              "latency", "attempts", "assertions", "scenario"}));
+  CHECK(single["sections"] ==
+        nlohmann::json({"verdict", "summary", "arrivals", "waves", "retries", "backoff", "latency",
+                        "attempts", "assertions", "scenario"}));
   CHECK(single["h1"] == "storm");
   CHECK(single["svg_tooltips"].get<int>() > 50);
   CHECK(single["svg_texts"].get<int>() > 50);  // axis ticks and labels
@@ -203,9 +204,9 @@ TEST_CASE("a live run adds client sends against provider arrivals, and wake late
   for (std::int64_t v = 1000; v < 20'000'000; v = v * 5 / 4 + 1)
     r.recording.lateness_ns.record(v, 3);
   const auto found = checked(render_report({r}, {}), dir, "live.html");
-  CHECK(found["sections"] ==
-        nlohmann::json({"summary", "arrivals", "waves", "retries", "statuses", "fidelity",
-                        "backoff", "latency", "attempts", "lateness", "assertions", "scenario"}));
+  CHECK(found["sections"] == nlohmann::json({"verdict", "summary", "arrivals", "waves", "retries",
+                                             "statuses", "fidelity", "backoff", "latency",
+                                             "attempts", "lateness", "assertions", "scenario"}));
   const auto text = found["text"].get<std::string>();
   for (const char* shown : {"1 \u00b5s", "10 \u00b5s", "1 ms", "10 ms", "% of sends"}) {
     CAPTURE(shown);
@@ -327,7 +328,7 @@ TEST_CASE("the summary counts the assertions its table shows, a duplicate once")
 
 // The section's text, from its opening tag to its end.
 std::string section_of(const std::string& html, const std::string& id) {
-  const auto start = html.find("<section id=\"" + id + "\">");
+  const auto start = html.find("<section id=\"" + id + "\"");
   if (start == std::string::npos) return "";
   return html.substr(start, html.find("</section>", start) - start);
 }
@@ -340,9 +341,9 @@ TEST_CASE("a staging run's report says where and when it ran, and draws what the
   const auto html = render_report({r}, {});
   const auto found = checked(html, dir, "staging.html");
   CHECK(found["sections"] ==
-        nlohmann::json({"context", "summary", "arrivals", "waves", "retries", "statuses", "backoff",
-                        "latency", "attempts", "lateness", "response", "dead-letters", "assertions",
-                        "scenario"}));
+        nlohmann::json({"verdict", "context", "summary", "arrivals", "waves", "retries", "statuses",
+                        "backoff", "latency", "attempts", "lateness", "response", "dead-letters",
+                        "assertions", "scenario"}));
   const auto context = section_of(html, "context");
   for (const auto& shown :
        {std::string("http://127.0.0.1:"), r.context->started_utc,
@@ -392,4 +393,67 @@ TEST_CASE("a run stopped early says so at the top, and why" *
   // A simulation has no wall clock: no run section, no banner.
   const auto sim = render_report({golden_results("storm_full_jitter.results.json")}, {});
   CHECK(sim.find("<section id=\"context\">") == std::string::npos);
+}
+
+TEST_CASE("the report opens with its verdict: the failed checks, by how much, what to change" *
+          doctest::skip(skip_unless_ci(!has_python()))) {
+  TempDir dir;
+  const auto exp = golden_results("storm_exponential.results.json");
+  const auto fj = golden_results("storm_full_jitter.results.json");
+  const auto html = render_report({exp}, {"exponential"});
+  const auto found = checked(html, dir, "storm.html");
+  // First, before any table or chart.
+  REQUIRE(found["sections"].size() > 2);
+  CHECK(found["sections"][0] == "verdict");
+  const auto verdict = section_of(html, "verdict");
+  CHECK(html.find("<section id=\"verdict\"") < html.find("<svg"));
+  CHECK(verdict.find("<h2>Failed: 3 of 4 checks</h2>") != std::string::npos);
+  for (const char* shown :
+       {"<code>peak_ratio &lt;= 2</code>: measured 10, needs &lt;= 2: 5\u00d7 the limit",
+        "<code>drain_s &lt;= 120</code>: measured 543 s, needs &lt;= 120 s: 4.53\u00d7 the limit",
+        "<code>requests &lt; 10000</code>: measured 10,500, needs &lt; 10,000: 500 over (5%)",
+        // The reading guide's advice, one per cause.
+        "(the herd: more retries in one second than the provider admits): Add jitter",
+        "<code class=\"flag\">--strategy</code> full-jitter",
+        "(the backlog drains slowly): Jitter first",
+        "(too many requests per item): Fewer, later retries",
+        "<code class=\"flag\">--retry-budget</code>", "Passed: delivered == items."}) {
+    CAPTURE(shown);
+    CHECK(verdict.find(shown) != std::string::npos);
+  }
+  CHECK(count_of(verdict, "<b>What to change</b>") == 3);
+  // The report travels alone: it never sends its reader to a guide it does not carry.
+  CHECK(html.find("READING.md") == std::string::npos);
+
+  const auto passed = section_of(render_report({fj}, {"full-jitter"}), "verdict");
+  CHECK(passed.find("class=\"verdict held\"><h2>Passed: all 4 checks held</h2>") !=
+        std::string::npos);
+  CHECK(passed.find("What to change") == std::string::npos);
+
+  const auto both = section_of(render_report({exp, fj}, {"exponential", "full-jitter"}), "verdict");
+  CHECK(both.find("<h2>Failed: exponential (3 of 4 checks)</h2>") != std::string::npos);
+  CHECK(both.find("<li><b>exponential</b>: <span class=\"fail\">FAIL</span> <code>peak_ratio") !=
+        std::string::npos);
+  CHECK(both.find("full-jitter: all 4 checks passed.") != std::string::npos);
+
+  Results unjudged;
+  unjudged.engine = "simulate";
+  CHECK(section_of(render_report({unjudged}, {}), "verdict")
+            .find("<h2>No checks were run: nothing here was judged</h2>") != std::string::npos);
+}
+
+TEST_CASE(
+    "a check the run could not judge says why at the top, and an exec fleet's advice says "
+    "whose policy it is") {
+  auto r = golden_results("storm_full_jitter.results.json");
+  r.engine = "exec";
+  r.verdicts = {{"peak_retry_ratio <= 2", false, 0, 2, "the fleet never retried", true},
+                {"dead_letter_ratio <= 0.01", false, 0.2, 0.01, {}}};
+  const auto verdict = section_of(render_report({r}, {}), "verdict");
+  CHECK(verdict.find("<span class=\"fail\">REFUSED</span> <code>peak_retry_ratio &lt;= 2</code>: "
+                     "not judged: the fleet never retried") != std::string::npos);
+  CHECK(verdict.find("measured 0.2, needs &lt;= 0.01: 20\u00d7 the limit") != std::string::npos);
+  CHECK(count_of(verdict, "<b>What to change</b>") == 1);
+  CHECK(verdict.find("(items given up on)") != std::string::npos);
+  CHECK(verdict.find("An exec fleet retries by its program&#39;s own policy") != std::string::npos);
 }
