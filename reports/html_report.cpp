@@ -125,11 +125,28 @@ std::string time_scale_text(double scale) {
          " scenario seconds)";
 }
 
-std::string statuses_text(const Recording& rec) {
+// The answers' statuses as loadgen's clients read them; an exec fleet's program reads its own,
+// so its report says so, and gives the provider's record of them when it was taken.
+std::string statuses_text(const Results& r) {
   std::vector<std::string> parts;
-  for (const auto& [status, n] : rec.statuses)
+  for (const auto& [status, n] : r.recording.statuses)
     parts.push_back(std::to_string(status) + ": " + format_count(static_cast<double>(n)));
-  return parts.empty() ? "none" : joined(parts, ", ");
+  if (!parts.empty()) return joined(parts, ", ");
+  if (r.engine != "exec") return "none";
+  const std::string own = "not read by loadgen: the program reads its own answers";
+  if (!r.provider_side) return own + ", and the provider's record was not taken";
+  const auto& h = r.recording.provider_by_outcome;
+  for (std::size_t label = 0; label < h.labels(); ++label) {
+    std::int64_t n = h.overflow(label);
+    for (std::size_t b = 0; b < h.bins(); ++b) n += h.at(b, label);
+    if (n == 0) continue;
+    const auto name = static_cast<Outcome>(label) == Outcome::kOk
+                          ? std::string("2xx")
+                          : std::string(kOutcomeNames[label]);
+    parts.push_back(name + ": " + format_count(static_cast<double>(n)));
+  }
+  if (parts.empty()) return own + "; the provider recorded no arrival";
+  return own + "; the provider answered " + joined(parts, ", ");
 }
 
 // Where and when each fleet ran on the wall, and a banner for one stopped early: its numbers
@@ -160,7 +177,7 @@ std::string context_section(const std::vector<Results>& runs,
        [](const Results& r) {
          return r.context->stopped_by.empty() ? std::string("no") : "by " + r.context->stopped_by;
        }},
-      {"HTTP statuses read", [](const Results& r) { return statuses_text(r.recording); }},
+      {"HTTP statuses read", [](const Results& r) { return statuses_text(r); }},
       {"stampede version", [](const Results& r) { return r.stampede_version; }},
   };
   out += "<section id=\"context\"><h2>Run</h2>" +

@@ -457,3 +457,38 @@ TEST_CASE(
   CHECK(verdict.find("(items given up on)") != std::string::npos);
   CHECK(verdict.find("An exec fleet retries by its program&#39;s own policy") != std::string::npos);
 }
+
+TEST_CASE("an exec run's report says whose record its statuses are, never a bare none") {
+  auto r = golden_results("staging_run.results.json");
+  REQUIRE(r.context);
+  r.engine = "exec";
+  r.recording.statuses.clear();  // an exec fleet's program reads its own answers
+  r.provider_side = true;
+  r.recording.provider_by_outcome = BinnedCounts(kNsPerSec, kOutcomeCount);
+  r.recording.provider_by_outcome.add(0, static_cast<std::size_t>(Outcome::kUnavailable), 24);
+  r.recording.provider_by_outcome.add(kNsPerSec, static_cast<std::size_t>(Outcome::kOk), 8);
+  r.recording.provider_by_outcome.add(kNsPerSec, static_cast<std::size_t>(Outcome::kRateLimited),
+                                      16);
+  auto row = [](const Results& run) {
+    const auto context = section_of(render_report({run}, {}), "context");
+    const auto at = context.find("<td class=\"key\">HTTP statuses read</td><td>");
+    REQUIRE(at != std::string::npos);
+    const auto from = context.find("<td>", at + 10) + 4;
+    return context.substr(from, context.find("</td>", from) - from);
+  };
+  CHECK(row(r) ==
+        "not read by loadgen: the program reads its own answers; the provider answered 2xx: 8, "
+        "429: 16, 503: 24");
+  auto unread = r;
+  unread.provider_side = false;  // the provider's stats were not taken
+  CHECK(row(unread) ==
+        "not read by loadgen: the program reads its own answers, and the provider&#39;s record "
+        "was not taken");
+  auto silent = r;
+  silent.recording.provider_by_outcome = BinnedCounts(kNsPerSec, kOutcomeCount);
+  CHECK(row(silent) ==
+        "not read by loadgen: the program reads its own answers; the provider recorded no "
+        "arrival");
+  // A live run's clients read their own: as before.
+  CHECK(row(golden_results("staging_run.results.json")) == "200: 295, 429: 758");
+}
