@@ -136,8 +136,9 @@ std::string arrivals_unit(const Results& r) {
   return r.provider_side ? "arrivals/s at the provider" : "client sends/s";
 }
 
-// Outage windows, shaded behind the data. The groups' classes (outages, bars, limit) name what
-// they hold for a page's readers: the live dashboard's browser tests count them.
+// Outage windows, shaded behind the data (label_outages names them over it). The groups' classes
+// (outages, bars, limit) name what they hold for a page's readers: the live dashboard's browser
+// tests count them.
 void shade_outages(Plot& p, const Results& r, double x_max) {
   const auto& outages = r.scenario.provider.outages;
   if (outages.empty()) return;
@@ -151,6 +152,13 @@ void shade_outages(Plot& p, const Results& r, double x_max) {
     }
   }
   p.svg().end_group();
+}
+
+// The outages' labels, drawn after the data: a bar at the outage's start (the fleet's first
+// sends) would hide a label drawn with the shading.
+void label_outages(Plot& p, const Results& r, double x_max) {
+  const auto& outages = r.scenario.provider.outages;
+  if (outages.empty()) return;
   p.begin_labels(kCapacityColor);
   for (const auto& w : outages) {
     const double from = std::max(ns_to_s(w.start_ns), p.x_min());
@@ -321,6 +329,7 @@ std::string stacked_chart(const Results& r, const ChartScale& scale, const Stack
     std::fill(rates[c].begin(), rates[c].end(), 0.0);
   draw_stack(p, rates, stack.layers, scale.column_ns, stack.unit);
   limit_lines(p, r);
+  label_outages(p, r, scale.x_max);
   if (peak) mark_peak(p, *peak, rates, scale.column_ns);
   if (h.total() == 0 && h.overflow_total() == 0) {
     p.note("no arrivals recorded");
@@ -669,6 +678,7 @@ std::string backoff_chart(const Results& r, const ChartScale& scale) {
                      " items waiting in backoff");
   }
   p.svg().end_group();
+  label_outages(p, r, scale.x_max);
   return p.finish();
 }
 

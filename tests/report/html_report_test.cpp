@@ -1,5 +1,6 @@
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <limits>
 #include <string>
@@ -491,4 +492,25 @@ TEST_CASE("an exec run's report says whose record its statuses are, never a bare
         "arrival");
   // A live run's clients read their own: as before.
   CHECK(row(golden_results("staging_run.results.json")) == "200: 295, 429: 758");
+}
+
+TEST_CASE("an outage's label is drawn over the bars, never behind them") {
+  // The storm's outage: its first second is the fleet's 1,000 first sends, a full-height bar
+  // where the label sits.
+  const auto html = render_report({golden_results("storm_exponential.results.json")}, {});
+  for (const std::string id : {"arrivals", "waves", "backoff"}) {
+    CAPTURE(id);
+    const auto chart = section_of(html, id);
+    const auto label = chart.rfind(">outage</text>");
+    REQUIRE(label != std::string::npos);
+    // After every drawn bar (arrivals, waves) or area (backoff), and the tooltips' columns.
+    const auto last_data =
+        std::max({chart.rfind("class=\"bars\""), chart.rfind("fill-opacity=\"0.35\""),
+                  chart.rfind("fill-opacity=\"0\"")},
+                 [](std::size_t a, std::size_t b) {
+                   return (a == std::string::npos ? 0 : a) < (b == std::string::npos ? 0 : b);
+                 });
+    REQUIRE(last_data != std::string::npos);
+    CHECK(label > last_data);
+  }
 }
