@@ -51,6 +51,8 @@ tr.diff td{background:#fff6dc}
 .verdict li{margin:2px 0}
 .verdict code{font-family:ui-monospace,monospace;font-size:13px;white-space:nowrap}
 .change{margin:0 0 10px;max-width:980px}
+.zoom{margin-top:4px}
+.zoom-note{color:#5b6270;font-size:12px;margin:0}
 .banner{background:#fff1f0;border:1px solid #f3b4ae;border-radius:8px;color:#82071e;font-weight:600;padding:10px 16px;margin:14px 0}
 footer{color:#5b6270;font-size:12px;margin-top:12px}
 )";
@@ -257,6 +259,17 @@ std::string grid_open(std::size_t runs) {
          ",minmax(0,1fr))\">";
 }
 
+// The same panel again, zoomed to the rest of the chart: a spike on the shared scale flattens
+// it (a fix's low tail beside a storm's bursts).
+std::string zoomed_panel(const std::string& svg) {
+  return "<div class=\"zoom\">" +
+         html_element("p",
+                      "Zoomed in on the rest: the columns taller than this scale are cut at its "
+                      "top (\u25b2); their tooltips give their height.",
+                      "zoom-note") +
+         svg + "</div>";
+}
+
 std::string chart_sections(const std::vector<Results>& runs,
                            const std::vector<std::string>& labels) {
   const auto column_ns = column_ns_for(runs);
@@ -264,6 +277,7 @@ std::string chart_sections(const std::vector<Results>& runs,
   for (const auto& chart : report_charts()) {
     if (std::none_of(runs.begin(), runs.end(), chart.applies)) continue;
     const auto scale = shared_scale(chart, runs, column_ns);
+    const auto zoom = tail_zoom(chart, runs, scale);
     out += "<section id=\"" + escaped(chart.id) + "\">" + html_element("h2", chart.title) +
            html_element("p", chart.note, "note") + legend(chart.legend(runs)) +
            grid_open(runs.size());
@@ -272,6 +286,7 @@ std::string chart_sections(const std::vector<Results>& runs,
       if (runs.size() > 1) out += caption(runs[i], labels[i]);
       out += chart.applies(runs[i]) ? chart.draw(runs[i], scale)
                                     : placeholder_chart("not recorded in this run");
+      if (zoom && chart.applies(runs[i])) out += zoomed_panel(chart.draw(runs[i], *zoom));
       out += "</figure>";
     }
     out += "</div></section>\n";

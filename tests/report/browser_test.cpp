@@ -166,7 +166,7 @@ TEST_CASE("a real browser shows a staging run's context, its stop and its retry 
   constexpr const char* kBanner = "#fff1f0";
   const auto png = dir.file("staging.png");
   const auto shot = run(chromium_command(dir, "shot-profile") + " --screenshot=" + quote(png) +
-                        " --window-size=1280,2600 " + quote("file://" + html));
+                        " --window-size=1280,3400 " + quote("file://" + html));
   REQUIRE_MESSAGE(shot.exit_code == 0, shot.output);
   const auto s = png_stats(png, {kFirstSend, kSecondSend, kBanner});
   CAPTURE(s.dump());

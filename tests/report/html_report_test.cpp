@@ -356,8 +356,9 @@ TEST_CASE("a staging run's report says where and when it ran, and draws what the
   CHECK(html.find("stopped-early") == std::string::npos);
   CHECK(html.find("user:") == std::string::npos);
   // The allowance is the declared one, and says so wherever it is drawn.
-  CHECK(count_of(html, ">declared allowance 20/s</text>") ==
-        4);  // arrivals, waves, retries, statuses
+  // arrivals, waves, retries, statuses, and the zooms of all but the retries (t=0's 456 sends
+  // flatten the rest; the retries start past them).
+  CHECK(count_of(html, ">declared allowance 20/s</text>") == 7);
   CHECK(html.find(">allowance") == std::string::npos);
   // The retries on their own scale: from t=1 s, topped by the busiest second of retries, not
   // by the first wave.
@@ -513,4 +514,53 @@ TEST_CASE("an outage's label is drawn over the bars, never behind them") {
     REQUIRE(last_data != std::string::npos);
     CHECK(label > last_data);
   }
+}
+
+// The drawn top of each panel of a section: the label of its highest y tick.
+std::vector<std::string> y_tops(const std::string& section) {
+  std::vector<std::string> tops;
+  const std::string svg_open = "<svg";
+  for (auto at = section.find(svg_open); at != std::string::npos;
+       at = section.find(svg_open, at + 1)) {
+    const auto end = section.find("</svg>", at);
+    const auto panel = section.substr(at, end - at);
+    // The y ticks are the texts at kLeft - 6 (x=56), bottom up: the last one is the top.
+    const auto last = panel.rfind("<text x=\"56\"");
+    if (last == std::string::npos) continue;
+    const auto from = panel.find('>', last) + 1;
+    tops.push_back(panel.substr(from, panel.find('<', from) - from));
+  }
+  return tops;
+}
+
+TEST_CASE(
+    "a spike that dwarfs the rest gets a zoomed panel beside it, its columns cut and marked") {
+  const auto exp = golden_results("storm_exponential.results.json");
+  const auto fj = golden_results("storm_full_jitter.results.json");
+  // The fix beside the storm: both arrivals panels are drawn to the first second's 2,000/s,
+  // where the fix's tail (49/s at most) is a sliver; the zoom draws both again to the scale of
+  // the rest.
+  const auto both = render_report({exp, fj}, {"exponential", "full-jitter"});
+  const auto arrivals = section_of(both, "arrivals");
+  CHECK(count_of(arrivals, "<div class=\"zoom\">") == 2);
+  const auto tops = y_tops(arrivals);
+  REQUIRE(tops.size() == 4);  // each run's panel, then its zoom
+  CHECK(tops[0] == "2500");   // the storm's first second: 1,000 first sends and their retries
+  CHECK(tops[2] == "2500");
+  CHECK(tops[1] == tops[3]);
+  CHECK(std::stod(tops[1]) <= 250);
+  // The storm's columns that reach past the zoom's top are cut, and marked as cut.
+  CHECK(arrivals.find("class=\"cut\"") != std::string::npos);
+  CHECK(arrivals.find("reaches 1,000") != std::string::npos);
+  // The retries panel of the comparison zooms to the fix's retries and the allowance.
+  CHECK(count_of(section_of(both, "retries"), "<div class=\"zoom\">") == 2);
+
+  // A storm alone is its spikes: most of its columns are tall, and it gets no zoom.
+  const auto storm = render_report({exp}, {});
+  CHECK(section_of(storm, "arrivals").find("class=\"zoom\"") == std::string::npos);
+  CHECK(section_of(storm, "retries").find("class=\"zoom\"") == std::string::npos);
+  // Nor does a chart with no spike: the fix's retries, on their own scale already.
+  CHECK(section_of(render_report({fj}, {}), "retries").find("class=\"zoom\"") == std::string::npos);
+  // Without a zoom nothing is cut.
+  CHECK(storm.find("class=\"cut\"") == std::string::npos);
 }
