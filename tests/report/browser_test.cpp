@@ -179,6 +179,23 @@ TEST_CASE("a real browser shows a staging run's context, its stop and its retry 
         s["colors"][kFirstSend]["max_y"].get<int>() + 200);
 }
 
+namespace {
+
+// What the JavaScript expression (whose value is JSON text) reads of the page at html, laid out
+// by Chromium on a laptop's screen, 1280x800 (cdp_readings.py).
+nlohmann::json reading_of(const TempDir& dir, const std::string& html,
+                          const std::string& expression) {
+  const auto read =
+      run("timeout 120 python3 " + quote(source_path("tests/report/cdp_readings.py")) + " " +
+          quote(chromium()) + " " + quote(dir.file("reading-profile")) + " 1280 800 " +
+          quote("file://" + html) + " " + quote(dir.file("unused.png")) + " " + quote(expression) +
+          " 0");
+  REQUIRE_MESSAGE(read.exit_code == 0, read.output);
+  return nlohmann::json::parse(read.output)[0];
+}
+
+}  // namespace
+
 // The verdict on a laptop's first screen (1280x800), read from Chromium's layout: the failed
 // checks, how far each missed and what to change, all above the first chart.
 TEST_CASE("in a real browser, the report's first screen names the failed checks and the fix" *
@@ -194,12 +211,7 @@ TEST_CASE("in a real browser, the report's first screen names the failed checks 
       " const f = document.querySelector('figure');"
       " return {bottom: v.getBoundingClientRect().bottom, figure: f.getBoundingClientRect().top,"
       " screen: window.innerHeight, text: v.innerText}; })())";
-  const auto read = run(
-      "timeout 120 python3 " + quote(source_path("tests/report/cdp_readings.py")) + " " +
-      quote(chromium()) + " " + quote(dir.file("profile")) + " 1280 800 " +
-      quote("file://" + html) + " " + quote(dir.file("unused.png")) + " " + quote(reading) + " 0");
-  REQUIRE_MESSAGE(read.exit_code == 0, read.output);
-  const auto r = nlohmann::json::parse(read.output)[0];
+  const auto r = reading_of(dir, html, reading);
   CAPTURE(r.dump());
   CHECK(r["screen"] == 800);
   CHECK(r["bottom"].get<double>() <= 800);
@@ -212,4 +224,27 @@ TEST_CASE("in a real browser, the report's first screen names the failed checks 
     CAPTURE(shown);
     CHECK(text.find(shown) != std::string::npos);
   }
+}
+
+// Each outage label scrolled into view: what the browser finds at its centre is the label,
+// not a bar or a tooltip's column drawn over it.
+TEST_CASE("in a real browser, no outage label is under a bar" *
+          doctest::description("needs the Debian package chromium, and python3") *
+          doctest::skip(skip_unless_ci(browser_missing()))) {
+  TempDir dir;
+  const auto html = dir.file("storm.html");
+  write_file(html, render_report({golden_results("storm_exponential.results.json"),
+                                  golden_results("storm_full_jitter.results.json")},
+                                 {"exponential", "full-jitter"}));
+  const auto r = reading_of(
+      dir, html,
+      "JSON.stringify((() => { const labels = [...document.querySelectorAll('text')]"
+      ".filter(t => t.textContent === 'outage');"
+      " const hidden = labels.filter(t => { t.scrollIntoView({block: 'center'});"
+      " const b = t.getBoundingClientRect();"
+      " return document.elementFromPoint(b.left + b.width / 2, b.top + b.height / 2) !== t;"
+      " }).length; return {labels: labels.length, hidden: hidden}; })())");
+  CAPTURE(r.dump());
+  CHECK(r["labels"].get<int>() >= 6);  // arrivals, waves, backoff: each run's panel
+  CHECK(r["hidden"] == 0);
 }
