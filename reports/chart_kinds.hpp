@@ -32,6 +32,7 @@ struct ChartKind {
   ChartScale (*extent)(const Results&, std::int64_t column_ns);
   std::string (*draw)(const Results&, const ChartScale&);
   std::vector<LegendEntry> (*legend)(const std::vector<Results>&);
+  double (*tail)(const Results&, const ChartScale&) = nullptr;
 };
 
 // time_charts.cpp

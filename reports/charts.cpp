@@ -10,7 +10,7 @@ namespace {
 // A chart of the page: what the page says about it, and what draws it.
 Chart entry(const ChartKind& kind, std::string_view id, std::string_view title,
             std::string_view note) {
-  return {id, title, note, kind.applies, kind.extent, kind.draw, kind.legend};
+  return {id, title, note, kind.applies, kind.extent, kind.draw, kind.legend, kind.tail};
 }
 
 }  // namespace
@@ -88,6 +88,19 @@ ChartScale shared_scale(const Chart& chart, const std::vector<Results>& runs,
     shared.y_max = std::max(shared.y_max, s.y_max);
   }
   return shared;
+}
+
+std::optional<ChartScale> tail_zoom(const Chart& chart, const std::vector<Results>& runs,
+                                    const ChartScale& shared) {
+  if (!chart.tail) return std::nullopt;
+  double top = 0;
+  for (const auto& r : runs) {
+    if (chart.applies(r)) top = std::max(top, chart.tail(r, shared));
+  }
+  if (!(top > 0)) return std::nullopt;
+  auto zoom = shared;
+  zoom.y_max = top;
+  return zoom;
 }
 
 }  // namespace stampede

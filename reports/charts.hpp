@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -41,6 +42,9 @@ struct Chart {
   ChartScale (*extent)(const Results&, std::int64_t column_ns);
   std::string (*draw)(const Results&, const ChartScale&);
   std::vector<LegendEntry> (*legend)(const std::vector<Results>&);
+  // The top of this run's columns that a spike flattens on the shared scale, 0 when none
+  // does; nullptr: the chart never zooms (tail_zoom).
+  double (*tail)(const Results&, const ChartScale&) = nullptr;
 };
 
 // The charts of a report, in page order: arrivals by outcome, the waves by send number, the
@@ -55,6 +59,13 @@ std::int64_t column_ns_for(const std::vector<Results>& runs);
 // The largest extent of each axis over the runs the chart applies to.
 ChartScale shared_scale(const Chart& chart, const std::vector<Results>& runs,
                         std::int64_t column_ns);
+
+// When a spike dwarfs the rest of a chart (the first sends or an outage's burst beside a
+// fix's low tail), the scale of a second, zoomed panel for the rest: the shared scale topped
+// by the largest of the runs' tails. Columns taller than it are cut and marked. None when no
+// run's chart is flattened.
+std::optional<ChartScale> tail_zoom(const Chart& chart, const std::vector<Results>& runs,
+                                    const ChartScale& shared);
 
 // A panel of the same size for a run a chart does not apply to.
 std::string placeholder_chart(std::string_view message);

@@ -82,4 +82,10 @@ std::string html_escape(std::string_view text) {
   return out;
 }
 
+std::string html_element(std::string_view tag, std::string_view text, std::string_view cls) {
+  std::string open = "<" + std::string(tag);
+  if (!cls.empty()) open += " class=\"" + html_escape(cls) + "\"";
+  return open + ">" + html_escape(text) + "</" + std::string(tag) + ">";
+}
+
 }  // namespace stampede

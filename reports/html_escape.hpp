@@ -10,4 +10,7 @@ namespace stampede {
 // becomes U+FFFD, so a hostile or broken string can neither inject markup nor stop a parser.
 std::string html_escape(std::string_view text);
 
+// <tag class="cls">text</tag>, the text escaped; no class attribute when cls is empty.
+std::string html_element(std::string_view tag, std::string_view text, std::string_view cls = {});
+
 }  // namespace stampede

@@ -6,9 +6,11 @@
 #include <nlohmann/json.hpp>
 
 #include "charts.hpp"
+#include "check_advice.hpp"
 #include "html_escape.hpp"
 #include "output_path.hpp"
 #include "report_format.hpp"
+#include "verdict_section.hpp"
 
 namespace stampede {
 namespace {
@@ -43,6 +45,14 @@ td.key{color:#3d4451;font-family:ui-monospace,monospace;font-size:12px}
 .pass{color:#1a7f37;font-weight:600}
 .fail{color:#cf222e;font-weight:600}
 tr.diff td{background:#fff6dc}
+.verdict.failed{border-left:5px solid #cf222e}
+.verdict.held{border-left:5px solid #1a7f37}
+.verdict ul{margin:6px 0 4px;padding-left:20px}
+.verdict li{margin:2px 0}
+.verdict code{font-family:ui-monospace,monospace;font-size:13px;white-space:nowrap}
+.change{margin:0 0 10px;max-width:980px}
+.zoom{margin-top:4px}
+.zoom-note{color:#5b6270;font-size:12px;margin:0}
 .banner{background:#fff1f0;border:1px solid #f3b4ae;border-radius:8px;color:#82071e;font-weight:600;padding:10px 16px;margin:14px 0}
 footer{color:#5b6270;font-size:12px;margin-top:12px}
 )";
@@ -51,12 +61,6 @@ using json = nlohmann::json;
 
 std::string escaped(std::string_view text) {
   return html_escape(text);
-}
-
-std::string element(std::string_view tag, std::string_view text, std::string_view cls = {}) {
-  std::string open = "<" + std::string(tag);
-  if (!cls.empty()) open += " class=\"" + escaped(cls) + "\"";
-  return open + ">" + escaped(text) + "</" + std::string(tag) + ">";
 }
 
 // The distinct values of f over the runs, in first-seen order.
@@ -76,17 +80,13 @@ std::string joined(const std::vector<std::string>& parts, std::string_view separ
   return out;
 }
 
-// Counted as the assertion table shows them: one row per text, its first verdict (a document
-// written before duplicates were merged may hold a check twice).
+// Counted as the assertion table shows them: one row per check.
 std::pair<int, int> verdict_counts(const Results& r) {
-  std::vector<std::string> texts;
-  int passed = 0;
-  for (const auto& v : r.verdicts) {
-    if (std::find(texts.begin(), texts.end(), v.text) != texts.end()) continue;
-    texts.push_back(v.text);
-    passed += v.passed ? 1 : 0;
-  }
-  return {passed, static_cast<int>(texts.size()) - passed};
+  const auto shown = distinct_verdicts(r.verdicts);
+  const auto passed =
+      std::count_if(shown.begin(), shown.end(), [](const Verdict& v) { return v.passed; });
+  return {static_cast<int>(passed),
+          static_cast<int>(shown.size() - static_cast<std::size_t>(passed))};
 }
 
 std::string busiest_text(const Summary& s) {
@@ -101,10 +101,10 @@ std::string header(const std::vector<Results>& runs, const std::vector<std::stri
   std::string kicker = "stampede report \u00b7 " + joined(engines, ", ");
   if (runs.size() > 1) kicker += " \u00b7 " + std::to_string(runs.size()) + " runs compared";
   std::string out =
-      "<header>" + element("p", kicker, "kicker") + element("h1", joined(names, " / "));
-  if (runs.size() > 1) out += element("p", joined(labels, " vs "), "desc");
+      "<header>" + html_element("p", kicker, "kicker") + html_element("h1", joined(names, " / "));
+  if (runs.size() > 1) out += html_element("p", joined(labels, " vs "), "desc");
   if (descriptions.size() == 1 && !descriptions[0].empty()) {
-    out += element("p", descriptions[0], "desc");
+    out += html_element("p", descriptions[0], "desc");
   }
   return out + "</header>\n";
 }
@@ -127,11 +127,28 @@ std::string time_scale_text(double scale) {
          " scenario seconds)";
 }
 
-std::string statuses_text(const Recording& rec) {
+// The answers' statuses as loadgen's clients read them; an exec fleet's program reads its own,
+// so its report says so, and gives the provider's record of them when it was taken.
+std::string statuses_text(const Results& r) {
   std::vector<std::string> parts;
-  for (const auto& [status, n] : rec.statuses)
+  for (const auto& [status, n] : r.recording.statuses)
     parts.push_back(std::to_string(status) + ": " + format_count(static_cast<double>(n)));
-  return parts.empty() ? "none" : joined(parts, ", ");
+  if (!parts.empty()) return joined(parts, ", ");
+  if (r.engine != "exec") return "none";
+  const std::string own = "not read by loadgen: the program reads its own answers";
+  if (!r.provider_side) return own + ", and the provider's record was not taken";
+  const auto& h = r.recording.provider_by_outcome;
+  for (std::size_t label = 0; label < h.labels(); ++label) {
+    std::int64_t n = h.overflow(label);
+    for (std::size_t b = 0; b < h.bins(); ++b) n += h.at(b, label);
+    if (n == 0) continue;
+    const auto name = static_cast<Outcome>(label) == Outcome::kOk
+                          ? std::string("2xx")
+                          : std::string(kOutcomeNames[label]);
+    parts.push_back(name + ": " + format_count(static_cast<double>(n)));
+  }
+  if (parts.empty()) return own + "; the provider recorded no arrival";
+  return own + "; the provider answered " + joined(parts, ", ");
 }
 
 // Where and when each fleet ran on the wall, and a banner for one stopped early: its numbers
@@ -162,22 +179,22 @@ std::string context_section(const std::vector<Results>& runs,
        [](const Results& r) {
          return r.context->stopped_by.empty() ? std::string("no") : "by " + r.context->stopped_by;
        }},
-      {"HTTP statuses read", [](const Results& r) { return statuses_text(r.recording); }},
+      {"HTTP statuses read", [](const Results& r) { return statuses_text(r); }},
       {"stampede version", [](const Results& r) { return r.stampede_version; }},
   };
   out += "<section id=\"context\"><h2>Run</h2>" +
-         element("p", "Where and when the fleet ran; the target is shown without credentials.",
-                 "note") +
+         html_element("p", "Where and when the fleet ran; the target is shown without credentials.",
+                      "note") +
          "<div class=\"wide\"><table><thead><tr><th>field</th>";
   if (runs.size() > 1) {
-    for (const auto& label : labels) out += element("th", label);
+    for (const auto& label : labels) out += html_element("th", label);
   } else {
     out += "<th>value</th>";
   }
   out += "</tr></thead><tbody>";
   for (const auto& [name, value] : fields) {
-    out += "<tr>" + element("td", name, "key");
-    for (const auto& r : runs) out += element("td", r.context ? value(r) : "-");
+    out += "<tr>" + html_element("td", name, "key");
+    for (const auto& r : runs) out += html_element("td", r.context ? value(r) : "-");
     out += "</tr>";
   }
   return out + "</tbody></table></div></section>\n";
@@ -196,7 +213,7 @@ std::string summary_table(const std::vector<Results>& runs,
   for (std::size_t i = 0; i < runs.size(); ++i) {
     const auto& r = runs[i];
     const auto& s = r.summary;
-    auto num = [](const std::string& text) { return element("td", text, "num"); };
+    auto num = [](const std::string& text) { return html_element("td", text, "num"); };
     std::string drain = format_seconds(s.drain_s);
     if (s.unfinished > 0) drain += " (" + format_count(s.unfinished) + " unfinished)";
     const auto [passed, failed] = verdict_counts(r);
@@ -206,14 +223,14 @@ std::string summary_table(const std::vector<Results>& runs,
       verdicts = std::to_string(passed) + " passed, " + std::to_string(failed) + " failed";
       verdict_class = failed ? "fail" : "pass";
     }
-    out += "<tr>" + element("td", labels[i]) + element("td", strategy_of(r)) +
-           num(format_count(static_cast<double>(r.scenario.fleet.clients))) +
-           num(format_count(s.requests)) + num(format_count(s.amplification)) +
-           num(busiest_text(s)) +
-           num(s.peak_ratio > 0 ? format_count(s.peak_ratio) + "\u00d7" : "-") + num(drain) +
-           num(format_seconds(s.p99_s)) +
-           num(format_count(s.delivered) + " of " + format_count(s.items)) +
-           num(format_count(s.dead_lettered)) + element("td", verdicts, verdict_class) + "</tr>";
+    out +=
+        "<tr>" + html_element("td", labels[i]) + html_element("td", strategy_of(r)) +
+        num(format_count(static_cast<double>(r.scenario.fleet.clients))) +
+        num(format_count(s.requests)) + num(format_count(s.amplification)) + num(busiest_text(s)) +
+        num(s.peak_ratio > 0 ? format_count(s.peak_ratio) + "\u00d7" : "-") + num(drain) +
+        num(format_seconds(s.p99_s)) +
+        num(format_count(s.delivered) + " of " + format_count(s.items)) +
+        num(format_count(s.dead_lettered)) + html_element("td", verdicts, verdict_class) + "</tr>";
   }
   return out + "</tbody></table></div></section>\n";
 }
@@ -242,6 +259,17 @@ std::string grid_open(std::size_t runs) {
          ",minmax(0,1fr))\">";
 }
 
+// The same panel again, zoomed to the rest of the chart: a spike on the shared scale flattens
+// it (a fix's low tail beside a storm's bursts).
+std::string zoomed_panel(const std::string& svg) {
+  return "<div class=\"zoom\">" +
+         html_element("p",
+                      "Zoomed in on the rest: the columns taller than this scale are cut at its "
+                      "top (\u25b2); their tooltips give their height.",
+                      "zoom-note") +
+         svg + "</div>";
+}
+
 std::string chart_sections(const std::vector<Results>& runs,
                            const std::vector<std::string>& labels) {
   const auto column_ns = column_ns_for(runs);
@@ -249,13 +277,16 @@ std::string chart_sections(const std::vector<Results>& runs,
   for (const auto& chart : report_charts()) {
     if (std::none_of(runs.begin(), runs.end(), chart.applies)) continue;
     const auto scale = shared_scale(chart, runs, column_ns);
-    out += "<section id=\"" + escaped(chart.id) + "\">" + element("h2", chart.title) +
-           element("p", chart.note, "note") + legend(chart.legend(runs)) + grid_open(runs.size());
+    const auto zoom = tail_zoom(chart, runs, scale);
+    out += "<section id=\"" + escaped(chart.id) + "\">" + html_element("h2", chart.title) +
+           html_element("p", chart.note, "note") + legend(chart.legend(runs)) +
+           grid_open(runs.size());
     for (std::size_t i = 0; i < runs.size(); ++i) {
       out += "<figure>";
       if (runs.size() > 1) out += caption(runs[i], labels[i]);
       out += chart.applies(runs[i]) ? chart.draw(runs[i], scale)
                                     : placeholder_chart("not recorded in this run");
+      if (zoom && chart.applies(runs[i])) out += zoomed_panel(chart.draw(runs[i], *zoom));
       out += "</figure>";
     }
     out += "</div></section>\n";
@@ -272,23 +303,22 @@ std::string assertion_section(const std::vector<Results>& runs,
       if (std::find(texts.begin(), texts.end(), v.text) == texts.end()) texts.push_back(v.text);
     }
   }
-  // The report travels alone (a CI artifact): the guide is named where a reader can find it.
-  const std::string guide =
-      " What each check means, and what to change in the retry configuration when one fails: "
-      "docs/READING.md in stampede's sources.";
   if (texts.empty())
-    return out + element("p", "No assertions were checked." + guide, "note") + "</section>\n";
-  out += element("p", "Each cell is the verdict and the measured value." + guide, "note") +
+    return out + html_element("p", "No assertions were checked.", "note") + "</section>\n";
+  out += html_element("p",
+                      "Each cell is the verdict and the measured value; what to change for a "
+                      "failed one opens this report.",
+                      "note") +
          "<div class=\"wide\"><table><thead><tr><th>assertion</th>";
-  for (const auto& label : labels) out += element("th", label);
+  for (const auto& label : labels) out += html_element("th", label);
   out += "</tr></thead><tbody>";
   for (const auto& text : texts) {
-    out += "<tr>" + element("td", text, "key");
+    out += "<tr>" + html_element("td", text, "key");
     for (const auto& r : runs) {
       const auto v = std::find_if(r.verdicts.begin(), r.verdicts.end(),
                                   [&](const Verdict& each) { return each.text == text; });
       if (v == r.verdicts.end()) {
-        out += element("td", "not checked");
+        out += html_element("td", "not checked");
       } else {
         out += "<td><span class=\"" + std::string(v->passed ? "pass" : "fail") + "\">" +
                verdict_label(*v) + "</span> " + escaped(format_count(v->actual)) + "</td>";
@@ -346,9 +376,10 @@ std::string scenario_section(const std::vector<Results>& runs,
     }
   }
   std::string out = "<section id=\"scenario\"><h2>Scenario as run</h2>";
-  if (runs.size() > 1) out += element("p", "Rows where the runs differ are highlighted.", "note");
+  if (runs.size() > 1)
+    out += html_element("p", "Rows where the runs differ are highlighted.", "note");
   out += "<div class=\"wide\"><table><thead><tr><th>field</th>";
-  for (const auto& label : labels) out += element("th", label);
+  for (const auto& label : labels) out += html_element("th", label);
   out += "</tr></thead><tbody>";
   for (const auto& key : keys) {
     std::vector<std::string> values;
@@ -360,8 +391,8 @@ std::string scenario_section(const std::vector<Results>& runs,
     const bool differs =
         std::adjacent_find(values.begin(), values.end(), std::not_equal_to<>()) != values.end();
     out += differs ? "<tr class=\"diff\">" : "<tr>";
-    out += element("td", key, "key");
-    for (const auto& v : values) out += element("td", v);
+    out += html_element("td", key, "key");
+    for (const auto& v : values) out += html_element("td", v);
     out += "</tr>";
   }
   return out + "</tbody></table></div></section>\n";
@@ -394,14 +425,15 @@ std::string render_report(const std::vector<Results>& runs,
       "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
       "style-src 'unsafe-inline'\"/>\n"
       "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"/>\n" +
-      element("title", title) + "\n<style>" + kStyle + "</style>\n</head>\n<body>\n<main>\n";
+      html_element("title", title) + "\n<style>" + kStyle + "</style>\n</head>\n<body>\n<main>\n";
   if (runs.empty()) {
-    out += "<header>" + element("p", "stampede report", "kicker") + element("h1", "No runs") +
-           element("p", "There were no results to show.", "desc") + "</header>\n";
+    out += "<header>" + html_element("p", "stampede report", "kicker") +
+           html_element("h1", "No runs") +
+           html_element("p", "There were no results to show.", "desc") + "</header>\n";
   } else {
-    out += header(runs, labels) + context_section(runs, labels) + summary_table(runs, labels) +
-           chart_sections(runs, labels) + assertion_section(runs, labels) +
-           scenario_section(runs, labels);
+    out += header(runs, labels) + verdict_section(runs, labels) + context_section(runs, labels) +
+           summary_table(runs, labels) + chart_sections(runs, labels) +
+           assertion_section(runs, labels) + scenario_section(runs, labels);
   }
   out += "<footer>" +
          escaped("Written by stampede " + std::string(kVersion) +

@@ -45,6 +45,8 @@ class Plot {
   double x_min() const { return x_min_; }
   double x(double v) const { return kLeft + (v - x_min_) / (x_max_ - x_min_) * (kRight - kLeft); }
   double y(double v) const { return kBottom - v / y_max_ * (kBottom - kTop); }
+  // The drawn top of the y axis (y_max rounded up to a tick): what is taller is cut.
+  double y_top() const { return y_max_; }
 
   void axes(const std::vector<Tick>& x_ticks, std::string_view x_label, std::string_view y_label);
 

@@ -136,8 +136,9 @@ std::string arrivals_unit(const Results& r) {
   return r.provider_side ? "arrivals/s at the provider" : "client sends/s";
 }
 
-// Outage windows, shaded behind the data. The groups' classes (outages, bars, limit) name what
-// they hold for a page's readers: the live dashboard's browser tests count them.
+// Outage windows, shaded behind the data (label_outages names them over it). The groups' classes
+// (outages, bars, limit) name what they hold for a page's readers: the live dashboard's browser
+// tests count them.
 void shade_outages(Plot& p, const Results& r, double x_max) {
   const auto& outages = r.scenario.provider.outages;
   if (outages.empty()) return;
@@ -151,6 +152,13 @@ void shade_outages(Plot& p, const Results& r, double x_max) {
     }
   }
   p.svg().end_group();
+}
+
+// The outages' labels, drawn after the data: a bar at the outage's start (the fleet's first
+// sends) would hide a label drawn with the shading.
+void label_outages(Plot& p, const Results& r, double x_max) {
+  const auto& outages = r.scenario.provider.outages;
+  if (outages.empty()) return;
   p.begin_labels(kCapacityColor);
   for (const auto& w : outages) {
     const double from = std::max(ns_to_s(w.start_ns), p.x_min());
@@ -221,6 +229,24 @@ std::vector<std::pair<double, double>> column_edges(const Plot& p,
   return edges;
 }
 
+// The columns taller than the plot, cut at its top: an arrowhead over each says so, and its
+// tooltip how tall the column is.
+void mark_cut(Plot& p, const std::vector<std::vector<double>>& rates,
+              const std::vector<std::pair<double, double>>& edges, std::string_view unit) {
+  bool any = false;
+  for (std::size_t c = 0; c < rates.size(); ++c) {
+    const double total = column_total(rates[c]);
+    if (!(total > p.y_top())) continue;
+    if (!any) p.svg().begin_group({{"class", "cut"}, {"fill", kInk}});
+    any = true;
+    const double mid = (edges[c].first + edges[c].second) / 2;
+    p.svg().polygon(
+        {{mid - 4, kTop + 6}, {mid + 4, kTop + 6}, {mid, kTop}},
+        "cut at the top: the column reaches " + format_count(total) + " " + std::string(unit));
+  }
+  if (any) p.svg().end_group();
+}
+
 // Stacked columns, then one invisible column over each non-empty one whose native tooltip
 // reads out the whole column.
 void draw_stack(Plot& p, const std::vector<std::vector<double>>& rates,
@@ -233,14 +259,18 @@ void draw_stack(Plot& p, const std::vector<std::vector<double>>& rates,
     p.svg().begin_group(
         {{"class", "bars"}, {"fill", layers[l].color}, {"shape-rendering", "crispEdges"}});
     for (std::size_t c = 0; c < rates.size(); ++c) {
-      if (!(rates[c][l] > 0)) continue;
       double below = 0;
       for (std::size_t k = 0; k < l; ++k) below += rates[c][k];
+      // A zoomed panel cuts what is taller than its top (mark_cut marks where).
+      const double from = std::min(below, p.y_top());
+      const double to = std::min(below + rates[c][l], p.y_top());
+      if (!(to > from)) continue;
       const auto [x0, x1] = edges[c];
-      p.svg().rect(x0, p.y(below + rates[c][l]), x1 - x0, p.y(below) - p.y(below + rates[c][l]));
+      p.svg().rect(x0, p.y(to), x1 - x0, p.y(from) - p.y(to));
     }
     p.svg().end_group();
   }
+  mark_cut(p, rates, edges, unit);
   p.svg().begin_group({{"fill", "#000"}, {"fill-opacity", "0"}});
   for (std::size_t c = 0; c < rates.size(); ++c) {
     const double total = column_total(rates[c]);
@@ -284,7 +314,7 @@ void mark_peak(Plot& p, const Peak& peak, const std::vector<std::vector<double>>
   if (c >= rates.size()) return;
   const double column_s = ns_to_s(column_ns);
   const double cx = p.x((static_cast<double>(c) + 0.5) * column_s);
-  const double top = p.y(column_total(rates[c])) - 3;
+  const double top = p.y(std::min(column_total(rates[c]), p.y_top())) - 3;
   std::string title = std::string(peak.what) + ": t=" + format_count(peak.second) + " s, " +
                       format_count(peak.count) + " " + peak.of;
   if (peak.ratio > 0) title += ", " + format_count(peak.ratio) + "x the declared allowance";
@@ -307,6 +337,39 @@ struct Stack {
   std::string unit;  // of the y axis and the tooltips: "client sends/s"
 };
 
+// Per-second rates per column and layer as the panel draws them: columns before scale.x_min
+// are left out (a panel from the first retry on).
+std::vector<std::vector<double>> drawn_rates(const Stack& stack, const ChartScale& scale) {
+  auto rates = column_rates(stack.counts, stack.layers, scale.column_ns);
+  const auto first =
+      static_cast<std::size_t>(std::llround(scale.x_min * kNsPerSec) / scale.column_ns);
+  for (std::size_t c = 0; c < std::min(first, rates.size()); ++c)
+    std::fill(rates[c].begin(), rates[c].end(), 0.0);
+  return rates;
+}
+
+// A spike flattens the rest when the shared top is more than kZoomRatio times what nine in
+// ten of a run's columns reach: the first sends at t=0, an outage's burst, a storm beside a fix.
+constexpr double kZoomRatio = 4;
+constexpr double kRestShare = 0.9;
+
+// What nine in ten of the run's non-empty columns reach (its limits' lines included), when
+// that is under a kZoomRatio-th of the shared top; 0 otherwise: then the tall columns are the
+// run, not a spike in it.
+double stacked_tail(const Results& r, const ChartScale& shared, const Stack& stack) {
+  std::vector<double> totals;
+  for (const auto& column : drawn_rates(stack, shared)) {
+    if (const double total = column_total(column); total > 0) totals.push_back(total);
+  }
+  if (totals.empty()) return 0;
+  const auto rest =
+      static_cast<std::size_t>(std::ceil(kRestShare * static_cast<double>(totals.size())) - 1);
+  std::nth_element(totals.begin(), totals.begin() + static_cast<std::ptrdiff_t>(rest),
+                   totals.end());
+  const double top = std::max(totals[rest], limit_extent(r));
+  return top * kZoomRatio <= shared.y_max ? top : 0;
+}
+
 // Columns before scale.x_min are left out (a panel from the first retry on).
 std::string stacked_chart(const Results& r, const ChartScale& scale, const Stack& stack,
                           std::string_view label, const std::optional<Peak>& peak) {
@@ -314,13 +377,10 @@ std::string stacked_chart(const Results& r, const ChartScale& scale, const Stack
   Plot p(label, scale.x_min, scale.x_max, scale.y_max);
   p.axes(time_ticks_from(scale.x_min, scale.x_max), "scenario time (s)", stack.unit);
   shade_outages(p, r, scale.x_max);
-  auto rates = column_rates(h, stack.layers, scale.column_ns);
-  const auto first =
-      static_cast<std::size_t>(std::llround(scale.x_min * kNsPerSec) / scale.column_ns);
-  for (std::size_t c = 0; c < std::min(first, rates.size()); ++c)
-    std::fill(rates[c].begin(), rates[c].end(), 0.0);
+  const auto rates = drawn_rates(stack, scale);
   draw_stack(p, rates, stack.layers, scale.column_ns, stack.unit);
   limit_lines(p, r);
+  label_outages(p, r, scale.x_max);
   if (peak) mark_peak(p, *peak, rates, scale.column_ns);
   if (h.total() == 0 && h.overflow_total() == 0) {
     p.note("no arrivals recorded");
@@ -356,9 +416,17 @@ ChartScale outcome_extent(const Results& r, std::int64_t column_ns) {
   return stacked_extent(arrivals_of(r), outcome_layers(), r, column_ns);
 }
 
+Stack outcome_stack(const Results& r) {
+  return {arrivals_of(r), outcome_layers(), arrivals_unit(r)};
+}
+
+double outcome_tail(const Results& r, const ChartScale& shared) {
+  return stacked_tail(r, shared, outcome_stack(r));
+}
+
 std::string outcome_chart(const Results& r, const ChartScale& scale) {
-  return stacked_chart(r, scale, {arrivals_of(r), outcome_layers(), arrivals_unit(r)},
-                       "arrivals per second by outcome", arrivals_peak(r));
+  return stacked_chart(r, scale, outcome_stack(r), "arrivals per second by outcome",
+                       arrivals_peak(r));
 }
 
 std::vector<LegendEntry> outcome_legend(const std::vector<Results>& runs) {
@@ -392,9 +460,16 @@ ChartScale waves_extent(const Results& r, std::int64_t column_ns) {
   return stacked_extent(by_send_number(r), send_layers(), r, column_ns);
 }
 
+Stack waves_stack(const Results& r) {
+  return {by_send_number(r), send_layers(), by_send_number_unit(r)};
+}
+
+double waves_tail(const Results& r, const ChartScale& shared) {
+  return stacked_tail(r, shared, waves_stack(r));
+}
+
 std::string waves_chart(const Results& r, const ChartScale& scale) {
-  return stacked_chart(r, scale, {by_send_number(r), send_layers(), by_send_number_unit(r)},
-                       "sends per second by send number", std::nullopt);
+  return stacked_chart(r, scale, waves_stack(r), "sends per second by send number", std::nullopt);
 }
 
 // The layers from first_layer on that some run's histogram (of) has counts in, then the limits.
@@ -465,11 +540,19 @@ ChartScale retries_extent(const Results& r, std::int64_t column_ns) {
   return s;
 }
 
+Stack retries_stack(const Results& r) {
+  return {by_send_number(r), retry_layers(), by_send_number_unit(r)};
+}
+
+double retries_tail(const Results& r, const ChartScale& shared) {
+  return stacked_tail(r, shared, retries_stack(r));
+}
+
 std::string retries_chart(const Results& r, const ChartScale& scale) {
   const auto& s = r.summary;
   const Peak peak{s.peak_retry_second, s.peak_retries, s.peak_retry_ratio,
                   "busiest second of retries (peak_retry_ratio)", "retries"};
-  return stacked_chart(r, scale, {by_send_number(r), retry_layers(), by_send_number_unit(r)},
+  return stacked_chart(r, scale, retries_stack(r),
                        "retries per second by send number, from the first retry on", peak);
 }
 
@@ -512,8 +595,16 @@ ChartScale statuses_extent(const Results& r, std::int64_t column_ns) {
   return stacked_extent(r.recording.client_by_outcome, status_layers(), r, column_ns);
 }
 
+Stack statuses_stack(const Results& r) {
+  return {r.recording.client_by_outcome, status_layers(), "client sends/s"};
+}
+
+double statuses_tail(const Results& r, const ChartScale& shared) {
+  return stacked_tail(r, shared, statuses_stack(r));
+}
+
 std::string statuses_chart(const Results& r, const ChartScale& scale) {
-  return stacked_chart(r, scale, {r.recording.client_by_outcome, status_layers(), "client sends/s"},
+  return stacked_chart(r, scale, statuses_stack(r),
                        "status codes per second, as the clients read them", std::nullopt);
 }
 
@@ -669,6 +760,7 @@ std::string backoff_chart(const Results& r, const ChartScale& scale) {
                      " items waiting in backoff");
   }
   p.svg().end_group();
+  label_outages(p, r, scale.x_max);
   return p.finish();
 }
 
@@ -678,10 +770,13 @@ std::vector<LegendEntry> backoff_legend(const std::vector<Results>&) {
 
 }  // namespace
 
-constexpr ChartKind kArrivalsChart{always, outcome_extent, outcome_chart, outcome_legend};
-constexpr ChartKind kWavesChart{has_waves, waves_extent, waves_chart, waves_legend};
-constexpr ChartKind kRetriesChart{has_retries, retries_extent, retries_chart, retries_legend};
-constexpr ChartKind kStatusesChart{has_statuses, statuses_extent, statuses_chart, statuses_legend};
+constexpr ChartKind kArrivalsChart{always, outcome_extent, outcome_chart, outcome_legend,
+                                   outcome_tail};
+constexpr ChartKind kWavesChart{has_waves, waves_extent, waves_chart, waves_legend, waves_tail};
+constexpr ChartKind kRetriesChart{has_retries, retries_extent, retries_chart, retries_legend,
+                                  retries_tail};
+constexpr ChartKind kStatusesChart{has_statuses, statuses_extent, statuses_chart, statuses_legend,
+                                   statuses_tail};
 constexpr ChartKind kFidelityChart{shows_fidelity, fidelity_extent, fidelity_chart,
                                    fidelity_legend};
 constexpr ChartKind kBackoffChart{has_backoff, backoff_extent, backoff_chart, backoff_legend};

@@ -166,7 +166,7 @@ TEST_CASE("a real browser shows a staging run's context, its stop and its retry 
   constexpr const char* kBanner = "#fff1f0";
   const auto png = dir.file("staging.png");
   const auto shot = run(chromium_command(dir, "shot-profile") + " --screenshot=" + quote(png) +
-                        " --window-size=1280,2600 " + quote("file://" + html));
+                        " --window-size=1280,3400 " + quote("file://" + html));
   REQUIRE_MESSAGE(shot.exit_code == 0, shot.output);
   const auto s = png_stats(png, {kFirstSend, kSecondSend, kBanner});
   CAPTURE(s.dump());
@@ -177,4 +177,74 @@ TEST_CASE("a real browser shows a staging run's context, its stop and its retry 
   CHECK(s["colors"][kSecondSend]["count"].get<int>() > 400);
   CHECK(s["colors"][kSecondSend]["max_y"].get<int>() >
         s["colors"][kFirstSend]["max_y"].get<int>() + 200);
+}
+
+namespace {
+
+// What the JavaScript expression (whose value is JSON text) reads of the page at html, laid out
+// by Chromium on a laptop's screen, 1280x800 (cdp_readings.py).
+nlohmann::json reading_of(const TempDir& dir, const std::string& html,
+                          const std::string& expression) {
+  const auto read =
+      run("timeout 120 python3 " + quote(source_path("tests/report/cdp_readings.py")) + " " +
+          quote(chromium()) + " " + quote(dir.file("reading-profile")) + " 1280 800 " +
+          quote("file://" + html) + " " + quote(dir.file("unused.png")) + " " + quote(expression) +
+          " 0");
+  REQUIRE_MESSAGE(read.exit_code == 0, read.output);
+  return nlohmann::json::parse(read.output)[0];
+}
+
+}  // namespace
+
+// The verdict on a laptop's first screen (1280x800), read from Chromium's layout: the failed
+// checks, how far each missed and what to change, all above the first chart.
+TEST_CASE("in a real browser, the report's first screen names the failed checks and the fix" *
+          doctest::description("needs the Debian package chromium, and python3") *
+          doctest::skip(skip_unless_ci(browser_missing()))) {
+  TempDir dir;
+  const auto html = dir.file("storm.html");
+  write_file(html, render_report({golden_results("storm_exponential.results.json"),
+                                  golden_results("storm_full_jitter.results.json")},
+                                 {"exponential", "full-jitter"}));
+  const std::string reading =
+      "JSON.stringify((() => { const v = document.getElementById('verdict');"
+      " const f = document.querySelector('figure');"
+      " return {bottom: v.getBoundingClientRect().bottom, figure: f.getBoundingClientRect().top,"
+      " screen: window.innerHeight, text: v.innerText}; })())";
+  const auto r = reading_of(dir, html, reading);
+  CAPTURE(r.dump());
+  CHECK(r["screen"] == 800);
+  CHECK(r["bottom"].get<double>() <= 800);
+  CHECK(r["bottom"].get<double>() < r["figure"].get<double>());
+  const auto text = r["text"].get<std::string>();
+  for (const char* shown :
+       {"Failed: exponential (3 of 4 checks)", "FAIL peak_ratio <= 2: measured 10, needs <= 2",
+        "drain_s <= 120: measured 543 s", "What to change (the herd", "--strategy full-jitter",
+        "full-jitter: all 4 checks passed."}) {
+    CAPTURE(shown);
+    CHECK(text.find(shown) != std::string::npos);
+  }
+}
+
+// Each outage label scrolled into view: what the browser finds at its centre is the label,
+// not a bar or a tooltip's column drawn over it.
+TEST_CASE("in a real browser, no outage label is under a bar" *
+          doctest::description("needs the Debian package chromium, and python3") *
+          doctest::skip(skip_unless_ci(browser_missing()))) {
+  TempDir dir;
+  const auto html = dir.file("storm.html");
+  write_file(html, render_report({golden_results("storm_exponential.results.json"),
+                                  golden_results("storm_full_jitter.results.json")},
+                                 {"exponential", "full-jitter"}));
+  const auto r = reading_of(
+      dir, html,
+      "JSON.stringify((() => { const labels = [...document.querySelectorAll('text')]"
+      ".filter(t => t.textContent === 'outage');"
+      " const hidden = labels.filter(t => { t.scrollIntoView({block: 'center'});"
+      " const b = t.getBoundingClientRect();"
+      " return document.elementFromPoint(b.left + b.width / 2, b.top + b.height / 2) !== t;"
+      " }).length; return {labels: labels.length, hidden: hidden}; })())");
+  CAPTURE(r.dump());
+  CHECK(r["labels"].get<int>() >= 6);  // arrivals, waves, backoff: each run's panel
+  CHECK(r["hidden"] == 0);
 }

@@ -1,5 +1,6 @@
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <limits>
 #include <string>
@@ -80,8 +81,9 @@ TEST_CASE("the report is well-formed XHTML with its charts, sections and tooltip
   const auto exp = golden_results("storm_exponential.results.json");
   const auto fj = golden_results("storm_full_jitter.results.json");
   const auto single = checked(render_report({fj}, {"full-jitter"}), dir, "single.html");
-  CHECK(single["sections"] == nlohmann::json({"summary", "arrivals", "waves", "retries", "backoff",
-                                              "latency", "attempts", "assertions", "scenario"}));
+  CHECK(single["sections"] ==
+        nlohmann::json({"verdict", "summary", "arrivals", "waves", "retries", "backoff", "latency",
+                        "attempts", "assertions", "scenario"}));
   CHECK(single["h1"] == "storm");
   CHECK(single["svg_tooltips"].get<int>() > 50);
   CHECK(single["svg_texts"].get<int>() > 50);  // axis ticks and labels
@@ -203,9 +205,9 @@ TEST_CASE("a live run adds client sends against provider arrivals, and wake late
   for (std::int64_t v = 1000; v < 20'000'000; v = v * 5 / 4 + 1)
     r.recording.lateness_ns.record(v, 3);
   const auto found = checked(render_report({r}, {}), dir, "live.html");
-  CHECK(found["sections"] ==
-        nlohmann::json({"summary", "arrivals", "waves", "retries", "statuses", "fidelity",
-                        "backoff", "latency", "attempts", "lateness", "assertions", "scenario"}));
+  CHECK(found["sections"] == nlohmann::json({"verdict", "summary", "arrivals", "waves", "retries",
+                                             "statuses", "fidelity", "backoff", "latency",
+                                             "attempts", "lateness", "assertions", "scenario"}));
   const auto text = found["text"].get<std::string>();
   for (const char* shown : {"1 \u00b5s", "10 \u00b5s", "1 ms", "10 ms", "% of sends"}) {
     CAPTURE(shown);
@@ -327,7 +329,7 @@ TEST_CASE("the summary counts the assertions its table shows, a duplicate once")
 
 // The section's text, from its opening tag to its end.
 std::string section_of(const std::string& html, const std::string& id) {
-  const auto start = html.find("<section id=\"" + id + "\">");
+  const auto start = html.find("<section id=\"" + id + "\"");
   if (start == std::string::npos) return "";
   return html.substr(start, html.find("</section>", start) - start);
 }
@@ -340,9 +342,9 @@ TEST_CASE("a staging run's report says where and when it ran, and draws what the
   const auto html = render_report({r}, {});
   const auto found = checked(html, dir, "staging.html");
   CHECK(found["sections"] ==
-        nlohmann::json({"context", "summary", "arrivals", "waves", "retries", "statuses", "backoff",
-                        "latency", "attempts", "lateness", "response", "dead-letters", "assertions",
-                        "scenario"}));
+        nlohmann::json({"verdict", "context", "summary", "arrivals", "waves", "retries", "statuses",
+                        "backoff", "latency", "attempts", "lateness", "response", "dead-letters",
+                        "assertions", "scenario"}));
   const auto context = section_of(html, "context");
   for (const auto& shown :
        {std::string("http://127.0.0.1:"), r.context->started_utc,
@@ -354,8 +356,9 @@ TEST_CASE("a staging run's report says where and when it ran, and draws what the
   CHECK(html.find("stopped-early") == std::string::npos);
   CHECK(html.find("user:") == std::string::npos);
   // The allowance is the declared one, and says so wherever it is drawn.
-  CHECK(count_of(html, ">declared allowance 20/s</text>") ==
-        4);  // arrivals, waves, retries, statuses
+  // arrivals, waves, retries, statuses, and the zooms of all but the retries (t=0's 456 sends
+  // flatten the rest; the retries start past them).
+  CHECK(count_of(html, ">declared allowance 20/s</text>") == 7);
   CHECK(html.find(">allowance") == std::string::npos);
   // The retries on their own scale: from t=1 s, topped by the busiest second of retries, not
   // by the first wave.
@@ -392,4 +395,172 @@ TEST_CASE("a run stopped early says so at the top, and why" *
   // A simulation has no wall clock: no run section, no banner.
   const auto sim = render_report({golden_results("storm_full_jitter.results.json")}, {});
   CHECK(sim.find("<section id=\"context\">") == std::string::npos);
+}
+
+TEST_CASE("the report opens with its verdict: the failed checks, by how much, what to change" *
+          doctest::skip(skip_unless_ci(!has_python()))) {
+  TempDir dir;
+  const auto exp = golden_results("storm_exponential.results.json");
+  const auto fj = golden_results("storm_full_jitter.results.json");
+  const auto html = render_report({exp}, {"exponential"});
+  const auto found = checked(html, dir, "storm.html");
+  // First, before any table or chart.
+  REQUIRE(found["sections"].size() > 2);
+  CHECK(found["sections"][0] == "verdict");
+  const auto verdict = section_of(html, "verdict");
+  CHECK(html.find("<section id=\"verdict\"") < html.find("<svg"));
+  CHECK(verdict.find("<h2>Failed: 3 of 4 checks</h2>") != std::string::npos);
+  for (const char* shown :
+       {"<code>peak_ratio &lt;= 2</code>: measured 10, needs &lt;= 2: 5\u00d7 the limit",
+        "<code>drain_s &lt;= 120</code>: measured 543 s, needs &lt;= 120 s: 4.53\u00d7 the limit",
+        "<code>requests &lt; 10000</code>: measured 10,500, needs &lt; 10,000: 500 over (5%)",
+        // The reading guide's advice, one per cause.
+        "(the herd: more retries in one second than the provider admits): Add jitter",
+        "<code class=\"flag\">--strategy</code> full-jitter",
+        "(the backlog drains slowly): Jitter first",
+        "(too many requests per item): Fewer, later retries",
+        "<code class=\"flag\">--retry-budget</code>", "Passed: delivered == items."}) {
+    CAPTURE(shown);
+    CHECK(verdict.find(shown) != std::string::npos);
+  }
+  CHECK(count_of(verdict, "<b>What to change</b>") == 3);
+  // The report travels alone: it never sends its reader to a guide it does not carry.
+  CHECK(html.find("READING.md") == std::string::npos);
+
+  const auto passed = section_of(render_report({fj}, {"full-jitter"}), "verdict");
+  CHECK(passed.find("class=\"verdict held\"><h2>Passed: all 4 checks held</h2>") !=
+        std::string::npos);
+  CHECK(passed.find("What to change") == std::string::npos);
+
+  const auto both = section_of(render_report({exp, fj}, {"exponential", "full-jitter"}), "verdict");
+  CHECK(both.find("<h2>Failed: exponential (3 of 4 checks)</h2>") != std::string::npos);
+  CHECK(both.find("<li><b>exponential</b>: <span class=\"fail\">FAIL</span> <code>peak_ratio") !=
+        std::string::npos);
+  CHECK(both.find("full-jitter: all 4 checks passed.") != std::string::npos);
+
+  Results unjudged;
+  unjudged.engine = "simulate";
+  CHECK(section_of(render_report({unjudged}, {}), "verdict")
+            .find("<h2>No checks were run: nothing here was judged</h2>") != std::string::npos);
+}
+
+TEST_CASE(
+    "a check the run could not judge says why at the top, and an exec fleet's advice says "
+    "whose policy it is") {
+  auto r = golden_results("storm_full_jitter.results.json");
+  r.engine = "exec";
+  r.verdicts = {{"peak_retry_ratio <= 2", false, 0, 2, "the fleet never retried", true},
+                {"dead_letter_ratio <= 0.01", false, 0.2, 0.01, {}}};
+  const auto verdict = section_of(render_report({r}, {}), "verdict");
+  CHECK(verdict.find("<span class=\"fail\">REFUSED</span> <code>peak_retry_ratio &lt;= 2</code>: "
+                     "not judged: the fleet never retried") != std::string::npos);
+  CHECK(verdict.find("measured 0.2, needs &lt;= 0.01: 20\u00d7 the limit") != std::string::npos);
+  CHECK(count_of(verdict, "<b>What to change</b>") == 1);
+  CHECK(verdict.find("(items given up on)") != std::string::npos);
+  CHECK(verdict.find("An exec fleet retries by its program&#39;s own policy") != std::string::npos);
+}
+
+TEST_CASE("an exec run's report says whose record its statuses are, never a bare none") {
+  auto r = golden_results("staging_run.results.json");
+  REQUIRE(r.context);
+  r.engine = "exec";
+  r.recording.statuses.clear();  // an exec fleet's program reads its own answers
+  r.provider_side = true;
+  r.recording.provider_by_outcome = BinnedCounts(kNsPerSec, kOutcomeCount);
+  r.recording.provider_by_outcome.add(0, static_cast<std::size_t>(Outcome::kUnavailable), 24);
+  r.recording.provider_by_outcome.add(kNsPerSec, static_cast<std::size_t>(Outcome::kOk), 8);
+  r.recording.provider_by_outcome.add(kNsPerSec, static_cast<std::size_t>(Outcome::kRateLimited),
+                                      16);
+  auto row = [](const Results& run) {
+    const auto context = section_of(render_report({run}, {}), "context");
+    const auto at = context.find("<td class=\"key\">HTTP statuses read</td><td>");
+    REQUIRE(at != std::string::npos);
+    const auto from = context.find("<td>", at + 10) + 4;
+    return context.substr(from, context.find("</td>", from) - from);
+  };
+  CHECK(row(r) ==
+        "not read by loadgen: the program reads its own answers; the provider answered 2xx: 8, "
+        "429: 16, 503: 24");
+  auto unread = r;
+  unread.provider_side = false;  // the provider's stats were not taken
+  CHECK(row(unread) ==
+        "not read by loadgen: the program reads its own answers, and the provider&#39;s record "
+        "was not taken");
+  auto silent = r;
+  silent.recording.provider_by_outcome = BinnedCounts(kNsPerSec, kOutcomeCount);
+  CHECK(row(silent) ==
+        "not read by loadgen: the program reads its own answers; the provider recorded no "
+        "arrival");
+  // A live run's clients read their own: as before.
+  CHECK(row(golden_results("staging_run.results.json")) == "200: 295, 429: 758");
+}
+
+TEST_CASE("an outage's label is drawn over the bars, never behind them") {
+  // The storm's outage: its first second is the fleet's 1,000 first sends, a full-height bar
+  // where the label sits.
+  const auto html = render_report({golden_results("storm_exponential.results.json")}, {});
+  for (const std::string id : {"arrivals", "waves", "backoff"}) {
+    CAPTURE(id);
+    const auto chart = section_of(html, id);
+    const auto label = chart.rfind(">outage</text>");
+    REQUIRE(label != std::string::npos);
+    // After every drawn bar (arrivals, waves) or area (backoff), and the tooltips' columns.
+    const auto last_data =
+        std::max({chart.rfind("class=\"bars\""), chart.rfind("fill-opacity=\"0.35\""),
+                  chart.rfind("fill-opacity=\"0\"")},
+                 [](std::size_t a, std::size_t b) {
+                   return (a == std::string::npos ? 0 : a) < (b == std::string::npos ? 0 : b);
+                 });
+    REQUIRE(last_data != std::string::npos);
+    CHECK(label > last_data);
+  }
+}
+
+// The drawn top of each panel of a section: the label of its highest y tick.
+std::vector<std::string> y_tops(const std::string& section) {
+  std::vector<std::string> tops;
+  const std::string svg_open = "<svg";
+  for (auto at = section.find(svg_open); at != std::string::npos;
+       at = section.find(svg_open, at + 1)) {
+    const auto end = section.find("</svg>", at);
+    const auto panel = section.substr(at, end - at);
+    // The y ticks are the texts at kLeft - 6 (x=56), bottom up: the last one is the top.
+    const auto last = panel.rfind("<text x=\"56\"");
+    if (last == std::string::npos) continue;
+    const auto from = panel.find('>', last) + 1;
+    tops.push_back(panel.substr(from, panel.find('<', from) - from));
+  }
+  return tops;
+}
+
+TEST_CASE(
+    "a spike that dwarfs the rest gets a zoomed panel beside it, its columns cut and marked") {
+  const auto exp = golden_results("storm_exponential.results.json");
+  const auto fj = golden_results("storm_full_jitter.results.json");
+  // The fix beside the storm: both arrivals panels are drawn to the first second's 2,000/s,
+  // where the fix's tail (49/s at most) is a sliver; the zoom draws both again to the scale of
+  // the rest.
+  const auto both = render_report({exp, fj}, {"exponential", "full-jitter"});
+  const auto arrivals = section_of(both, "arrivals");
+  CHECK(count_of(arrivals, "<div class=\"zoom\">") == 2);
+  const auto tops = y_tops(arrivals);
+  REQUIRE(tops.size() == 4);  // each run's panel, then its zoom
+  CHECK(tops[0] == "2500");   // the storm's first second: 1,000 first sends and their retries
+  CHECK(tops[2] == "2500");
+  CHECK(tops[1] == tops[3]);
+  CHECK(std::stod(tops[1]) <= 250);
+  // The storm's columns that reach past the zoom's top are cut, and marked as cut.
+  CHECK(arrivals.find("class=\"cut\"") != std::string::npos);
+  CHECK(arrivals.find("reaches 1,000") != std::string::npos);
+  // The retries panel of the comparison zooms to the fix's retries and the allowance.
+  CHECK(count_of(section_of(both, "retries"), "<div class=\"zoom\">") == 2);
+
+  // A storm alone is its spikes: most of its columns are tall, and it gets no zoom.
+  const auto storm = render_report({exp}, {});
+  CHECK(section_of(storm, "arrivals").find("class=\"zoom\"") == std::string::npos);
+  CHECK(section_of(storm, "retries").find("class=\"zoom\"") == std::string::npos);
+  // Nor does a chart with no spike: the fix's retries, on their own scale already.
+  CHECK(section_of(render_report({fj}, {}), "retries").find("class=\"zoom\"") == std::string::npos);
+  // Without a zoom nothing is cut.
+  CHECK(storm.find("class=\"cut\"") == std::string::npos);
 }
