@@ -45,13 +45,17 @@ Results results_of(const LiveCounts& counts, const ProviderConfig& provider) {
   return r;
 }
 
-// The report's chart of that id, as the report draws it for this one run.
-std::string report_panel(std::string_view id, const std::vector<Results>& run) {
+// The report's chart of that id, as the report draws it for this one run, its axis to now.
+std::string report_panel(std::string_view id, const std::vector<Results>& run,
+                         std::int64_t now_ns) {
   const auto& charts = report_charts();
   const auto chart =
       std::find_if(charts.begin(), charts.end(), [&](const Chart& c) { return c.id == id; });
   if (!chart->applies(run.front())) return placeholder_chart("nothing sent yet");
-  return chart->draw(run.front(), shared_scale(*chart, run, column_ns_for(run)));
+  const auto axis = live_axis(column_ns_for(run), now_ns);
+  auto scale = shared_scale(*chart, run, axis.column_ns);
+  scale.x_max = std::max(scale.x_max, axis.end_s);
+  return chart->draw(run.front(), scale);
 }
 
 // The layers, then the allowance and the outages, drawn over both charts as in the report.
@@ -252,12 +256,19 @@ std::string render_live_page(const LivePage& page) {
          config + "</script>\n<script>" + kScript + "</script>\n</body>\n</html>\n";
 }
 
+LiveAxis live_axis(std::int64_t column_ns, std::int64_t now_ns) {
+  const std::int64_t now = std::max<std::int64_t>(0, now_ns);
+  const std::int64_t widest = column_ns * static_cast<std::int64_t>(kMaxColumns);
+  const std::int64_t widen = std::max<std::int64_t>(1, now / widest + (now % widest != 0));
+  return {column_ns * widen, ns_to_s(now)};
+}
+
 nlohmann::json live_panels(const LiveCounts& counts, const ProviderConfig& provider,
                            std::string_view prefix) {
   const std::vector<Results> run{results_of(counts, provider)};
   const std::string at(prefix);
-  return {{at + "arrivals-chart", report_panel("arrivals", run)},
-          {at + "waves-chart", report_panel("waves", run)}};
+  return {{at + "arrivals-chart", report_panel("arrivals", run, counts.now_ns)},
+          {at + "waves-chart", report_panel("waves", run, counts.now_ns)}};
 }
 
 void add_live_figures(nlohmann::json& event, bool fleet_page) {

@@ -19,7 +19,7 @@ nlohmann::json panels_of(const LiveSnapshot& s) {
   limits.allowance = s.allowance;
   limits.capacity = s.capacity;
   limits.outages = s.outages;
-  return live_panels({s.counts.by_outcome(), s.counts.by_send()}, limits);
+  return live_panels({s.counts.by_outcome(), s.counts.by_send(), s.clock_ns}, limits);
 }
 
 }  // namespace

@@ -59,7 +59,7 @@ json fleet_event(const FleetEvent& f, std::uint64_t seq, const std::optional<Rat
           {"allowance", live_rate_json(allowance)},
           {"capacity", nullptr},
           {"outages", live_outages_json(outages)},
-          {"panels", live_panels({f.by_outcome, f.by_send, f.provider_side},
+          {"panels", live_panels({f.by_outcome, f.by_send, f.clock_ns, f.provider_side},
                                  drawn_limits(allowance, outages))}};
 }
 
@@ -107,7 +107,7 @@ json run_live_event(const RunLiveView& view, std::uint64_t seq,
   e["provider"] = view.provider ? provider_view_json(*view.provider) : json(nullptr);
   if (view.provider && *view.provider) {
     const ProviderStats& stats = **view.provider;
-    e["panels"].update(live_panels({stats.by_outcome, stats.by_send},
+    e["panels"].update(live_panels({stats.by_outcome, stats.by_send, stats.clock_ns},
                                    drawn_limits(allowance, outages), "provider-"));
   }
   add_live_figures(e, true);

@@ -2,7 +2,10 @@
 // fixed snapshot draws the same SVG every time, checked against golden files as the report is.
 #include <doctest/doctest.h>
 
+#include <regex>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "html_report.hpp"
 #include "live_page.hpp"
@@ -13,17 +16,54 @@ using namespace report_test;
 
 namespace {
 
+// Where the counts' last bin ends: a snapshot taken then draws what the report draws.
+std::int64_t counted_ns(const BinnedCounts& h) {
+  return static_cast<std::int64_t>(h.bins()) * h.bin_ns();
+}
+
 // The provider's page: the storm's arrivals at the provider, under its allowance and outage.
 nlohmann::json provider_panels(const Results& r) {
   const auto& rec = r.recording;
-  return live_panels({rec.provider_by_outcome, rec.provider_by_send}, r.scenario.provider);
+  return live_panels(
+      {rec.provider_by_outcome, rec.provider_by_send, counted_ns(rec.provider_by_outcome)},
+      r.scenario.provider);
 }
 
 // The fleet's page: a live run's answers and sends as its clients read them.
 nlohmann::json fleet_panels(const Results& r, std::string_view prefix = "") {
   const auto& rec = r.recording;
-  return live_panels({rec.client_by_outcome, rec.client_by_send_number, false}, r.scenario.provider,
-                     prefix);
+  return live_panels(
+      {rec.client_by_outcome, rec.client_by_send_number, counted_ns(rec.client_by_outcome), false},
+      r.scenario.provider, prefix);
+}
+
+// What a panel's time axis says: the seconds its right edge stands for, read off its last
+// labelled tick (the x axis's labels sit at y=233, the plot runs from x=62 to x=626), and the
+// seconds each outage's shading covers.
+struct AxisReading {
+  double end_s = 0;
+  std::vector<std::pair<double, double>> outages;
+};
+
+AxisReading read_axis(const std::string& svg) {
+  constexpr double kPlotLeft = 62, kPlotWidth = 564;
+  const std::regex tick(R"re(<text x="([0-9.]+)" y="233" text-anchor="middle">([0-9.]+)</text>)re");
+  double px_per_s = 0;
+  for (std::sregex_iterator it(svg.begin(), svg.end(), tick), end; it != end; ++it) {
+    const double at_s = std::stod((*it)[2]);
+    if (at_s > 0) px_per_s = (std::stod((*it)[1]) - kPlotLeft) / at_s;
+  }
+  REQUIRE(px_per_s > 0);
+  AxisReading r{kPlotWidth / px_per_s, {}};
+  const auto from = svg.find("<g class=\"outages\"");
+  if (from == std::string::npos) return r;
+  const auto group = svg.substr(from, svg.find("</g>", from) - from);
+  const std::regex rect(R"re(<rect x="([0-9.]+)" y="[0-9.]+" width="([0-9.]+)")re");
+  for (std::sregex_iterator it(group.begin(), group.end(), rect), end; it != end; ++it) {
+    const double x = std::stod((*it)[1]) - kPlotLeft;
+    r.outages.emplace_back(x / px_per_s, (x + std::stod((*it)[2])) / px_per_s);
+  }
+  return r;
 }
 
 }  // namespace
@@ -64,10 +104,64 @@ TEST_CASE("live panels: the page's ids, the layers, limits and outages the brows
 
   // Nothing counted yet: a panel that says so, never a broken one.
   const BinnedCounts no_outcomes(kNsPerSec, kOutcomeCount), no_sends(kNsPerSec, kSendLabels);
-  const auto empty = live_panels({no_outcomes, no_sends}, ProviderConfig{});
+  const auto empty = live_panels({no_outcomes, no_sends, 0}, ProviderConfig{});
   CHECK(empty.at("waves-chart").get<std::string>().find("nothing sent yet") != std::string::npos);
   CHECK(empty.at("arrivals-chart").get<std::string>().find("no arrivals recorded") !=
         std::string::npos);
+}
+
+TEST_CASE("live axis: to now, in the report's columns, widened to at most 600 of them") {
+  struct Case {
+    std::int64_t column_ns, now_ns;
+    std::int64_t want_column_ns;
+    double want_end_s;
+  };
+  const std::vector<Case> cases{
+      {kNsPerSec, 13'900'000'000, kNsPerSec, 13.9},  // past the last bin: to now all the same
+      {kNsPerSec, 0, kNsPerSec, 0},                  // just reset
+      {kNsPerSec, 600 * kNsPerSec, kNsPerSec, 600},  // 600 columns of a second
+      {kNsPerSec, 600 * kNsPerSec + 1, 2 * kNsPerSec, 600.000000001},
+      {kNsPerSec, 7200 * kNsPerSec, 12 * kNsPerSec, 7200},  // two quiet hours after a storm
+      {10 * kNsPerSec, 7200 * kNsPerSec, 20 * kNsPerSec, 7200},
+  };
+  for (const auto& c : cases) {
+    CAPTURE(c.column_ns);
+    CAPTURE(c.now_ns);
+    const auto axis = live_axis(c.column_ns, c.now_ns);
+    CHECK(axis.column_ns == c.want_column_ns);
+    CHECK(axis.end_s == doctest::Approx(c.want_end_s));
+  }
+}
+
+TEST_CASE("live panels: at t s since the reset the axis reaches t, an outage shaded to its end") {
+  // Traffic until 8 s, then nothing: the provider answers every request 503 from 6 s on and
+  // the fleet gave up. At 13.9 s the first outage is over, the second still going, the third
+  // not begun.
+  BinnedCounts by_outcome(kNsPerSec, kOutcomeCount), by_send(kNsPerSec, kSendLabels);
+  for (std::int64_t s = 0; s < 8; ++s) {
+    by_outcome.add(s * kNsPerSec, static_cast<std::size_t>(Outcome::kOk), 20);
+    by_outcome.add(s * kNsPerSec, static_cast<std::size_t>(Outcome::kRateLimited), 15);
+    by_send.add(s * kNsPerSec, 0, 25);
+    by_send.add(s * kNsPerSec, 1, 10);
+  }
+  ProviderConfig provider;
+  provider.allowance = Rate{20, kNsPerSec};
+  provider.outages = {{2 * kNsPerSec, 4 * kNsPerSec, OutageAction::kStatus503},
+                      {6 * kNsPerSec, 30 * kNsPerSec, OutageAction::kStatus503},
+                      {20 * kNsPerSec, 25 * kNsPerSec, OutageAction::kStatus529}};
+  const auto panels = live_panels({by_outcome, by_send, 13'900'000'000}, provider);
+  for (const char* id : {"arrivals-chart", "waves-chart"}) {
+    CAPTURE(id);
+    const auto axis = read_axis(panels.at(id).get<std::string>());
+    CHECK(axis.end_s == doctest::Approx(13.9).epsilon(0.002));
+    REQUIRE(axis.outages.size() == 2);
+    CHECK(axis.outages[0].first == doctest::Approx(2).epsilon(0.002));
+    CHECK(axis.outages[0].second == doctest::Approx(4).epsilon(0.002));
+    CHECK(axis.outages[1].first == doctest::Approx(6).epsilon(0.002));
+    CHECK(axis.outages[1].second == doctest::Approx(13.9).epsilon(0.002));
+  }
+  check_golden("live_provider_arrivals_at_13.9s.svg",
+               panels.at("arrivals-chart").get<std::string>());
 }
 
 namespace {
