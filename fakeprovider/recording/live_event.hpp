@@ -39,6 +39,9 @@ struct LiveSnapshot {
   std::size_t streams = 0;            // live streams open when it was taken
 };
 
+// The snapshot's declared limits and outages, what its charts and its pace are read against.
+ProviderConfig declared_limits(const LiveSnapshot& s);
+
 // The busiest tenants (by arrivals, ties by name), at most kLiveTopTenants.
 std::vector<LiveTenant> top_tenants(const ArrivalStats& stats);
 

@@ -204,6 +204,10 @@ TEST_CASE("run and exec live events: the charts' time axis runs to now, past the
     CAPTURE(chart);
     CHECK(axis_reaches(run.at("panels"), chart, 12));
   }
+  // Nothing sent in the last whole second: the rate now is 0, not the last one seen.
+  CHECK(run.at("pace").at("now_per_s") == 0.0);
+  CHECK(run.at("pace").at("now_to_s") == 13.0);
+  CHECK(run.at("pace").at("peak_per_s") == 1.0);
   const ExecProgress progress{.elapsed_ns = 13'900'000'000, .released = true};
   const auto exec = exec_live_event(stats, progress, 1, std::nullopt, {});
   CHECK(axis_reaches(exec.at("panels"), "arrivals-chart", 12));
