@@ -93,14 +93,14 @@ constexpr const char* kScript = R"JS(
   source.onmessage = function (m) {
     last = JSON.parse(m.data);
     show(last);
-    $("status").textContent = "live: event " + last.seq +
-      (last.streams ? ", " + last.streams + " dashboard(s) open" : "");
+    $("status").textContent = "live: " + last.updated +
+      (last.streams > 1 ? "; " + last.streams + " dashboards open" : "");
   };
   source.onerror = function () {
     source.close();
     $("status").className = "desc ended";
-    $("status").textContent = "the stream has ended" + (last ? "; this is the last picture, from event " +
-      last.seq : "") + ". Reload the page to reconnect.";
+    $("status").textContent = "the stream has ended" + (last ? "; this is the last picture, " +
+      last.updated : "") + ". Reload the page to reconnect.";
   };
 })();
 )JS";
@@ -127,18 +127,66 @@ std::string replaced(std::string text, char from, char to) {
   return text;
 }
 
+// The limit a peak is measured against, as declared: "20/s".
+std::string limit_text(const json& e) {
+  for (const char* key : {"allowance", "capacity"}) {
+    const auto it = e.find(key);
+    if (it != e.end() && it->is_object()) return it->at("text").get<std::string>();
+  }
+  return "the declared limit";
+}
+
+// The rate now and the peak ratio so far (the event's "pace"): what is sent, in plain words.
+std::string pace_figures(const json& e, const char* per_s) {
+  const auto& pace = e.at("pace");
+  const bool whole = !pace.at("now_per_s").is_null();
+  std::string out = figure(
+      "rate-now",
+      std::string(per_s) + (whole ? ", t=" + format_count(number(pace.at("now_from_s"))) +
+                                        "\u2013" + format_count(number(pace.at("now_to_s"))) + " s"
+                                  : " over the last second"),
+      whole ? count_of(pace, "now_per_s") : "-");
+  if (pace.at("peak_ratio").is_null()) return out;  // no limit declared: no ratio to it
+  const double from_s = number(pace.at("peak_from_s"));
+  if (number(e.at("clock_ns")) / 1e9 < from_s) {
+    return out + figure("peak-ratio",
+                        "peak ratio: counted from t=" + format_count(from_s) +
+                            " s, when the last outage ends",
+                        "-");
+  }
+  return out +
+         figure("peak-ratio",
+                std::string("peak ratio: the busiest second") +
+                    (from_s > 0 ? " after the outages" : "") + ", " + count_of(pace, "peak_per_s") +
+                    "/s at t=" + format_count(number(pace.at("peak_second"))) + " s, over " +
+                    limit_text(e),
+                count_of(pace, "peak_ratio") + "x");
+}
+
 // The fleet's own figures when the event has them (loadgen's), else the provider's.
-std::string more_figures(const json& e) {
+std::string more_figures(const json& e, bool fleet_page) {
   std::string out = figure("admitted", "admitted", count_of(e, "admitted")) +
-                    figure("refused", "refused", count_of(e, "refused"));
+                    figure("refused", "refused", count_of(e, "refused")) +
+                    pace_figures(e, fleet_page ? "sends/s" : "arrivals/s");
   if (e.contains("fleet")) {
     for (const auto& [key, value] : e.at("fleet").items())
       out += figure(replaced(key, '_', '-'), replaced(key, '_', ' '), format_count(number(value)));
     return out + figure("since-start", "since the start", seconds_of(e.at("clock_ns")));
   }
-  return out + figure("tenants-seen", "tenants seen", count_of(e, "tenants_seen")) +
-         figure("items-seen", "items and clients counted", count_of(e, "items_seen")) +
-         figure("since-reset", "since the last reset", seconds_of(e.at("clock_ns")));
+  out += figure("tenants-seen", "tenants seen", count_of(e, "tenants_seen"));
+  // Only items the provider tells apart by a header are counted: a fleet that numbers its own
+  // sends (X-Attempt) has none, its by-send chart full all the same.
+  if (number(e.at("items_seen")) > 0)
+    out += figure("items-seen", "items and clients it numbers the sends of",
+                  count_of(e, "items_seen"));
+  return out +
+         figure("since-reset", "since the start or the last reset", seconds_of(e.at("clock_ns")));
+}
+
+// When the event was made, as the page's status line says it.
+std::string updated(const json& e, bool fleet_page) {
+  return "updated " + seconds_of(e.at("clock_ns")) +
+         (fleet_page ? " after the start" : " after the start or the last reset");
 }
 
 // The lockstep score and the busiest tenants: the provider's page.
@@ -193,7 +241,9 @@ std::string provider_sections() {
          chart_section("waves", "Arrivals per second, by send number",
                        "First sends, first retries, second retries ...: lockstep retries come "
                        "back as one wave per send number. Lockstep score so far: <b "
-                       "id=\"lockstep\">-</b>.",
+                       "id=\"lockstep\">-</b>, the share of the retries that came in the "
+                       "busiest tenth of the time since the first refusal: about 0.1 when they "
+                       "are spread evenly, 1 when they all come together.",
                        send_layers()) +
          "</div>\n<section id=\"tenants\"><h2>Tenants</h2><p class=\"note\">The busiest ten by "
          "arrivals, with the share of them answered 429.</p><table><thead><tr><th>tenant</th><th "
@@ -275,7 +325,8 @@ void add_live_figures(nlohmann::json& event, bool fleet_page) {
   auto& panels = event["panels"];
   auto& hidden = event["hidden"] = json::object();
   panels["requests"] = count_of(event, "requests");
-  panels["more-figures"] = more_figures(event);
+  panels["more-figures"] = more_figures(event, fleet_page);
+  event["updated"] = updated(event, fleet_page);
   if (fleet_page) {
     fleet_figures(event, panels, hidden);
   } else {

@@ -174,6 +174,15 @@ nlohmann::json provider_event() {
           {"tenants_seen", 3},
           {"items_seen", 0},
           {"clock_ns", 12'000'345'678},
+          {"pace",
+           {{"now_per_s", 38},
+            {"now_from_s", 11},
+            {"now_to_s", 12},
+            {"peak_per_s", 95},
+            {"peak_second", 4},
+            {"peak_from_s", 0},
+            {"peak_ratio", 4.75}}},
+          {"allowance", {{"per_s", 20}, {"text", "20/s"}}},
           {"lockstep", {{"share", 0.934}, {"retries", 6900}}},
           {"top_tenants",
            {{{"tenant", "<b>key-a</b>"}, {"requests", 7000}, {"share_429", 0.74}},
@@ -187,6 +196,14 @@ nlohmann::json fleet_event(const nlohmann::json& provider) {
           {"admitted", 89},
           {"refused", 493},
           {"clock_ns", 6'060'000'000},
+          {"pace",
+           {{"now_per_s", nullptr},
+            {"now_from_s", 0},
+            {"now_to_s", 0},
+            {"peak_per_s", 0},
+            {"peak_second", 0},
+            {"peak_from_s", 0},
+            {"peak_ratio", nullptr}}},
           {"fleet", {{"delivered", 80}, {"in_flight", 12}}},
           {"lateness", {{"sends", 5210}, {"p50_ms", 0.08}, {"p99_ms", 2.1}, {"max_ms", 9.7}}},
           {"provider", provider},
@@ -204,7 +221,8 @@ TEST_CASE("live figures: the provider's page's totals, lockstep and tenants, esc
   const auto figures = panels.at("more-figures").get<std::string>();
   CHECK(figures.find("<b id=\"admitted\">3,100</b>") != std::string::npos);
   CHECK(figures.find("tenants seen<b id=\"tenants-seen\">3</b>") != std::string::npos);
-  CHECK(figures.find("since the last reset<b id=\"since-reset\">12 s</b>") != std::string::npos);
+  CHECK(figures.find("since the start or the last reset<b id=\"since-reset\">12 s</b>") !=
+        std::string::npos);
   CHECK(panels.at("lockstep") == "0.934");
   const auto rows = panels.at("tenant-rows").get<std::string>();
   CHECK(rows.find("&lt;b&gt;key-a&lt;/b&gt;</td><td class=\"num\">7,000</td><td "
@@ -222,6 +240,50 @@ TEST_CASE("live figures: the provider's page's totals, lockstep and tenants, esc
   e["lockstep"] = nullptr;
   add_live_figures(e, false);
   CHECK(e.at("panels").at("lockstep") == "-");
+}
+
+TEST_CASE("live figures: plain words, the rate now and the peak ratio so far") {
+  auto e = provider_event();
+  add_live_figures(e, false);
+  // When, not which event: the page's status line says it.
+  CHECK(e.at("updated") == "updated 12 s after the start or the last reset");
+  auto figures = e.at("panels").at("more-figures").get<std::string>();
+  CHECK(figures.find("arrivals/s, t=11\u2013"
+                     "12 s<b id=\"rate-now\">38</b>") != std::string::npos);
+  CHECK(figures.find("peak ratio: the busiest second, 95/s at t=4 s, over 20/s<b "
+                     "id=\"peak-ratio\">4.75x</b>") != std::string::npos);
+  // The by-send chart is full, but no item was told apart by a header: no "0 items" beside it.
+  CHECK(figures.find("items-seen") == std::string::npos);
+  e["items_seen"] = 40;
+  add_live_figures(e, false);
+  CHECK(e.at("panels")
+            .at("more-figures")
+            .get<std::string>()
+            .find("items and clients it numbers the sends of<b id=\"items-seen\">40</b>") !=
+        std::string::npos);
+
+  // An outage that ends at 30 s: the peak is counted from there, as the gate counts it.
+  e = provider_event();
+  e["pace"]["peak_from_s"] = 30;
+  add_live_figures(e, false);
+  figures = e.at("panels").at("more-figures").get<std::string>();
+  CHECK(figures.find("peak ratio: counted from t=30 s, when the last outage ends<b "
+                     "id=\"peak-ratio\">-</b>") != std::string::npos);
+  e["clock_ns"] = 35'000'000'000;
+  add_live_figures(e, false);
+  CHECK(e.at("panels")
+            .at("more-figures")
+            .get<std::string>()
+            .find("the busiest second after the outages, 95/s at t=4 s, over 20/s") !=
+        std::string::npos);
+
+  // The fleet's page: its sends; no whole second yet, no limit declared (so no ratio).
+  e = fleet_event(nullptr);
+  add_live_figures(e, true);
+  CHECK(e.at("updated") == "updated 6.06 s after the start");
+  figures = e.at("panels").at("more-figures").get<std::string>();
+  CHECK(figures.find("sends/s over the last second<b id=\"rate-now\">-</b>") != std::string::npos);
+  CHECK(figures.find("peak-ratio") == std::string::npos);
 }
 
 TEST_CASE("live figures: the fleet's page's items, lateness, and the provider's view or why not") {
