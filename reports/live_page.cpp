@@ -206,6 +206,25 @@ void tenant_figures(const json& e, json& panels, json& hidden) {
   hidden["tenants"] = e.at("top_tenants").empty();
 }
 
+// Proxy mode: what the upstream answered what the provider forwarded, or the section hidden.
+void upstream_figures(const json& e, json& panels, json& hidden) {
+  const auto it = e.find("upstream");
+  const bool proxy = it != e.end() && !it->is_null();
+  hidden["upstream"] = !proxy;
+  if (!proxy) return;
+  const auto& u = *it;
+  const double told =
+      number(u.at("upstream_429")) + number(u.at("upstream_5xx")) + number(u.at("upstream_error"));
+  panels["upstream-figures"] =
+      figure("upstream-forwarded", "forwarded to it", count_of(u, "forwarded")) +
+      figure("upstream-429", "answered 429 by it", count_of(u, "upstream_429")) +
+      figure("upstream-5xx", "answered 5xx by it", count_of(u, "upstream_5xx")) +
+      figure("upstream-error", "no whole answer (refused, reset, timed out)",
+             count_of(u, "upstream_error")) +
+      figure("upstream-other", "another status (2xx, 3xx, 4xx), or not over yet",
+             format_count(number(u.at("forwarded")) - told));
+}
+
 // The loops' wake lateness and the provider's view, or why it is not there: the fleet's page.
 void fleet_figures(const json& e, json& panels, json& hidden) {
   const auto& late = e.at("lateness");
@@ -233,7 +252,11 @@ void fleet_figures(const json& e, json& panels, json& hidden) {
 // The provider sees every client: its arrivals, their send numbers and tenants. The fleet's
 // page shows what its own clients read.
 std::string provider_sections() {
-  return "<div class=\"two\">" +
+  return "<section id=\"upstream\" hidden=\"\"><h2>The upstream</h2><p class=\"note\">Proxy "
+         "mode: what the upstream answered the requests the provider let through and forwarded "
+         "to it, apart from the provider's own refusals (in the totals above).</p><div "
+         "class=\"figures\" id=\"upstream-figures\"></div></section>\n"
+         "<div class=\"two\">" +
          chart_section("arrivals", "Arrivals per second, by outcome",
                        "What the provider sees each second, from every client, against its "
                        "allowance; outages shaded.",
@@ -331,6 +354,7 @@ void add_live_figures(nlohmann::json& event, bool fleet_page) {
     fleet_figures(event, panels, hidden);
   } else {
     tenant_figures(event, panels, hidden);
+    upstream_figures(event, panels, hidden);
   }
 }
 

@@ -40,6 +40,15 @@ json tenants_json(const std::vector<LiveTenant>& tenants) {
   return out;
 }
 
+// Proxy mode: the arrivals it admitted, each forwarded, and what the upstream made of them
+// (ArrivalStats::upstream_json); null without an upstream.
+json upstream_json(const LiveSnapshot& s, std::int64_t admitted) {
+  if (!s.proxy) return nullptr;
+  json out = s.counts.upstream_json();
+  out["forwarded"] = admitted;
+  return out;
+}
+
 }  // namespace
 
 namespace {
@@ -155,6 +164,7 @@ json live_event(const LiveSnapshot& s, std::size_t from_bin, std::uint64_t seq) 
       {"allowance", live_rate_json(s.allowance)},
       {"capacity", live_rate_json(s.capacity)},
       {"outages", live_outages_json(s.outages)},
+      {"upstream", upstream_json(s, admitted)},
       {"streams", s.streams}};
 }
 

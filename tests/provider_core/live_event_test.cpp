@@ -166,6 +166,12 @@ TEST_CASE("live events: the bins from from_bin, the totals, limits, outages and 
   CHECK(pace.at("peak_from_s") == 3.0);
   CHECK(pace.at("peak_per_s") == 0.0);
   CHECK(pace.at("peak_ratio") == 0.0);
+  // Not a proxy: no upstream. A proxy: its admitted arrivals were forwarded.
+  CHECK(e.at("upstream").is_null());
+  s.proxy = true;
+  CHECK(live_event(s, 0, 8).at("upstream") ==
+        nlohmann::json{
+            {"forwarded", 2}, {"upstream_429", 0}, {"upstream_5xx", 0}, {"upstream_error", 0}});
 }
 
 TEST_CASE("live events: one server-sent event, its data on one line") {

@@ -229,7 +229,7 @@ TEST_CASE("live figures: the provider's page's totals, lockstep and tenants, esc
                   "class=\"num\">74 %") != std::string::npos);
   CHECK(rows.find("<b>") == std::string::npos);
   CHECK(rows.find("(no key)") != std::string::npos);
-  CHECK(e.at("hidden") == nlohmann::json{{"tenants", false}});
+  CHECK(e.at("hidden") == nlohmann::json{{"tenants", false}, {"upstream", true}});
 
   e = provider_event();
   e["lockstep"]["retries"] = 0;
@@ -284,6 +284,29 @@ TEST_CASE("live figures: plain words, the rate now and the peak ratio so far") {
   figures = e.at("panels").at("more-figures").get<std::string>();
   CHECK(figures.find("sends/s over the last second<b id=\"rate-now\">-</b>") != std::string::npos);
   CHECK(figures.find("peak-ratio") == std::string::npos);
+}
+
+TEST_CASE("live figures: proxy mode's upstream, its answers apart from the provider's refusals") {
+  auto e = provider_event();
+  e["upstream"] = {
+      {"forwarded", 3100}, {"upstream_429", 40}, {"upstream_5xx", 7}, {"upstream_error", 3}};
+  add_live_figures(e, false);
+  CHECK(e.at("hidden").at("upstream") == false);
+  const auto figures = e.at("panels").at("upstream-figures").get<std::string>();
+  CHECK(figures.find("forwarded to it<b id=\"upstream-forwarded\">3,100</b>") != std::string::npos);
+  CHECK(figures.find("answered 429 by it<b id=\"upstream-429\">40</b>") != std::string::npos);
+  CHECK(figures.find("answered 5xx by it<b id=\"upstream-5xx\">7</b>") != std::string::npos);
+  CHECK(figures.find("no whole answer (refused, reset, timed out)<b "
+                     "id=\"upstream-error\">3</b>") != std::string::npos);
+  CHECK(figures.find("another status (2xx, 3xx, 4xx), or not over yet<b "
+                     "id=\"upstream-other\">3,050</b>") != std::string::npos);
+  // Not a proxy (null), or an event with no upstream at all (loadgen exec's): hidden.
+  e["upstream"] = nullptr;
+  add_live_figures(e, false);
+  CHECK(e.at("hidden").at("upstream") == true);
+  e.erase("upstream");
+  add_live_figures(e, false);
+  CHECK(e.at("hidden").at("upstream") == true);
 }
 
 TEST_CASE("live figures: the fleet's page's items, lateness, and the provider's view or why not") {
