@@ -154,13 +154,13 @@ std::string pace_figures(const json& e, const char* per_s) {
                             " s, when the last outage ends",
                         "-");
   }
-  return out +
-         figure("peak-ratio",
-                std::string("peak ratio: the busiest second") +
-                    (from_s > 0 ? " after the outages" : "") + ", " + count_of(pace, "peak_per_s") +
-                    "/s at t=" + format_count(number(pace.at("peak_second"))) + " s, over " +
-                    limit_text(e),
-                count_of(pace, "peak_ratio") + "x");
+  return out + figure("peak-ratio",
+                      std::string("peak ratio: the busiest second") +
+                          (from_s > 0 ? " after the last outage" : "") + ", " +
+                          count_of(pace, "peak_per_s") +
+                          "/s at t=" + format_count(number(pace.at("peak_second"))) + " s, over " +
+                          limit_text(e),
+                      count_of(pace, "peak_ratio") + "x");
 }
 
 // The fleet's own figures when the event has them (loadgen's), else the provider's.

@@ -274,7 +274,7 @@ TEST_CASE("live figures: plain words, the rate now and the peak ratio so far") {
   CHECK(e.at("panels")
             .at("more-figures")
             .get<std::string>()
-            .find("the busiest second after the outages, 95/s at t=4 s, over 20/s") !=
+            .find("the busiest second after the last outage, 95/s at t=4 s, over 20/s") !=
         std::string::npos);
 
   // The fleet's page: its sends; no whole second yet, no limit declared (so no ratio).
