@@ -63,10 +63,12 @@ nlohmann::json live_panels(const LiveCounts& counts, const ProviderConfig& provi
 
 // Adds to an event (of docs/ADMIN_API.md's shape, its charts in "panels" already) the markup
 // of the page's figures, from the event's own fields: to "panels" the totals ("requests",
-// "more-figures"), and on the fleet's page (fleet_page: loadgen run's) the wake lateness and
-// the provider's view, else the lockstep score and the busiest tenants; and "hidden": the
-// sections the page hides ("provider-view" when the provider was not read, "tenants" with
-// none). The page's script only swaps them in.
+// "more-figures": the rate now and the peak ratio among them), and on the fleet's page
+// (fleet_page: loadgen run's) the wake lateness and the provider's view, else the lockstep
+// score, the busiest tenants and proxy mode's upstream; "hidden": the sections the page hides
+// ("provider-view" when the provider was not read, "tenants" with none, "upstream" without
+// one); and "updated": when it was taken, in words, for the page's status line. The page's
+// script only swaps them in.
 void add_live_figures(nlohmann::json& event, bool fleet_page);
 
 }  // namespace stampede

@@ -342,3 +342,17 @@ TEST_CASE("live figures: the fleet's page's items, lateness, and the provider's 
         "Not read: give loadgen run --provider-admin to see it.");
   CHECK(e.at("hidden").at("provider-view") == true);
 }
+
+TEST_CASE("live page: the lockstep score with its scale; the upstream's section until told") {
+  const auto provider = render_live_page({"fakeprovider", "/admin/live", false, ""});
+  CHECK(provider.find("Lockstep score so far: <b id=\"lockstep\">-</b>, the share of the retries "
+                      "that came in the busiest tenth of the time since the first refusal: about "
+                      "0.1 when they are spread evenly, 1 when they all come together.") !=
+        std::string::npos);
+  CHECK(provider.find("<section id=\"upstream\" hidden=\"\">") != std::string::npos);
+  CHECK(provider.find("id=\"upstream-figures\"") != std::string::npos);
+  // The fleet's page has neither: its event has no lockstep, and its upstream is the target.
+  const auto fleet = render_live_page({"loadgen run", "/live", true, ""});
+  CHECK(fleet.find("id=\"lockstep\"") == std::string::npos);
+  CHECK(fleet.find("id=\"upstream\"") == std::string::npos);
+}
