@@ -94,6 +94,11 @@ BusiestBin busiest_bin(const BinnedCounts& h, std::size_t first_bin, std::size_t
   return p;
 }
 
+// What a peak is measured against: the allowance, else the capacity.
+const std::optional<Rate>& declared_limit(const ProviderConfig& provider) {
+  return provider.allowance ? provider.allowance : provider.capacity;
+}
+
 // Of the requests, the share the clients saw come to these outcomes.
 void add_status_ratios(const Recording& r, Summary& s) {
   if (r.requests == 0) return;
@@ -141,11 +146,11 @@ Summary summarize(const Recording& r, const ProviderConfig& provider, bool provi
   s.lateness_p99_ms = static_cast<double>(r.lateness_ns.quantile(0.99)) / kNsPerMs;
 
   // The provider's own view when there is one; the clients' sends otherwise.
-  const auto& arrivals = provider_side ? r.provider_by_outcome : r.client_by_outcome;
-  const auto recovery_bin = static_cast<std::size_t>(recovery_ns(provider) / arrivals.bin_ns());
-  const BusiestBin peak = busiest_bin(arrivals, recovery_bin, 0);
+  const ArrivalPeak peak =
+      arrival_peak(provider_side ? r.provider_by_outcome : r.client_by_outcome, provider);
   s.peak_arrivals = peak.count;
   s.peak_second = peak.start_s;
+  s.peak_ratio = peak.ratio;
   // Retries as the clients sent them: they know which send is a retry, where the provider
   // knows only what X-Attempt told it. The first second is the first wave's, whatever the
   // strategy: a fleet that starts together overruns it with first sends and the retries
@@ -157,14 +162,21 @@ Summary summarize(const Recording& r, const ProviderConfig& provider, bool provi
       1);
   s.peak_retries = retry_peak.count;
   s.peak_retry_second = retry_peak.start_s;
-  const auto& limit = provider.allowance ? provider.allowance : provider.capacity;
-  if (limit) {
-    const double per_bin = limit->per_second() * ns_to_s(arrivals.bin_ns());
-    s.peak_ratio = s.peak_arrivals / per_bin;
+  if (const auto& limit = declared_limit(provider)) {
     s.peak_retry_ratio = s.peak_retries / (limit->per_second() * ns_to_s(sends.bin_ns()));
   }
   if (provider_side) s.provider_requests = static_cast<double>(r.provider_by_outcome.total());
   return s;
+}
+
+ArrivalPeak arrival_peak(const BinnedCounts& arrivals, const ProviderConfig& provider) {
+  const auto recovery_bin = static_cast<std::size_t>(recovery_ns(provider) / arrivals.bin_ns());
+  const BusiestBin busiest = busiest_bin(arrivals, recovery_bin, 0);
+  ArrivalPeak peak{busiest.count, busiest.start_s, 0};
+  if (const auto& limit = declared_limit(provider)) {
+    peak.ratio = peak.count / (limit->per_second() * ns_to_s(arrivals.bin_ns()));
+  }
+  return peak;
 }
 
 void provider_stands_in_for_clients(Recording& rec) {

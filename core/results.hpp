@@ -94,6 +94,16 @@ struct Results {
 
 Summary summarize(const Recording& r, const ProviderConfig& provider, bool provider_side);
 
+// The busiest bin of these arrivals after the last outage ends, and its ratio to the declared
+// per-second allowance (the capacity without one; 0 with neither): the summary's
+// peak_arrivals, peak_second and peak_ratio, which the live dashboards show as they grow.
+struct ArrivalPeak {
+  double count = 0;
+  double start_s = 0;
+  double ratio = 0;
+};
+ArrivalPeak arrival_peak(const BinnedCounts& arrivals, const ProviderConfig& provider);
+
 // A record with no clients' view (an exec fleet, the provider's own document): the provider's
 // arrivals stand in for the clients' sends, so that every metric of the summary reads the
 // provider's record and none reads an empty one. Its retries are the arrivals it numbered

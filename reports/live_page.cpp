@@ -45,13 +45,17 @@ Results results_of(const LiveCounts& counts, const ProviderConfig& provider) {
   return r;
 }
 
-// The report's chart of that id, as the report draws it for this one run.
-std::string report_panel(std::string_view id, const std::vector<Results>& run) {
+// The report's chart of that id, as the report draws it for this one run, its axis to now.
+std::string report_panel(std::string_view id, const std::vector<Results>& run,
+                         std::int64_t now_ns) {
   const auto& charts = report_charts();
   const auto chart =
       std::find_if(charts.begin(), charts.end(), [&](const Chart& c) { return c.id == id; });
   if (!chart->applies(run.front())) return placeholder_chart("nothing sent yet");
-  return chart->draw(run.front(), shared_scale(*chart, run, column_ns_for(run)));
+  const auto axis = live_axis(column_ns_for(run), now_ns);
+  auto scale = shared_scale(*chart, run, axis.column_ns);
+  scale.x_max = std::max(scale.x_max, axis.end_s);
+  return chart->draw(run.front(), scale);
 }
 
 // The layers, then the allowance and the outages, drawn over both charts as in the report.
@@ -89,14 +93,14 @@ constexpr const char* kScript = R"JS(
   source.onmessage = function (m) {
     last = JSON.parse(m.data);
     show(last);
-    $("status").textContent = "live: event " + last.seq +
-      (last.streams ? ", " + last.streams + " dashboard(s) open" : "");
+    $("status").textContent = "live: " + last.updated +
+      (last.streams > 1 ? "; " + last.streams + " dashboards open" : "");
   };
   source.onerror = function () {
     source.close();
     $("status").className = "desc ended";
-    $("status").textContent = "the stream has ended" + (last ? "; this is the last picture, from event " +
-      last.seq : "") + ". Reload the page to reconnect.";
+    $("status").textContent = "the stream has ended" + (last ? "; this is the last picture, " +
+      last.updated : "") + ". Reload the page to reconnect.";
   };
 })();
 )JS";
@@ -123,18 +127,66 @@ std::string replaced(std::string text, char from, char to) {
   return text;
 }
 
+// The limit a peak is measured against, as declared: "20/s".
+std::string limit_text(const json& e) {
+  for (const char* key : {"allowance", "capacity"}) {
+    const auto it = e.find(key);
+    if (it != e.end() && it->is_object()) return it->at("text").get<std::string>();
+  }
+  return "the declared limit";
+}
+
+// The rate now and the peak ratio so far (the event's "pace"): what is sent, in plain words.
+std::string pace_figures(const json& e, const char* per_s) {
+  const auto& pace = e.at("pace");
+  const bool whole = !pace.at("now_per_s").is_null();
+  std::string out = figure(
+      "rate-now",
+      std::string(per_s) + (whole ? ", t=" + format_count(number(pace.at("now_from_s"))) +
+                                        "\u2013" + format_count(number(pace.at("now_to_s"))) + " s"
+                                  : " over the last second"),
+      whole ? count_of(pace, "now_per_s") : "-");
+  if (pace.at("peak_ratio").is_null()) return out;  // no limit declared: no ratio to it
+  const double from_s = number(pace.at("peak_from_s"));
+  if (number(e.at("clock_ns")) / 1e9 < from_s) {
+    return out + figure("peak-ratio",
+                        "peak ratio: counted from t=" + format_count(from_s) +
+                            " s, when the last outage ends",
+                        "-");
+  }
+  return out + figure("peak-ratio",
+                      std::string("peak ratio: the busiest second") +
+                          (from_s > 0 ? " after the last outage" : "") + ", " +
+                          count_of(pace, "peak_per_s") +
+                          "/s at t=" + format_count(number(pace.at("peak_second"))) + " s, over " +
+                          limit_text(e),
+                      count_of(pace, "peak_ratio") + "x");
+}
+
 // The fleet's own figures when the event has them (loadgen's), else the provider's.
-std::string more_figures(const json& e) {
+std::string more_figures(const json& e, bool fleet_page) {
   std::string out = figure("admitted", "admitted", count_of(e, "admitted")) +
-                    figure("refused", "refused", count_of(e, "refused"));
+                    figure("refused", "refused", count_of(e, "refused")) +
+                    pace_figures(e, fleet_page ? "sends/s" : "arrivals/s");
   if (e.contains("fleet")) {
     for (const auto& [key, value] : e.at("fleet").items())
       out += figure(replaced(key, '_', '-'), replaced(key, '_', ' '), format_count(number(value)));
     return out + figure("since-start", "since the start", seconds_of(e.at("clock_ns")));
   }
-  return out + figure("tenants-seen", "tenants seen", count_of(e, "tenants_seen")) +
-         figure("items-seen", "items and clients counted", count_of(e, "items_seen")) +
-         figure("since-reset", "since the last reset", seconds_of(e.at("clock_ns")));
+  out += figure("tenants-seen", "tenants seen", count_of(e, "tenants_seen"));
+  // Only items the provider tells apart by a header are counted: a fleet that numbers its own
+  // sends (X-Attempt) has none, its by-send chart full all the same.
+  if (number(e.at("items_seen")) > 0)
+    out += figure("items-seen", "items and clients it numbers the sends of",
+                  count_of(e, "items_seen"));
+  return out +
+         figure("since-reset", "since the start or the last reset", seconds_of(e.at("clock_ns")));
+}
+
+// When the event was made, as the page's status line says it.
+std::string updated(const json& e, bool fleet_page) {
+  return "updated " + seconds_of(e.at("clock_ns")) +
+         (fleet_page ? " after the start" : " after the start or the last reset");
 }
 
 // The lockstep score and the busiest tenants: the provider's page.
@@ -152,6 +204,25 @@ void tenant_figures(const json& e, json& panels, json& hidden) {
   }
   panels["tenant-rows"] = rows;
   hidden["tenants"] = e.at("top_tenants").empty();
+}
+
+// Proxy mode: what the upstream answered what the provider forwarded, or the section hidden.
+void upstream_figures(const json& e, json& panels, json& hidden) {
+  const auto it = e.find("upstream");
+  const bool proxy = it != e.end() && !it->is_null();
+  hidden["upstream"] = !proxy;
+  if (!proxy) return;
+  const auto& u = *it;
+  const double told =
+      number(u.at("upstream_429")) + number(u.at("upstream_5xx")) + number(u.at("upstream_error"));
+  panels["upstream-figures"] =
+      figure("upstream-forwarded", "forwarded to it", count_of(u, "forwarded")) +
+      figure("upstream-429", "answered 429 by it", count_of(u, "upstream_429")) +
+      figure("upstream-5xx", "answered 5xx by it", count_of(u, "upstream_5xx")) +
+      figure("upstream-error", "no whole answer (refused, reset, timed out)",
+             count_of(u, "upstream_error")) +
+      figure("upstream-other", "another status (2xx, 3xx, 4xx), or not over yet",
+             format_count(number(u.at("forwarded")) - told));
 }
 
 // The loops' wake lateness and the provider's view, or why it is not there: the fleet's page.
@@ -181,7 +252,11 @@ void fleet_figures(const json& e, json& panels, json& hidden) {
 // The provider sees every client: its arrivals, their send numbers and tenants. The fleet's
 // page shows what its own clients read.
 std::string provider_sections() {
-  return "<div class=\"two\">" +
+  return "<section id=\"upstream\" hidden=\"\"><h2>The upstream</h2><p class=\"note\">Proxy "
+         "mode: what the upstream answered the requests the provider let through and forwarded "
+         "to it, apart from the provider's own refusals (in the totals above).</p><div "
+         "class=\"figures\" id=\"upstream-figures\"></div></section>\n"
+         "<div class=\"two\">" +
          chart_section("arrivals", "Arrivals per second, by outcome",
                        "What the provider sees each second, from every client, against its "
                        "allowance; outages shaded.",
@@ -189,7 +264,9 @@ std::string provider_sections() {
          chart_section("waves", "Arrivals per second, by send number",
                        "First sends, first retries, second retries ...: lockstep retries come "
                        "back as one wave per send number. Lockstep score so far: <b "
-                       "id=\"lockstep\">-</b>.",
+                       "id=\"lockstep\">-</b>, the share of the retries that came in the "
+                       "busiest tenth of the time since the first refusal: about 0.1 when they "
+                       "are spread evenly, 1 when they all come together.",
                        send_layers()) +
          "</div>\n<section id=\"tenants\"><h2>Tenants</h2><p class=\"note\">The busiest ten by "
          "arrivals, with the share of them answered 429.</p><table><thead><tr><th>tenant</th><th "
@@ -252,23 +329,32 @@ std::string render_live_page(const LivePage& page) {
          config + "</script>\n<script>" + kScript + "</script>\n</body>\n</html>\n";
 }
 
+LiveAxis live_axis(std::int64_t column_ns, std::int64_t now_ns) {
+  const std::int64_t now = std::max<std::int64_t>(0, now_ns);
+  const std::int64_t widest = column_ns * static_cast<std::int64_t>(kMaxColumns);
+  const std::int64_t widen = std::max<std::int64_t>(1, now / widest + (now % widest != 0));
+  return {column_ns * widen, ns_to_s(now)};
+}
+
 nlohmann::json live_panels(const LiveCounts& counts, const ProviderConfig& provider,
                            std::string_view prefix) {
   const std::vector<Results> run{results_of(counts, provider)};
   const std::string at(prefix);
-  return {{at + "arrivals-chart", report_panel("arrivals", run)},
-          {at + "waves-chart", report_panel("waves", run)}};
+  return {{at + "arrivals-chart", report_panel("arrivals", run, counts.now_ns)},
+          {at + "waves-chart", report_panel("waves", run, counts.now_ns)}};
 }
 
 void add_live_figures(nlohmann::json& event, bool fleet_page) {
   auto& panels = event["panels"];
   auto& hidden = event["hidden"] = json::object();
   panels["requests"] = count_of(event, "requests");
-  panels["more-figures"] = more_figures(event);
+  panels["more-figures"] = more_figures(event, fleet_page);
+  event["updated"] = updated(event, fleet_page);
   if (fleet_page) {
     fleet_figures(event, panels, hidden);
   } else {
     tenant_figures(event, panels, hidden);
+    upstream_figures(event, panels, hidden);
   }
 }
 

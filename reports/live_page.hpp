@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -37,23 +38,37 @@ std::string render_live_page(const LivePage& page);
 struct LiveCounts {
   const BinnedCounts& by_outcome;
   const BinnedCounts& by_send;  // by send number (send_labels)
-  bool provider_side = true;    // arrivals at the provider; else the clients' answers and sends
+  // The scenario clock when they were read: the seconds since the reset (or the start).
+  std::int64_t now_ns;
+  bool provider_side = true;  // arrivals at the provider; else the clients' answers and sends
 };
+
+// The live charts' time axis runs to now, not to the last bin with traffic: a quiet spell, or
+// an outage that turns every request away, is time that passed, and an outage still going is
+// shaded to now (one not begun yet, not at all). Its columns are the report's for the counts
+// so far (column_ns), widened when more than kMaxColumns of them would be needed to reach now.
+struct LiveAxis {
+  std::int64_t column_ns;
+  double end_s;  // now, in seconds
+};
+LiveAxis live_axis(std::int64_t column_ns, std::int64_t now_ns);
 
 // An event's "panels": the page's chart elements by id ("arrivals-chart", "waves-chart", after
 // the prefix: "provider-" for the provider's view on the fleet's page) and the SVG each shows,
 // drawn by the report's own charts (arrivals by outcome, the waves by send number) as the
-// report of these counts under these limits and outages would draw them. Made once per
-// event, whatever the number of pages that watch.
+// report of these counts under these limits and outages would draw them, their axis to now
+// (live_axis). Made once per event, whatever the number of pages that watch.
 nlohmann::json live_panels(const LiveCounts& counts, const ProviderConfig& provider,
                            std::string_view prefix = "");
 
 // Adds to an event (of docs/ADMIN_API.md's shape, its charts in "panels" already) the markup
 // of the page's figures, from the event's own fields: to "panels" the totals ("requests",
-// "more-figures"), and on the fleet's page (fleet_page: loadgen run's) the wake lateness and
-// the provider's view, else the lockstep score and the busiest tenants; and "hidden": the
-// sections the page hides ("provider-view" when the provider was not read, "tenants" with
-// none). The page's script only swaps them in.
+// "more-figures": the rate now and the peak ratio among them), and on the fleet's page
+// (fleet_page: loadgen run's) the wake lateness and the provider's view, else the lockstep
+// score, the busiest tenants and proxy mode's upstream; "hidden": the sections the page hides
+// ("provider-view" when the provider was not read, "tenants" with none, "upstream" without
+// one); and "updated": when it was taken, in words, for the page's status line. The page's
+// script only swaps them in.
 void add_live_figures(nlohmann::json& event, bool fleet_page);
 
 }  // namespace stampede

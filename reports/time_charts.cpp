@@ -216,7 +216,8 @@ std::vector<std::pair<double, double>> column_edges(const Plot& p,
   std::vector<std::pair<double, double>> edges;
   for (std::size_t c = 0; c < rates.size(); ++c) {
     double x0 = p.x(static_cast<double>(c) * column_s);
-    double x1 = p.x(static_cast<double>(c + 1) * column_s);
+    // A live chart's axis ends at now, within its last column.
+    double x1 = std::min(kRight, p.x(static_cast<double>(c + 1) * column_s));
     const bool empty_before = c == 0 || !(column_total(rates[c - 1]) > 0);
     const bool empty_after = c + 1 == rates.size() || !(column_total(rates[c + 1]) > 0);
     if (empty_before && empty_after && x1 - x0 < kMinSpikeWidth) {

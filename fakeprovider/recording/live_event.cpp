@@ -40,6 +40,15 @@ json tenants_json(const std::vector<LiveTenant>& tenants) {
   return out;
 }
 
+// Proxy mode: the arrivals it admitted, each forwarded, and what the upstream made of them
+// (ArrivalStats::upstream_json); null without an upstream.
+json upstream_json(const LiveSnapshot& s, std::int64_t admitted) {
+  if (!s.proxy) return nullptr;
+  json out = s.counts.upstream_json();
+  out["forwarded"] = admitted;
+  return out;
+}
+
 }  // namespace
 
 namespace {
@@ -61,6 +70,14 @@ LiveTenant live_tenant(const std::string& name, const ArrivalStats::Totals& t) {
 }
 
 }  // namespace
+
+ProviderConfig declared_limits(const LiveSnapshot& s) {
+  ProviderConfig limits;
+  limits.allowance = s.allowance;
+  limits.capacity = s.capacity;
+  limits.outages = s.outages;
+  return limits;
+}
 
 std::vector<LiveTenant> top_tenants(const ArrivalStats& stats) {
   std::vector<LiveTenant> all;
@@ -127,25 +144,28 @@ std::size_t first_changed_bin(const ArrivalStats& before, const ArrivalStats& no
 json live_event(const LiveSnapshot& s, std::size_t from_bin, std::uint64_t seq) {
   const auto& totals = s.counts.totals();
   const std::int64_t admitted = totals.by_outcome[static_cast<std::size_t>(Outcome::kOk)];
-  return {{"seq", seq},
-          {"clock_ns", s.clock_ns},
-          {"time_scale", s.time_scale},
-          {"bin_ms", s.counts.bin_ns() / kNsPerMs},
-          {"from_bin", from_bin},
-          {"arrivals_by_outcome", bins_from(s.counts.by_outcome(), outcome_labels(), from_bin)},
-          {"arrivals_by_send", bins_from(s.counts.by_send(), send_labels(), from_bin)},
-          {"arrivals", ArrivalStats::tenant_json(totals)},
-          {"requests", totals.requests},
-          {"admitted", admitted},
-          {"refused", totals.requests - admitted},
-          {"tenants_seen", s.tenants_seen},
-          {"items_seen", s.items_seen},
-          {"top_tenants", tenants_json(s.top_tenants)},
-          {"lockstep", lockstep_json(s.lockstep)},
-          {"allowance", live_rate_json(s.allowance)},
-          {"capacity", live_rate_json(s.capacity)},
-          {"outages", live_outages_json(s.outages)},
-          {"streams", s.streams}};
+  return {
+      {"seq", seq},
+      {"clock_ns", s.clock_ns},
+      {"time_scale", s.time_scale},
+      {"bin_ms", s.counts.bin_ns() / kNsPerMs},
+      {"from_bin", from_bin},
+      {"arrivals_by_outcome", bins_from(s.counts.by_outcome(), outcome_labels(), from_bin)},
+      {"arrivals_by_send", bins_from(s.counts.by_send(), send_labels(), from_bin)},
+      {"arrivals", ArrivalStats::tenant_json(totals)},
+      {"requests", totals.requests},
+      {"admitted", admitted},
+      {"refused", totals.requests - admitted},
+      {"pace", live_pace_json(live_pace(s.counts.by_outcome(), s.clock_ns, declared_limits(s)))},
+      {"tenants_seen", s.tenants_seen},
+      {"items_seen", s.items_seen},
+      {"top_tenants", tenants_json(s.top_tenants)},
+      {"lockstep", lockstep_json(s.lockstep)},
+      {"allowance", live_rate_json(s.allowance)},
+      {"capacity", live_rate_json(s.capacity)},
+      {"outages", live_outages_json(s.outages)},
+      {"upstream", upstream_json(s, admitted)},
+      {"streams", s.streams}};
 }
 
 }  // namespace stampede

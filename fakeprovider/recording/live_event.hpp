@@ -37,7 +37,11 @@ struct LiveSnapshot {
   std::optional<Rate> capacity;
   std::vector<OutageWindow> outages;  // the scenario's and those started by the admin API
   std::size_t streams = 0;            // live streams open when it was taken
+  bool proxy = false;                 // --upstream: what it admits is forwarded (counts.upstream())
 };
+
+// The snapshot's declared limits and outages, what its charts and its pace are read against.
+ProviderConfig declared_limits(const LiveSnapshot& s);
 
 // The busiest tenants (by arrivals, ties by name), at most kLiveTopTenants.
 std::vector<LiveTenant> top_tenants(const ArrivalStats& stats);
@@ -66,7 +70,8 @@ std::size_t first_changed_bin(const BinnedCounts& before, const BinnedCounts& no
 std::size_t first_changed_bin(const ArrivalStats& before, const ArrivalStats& now);
 
 // One event's JSON (docs/ADMIN_API.md, GET /admin/live): the snapshot's totals and the bins
-// from from_bin to the end. seq numbers the events of a stream.
+// from from_bin to the end; in proxy mode, what the upstream answered. seq numbers the events
+// of a stream.
 nlohmann::json live_event(const LiveSnapshot& s, std::size_t from_bin, std::uint64_t seq);
 
 }  // namespace stampede

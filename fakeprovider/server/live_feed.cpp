@@ -15,11 +15,7 @@ std::chrono::steady_clock::time_point steady_at(std::int64_t ns) {
 
 // The snapshot's charts, as the page shows them: drawn once per event, for every stream.
 nlohmann::json panels_of(const LiveSnapshot& s) {
-  ProviderConfig limits;
-  limits.allowance = s.allowance;
-  limits.capacity = s.capacity;
-  limits.outages = s.outages;
-  return live_panels({s.counts.by_outcome(), s.counts.by_send()}, limits);
+  return live_panels({s.counts.by_outcome(), s.counts.by_send(), s.clock_ns}, declared_limits(s));
 }
 
 }  // namespace

@@ -313,6 +313,7 @@ LiveSnapshot LockedProvider::live_snapshot() const {
   s.time_scale = clock_.time_scale();
   s.allowance = options_.config.allowance;
   s.capacity = options_.config.capacity;
+  s.proxy = !options_.config.upstream.empty();
   Lock lock(mu_);
   s.clock_ns = clock_.now_ns();
   s.items_seen = static_cast<std::int64_t>(items_.items());

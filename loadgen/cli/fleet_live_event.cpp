@@ -44,6 +44,7 @@ ProviderConfig drawn_limits(const std::optional<Rate>& allowance,
 json fleet_event(const FleetEvent& f, std::uint64_t seq, const std::optional<Rate>& allowance,
                  const std::vector<OutageWindow>& outages) {
   const auto [admitted, refused] = admitted_and_refused(f.by_outcome);
+  const ProviderConfig limits = drawn_limits(allowance, outages);
   return {{"seq", seq},
           {"clock_ns", f.clock_ns},
           {"bin_ms", f.by_outcome.bin_ns() / kNsPerMs},
@@ -53,14 +54,14 @@ json fleet_event(const FleetEvent& f, std::uint64_t seq, const std::optional<Rat
           {"requests", f.requests},
           {"admitted", admitted},
           {"refused", refused},
+          {"pace", live_pace_json(live_pace(f.by_outcome, f.clock_ns, limits))},
           {"fleet", f.fleet},
           {"top_tenants", json::array()},
           {"lockstep", nullptr},
           {"allowance", live_rate_json(allowance)},
           {"capacity", nullptr},
           {"outages", live_outages_json(outages)},
-          {"panels", live_panels({f.by_outcome, f.by_send, f.provider_side},
-                                 drawn_limits(allowance, outages))}};
+          {"panels", live_panels({f.by_outcome, f.by_send, f.clock_ns, f.provider_side}, limits)}};
 }
 
 double ms(std::int64_t ns) {
@@ -107,7 +108,7 @@ json run_live_event(const RunLiveView& view, std::uint64_t seq,
   e["provider"] = view.provider ? provider_view_json(*view.provider) : json(nullptr);
   if (view.provider && *view.provider) {
     const ProviderStats& stats = **view.provider;
-    e["panels"].update(live_panels({stats.by_outcome, stats.by_send},
+    e["panels"].update(live_panels({stats.by_outcome, stats.by_send, stats.clock_ns},
                                    drawn_limits(allowance, outages), "provider-"));
   }
   add_live_figures(e, true);

@@ -176,3 +176,40 @@ TEST_CASE("exec live events: the provider's bins and the processes' ends") {
                                         {"processes_running", 4},
                                         {"processes_ended", 6}});
 }
+
+namespace {
+
+// Whether a chart's time axis is labelled at `second`: it reaches that far.
+bool axis_reaches(const nlohmann::json& panels, const char* chart, int second) {
+  return panels.at(chart).get<std::string>().find(
+             "text-anchor=\"middle\">" + std::to_string(second) + "</text>") != std::string::npos;
+}
+
+}  // namespace
+
+TEST_CASE("run and exec live events: the charts' time axis runs to now, past the last send") {
+  // The last send at 2.2 s; 13.9 s since the start.
+  const auto rec = recording_of({{0.2, 1, Outcome::kOk}, {2.2, 2, Outcome::kRateLimited}});
+  ProviderStats stats;
+  stats.bin_ns = kNsPerSec;
+  stats.clock_ns = 13'900'000'000;
+  stats.by_outcome = BinnedCounts(kNsPerSec, kOutcomeCount);
+  stats.by_outcome.add(100, static_cast<std::size_t>(Outcome::kOk), 2);
+  stats.by_send = BinnedCounts(kNsPerSec, kSendLabels);
+  stats.by_send.add(100, 0, 2);
+  const std::optional provider = Parsed<ProviderStats>::ok(stats);
+  const auto run = run_live_event({rec, progress_at(13.9, 2, 1), 1, provider}, 1, std::nullopt, {});
+  for (const char* chart :
+       {"arrivals-chart", "waves-chart", "provider-arrivals-chart", "provider-waves-chart"}) {
+    CAPTURE(chart);
+    CHECK(axis_reaches(run.at("panels"), chart, 12));
+  }
+  // Nothing sent in the last whole second: the rate now is 0, not the last one seen.
+  CHECK(run.at("pace").at("now_per_s") == 0.0);
+  CHECK(run.at("pace").at("now_to_s") == 13.0);
+  CHECK(run.at("pace").at("peak_per_s") == 1.0);
+  const ExecProgress progress{.elapsed_ns = 13'900'000'000, .released = true};
+  const auto exec = exec_live_event(stats, progress, 1, std::nullopt, {});
+  CHECK(axis_reaches(exec.at("panels"), "arrivals-chart", 12));
+  CHECK(axis_reaches(exec.at("panels"), "waves-chart", 12));
+}

@@ -158,6 +158,20 @@ TEST_CASE("live events: the bins from from_bin, the totals, limits, outages and 
   CHECK(e.at("top_tenants").at(1).at("share_429") == 1.0);
   CHECK(e.at("streams") == 3);
   CHECK(e.at("lockstep").at("share") == 0.0);
+  // The pace: 1 arrival in 2-3 s, the last whole second; none since the outage ended at 3 s.
+  const auto& pace = e.at("pace");
+  CHECK(pace.at("now_per_s") == 1.0);
+  CHECK(pace.at("now_from_s") == 2.0);
+  CHECK(pace.at("now_to_s") == 3.0);
+  CHECK(pace.at("peak_from_s") == 3.0);
+  CHECK(pace.at("peak_per_s") == 0.0);
+  CHECK(pace.at("peak_ratio") == 0.0);
+  // Not a proxy: no upstream. A proxy: its admitted arrivals were forwarded.
+  CHECK(e.at("upstream").is_null());
+  s.proxy = true;
+  CHECK(live_event(s, 0, 8).at("upstream") ==
+        nlohmann::json{
+            {"forwarded", 2}, {"upstream_429", 0}, {"upstream_5xx", 0}, {"upstream_error", 0}});
 }
 
 TEST_CASE("live events: one server-sent event, its data on one line") {

@@ -33,6 +33,7 @@ std::string reading_of(const std::string& more = "") {
          "waves: document.querySelectorAll('#waves-chart g.bars rect').length,"
          "allowance: document.querySelectorAll('#arrivals-chart g.limit').length,"
          "outages: document.querySelectorAll('#arrivals-chart g.outages rect').length,"
+         "rate_now: document.getElementById('rate-now') !== null,"
          "status: document.getElementById('status').textContent" +
          more + "})";
 }
@@ -107,6 +108,10 @@ void check_dashboard(const nlohmann::json& r) {
   CHECK(r[1]["waves"].get<int>() > r[0]["waves"].get<int>());
   CHECK(r[1]["allowance"] == 1);
   CHECK(r[1]["outages"].get<int>() >= 1);
+  // In plain words: when the picture was taken, not an event's number; the rate now.
+  CHECK(r[1]["status"].get<std::string>().starts_with("live: updated "));
+  CHECK(r[1]["status"].get<std::string>().find(" s after the start") != std::string::npos);
+  CHECK(r[1]["rate_now"] == true);
   // Ended, and the last picture kept.
   CHECK(r[2]["status"].get<std::string>().find("the stream has ended") != std::string::npos);
   CHECK(r[2]["requests"].get<int>() >= r[1]["requests"].get<int>());
