@@ -21,7 +21,7 @@ bool admitted(const Decision& d) {
 
 // The client's connection holds its request's head and the answer's head together in its
 // memory; the spare kilobyte is for what the server adds to the head (the length, the reason
-// phrase, ClientConnection). An upstream head longer than
+// phrase, Connection). An upstream head longer than
 // what is left is a 502, never a connection closed without a byte.
 constexpr std::size_t kAnswerHeadSpare = 1024;
 

@@ -186,8 +186,8 @@ bool DataPlane::answer(ClientConnection& c) {
   if (stamper_) stamper_->answered(c.fd);
   std::string_view bytes = answers_.bytes(d, r.row_version);
   // Said in the answer when it is not HTTP/1.1's default: before the blank line.
-  const char* connection = !c.keep_alive     ? "ClientConnection: close\r\n"
-                           : c.head.http_1_0 ? "ClientConnection: Keep-Alive\r\n"
+  const char* connection = !c.keep_alive     ? "Connection: close\r\n"
+                           : c.head.http_1_0 ? "Connection: Keep-Alive\r\n"
                                              : nullptr;
   std::string said;
   if (connection) {
