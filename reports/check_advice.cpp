@@ -15,14 +15,19 @@ struct AdviceRow {
   std::initializer_list<std::string_view> metrics;
   std::string_view topic;
   std::string_view change;
+  // Said before the change to a fleet without jitter (or one whose strategy is not known), left
+  // out for one that jitters already: telling it to add jitter would send it the wrong way.
+  std::string_view jitter_first = {};
 };
 
 // docs/READING.md, "What each gated metric means, and what to change when it fails", in short.
 // The figures there are the reference storm's; these say what to change, whatever the run.
-constexpr std::string_view kHerd =
+constexpr std::string_view kAddJitter =
     "Add jitter: a strategy without it (exponential) retries in lockstep, a jittered one "
-    "(--strategy full-jitter) spreads the fleet over each wait. Make the first window wide "
-    "enough for the fleet (clients / --base within the allowance; loadgen advise gives the "
+    "(--strategy full-jitter) spreads the fleet over each wait.";
+constexpr std::string_view kHerd =
+    "Make the first window wide enough for the fleet (clients / --base within the allowance; "
+    "loadgen advise gives the "
     "smallest base that fits). Keep --cap high enough for the windows to grow: a low cap meets "
     "the recovery with the whole fleet. Take a Retry-After with jitter (--retry-after jittered "
     "where the hints are per client, ignore where they are not), never exact against a fixed "
@@ -32,13 +37,15 @@ const std::array<AdviceRow, 11>& advice_rows() {
       {{"peak_ratio", "peak_retry_ratio", "peak_arrivals", "peak_retries", "lockstep",
         "status_ratio_429"},
        "the herd: more retries in one second than the provider admits",
-       kHerd},
+       kHerd,
+       kAddJitter},
       {{"drain_s"},
        "the backlog drains slowly",
+       "A lower --base or --cap, but not below what the peak allows (drain and peak pull against "
+       "each other; loadgen advise gives the smallest base that keeps the peak in bounds). "
+       "Honour a Retry-After where the provider's hints are per client.",
        "Jitter first: it lets the provider admit a full allowance every second instead of one "
-       "window a wave. Then a lower --base or --cap, but not below what the peak allows (drain "
-       "and peak pull against each other; loadgen advise gives the smallest base that keeps the "
-       "peak in bounds). Honour a Retry-After where the provider's hints are per client."},
+       "window a wave."},
       {{"dead_letter_ratio", "dead_lettered"},
        "items given up on",
        "Make the attempts and the cap outlast the outage: the sum of the waits must be longer "
@@ -90,6 +97,23 @@ const std::array<AdviceRow, 11>& advice_rows() {
   return rows;
 }
 
+}  // namespace
+
+FleetJitter fleet_jitter(const Results& r) {
+  // exec's fleet is a program's own: its scenario's strategy is not what it did.
+  if (r.engine == "exec") return FleetJitter::kUnknown;
+  switch (r.scenario.fleet.strategy) {
+    case StrategyKind::kNone:
+    case StrategyKind::kFixed:
+    case StrategyKind::kExponential:
+      return FleetJitter::kNone;
+    default:
+      return FleetJitter::kJitters;
+  }
+}
+
+namespace {
+
 // A value in its metric's unit: "543 s", "12 ms", "7,508".
 std::string in_unit(std::string_view metric, double v) {
   const auto unit_ns = metric_unit_ns(metric);
@@ -117,10 +141,13 @@ std::string short_text(const std::string& metric, double actual, double limit) {
 
 }  // namespace
 
-Advice advice_for(std::string_view metric) {
+Advice advice_for(std::string_view metric, FleetJitter jitter) {
   for (const auto& row : advice_rows()) {
-    if (std::find(row.metrics.begin(), row.metrics.end(), metric) != row.metrics.end())
-      return {std::string(row.topic), std::string(row.change)};
+    if (std::find(row.metrics.begin(), row.metrics.end(), metric) == row.metrics.end()) continue;
+    std::string change(row.change);
+    if (!row.jitter_first.empty() && jitter != FleetJitter::kJitters)
+      change = std::string(row.jitter_first) + " " + change;
+    return {std::string(row.topic), change};
   }
   const auto field = std::find_if(kMetrics.begin(), kMetrics.end(),
                                   [&](const MetricField& m) { return m.name == metric; });

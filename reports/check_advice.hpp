@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "assertion.hpp"
+#include "results.hpp"
 
 namespace stampede {
 
@@ -16,10 +17,15 @@ struct Advice {
   std::string change;  // what to change, in the flags of loadgen's fleet
 };
 
+// Whether the fleet's strategy jitters its waits: the first advice for a herd or a slow drain
+// is to add jitter, which a jittered fleet has done.
+enum class FleetJitter { kUnknown, kNone, kJitters };
+FleetJitter fleet_jitter(const Results& r);
+
 // The advice for a failed check on this metric. Metrics that fail for one cause share one
 // advice (peak_ratio and peak_retry_ratio: the herd); a metric the guide has nothing on gets
 // its meaning, never an empty advice.
-Advice advice_for(std::string_view metric);
+Advice advice_for(std::string_view metric, FleetJitter jitter = FleetJitter::kUnknown);
 
 // The metric a check's text names ("peak_ratio <= 2": "peak_ratio"); "" when the text is not
 // a check this version reads.

@@ -31,10 +31,11 @@ std::vector<AdviceGroup> advice_groups(const std::vector<Results>& runs,
     for (const auto& v : distinct_verdicts(runs[i].verdicts)) {
       if (v.passed) continue;
       std::optional<Advice> advice;
-      if (!v.refused) advice = advice_for(checked_metric(v.text));
+      if (!v.refused) advice = advice_for(checked_metric(v.text), fleet_jitter(runs[i]));
       auto group = std::find_if(groups.begin(), groups.end(), [&](const AdviceGroup& g) {
         return g.advice.has_value() == advice.has_value() &&
-               (!advice || g.advice->topic == advice->topic);
+               (!advice ||
+                (g.advice->topic == advice->topic && g.advice->change == advice->change));
       });
       if (group == groups.end()) group = groups.insert(groups.end(), AdviceGroup{advice, {}});
       group->failures.push_back({runs.size() > 1 ? labels[i] : "", v});

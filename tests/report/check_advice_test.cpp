@@ -55,6 +55,39 @@ TEST_CASE("advice: each gated metric of the reading guide gets its advice") {
   }
 }
 
+TEST_CASE("advice: a fleet that jitters already is not told to add jitter") {
+  struct Row {
+    const char* metric;
+    FleetJitter jitter;
+    bool says_add_jitter;
+  };
+  const std::vector<Row> rows{
+      {"peak_ratio", FleetJitter::kNone, true},     {"peak_ratio", FleetJitter::kUnknown, true},
+      {"peak_ratio", FleetJitter::kJitters, false}, {"drain_s", FleetJitter::kNone, true},
+      {"drain_s", FleetJitter::kJitters, false},    {"lockstep", FleetJitter::kJitters, false},
+  };
+  for (const auto& row : rows) {
+    CAPTURE(row.metric);
+    CAPTURE(static_cast<int>(row.jitter));
+    const auto change = advice_for(row.metric, row.jitter).change;
+    const bool says = change.find("Add jitter") != std::string::npos ||
+                      change.find("Jitter first") != std::string::npos;
+    CHECK(says == row.says_add_jitter);
+    // What it is told instead is still the rest of the advice.
+    CHECK(change.find("--base") != std::string::npos);
+  }
+  Results exponential;
+  exponential.engine = "run";
+  exponential.scenario.fleet.strategy = StrategyKind::kExponential;
+  CHECK(fleet_jitter(exponential) == FleetJitter::kNone);
+  Results jittered = exponential;
+  jittered.scenario.fleet.strategy = StrategyKind::kDecorrelatedJitter;
+  CHECK(fleet_jitter(jittered) == FleetJitter::kJitters);
+  Results exec = jittered;
+  exec.engine = "exec";  // the program's own strategy, whatever the scenario says
+  CHECK(fleet_jitter(exec) == FleetJitter::kUnknown);
+}
+
 TEST_CASE("advice: every flag it names is loadgen's, and the reading guide's") {
   std::set<std::string> named;
   const std::regex flag("--[a-z][a-z-]+");
