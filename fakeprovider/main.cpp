@@ -8,14 +8,17 @@
 #include "generated/version.hpp"
 #include "help_layout.hpp"
 #include "nearest_name.hpp"
+#include "old_spelling.hpp"
 #include "scenario_fields.hpp"
+#include "scenario_flags.hpp"
 
 using namespace stampede;
 
 namespace {
 
 // fakeprovider takes the provider section's fields, and lists the wire's own under "Dialect"
-// (loadgen simulate has no wire: docs/ADMIN_API.md#dialects).
+// (loadgen simulate has no wire: docs/ADMIN_API.md#dialects). A field's flag is spelled as in
+// loadgen; the short spelling it had here (--seed for --provider-seed) still works.
 void add_scenario_flags(CLI::App& app, ProviderArgs& args) {
   app.add_option("--scenario", args.scenario,
                  "scenario file (JSON); only its provider section is used; flags override it")
@@ -23,11 +26,13 @@ void add_scenario_flags(CLI::App& app, ProviderArgs& args) {
       ->check(CLI::ExistingFile.description(""));
   for (const auto& f : scenario_fields()) {
     if ((f.in & kFakeprovider) == 0) continue;
-    auto* opt =
-        app.add_option(std::string(f.flag), args.values[std::string(f.name)], std::string(f.help));
+    auto& values = args.values[std::string(f.name)];
+    auto* opt = app.add_option(loadgen_flag(f), values, std::string(f.help));
     opt->group(f.dialect ? "Dialect" : "Provider")->type_name(std::string(f.type));
     if (!f.default_text.empty()) opt->default_str(std::string(f.default_text));
     if (!f.list) opt->expected(1);
+    if (loadgen_flag(f) != f.flag)
+      keep_old_spelling(app, *opt, std::string(f.flag), values, "fakeprovider");
   }
 }
 

@@ -1,5 +1,6 @@
 // --help read as a newcomer reads it, from the top: the purpose, an example to run, the flags
-// a first run needs, and the plumbing last; in words, never the parser's notation.
+// a first run needs, and the plumbing last; in words, never the parser's notation; and one name
+// for one thing in both binaries, an old spelling still working and saying the new one.
 #include <doctest/doctest.h>
 
 #include <string>
@@ -169,4 +170,37 @@ TEST_CASE("help order: what the notation said is said in words") {
     const auto text = lines[at] + (at + 1 < lines.size() ? lines[at + 1] : "");
     CHECK(text.find(row.words) != std::string::npos);
   }
+}
+
+TEST_CASE("help order: a provider flag has one name in both binaries; the old one still works") {
+  struct Row {
+    std::string old_name, name, bad_value, field;
+  };
+  for (const auto& row :
+       {Row{"--retry-after", "--provider-retry-after", "maybe", "provider.retry_after"},
+        Row{"--seed", "--provider-seed", "-1", "provider.seed"}}) {
+    CAPTURE(row.old_name);
+    const auto help = run_binary("fakeprovider", {"--help"});
+    const auto lines = lines_of(help.out);
+    CHECK(line_of_flag(lines, row.name) < lines.size());
+    CHECK(line_of_flag(lines, row.old_name) == lines.size());
+    CHECK(line_of_flag(lines_of(run_binary("loadgen", {"simulate", "--help"}).out), row.name) <
+          lines.size());
+    // A bad value shows where it went: the old name's value reaches the field the new one sets.
+    const auto renamed = "fakeprovider: " + row.old_name + " is now " + row.name;
+    const auto old = run_binary("fakeprovider", {row.old_name, row.bad_value});
+    CHECK(old.code == 2);
+    CHECK(old.err.find(renamed) != std::string::npos);
+    CHECK(old.err.find(row.field + ": '" + row.bad_value + "'") != std::string::npos);
+    const auto now = run_binary("fakeprovider", {row.name, row.bad_value});
+    CHECK(now.code == 2);
+    CHECK(now.err.find(" is now ") == std::string::npos);
+    CHECK(now.err.find(row.field + ": '" + row.bad_value + "'") != std::string::npos);
+  }
+  // fakeprovider's network is simulate's --hop-delay on the wire: the same name in both.
+  const auto hop = "--hop-delay";
+  const auto provider = lines_of(run_binary("fakeprovider", {"--help"}).out);
+  CHECK(line_of_flag(provider, hop) < provider.size());
+  const auto simulate = lines_of(run_binary("loadgen", {"simulate", "--help"}).out);
+  CHECK(line_of_flag(simulate, hop) < simulate.size());
 }

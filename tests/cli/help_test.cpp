@@ -195,7 +195,8 @@ TEST_CASE("help: run says --api-key falls back to STAMPEDE_API_KEY") {
   CHECK(key.description.find("$STAMPEDE_API_KEY") != std::string::npos);
 }
 
-// The flags are made from the field table: an entry added there is in these pages as it says.
+// The flags are made from the field table: an entry added there is in these pages as it says,
+// and spelled the same in both binaries.
 TEST_CASE(
     "help: every scenario field's flag is in its binaries' --help with its type and default") {
   struct Page {
@@ -212,8 +213,7 @@ TEST_CASE(
     for (const auto& f : stampede::scenario_fields()) {
       if ((f.in & p.binary) == 0 || (f.section() == "fleet" && !p.fleet)) continue;
       CAPTURE(f.name);
-      const auto flag =
-          p.binary == stampede::kLoadgen ? stampede::loadgen_flag(f) : std::string(f.flag);
+      const auto flag = stampede::loadgen_flag(f);
       const auto o = option_in(options, flag);
       std::string spec = flag + " " + std::string(f.type);
       if (!f.default_text.empty()) spec += "=" + std::string(f.default_text);
