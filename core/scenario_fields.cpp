@@ -662,7 +662,8 @@ const std::vector<ScenarioField>& table() {
        .in = kFakeprovider,
        .help =
            "FRACTION 0-1: stretch each rejection's hint by a factor drawn from [1, 1+FRACTION), "
-           "per client and send from --seed, so rejected clients are not all told the same "
+           "per client and send from --provider-seed, so rejected clients are not all told the "
+           "same "
            "time; never shorter than the hint; 0 (default) off",
        .type = "FRACTION",
        .default_text = "0",

@@ -25,7 +25,8 @@ struct ScenarioField {
   using Check = std::vector<std::string> (*)(const Scenario&);
 
   std::string_view name{};  // "fleet.base": the section and key in the file, and errors' prefix
-  // "--base". loadgen spells a provider flag that a fleet flag already has "--provider-...".
+  // "--base". loadgen spells a provider flag that a fleet flag already has "--provider-...",
+  // and fakeprovider spells it so too (loadgen_flag), this short one kept as an old spelling.
   std::string_view flag{};
   unsigned in = kNoFlag;       // FlagIn bits: the binaries that declare the flag
   std::string_view no_flag{};  // why there is none, when there is none

@@ -6,10 +6,12 @@ namespace stampede {
 
 std::string loadgen_flag(const ScenarioField& f) {
   const auto& fields = scenario_fields();
-  const bool taken =
-      f.section() == "provider" && std::any_of(fields.begin(), fields.end(), [&](const auto& o) {
-        return o.section() == "fleet" && (o.in & kLoadgen) != 0 && o.flag == f.flag;
-      });
+  // A field fakeprovider alone takes keeps its name: loadgen has no flag of it to tell apart
+  // (fakeprovider's --hop-delay is simulate's --hop-delay, on the wire).
+  const bool taken = f.section() == "provider" && (f.in & kLoadgen) != 0 &&
+                     std::any_of(fields.begin(), fields.end(), [&](const auto& o) {
+                       return o.section() == "fleet" && (o.in & kLoadgen) != 0 && o.flag == f.flag;
+                     });
   return taken ? "--provider-" + std::string(f.flag.substr(2)) : std::string(f.flag);
 }
 

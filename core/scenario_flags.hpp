@@ -13,8 +13,9 @@ namespace stampede {
 // each binary's main.cpp registers its fields' flags with its own parser, and every value
 // goes through set_field, the scenario file's parser.
 
-// The flag loadgen declares for a field: where a provider flag's name is a fleet flag's too,
-// "--provider-" and the rest (--provider-seed, --provider-retry-after).
+// The flag loadgen declares for a field, and fakeprovider too, so that one thing has one name
+// in both: where loadgen takes a provider field whose flag a fleet flag has too, "--provider-"
+// and the rest (--provider-seed, --provider-retry-after).
 std::string loadgen_flag(const ScenarioField& f);
 
 // Field name -> every value given on the command line for it, in order, as the binaries'

@@ -6,15 +6,19 @@
 #include "cli/provider_args.hpp"
 #include "cli/provider_command.hpp"
 #include "generated/version.hpp"
+#include "help_layout.hpp"
 #include "nearest_name.hpp"
+#include "old_spelling.hpp"
 #include "scenario_fields.hpp"
+#include "scenario_flags.hpp"
 
 using namespace stampede;
 
 namespace {
 
 // fakeprovider takes the provider section's fields, and lists the wire's own under "Dialect"
-// (loadgen simulate has no wire: docs/ADMIN_API.md#dialects).
+// (loadgen simulate has no wire: docs/ADMIN_API.md#dialects). A field's flag is spelled as in
+// loadgen; the short spelling it had here (--seed for --provider-seed) still works.
 void add_scenario_flags(CLI::App& app, ProviderArgs& args) {
   app.add_option("--scenario", args.scenario,
                  "scenario file (JSON); only its provider section is used; flags override it")
@@ -22,11 +26,13 @@ void add_scenario_flags(CLI::App& app, ProviderArgs& args) {
       ->check(CLI::ExistingFile.description(""));
   for (const auto& f : scenario_fields()) {
     if ((f.in & kFakeprovider) == 0) continue;
-    auto* opt =
-        app.add_option(std::string(f.flag), args.values[std::string(f.name)], std::string(f.help));
+    auto& values = args.values[std::string(f.name)];
+    auto* opt = app.add_option(loadgen_flag(f), values, std::string(f.help));
     opt->group(f.dialect ? "Dialect" : "Provider")->type_name(std::string(f.type));
     if (!f.default_text.empty()) opt->default_str(std::string(f.default_text));
     if (!f.list) opt->expected(1);
+    if (loadgen_flag(f) != f.flag)
+      keep_old_spelling(app, *opt, std::string(f.flag), values, "fakeprovider");
   }
 }
 
@@ -70,10 +76,8 @@ void add_proxy_flags(CLI::App& app, UpstreamFlags& f) {
 
 int main(int argc, char** argv) {
   CLI::App app{
-      "fakeprovider: a rate-limited HTTP provider that enforces allowances, outages and "
-      "capacity\nthe way real APIs do, and records the arrival time of every request on its "
-      "own clock.\nAny method and path; the admin API (stats, metrics, reset, outages) has its "
-      "own port."};
+      "A rate-limited HTTP provider that enforces allowances, outages and capacity as real APIs "
+      "do."};
   app.set_version_flag("--version", std::string("fakeprovider ") + kVersion);
   ProviderArgs args;
   add_scenario_flags(app, args);
@@ -91,21 +95,25 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--bin", args.bin, "histogram bin of the stats, in scenario time")
       ->type_name("DURATION")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->group("Recording");
   app.add_option("--arrivals-out", args.arrivals_out,
                  "on exit, write every arrival here (CSV: "
                  "t_ns,tenant,status,attempt,client_id,send_rule,decided_t_ns,upstream; t_ns when "
                  "its bytes came in, decided_t_ns the time its limiters used, upstream what the "
                  "upstream answered a forwarded one)")
-      ->type_name("FILE");
+      ->type_name("FILE")
+      ->group("Recording");
   app.add_option("--stats-out", args.stats_out, "on exit, write the final stats JSON here")
-      ->type_name("FILE");
+      ->type_name("FILE")
+      ->group("Recording");
   app.add_option("--results-out", args.results_out,
                  "on exit (SIGINT, SIGTERM), write the provider's own results document here: "
                  "the results schema loadgen report draws and loadgen gate checks, with each "
                  "item's fate, its waits against the Retry-After, and the lockstep figure "
                  "(docs/RESULTS.md; also GET /admin/results) (default: none)")
-      ->type_name("FILE");
+      ->type_name("FILE")
+      ->group("Recording");
   app.add_option("--admin-token", args.admin_token,
                  "require 'Authorization: Bearer TOKEN' on the admin API")
       ->type_name("TOKEN")
@@ -114,41 +122,48 @@ int main(int argc, char** argv) {
                  "open connections the data plane holds at once (each process's, with "
                  "--processes)")
       ->type_name("INT")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->group(kAdvancedGroup);
   app.add_option("--threads", args.threads,
                  "data plane threads (of each process), each with its own epoll loop")
       ->type_name("INT")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->group(kAdvancedGroup);
   app.add_option("--processes", args.processes,
                  "serve the data plane from this many processes on one port (SO_REUSEPORT), "
                  "each holding up to --max-connections, for more connections than one process "
                  "may open; this one decides for them all: one allowance, one admin API, one "
                  "record (docs/SHARDING.md)")
       ->type_name("N")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->group(kAdvancedGroup);
   app.add_option("--arrival-stamp", args.arrival_stamp,
                  "kernel: stamp an arrival with the kernel's receive stamp of its first bytes "
                  "(exact in a burst); watch: when a watcher thread sees them come in (exact in a "
                  "burst, for more CPU per request); read: when a server thread reads it (late in "
                  "a burst)")
       ->type_name("kernel|watch|read")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->group(kAdvancedGroup);
   app.add_option("--http-server", args.http_server,
                  "kept for the scripts that name it: the data plane's own HTTP/1.1 server "
                  "serves every mode, whether auto (default) or native")
       ->type_name("auto|native")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->group(kAdvancedGroup);
   app.add_option("--idle-timeout", args.idle_timeout,
                  "close a connection silent this long (wall time; longer than any backoff a "
                  "client sleeps on its open connection)")
       ->type_name("DURATION")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->group(kAdvancedGroup);
   app.add_option("--header-timeout", args.header_timeout,
                  "close a connection whose request headers, or then its body, are incomplete this "
                  "long after its first byte (wall time; slowloris); 0s turns it off; the headers' "
                  "limit needs --arrival-stamp kernel or watch")
       ->type_name("DURATION")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->group(kAdvancedGroup);
   app.add_option("--attempt-header", args.attempt_header,
                  "a header in which your clients send their send number (1 = the first send), "
                  "read when a request has none of X-Attempt, X-Stainless-Retry-Count (0 = the "
@@ -189,15 +204,23 @@ int main(int argc, char** argv) {
          "spend cap per tenant on one scenario clock; keys start with PREFIX "
          "(default stampede). Without it they live in this process. Arrivals are still "
          "recorded per replica")
-      ->type_name("URL");
+      ->type_name("URL")
+      ->group(kAdvancedGroup);
   add_proxy_flags(app, args.upstream);
   app.footer(
-      "Example:\n"
+      "It answers any method and path, and records the arrival time of every request on its own "
+      "clock; the admin API (stats, metrics, reset, outages) has its own port.\n"
+      "Examples:\n"
       "  fakeprovider --allowance 100/s --outage 0s-30s:503 --listen 127.0.0.1:8080 "
       "--arrivals-out arrivals.csv\n"
-      "  curl -i http://127.0.0.1:8080/v1/messages; curl http://127.0.0.1:8081/admin/stats\n"
       "  fakeprovider --mode occ &  curl -i http://127.0.0.1:8080/row; "
       "curl -i -X PUT -H 'If-Match: \"0\"' http://127.0.0.1:8080/row");
+  lay_out_help(app, {"fakeprovider --allowance 100/s --outage 0s-30s:503 --listen "
+                     "127.0.0.1:8080 &\n"
+                     "curl -i http://127.0.0.1:8080/v1/messages; curl "
+                     "http://127.0.0.1:8081/admin/stats",
+                     {"--allowance", "--outage", "--listen", "--admin-listen", "--scenario",
+                      "--time-scale"}});
 
   try {
     app.parse(argc, argv);

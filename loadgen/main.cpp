@@ -15,6 +15,7 @@
 #include "cli/simulate_args.hpp"
 #include "cli/usage_errors.hpp"
 #include "generated/version.hpp"
+#include "help_layout.hpp"
 #include "live/http/tls_settings.hpp"
 #include "nearest_name.hpp"
 #include "report_command.hpp"
@@ -48,6 +49,12 @@ void describe_value(CLI::Option& opt, std::string_view field) {
 // then read CMD's flags as loadgen's): there a repeatable flag takes one value each time.
 void one_value_each_time(CLI::Option& opt) {
   opt.expected(1)->allow_extra_args(false)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+}
+
+// A flag's bounds, said in words in its own description: CLI11's "INT in [1 - 1000000]" is
+// not for --help.
+CLI::Validator within(std::int64_t low, std::int64_t high) {
+  return CLI::Range(low, high).description("");
 }
 
 // --assert, in every command that judges a fleet.
@@ -102,14 +109,14 @@ void add_shard_flags(CLI::App& cmd, ShardArgs& args, bool live) {
                  "run shard I of N (clients with id mod N == I; default JOB_COMPLETION_INDEX and "
                  "STAMPEDE_SHARDS from the environment); merge the shards with 'loadgen merge'")
       ->type_name("I/N")
-      ->group("Sharding");
+      ->group(kAdvancedGroup);
   if (!live) return;
   cmd.add_option("--start-at", args.start_at,
                  "begin at this wall-clock time, epoch seconds or RFC 3339, so that every shard "
                  "starts together; a shard past it starts at once and says how late")
       ->type_name("TIME")
       ->envname("STAMPEDE_START_AT")
-      ->group("Sharding");
+      ->group(kAdvancedGroup);
 }
 
 // Each command's own flags beside the scenario's, which are built into a Scenario first.
@@ -232,26 +239,27 @@ std::string or_none(const std::string& path) {
 void add_exec_fleet_flags(CLI::App& exec_cmd, ExecFlags& a) {
   exec_cmd
       .add_option("--clients", a.clients,
-                  "clients in the fleet: their ids are 0 .. N-1 ({client}, STAMPEDE_CLIENT_ID)")
+                  "clients in the fleet (1 to 10000000): their ids are 0 .. N-1 ({client}, "
+                  "STAMPEDE_CLIENT_ID)")
       ->type_name("INT")
       ->required()
-      ->check(CLI::Range(std::int64_t{1}, std::int64_t{10'000'000}))
+      ->check(within(1, 10'000'000))
       ->group("Fleet");
   exec_cmd
       .add_option("--per-process", a.per_process,
-                  "clients each process runs (STAMPEDE_PER_PROCESS); its exit status is the "
-                  "outcome of all of them (default 1)")
+                  "clients each process runs (1 to 10000000; STAMPEDE_PER_PROCESS); its exit "
+                  "status is the outcome of all of them (default 1)")
       ->type_name("INT")
       ->capture_default_str()
-      ->check(CLI::Range(std::int64_t{1}, std::int64_t{10'000'000}))
-      ->group("Fleet");
+      ->check(within(1, 10'000'000))
+      ->group(kAdvancedGroup);
   exec_cmd
       .add_flag("--wait-ready", a.wait_ready,
                 "run each program at once, and release the fleet when every process has written "
                 "a byte to $STAMPEDE_READY_FD; each then reads $STAMPEDE_RELEASE_FD to its end "
                 "before it sends (default: each process is held before exec and the fleet is "
                 "released together, start-up included)")
-      ->group("Fleet");
+      ->group(kAdvancedGroup);
 }
 
 void add_exec_flags(CLI::App& exec_cmd, ExecFlags& a) {
@@ -268,7 +276,7 @@ void add_exec_flags(CLI::App& exec_cmd, ExecFlags& a) {
                   "only 1 (default): real programs sleep wall time; the provider must run at 1")
       ->type_name("NUMBER")
       ->capture_default_str()
-      ->group("Run");
+      ->group(kAdvancedGroup);
   exec_cmd
       .add_option("--timeout", a.timeout,
                   "a process still running this long after the release is stopped like at "
@@ -283,12 +291,12 @@ void add_exec_flags(CLI::App& exec_cmd, ExecFlags& a) {
       ->group("Output");
   exec_cmd
       .add_option("--log-limit", a.log_limit,
-                  "bytes kept of each process's output; the rest is counted and the log says so "
-                  "(default 65536)")
+                  "bytes kept of each process's output (1 to 1073741824, 1 GiB); the rest is "
+                  "counted and the log says so (default 65536)")
       ->type_name("BYTES")
       ->capture_default_str()
-      ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 30))
-      ->group("Output");
+      ->check(within(1, std::int64_t{1} << 30))
+      ->group(kAdvancedGroup);
   add_fleet_output_flags(
       exec_cmd, a.output,
       {"write one JSON line per client not delivered: dead-lettered, then unfinished",
@@ -358,8 +366,7 @@ std::string parse_error_message(const CLI::App& app, const CLI::ParseError& e,
 CLI::App* add_simulate_command(CLI::App& app, SimulateFlags& sim) {
   auto* simulate = app.add_subcommand(
       "simulate",
-      "Run a scenario in virtual time: the same strategy, retry policy and provider model as a "
-      "live run, deterministic for a seed, a million clients in seconds.");
+      "Simulate a fleet of retrying clients against a rate-limited provider, in virtual time.");
   add_scenario_flags(*simulate, sim.scenario);
   simulate->add_option("--out", sim.out, "write the results JSON here")->type_name("FILE");
   simulate
@@ -386,18 +393,25 @@ CLI::App* add_simulate_command(CLI::App& app, SimulateFlags& sim) {
   simulate->add_flag("--quiet,-q", sim.quiet, "print nothing; exit code and --out only");
   simulate
       ->add_option("--trials", sim.trials,
-                   "run N trials, trial t with seed --seed + t, and report the means of the "
-                   "summary (default 1)")
+                   "run N trials (1 to 1000000), trial t with seed --seed + t, and report the "
+                   "means of the summary (default 1)")
       ->type_name("INT")
       ->capture_default_str()
-      ->check(CLI::Range(std::int64_t{1}, std::int64_t{1'000'000}));
+      ->check(within(1, 1'000'000))
+      ->group(kAdvancedGroup);
   add_shard_flags(*simulate, sim.shard, false);
   simulate->footer(
       "Exit codes: 0 every check holds; 1 one failed (an expectation, --assert, or 'delivered > "
       "0' unless --expect-none); 2 usage error, or a check the simulation cannot judge (a retry "
       "metric of a fleet that never retried); 3 a file could not be written.\n"
-      "Example:\n  loadgen simulate --scenario examples/storm.json --strategy exponential "
+      "The same strategy, retry policy and provider model as a live run, deterministic for a "
+      "seed, a million clients in seconds.\n"
+      "Examples:\n  loadgen simulate --scenario examples/storm.json --strategy exponential "
       "--out storm.json");
+  lay_out_help(*simulate,
+               {"loadgen simulate --clients 1000 --strategy full-jitter --allowance 100/s "
+                "--outage 0s-30s:503",
+                {"--clients", "--strategy", "--allowance", "--outage", "--scenario", "--out"}});
   return simulate;
 }
 
@@ -492,26 +506,28 @@ void add_run_engine_flags(CLI::App* run_cmd, RunFlags& run) {
   run_cmd
       ->add_option("--loops", run.loops, "event-loop threads (default: one per core; per process)")
       ->type_name("INT")
-      ->group("Run");
+      ->group(kAdvancedGroup);
   run_cmd
       ->add_option("--processes", run.processes,
-                   "run the fleet in N worker processes, shard i/N each, started together and "
+                   "run the fleet in N worker processes (1 to 1000000), shard i/N each, started "
+                   "together and "
                    "merged as 'loadgen merge' does (default: as many as the open-file hard "
                    "limit needs, ulimit -Hn: one up to about that many clients); not with --shard")
       ->type_name("INT")
-      ->check(CLI::Range(std::int64_t{1}, std::int64_t{1'000'000}))
-      ->group("Run");
+      ->check(within(1, 1'000'000))
+      ->group(kAdvancedGroup);
   run_cmd
       ->add_option("--connections-per-source", run.connections_per_source,
-                   "at most N connections from one source address to the target; beyond, "
+                   "at most N connections (1 to 65535) from one source address to the target; "
+                   "beyond, "
                    "clients bind 127.0.0.2, 127.0.0.3, ... (an IPv4 loopback target only). "
                    "Default: half the local port range less a tenth "
                    "(/proc/sys/net/ipv4/ip_local_port_range), past which each connect() "
                    "searches the range's every other port; another target may have the whole "
                    "range less a tenth")
       ->type_name("INT")
-      ->check(CLI::Range(std::int64_t{1}, std::int64_t{65535}))
-      ->group("Run");
+      ->check(within(1, 65535))
+      ->group(kAdvancedGroup);
   run_cmd
       ->add_option("--http-client", run.http_client,
                    "auto (default): the native HTTP/1.1 client for http://, libcurl for https://; "
@@ -519,7 +535,7 @@ void add_run_engine_flags(CLI::App* run_cmd, RunFlags& run) {
                    "faster, which --time-scale below 0.1 needs")
       ->type_name("auto|native|libcurl")
       ->capture_default_str()
-      ->group("Run");
+      ->group(kAdvancedGroup);
   run_cmd
       ->add_flag("--no-latency-compensation", run.no_latency_compensation,
                  "take each answer's time from the scenario clock when the harness reads it; "
@@ -528,7 +544,7 @@ void add_run_engine_flags(CLI::App* run_cmd, RunFlags& run) {
                  "unscaled, so --time-scale does not stretch the network and the harness's "
                  "own delays do not push later retries back; give it against fakeprovider "
                  "--hop-delay, whose emulated network is scenario time")
-      ->group("Run");
+      ->group(kAdvancedGroup);
 }
 
 // Every flag of run's: a supervisor's workers take them too, as the user gave them.
@@ -571,11 +587,11 @@ void add_run_flags(CLI::App* run_cmd, RunFlags& run) {
 
 CLI::App* add_run_command(CLI::App& app, RunFlags& run) {
   auto* run_cmd = app.add_subcommand(
-      "run",
-      "Run the fleet for real: one HTTP client per --clients, each with its own connection, "
-      "random stream and backoff state, against a fakeprovider or a staging endpoint.");
+      "run", "Run a fleet of retrying HTTP clients against a fakeprovider or a staging endpoint.");
   add_run_flags(run_cmd, run);
   run_cmd->footer(
+      "One HTTP client per --clients, each with its own connection, random stream and backoff "
+      "state.\n"
       "Exit codes: 0 every check holds; 1 some failed (an assertion, or 'delivered > 0' unless "
       "--expect-none), or the run was stopped with items unfinished; 2 usage error, a check the "
       "run cannot judge (a retry metric of a fleet that never retried), or the "
@@ -589,12 +605,18 @@ CLI::App* add_run_command(CLI::App& app, RunFlags& run) {
       "the same.\n"
       "Beyond what one process may open, the fleet runs in worker processes, shard i/N each, "
       "merged as 'loadgen merge' does (docs/SHARDING.md, 'One command, many processes').\n"
-      "Example:\n  fakeprovider --scenario examples/storm.json --time-scale 0.1 --listen "
+      "Examples:\n  fakeprovider --scenario examples/storm.json --time-scale 0.1 --listen "
       "127.0.0.1:8080 --admin-listen 127.0.0.1:8081 &\n"
       "  loadgen run --scenario examples/storm.json --url http://127.0.0.1:8080/v1/messages "
       "--provider-admin http://127.0.0.1:8081 --time-scale 0.1 --out storm-live.json\n"
       "  loadgen run --scenario ours.json --url https://staging.example/v1/messages --cacert "
       "ca.pem --cert client.pem --key client.key --junit junit.xml");
+  lay_out_help(*run_cmd, {"fakeprovider --allowance 100/s --outage 0s-2s:503 &\n"
+                          "loadgen run --url http://127.0.0.1:8080/v1/messages --clients 200 "
+                          "--strategy full-jitter --allowance 100/s --provider-admin "
+                          "http://127.0.0.1:8081",
+                          {"--url", "--clients", "--strategy", "--allowance", "--outage",
+                           "--scenario", "--provider-admin", "--out"}});
   return run_cmd;
 }
 
@@ -610,11 +632,12 @@ CLI::App* add_fleet_worker_command(CLI::App& app, FleetWorkerFlags& worker) {
 CLI::App* add_exec_command(CLI::App& app, ExecFlags& exec) {
   auto* exec_cmd = app.add_subcommand(
       "exec",
-      "Run the fleet as N processes of your own program (your HTTP library, its retry "
-      "policy), released together against a fakeprovider; the results are the provider's view "
-      "and each process's exit status (docs/OWN_FLEET.md).");
+      "Run your own program as a fleet of N processes, released together against a "
+      "fakeprovider.");
   add_exec_flags(*exec_cmd, exec);
   exec_cmd->footer(
+      "Your HTTP library and its retry policy, as they are: the results are the provider's view "
+      "and each process's exit status (docs/OWN_FLEET.md).\n"
       "Each process gets STAMPEDE_URL, STAMPEDE_CLIENT_ID (its first client), STAMPEDE_CLIENTS "
       "and STAMPEDE_PER_PROCESS. Its exit status is its clients' outcome: 0 delivered, anything "
       "else dead-lettered; still running at a stop (a signal, --max-duration, --timeout): "
@@ -624,11 +647,17 @@ CLI::App* add_exec_command(CLI::App& app, ExecFlags& exec) {
       "--provider-admin that is not a fakeprovider), or a check the fleet cannot judge (a "
       "retry metric when the provider could not number its sends, or when it never retried); 3 "
       "provider or target unreachable, CMD could not be run, or harness failure.\n"
-      "Example:\n  fakeprovider --allowance 8/s --outage 0s-1s:503 --listen 127.0.0.1:8080 "
+      "Examples:\n  fakeprovider --allowance 8/s --outage 0s-1s:503 --listen 127.0.0.1:8080 "
       "--admin-listen 127.0.0.1:8081 &\n"
       "  loadgen exec --clients 20 --allowance 8/s --outage 0s-1s:503 --url "
       "http://127.0.0.1:8080/v1/messages --provider-admin http://127.0.0.1:8081 --out "
       "curl.json -- curl -sf --retry 8 -H 'X-Client-Id: {client}' -o out.{client} {url}");
+  lay_out_help(*exec_cmd, {"fakeprovider --allowance 8/s --outage 0s-1s:503 &\n"
+                           "loadgen exec --clients 20 --url http://127.0.0.1:8080/v1/messages "
+                           "--provider-admin http://127.0.0.1:8081 -- curl -sf --retry 8 -o "
+                           "/dev/null {url}",
+                           {"--provider-admin", "--url", "--clients", "--allowance", "--outage",
+                            "--scenario"}});
   return exec_cmd;
 }
 
@@ -737,6 +766,7 @@ CLI::App* add_advise_command(CLI::App& app, AdviseArgs& adv) {
 }
 
 void describe_app(CLI::App& app) {
+  use_plain_help(app);  // before the commands are added: they take the app's formatter
   app.set_version_flag("--version", std::string("loadgen ") + kVersion);
   app.require_subcommand(1);
   app.footer(

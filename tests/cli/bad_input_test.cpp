@@ -346,7 +346,7 @@ TEST_CASE("fakeprovider: the flags its own test does not cover") {
       provider({"--capacity", "abc"}, {"provider.capacity", "'abc'"}),
       provider({"--latency", "5parsecs"}, {"provider.latency", "'5parsecs'"}),
       provider({"--tenant-header", ""}, {"provider.tenant_header"}),
-      provider({"--seed", "-1"}, {"provider.seed", "'-1'"}),
+      provider({"--provider-seed", "-1"}, {"provider.seed", "'-1'"}),
       provider({"--token-allowance", "80000/fortnight"},
                {"provider.token_allowance", "'80000/fortnight'"}),
       provider({"--spend-cap", "-5"}, {"provider.spend_cap", "'-5'"}),

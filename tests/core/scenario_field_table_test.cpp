@@ -114,6 +114,8 @@ TEST_CASE("loadgen spells a provider flag that a fleet flag has with a provider-
   CHECK(loadgen_flag(*find_field("provider.retry_after")) == "--provider-retry-after");
   CHECK(loadgen_flag(*find_field("fleet.seed")) == "--seed");
   CHECK(loadgen_flag(*find_field("provider.allowance")) == "--allowance");
+  // fakeprovider's alone, the wire's version of simulate's fleet.hop_delay: one name for both.
+  CHECK(loadgen_flag(*find_field("provider.hop_delay")) == "--hop-delay");
 }
 
 TEST_CASE("a default --help shows is the scenario's own default") {

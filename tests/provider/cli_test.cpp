@@ -18,7 +18,7 @@ TEST_CASE("bad flags and values exit 2 with one line naming the problem") {
       {{"--allowance", "banana"}, "banana"},
       {{"--limiter", "leaky"}, "leaky"},
       {{"--outage", "30s-10s"}, "30s-10s"},
-      {{"--retry-after", "maybe"}, "maybe"},
+      {{"--provider-retry-after", "maybe"}, "maybe"},
       {{"--ratelimit-headers", "draft"}, "draft"},
       {{"--error-rate", "2"}, "error_rate"},
       {{"--time-scale", "0"}, "--time-scale"},

@@ -91,7 +91,7 @@ std::vector<std::string> provider_args(const Fields& fields) {
   for (const auto& [field, value] : fields) {
     for (const auto& f : stampede::scenario_fields()) {
       if (f.name == field && (f.in & stampede::kFakeprovider) != 0) {
-        args.emplace_back(f.flag);
+        args.push_back(stampede::loadgen_flag(f));
         args.push_back(value);
       }
     }
