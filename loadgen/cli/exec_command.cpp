@@ -22,6 +22,7 @@
 #include "cli/fleet_live_event.hpp"
 #include "cli/fleet_outputs.hpp"
 #include "cli/harness_connections.hpp"
+#include "cli/run_summary.hpp"
 #include "cli/signal_descriptor.hpp"
 #include "exec_section.hpp"
 #include "gate.hpp"
@@ -342,6 +343,22 @@ std::string describe_fleet(const ExecCommand& cmd, const FleetRun& run) {
   return text + "\n";
 }
 
+// Processes that ended other than with exit 0 said why on their stderr, which loadgen drops
+// unless --logs keeps it: the fix is to read it, so the line says where it is or how to keep it.
+std::string where_failures_are(const ExecCommand& cmd, const FleetRun& run) {
+  std::int64_t failed = 0;
+  for (const auto& p : run.processes)
+    failed += p.exec_errno == 0 && outcome_of(p.end) == ExecOutcome::kDeadLettered;
+  if (failed == 0) return "";
+  const std::string which = std::to_string(failed) + " of " + std::to_string(run.processes.size()) +
+                            " processes failed (a non-zero exit or a signal)";
+  if (!cmd.logs_dir.empty())
+    return which + "; each one's stdout and stderr are in " + cmd.logs_dir + "/client-ID.log";
+  return which +
+         "; to read what they said, run again with --logs DIR (each process's stdout "
+         "and stderr to DIR/client-ID.log)";
+}
+
 // Problems the results show that are not the fleet's verdict: said on stderr; a program that
 // could not be run at all is a harness failure.
 int say_problems(const ExecCommand& cmd, const FleetRun& run, const Results& r) {
@@ -362,6 +379,7 @@ int say_problems(const ExecCommand& cmd, const FleetRun& run, const Results& r) 
   if (run.released && r.provider_side && r.recording.requests == 0)
     say("warning: the provider saw no request from the fleet; does CMD send to {url} (" +
         redact_url(cmd.url.text) + ")?");
+  if (const auto why = where_failures_are(cmd, run); !why.empty()) say(why);
   return code;
 }
 
