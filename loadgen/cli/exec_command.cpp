@@ -205,8 +205,7 @@ class FirstArrivalWatch {
 std::optional<std::pair<int, std::string>> check_provider(const ProviderAdmin& admin) {
   const auto answer = admin.check_stats();
   if (answer.foreign) return std::pair{kExitUsage, not_a_fakeprovider(admin, answer)};
-  if (!answer.stats)
-    return std::pair{kExitUnreachable, "provider admin unreachable: " + answer.error};
+  if (!answer.stats) return std::pair{kExitUnreachable, admin_unreachable(answer.error)};
   const auto& stats = answer.stats;
   if (stats->time_scale != 1) {
     return std::pair{kExitUsage,
@@ -476,7 +475,7 @@ std::optional<std::string> release(ExecFleet& fleet, const ExecCommand& cmd,
   });
   FleetBounds bounds{start_ns + cmd.max_duration_ns, cmd.timeout_ns, cmd.grace_ns};
   const auto reset = [&]() -> std::optional<std::string> {
-    if (auto e = admin.reset()) return "provider admin unreachable: " + *e;
+    if (auto e = admin.reset()) return admin_unreachable(*e);
     return std::nullopt;
   };
   auto error = fleet.run(bounds, reset, [&] { watch.start(); });
@@ -558,7 +557,8 @@ FleetEnd exec_results(const ExecCommand& cmd, const FleetRun& run, const Provide
   const bool per_item = r.provider_side && take_provider_results(admin, provider, r);
   r.verdicts = evaluate_gate(cmd.assertions, r, metric_context(r, per_item));
   if (!cmd.quiet) {
-    summary_stream(cmd.out_path) << format_terminal_summary(r) << "\n"
+    summary_stream(cmd.out_path) << format_terminal_summary(r)
+                                 << format_who_answered(to_json(provider)) << "\n"
                                  << describe_fleet(cmd, run)
                                  << (run.released ? watch.describe() + "\n" : "") << std::flush;
   }
