@@ -163,9 +163,8 @@ constexpr const char* kWhereTheAdminIs =
     "http://127.0.0.1:8081, which stays there when --listen moves the data port)";
 
 std::string not_a_fakeprovider(const ProviderAdmin& admin, const StatsAnswer& answer) {
-  return "--provider-admin " + redact_url(admin.url().text) +
-         " answered, but is not a fakeprovider admin API (" + answer.error +
-         "; the data port, maybe?); " + kWhereTheAdminIs;
+  return "--provider-admin " + redact_url(admin.url().text) + " is not a fakeprovider admin API (" +
+         answer.error + "), the data port maybe; " + kWhereTheAdminIs;
 }
 
 std::string admin_unreachable(const std::string& error) {
