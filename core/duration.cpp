@@ -63,7 +63,11 @@ Parsed<std::int64_t> parse_duration_ns(std::string_view text) {
   return fail("unknown unit '" + std::string(unit) + "'");
 }
 
-std::string format_duration(std::int64_t ns) {
+namespace {
+
+// exact: the text parses back to the same nanoseconds; otherwise the largest unit, to a
+// thousandth of it, for a person ("16.768ms", not "16768.952us").
+std::string spell_duration(std::int64_t ns, bool exact) {
   const std::int64_t mag = ns < 0 ? -ns : ns;
   if (mag == 0) return "0s";
   // Hours and minutes only when whole; otherwise the largest unit that spells the value
@@ -80,7 +84,7 @@ std::string format_duration(std::int64_t ns) {
                                               {1'000, "us", false}}};
   Unit unit{1, "ns", true};
   for (const auto& u : kFormatUnits) {
-    if (mag >= u.ns && mag % (u.whole_only ? u.ns : u.ns / 1000) == 0) {
+    if (mag >= u.ns && (u.whole_only ? mag % u.ns == 0 : !exact || mag % (u.ns / 1000) == 0)) {
       unit = u;
       break;
     }
@@ -97,6 +101,16 @@ std::string format_duration(std::int64_t ns) {
     text += fraction;
   }
   return text + unit.name;
+}
+
+}  // namespace
+
+std::string format_duration(std::int64_t ns) {
+  return spell_duration(ns, true);
+}
+
+std::string format_duration_rounded(std::int64_t ns) {
+  return spell_duration(ns, false);
 }
 
 }  // namespace stampede

@@ -17,6 +17,8 @@ Parsed<std::int64_t> parse_duration_ns(std::string_view text);
 
 // The shortest exact-enough spelling: "1s", "1.5s", "250ms", "2m".
 std::string format_duration(std::int64_t ns);
+// For a person, not to parse back: the largest unit, to a thousandth, "16.768ms", "30.016s".
+std::string format_duration_rounded(std::int64_t ns);
 
 inline double ns_to_s(std::int64_t ns) {
   return static_cast<double>(ns) / kNsPerSec;

@@ -5,7 +5,9 @@
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
+#include "nearest_name.hpp"
 #include "parsed.hpp"
 
 namespace stampede {
@@ -63,8 +65,13 @@ Parsed<E> parse_enum(const EnumTable<E, N>& table, std::string_view text, std::s
   for (const auto& [v, name] : table) {
     if (name == text) return Parsed<E>::ok(v);
   }
-  return Parsed<E>::fail("'" + std::string(text) + "' is not " + std::string(what) +
-                         "; expected one of " + enum_choices(table));
+  // The nearest name first: a slip's fix is one name, not the list.
+  std::vector<std::string> names;
+  for (const auto& entry : table) names.emplace_back(entry.second);
+  const auto near = did_you_mean(text, names);
+  return Parsed<E>::fail("'" + std::string(text) + "' is not " + std::string(what) + near +
+                         (near.empty() ? "; expected one of " : " (the choices: ") +
+                         enum_choices(table) + (near.empty() ? "" : ")"));
 }
 
 }  // namespace stampede

@@ -242,8 +242,8 @@ Parsed<OutageWindow> parse_outage(std::string_view text) {
   return Parsed<OutageWindow>::ok(w);
 }
 
-std::string format_outage(const OutageWindow& w) {
-  return format_duration(w.start_ns) + "-" + format_duration(w.end_ns) + ":" +
+std::string format_outage(const OutageWindow& w, std::string (*duration)(std::int64_t)) {
+  return duration(w.start_ns) + "-" + duration(w.end_ns) + ":" +
          std::string(enum_name(kOutageActions, w.action));
 }
 

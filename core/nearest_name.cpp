@@ -1,7 +1,9 @@
 #include "nearest_name.hpp"
 
 #include <algorithm>
+#include <array>
 #include <numeric>
+#include <utility>
 
 namespace stampede {
 
@@ -52,6 +54,41 @@ std::string did_you_mean(std::string_view given, const std::vector<std::string>&
   return name ? "; did you mean '" + *name + "'?" : "";
 }
 
+namespace {
+
+// Other tools' words for a flag, which a newcomer types first: the flag that means it here.
+constexpr std::array<std::pair<std::string_view, std::string_view>, 5> kOtherWords{{
+    {"--port", "--listen"},
+    {"--host", "--listen"},
+    {"--bind", "--listen"},
+    {"--admin-port", "--admin-listen"},
+    {"--rate", "--allowance"},
+}};
+
+bool is_known(std::string_view name, const std::vector<std::string>& known) {
+  return std::find(known.begin(), known.end(), name) != known.end();
+}
+
+// Another tool's word (certain, so first: "--admin-port" is a few slips from
+// "--admin-token" too), else a slip, else the one flag that ends with the given one
+// ("--retry-after" is "--provider-retry-after" where a fleet flag took the short name).
+std::string flag_fix(const std::string& name, const std::vector<std::string>& known) {
+  for (const auto& [other, here] : kOtherWords) {
+    if (name == other && is_known(here, known))
+      return "; did you mean '" + std::string(here) + "'?";
+  }
+  if (auto near = did_you_mean(name, known); !near.empty()) return near;
+  std::optional<std::string> longer;
+  for (const auto& k : known) {
+    if (k.size() <= name.size() + 1 || !k.ends_with(name.substr(1))) continue;
+    if (longer) return "";  // the end of two names means neither
+    longer = k;
+  }
+  return longer ? "; did you mean '" + *longer + "'?" : "";
+}
+
+}  // namespace
+
 std::optional<std::string> unknown_flag(const std::vector<std::string>& args,
                                         const std::vector<std::string>& known) {
   for (const auto& arg : args) {
@@ -59,8 +96,8 @@ std::optional<std::string> unknown_flag(const std::vector<std::string>& args,
     if (arg.size() < 2 || arg[0] != '-' || (arg[1] >= '0' && arg[1] <= '9') || arg[1] == '.')
       continue;
     const std::string name = arg.substr(0, arg.find('='));
-    if (std::find(known.begin(), known.end(), name) != known.end()) continue;
-    return "unknown flag '" + name + "'" + did_you_mean(name, known);
+    if (is_known(name, known)) continue;
+    return "unknown flag '" + name + "'" + flag_fix(name, known);
   }
   return std::nullopt;
 }

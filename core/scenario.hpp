@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "duration.hpp"
 #include "hop_delay.hpp"
 #include "parsed.hpp"
 #include "rate.hpp"
@@ -213,7 +214,10 @@ std::string_view to_string(Dialect k);
 // (generic: ietf, openai: openai, anthropic: anthropic, aws: none).
 RateLimitHeaders ratelimit_headers_of(const ProviderConfig& p);
 std::string_view to_string(ProviderMode k);
-std::string format_outage(const OutageWindow& w);
+// "0s-30s:503", its times as duration spells them: format_duration (exact, the default) or,
+// for a person, format_duration_rounded.
+std::string format_outage(const OutageWindow& w,
+                          std::string (*duration)(std::int64_t) = format_duration);
 
 Parsed<StrategyKind> parse_strategy(std::string_view text);
 Parsed<OutageWindow> parse_outage(std::string_view text);

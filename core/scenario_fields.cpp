@@ -886,6 +886,16 @@ std::optional<std::string> set_field(Scenario& s, std::string_view field, const 
     s.given.emplace(field);
     return std::nullopt;
   }
+  // A section's key given outside it ("allowance" at the top, or in "fleet"): the section is
+  // the fix.
+  const auto key = field.substr(field.rfind('.') + 1);
+  for (const std::string section : {"provider", "fleet"}) {
+    const auto nested = section + "." + std::string(key);
+    if (find_field(nested))
+      return "unknown key '" + std::string(field) + "'; it belongs in the " + section +
+             " section, as " + nested + ": {\"" + section + "\": {\"" + std::string(key) +
+             "\": ...}}";
+  }
   // The nearest key is the likely fix; fifty names are not.
   auto candidates = field_names();
   candidates.insert(candidates.end(), {"provider", "fleet"});  // the sections, for "fleets"

@@ -1,5 +1,6 @@
 #include "strict_json.hpp"
 
+#include <algorithm>
 #include <set>
 #include <string>
 #include <vector>
@@ -22,6 +23,30 @@ std::string path_of(const std::vector<OpenObject>& open, const std::string& key)
   return path + key;
 }
 
+// "line 3, column 5" of the byte nlohmann's parse error stopped at (1-based, as an editor
+// counts), so a person goes straight to the slip instead of reading the whole file.
+std::string where(std::string_view text, std::size_t byte) {
+  const auto end = std::min(byte, text.size());
+  std::size_t line = 1, column = 1;
+  for (std::size_t i = 0; i + 1 < end; ++i) {
+    if (text[i] == '\n') {
+      ++line;
+      column = 1;
+    } else {
+      ++column;
+    }
+  }
+  return "line " + std::to_string(line) + ", column " + std::to_string(column);
+}
+
+// The parser's own words without its "[json.exception.parse_error.101] parse error at line
+// 3, column 5: " prefix: what it expected, in terms a person can act on.
+std::string what_was_wrong(const json::parse_error& e) {
+  std::string what = e.what();
+  const auto colon = what.find(": ");
+  return colon == std::string::npos ? what : what.substr(colon + 2);
+}
+
 }  // namespace
 
 Parsed<json> parse_strict_json(std::string_view text) {
@@ -38,8 +63,15 @@ Parsed<json> parse_strict_json(std::string_view text) {
     }
     return true;
   };
-  json j = json::parse(text.begin(), text.end(), watch, /*allow_exceptions=*/false);
-  if (j.is_discarded()) return Parsed<json>::fail("is not valid JSON");
+  json j;
+  try {
+    j = json::parse(text.begin(), text.end(), watch);
+  } catch (const json::parse_error& e) {
+    return Parsed<json>::fail("is not valid JSON: at " + where(text, e.byte) + ", " +
+                              what_was_wrong(e) +
+                              "; fix the text there (a trailing comma, a missing quote or "
+                              "brace are the usual slips)");
+  }
   if (!duplicate.empty())
     return Parsed<json>::fail("has the key '" + duplicate +
                               "' twice; JSON keeps one of them silently, so give it once");

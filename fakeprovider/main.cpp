@@ -7,6 +7,7 @@
 #include "cli/provider_command.hpp"
 #include "generated/version.hpp"
 #include "help_layout.hpp"
+#include "last_resort.hpp"
 #include "nearest_name.hpp"
 #include "old_spelling.hpp"
 #include "scenario_fields.hpp"
@@ -72,9 +73,7 @@ void add_proxy_flags(CLI::App& app, UpstreamFlags& f) {
       ->group(group);
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+int provider_main(int argc, char** argv) {
   CLI::App app{
       "A rate-limited HTTP provider that enforces allowances, outages and capacity as real APIs "
       "do."};
@@ -239,4 +238,11 @@ int main(int argc, char** argv) {
   }
   const auto run = check_provider_run(args);
   return run.command ? serve_provider(*run.command) : say_usage_errors("fakeprovider", run.errors);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return run_or_say("fakeprovider", "a smaller --max-items or --max-connections",
+                    [&] { return provider_main(argc, argv); });
 }

@@ -16,6 +16,7 @@
 #include "cli/usage_errors.hpp"
 #include "generated/version.hpp"
 #include "help_layout.hpp"
+#include "last_resort.hpp"
 #include "live/http/tls_settings.hpp"
 #include "nearest_name.hpp"
 #include "report_command.hpp"
@@ -358,9 +359,11 @@ std::string parse_error_message(const CLI::App& app, const CLI::ParseError& e,
     if (auto flag = unknown_flag(args, flag_spellings(app)))
       return *flag + " (see 'loadgen --help')";
   }
+  // A command's own help has its flags; the top one only lists the commands.
+  const std::string help = known_command ? "loadgen " + first + " --help" : "loadgen --help";
   return std::string(e.what()) +
          (exec_without_separator ? "; loadgen exec takes CMD and its ARGS after --" : "") +
-         " (see 'loadgen --help')";
+         " (see '" + help + "')";
 }
 
 CLI::App* add_simulate_command(CLI::App& app, SimulateFlags& sim) {
@@ -781,9 +784,7 @@ void describe_app(CLI::App& app) {
       "--max-attempts 5");
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+int loadgen_main(int argc, char** argv) {
   CLI::App app{
       "loadgen: run a fleet of retrying clients against a rate-limited provider, or simulate one.\n"
       "A provider never sees a delay, it sees an arrival rate: loadgen shows what a retry policy\n"
@@ -826,4 +827,13 @@ int main(int argc, char** argv) {
   if (merge_cmd->parsed()) return run_merge_command(merge);
   if (gate_cmd->parsed()) return run_gate_command(gate);
   return advise_main(adv);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return run_or_say("loadgen",
+                    "fewer --clients, or the fleet split into shards (--shard I/N) across "
+                    "processes or machines",
+                    [&] { return loadgen_main(argc, argv); });
 }

@@ -1,6 +1,9 @@
 #include "terminal_summary.hpp"
 
+#include <algorithm>
 #include <cstdio>
+#include <utility>
+#include <vector>
 
 #include "sparkline.hpp"
 
@@ -64,6 +67,22 @@ std::string waves(const Results& r) {
   return out;
 }
 
+// " (30 attempts exhausted, 10 not retryable)": why items were given up on, the most first,
+// so a 404 behind a proxy reads apart from a policy's limit. Empty when none was.
+std::string why_dead_lettered(const Recording& rec) {
+  std::vector<std::pair<std::string, std::int64_t>> reasons(rec.dead_letter_reasons.begin(),
+                                                            rec.dead_letter_reasons.end());
+  std::stable_sort(reasons.begin(), reasons.end(),
+                   [](const auto& a, const auto& b) { return a.second > b.second; });
+  std::string out;
+  for (auto [reason, n] : reasons) {
+    if (n <= 0) continue;
+    std::replace(reason.begin(), reason.end(), '_', ' ');
+    out += (out.empty() ? " (" : ", ") + std::to_string(n) + " " + reason;
+  }
+  return out.empty() ? out : out + ")";
+}
+
 }  // namespace
 
 std::string format_terminal_summary(const Results& r) {
@@ -103,21 +122,29 @@ std::string format_terminal_summary(const Results& r) {
   const bool allowance = p.allowance.has_value() || p.capacity.has_value();
   const std::string bins = bins_of(arrivals(r));
   const std::string send_bins = bins_of(r.recording.client_by_send);
-  out += fmt("busiest second%s: t=%s s, %s requests (%s%s)\n", outage ? " after recovery" : "",
-             number(s.peak_second).c_str(), number(s.peak_arrivals).c_str(),
-             allowance ? fmt("%.1fx the allowance; ", s.peak_ratio).c_str() : "", bins.c_str());
-  out += fmt("busiest second among retries, past the first: t=%s s, %s retries (%s%s)\n",
-             number(s.peak_retry_second).c_str(), number(s.peak_retries).c_str(),
-             allowance ? fmt("%.1fx; ", s.peak_retry_ratio).c_str() : "", send_bins.c_str());
+  // A peak of nothing is not a peak: "t=0 s, 0 requests" would read as a second at t=0.
+  if (s.peak_arrivals > 0) {
+    out += fmt("busiest second%s: t=%s s, %s requests (%s%s)\n", outage ? " after recovery" : "",
+               number(s.peak_second).c_str(), number(s.peak_arrivals).c_str(),
+               allowance ? fmt("%.1fx the allowance; ", s.peak_ratio).c_str() : "", bins.c_str());
+  } else if (outage) {
+    out += fmt("no request arrived after the recovery at t=%s s\n",
+               number(ns_to_s(recovery_ns(p))).c_str());
+  }
+  if (s.peak_retries > 0) {
+    out += fmt("busiest second among retries, past the first: t=%s s, %s retries (%s%s)\n",
+               number(s.peak_retry_second).c_str(), number(s.peak_retries).c_str(),
+               allowance ? fmt("%.1fx; ", s.peak_retry_ratio).c_str() : "", send_bins.c_str());
+  }
   out += fmt("requests made:  %s (%.2f per item, %.0f%% retries)\n", number(s.requests).c_str(),
              s.amplification, 100 * s.retry_share);
   if (s.writes > 0) {
     out += fmt("conditional writes: %s (%.2f per item)\n", number(s.writes).c_str(),
                s.items > 0 ? s.writes / s.items : 0.0);
   }
-  out +=
-      fmt("delivered %s of %s, dead-lettered %s, unfinished %s\n", number(s.delivered).c_str(),
-          number(s.items).c_str(), number(s.dead_lettered).c_str(), number(s.unfinished).c_str());
+  out += fmt("delivered %s of %s, dead-lettered %s%s, unfinished %s\n", number(s.delivered).c_str(),
+             number(s.items).c_str(), number(s.dead_lettered).c_str(),
+             why_dead_lettered(r.recording).c_str(), number(s.unfinished).c_str());
   // The open model only, so the other workloads' summaries read as before.
   if (f.open_model()) {
     out += fmt("dropped %s (%.1f%%): arrived with every one of the %lld clients busy, never sent\n",
@@ -134,8 +161,9 @@ std::string format_terminal_summary(const Results& r) {
     out += fmt("harness wake lateness: p50 %.3f ms, p99 %.3f ms\n", s.lateness_p50_ms,
                s.lateness_p99_ms);
   }
-  out += std::string("\nseconds with any traffic") + (outage ? ", after the outage" : "") + ":\n" +
-         waves(r) + "\n";
+  if (const auto busy = waves(r); !busy.empty())
+    out += std::string("\nseconds with any traffic") + (outage ? ", after the outage" : "") +
+           ":\n" + busy + "\n";
   if (!r.verdicts.empty()) {
     out += "\n";
     for (const auto& v : r.verdicts) {

@@ -228,7 +228,8 @@ void take_outputs(const ProviderArgs& a, ProviderRun& run, Errors& errors) {
 Checked<ProviderRun> check_provider_run(const ProviderArgs& a) {
   Errors errors;
   ProviderRun run;
-  const auto scenario = take(build_scenario_from_flags(a.scenario, a.values), errors);
+  const auto scenario =
+      take(build_scenario_from_flags(a.scenario, a.values, provider_flag), errors);
   const auto scale = take("--time-scale", parse_time_scale(a.time_scale), errors);
   if (scale) run.time_scale = *scale;
   take_bin(a.bin, run, errors);

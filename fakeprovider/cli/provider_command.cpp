@@ -169,8 +169,9 @@ int serve_provider(const ProviderRun& run) {
 
   const auto stats = provider.stats_document();
   if (const int written = write_outputs(run, provider, *stats)) code = written;
-  std::cerr << "fakeprovider: stopped on " << strsignal(signal_number) << " after "
-            << stats->head.at("requests").get<std::int64_t>() << " requests ("
+  const auto requests = stats->head.at("requests").get<std::int64_t>();
+  std::cerr << "fakeprovider: stopped on " << strsignal(signal_number) << " after " << requests
+            << (requests == 1 ? " request (" : " requests (")
             << outcome_summary(stats->head.at("totals")) << ")\n";
   return code;
 }

@@ -186,8 +186,12 @@ void AdminApi::add_routes() {
           return;
         }
         const auto w = provider_.start_outage(*duration, shape->action);
-        json_reply(res, 200,
-                   {{"start_ns", w.start_ns}, {"end_ns", w.end_ns}, {"outage", format_outage(w)}});
+        json_reply(
+            res, 200,
+            // Its nanoseconds exact above; the text is for a person, started mid-millisecond.
+            {{"start_ns", w.start_ns},
+             {"end_ns", w.end_ns},
+             {"outage", format_outage(w, format_duration_rounded)}});
       }));
 }
 

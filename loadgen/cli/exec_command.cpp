@@ -22,6 +22,7 @@
 #include "cli/fleet_live_event.hpp"
 #include "cli/fleet_outputs.hpp"
 #include "cli/harness_connections.hpp"
+#include "cli/run_summary.hpp"
 #include "cli/signal_descriptor.hpp"
 #include "exec_section.hpp"
 #include "gate.hpp"
@@ -204,8 +205,7 @@ class FirstArrivalWatch {
 std::optional<std::pair<int, std::string>> check_provider(const ProviderAdmin& admin) {
   const auto answer = admin.check_stats();
   if (answer.foreign) return std::pair{kExitUsage, not_a_fakeprovider(admin, answer)};
-  if (!answer.stats)
-    return std::pair{kExitUnreachable, "provider admin unreachable: " + answer.error};
+  if (!answer.stats) return std::pair{kExitUnreachable, admin_unreachable(answer.error)};
   const auto& stats = answer.stats;
   if (stats->time_scale != 1) {
     return std::pair{kExitUsage,
@@ -342,6 +342,22 @@ std::string describe_fleet(const ExecCommand& cmd, const FleetRun& run) {
   return text + "\n";
 }
 
+// Processes that ended other than with exit 0 said why on their stderr, which loadgen drops
+// unless --logs keeps it: the fix is to read it, so the line says where it is or how to keep it.
+std::string where_failures_are(const ExecCommand& cmd, const FleetRun& run) {
+  std::int64_t failed = 0;
+  for (const auto& p : run.processes)
+    failed += p.exec_errno == 0 && outcome_of(p.end) == ExecOutcome::kDeadLettered;
+  if (failed == 0) return "";
+  const std::string which = std::to_string(failed) + " of " + std::to_string(run.processes.size()) +
+                            " processes failed (a non-zero exit or a signal)";
+  if (!cmd.logs_dir.empty())
+    return which + "; each one's stdout and stderr are in " + cmd.logs_dir + "/client-ID.log";
+  return which +
+         "; to read what they said, run again with --logs DIR (each process's stdout "
+         "and stderr to DIR/client-ID.log)";
+}
+
 // Problems the results show that are not the fleet's verdict: said on stderr; a program that
 // could not be run at all is a harness failure.
 int say_problems(const ExecCommand& cmd, const FleetRun& run, const Results& r) {
@@ -362,6 +378,7 @@ int say_problems(const ExecCommand& cmd, const FleetRun& run, const Results& r) 
   if (run.released && r.provider_side && r.recording.requests == 0)
     say("warning: the provider saw no request from the fleet; does CMD send to {url} (" +
         redact_url(cmd.url.text) + ")?");
+  if (const auto why = where_failures_are(cmd, run); !why.empty()) say(why);
   return code;
 }
 
@@ -458,7 +475,7 @@ std::optional<std::string> release(ExecFleet& fleet, const ExecCommand& cmd,
   });
   FleetBounds bounds{start_ns + cmd.max_duration_ns, cmd.timeout_ns, cmd.grace_ns};
   const auto reset = [&]() -> std::optional<std::string> {
-    if (auto e = admin.reset()) return "provider admin unreachable: " + *e;
+    if (auto e = admin.reset()) return admin_unreachable(*e);
     return std::nullopt;
   };
   auto error = fleet.run(bounds, reset, [&] { watch.start(); });
@@ -540,7 +557,8 @@ FleetEnd exec_results(const ExecCommand& cmd, const FleetRun& run, const Provide
   const bool per_item = r.provider_side && take_provider_results(admin, provider, r);
   r.verdicts = evaluate_gate(cmd.assertions, r, metric_context(r, per_item));
   if (!cmd.quiet) {
-    summary_stream(cmd.out_path) << format_terminal_summary(r) << "\n"
+    summary_stream(cmd.out_path) << format_terminal_summary(r)
+                                 << format_who_answered(to_json(provider)) << "\n"
                                  << describe_fleet(cmd, run)
                                  << (run.released ? watch.describe() + "\n" : "") << std::flush;
   }

@@ -153,8 +153,7 @@ std::optional<int> LiveProcess::check_provider_scale() {
   const auto answer = admin_->check_stats();
   // The flag names the wrong server: a usage error, found before any load, as a wrong scale is.
   if (answer.foreign) return refuse(cmd_, kExitUsage, not_a_fakeprovider(*admin_, answer));
-  if (!answer.stats)
-    return refuse(cmd_, kExitUnreachable, "provider admin unreachable: " + answer.error);
+  if (!answer.stats) return refuse(cmd_, kExitUnreachable, admin_unreachable(answer.error));
   const auto& stats = answer.stats;
   if (stats->time_scale == cmd_.options.time_scale) return std::nullopt;
   return refuse(cmd_, kExitUsage,
@@ -231,7 +230,7 @@ std::optional<int> LiveProcess::preflight() {
 // store would follow it only after admitting some), so it goes ahead of it.
 std::optional<std::string> LiveProcess::reset_provider(std::optional<std::int64_t> start_unix_ns) {
   if (!admin_ || cmd_.shard.index != 0) return std::nullopt;
-  if (auto e = admin_->reset(start_unix_ns)) return "provider admin unreachable: " + *e;
+  if (auto e = admin_->reset(start_unix_ns)) return admin_unreachable(*e);
   return std::nullopt;
 }
 

@@ -43,6 +43,11 @@ std::string format_exec_progress(const ExecProgress& p) {
       ll(p.dead_lettered));
 }
 
+std::string format_sim_progress(const SimProgress& p) {
+  return fmt("simulated t=%.0f s  requests %lld  finished %lld of %lld", ns_to_s(p.now_ns),
+             ll(p.requests), ll(p.finished), ll(p.items));
+}
+
 ProgressPrinter::ProgressPrinter(bool enabled, bool tty, std::int64_t period_ns,
                                  std::int64_t start_ns)
     : enabled_(enabled),

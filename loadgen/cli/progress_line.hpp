@@ -6,6 +6,7 @@
 
 #include "duration.hpp"
 #include "live/engine.hpp"
+#include "sim/sim_engine.hpp"
 
 namespace stampede {
 
@@ -37,6 +38,9 @@ struct ExecProgress {
 // "t=12.0 s  processes: 380 running, 20 ended  clients: 18 delivered, 2 dead-lettered", or
 // "waiting for the release  processes: 400 running" before it.
 std::string format_exec_progress(const ExecProgress& p);
+
+// "simulated t=42 s  requests 480  finished 150 of 1000": a simulation's, on its own clock.
+std::string format_sim_progress(const SimProgress& p);
 
 // Puts progress lines on stderr: in place on a terminal, else a line every period_ns.
 class ProgressPrinter {

@@ -16,7 +16,7 @@ EnforcedProvider refused(int code, std::string error) {
 EnforcedProvider unread(const std::string& admin, const std::string& error, long status) {
   // 401 and 403 are a fakeprovider's own answers to a wrong --provider-admin-token.
   if (status == 0 || status == 401 || status == 403)
-    return refused(kExitUnreachable, "provider admin unreachable: " + error);
+    return refused(kExitUnreachable, admin_unreachable(error));
   if (status == 404)
     return refused(kExitUsage, "--provider-admin " + admin +
                                    " does not say which settings it enforces (GET "

@@ -1,5 +1,6 @@
 #include "cli/run_summary.hpp"
 
+#include <algorithm>
 #include <cstdio>
 
 #include "cli/fleet_outputs.hpp"
@@ -76,8 +77,38 @@ std::string format_divergence(const nlohmann::json& doc) {
   return buf;
 }
 
+std::string format_who_answered(const nlohmann::json& provider) {
+  const auto upstream = provider.value("upstream", nlohmann::json());
+  const auto reasons = provider.value("reasons", nlohmann::json());
+  if (!upstream.is_object() || !reasons.is_object()) return "";
+  std::string own;
+  std::int64_t forwarded = 0;
+  for (const auto& [reason, n] : reasons.items()) {
+    if (!n.is_number_integer()) continue;
+    // "served" in proxy mode is what went on to the upstream, whatever it answered.
+    if (reason == "served") {
+      forwarded = n.get<std::int64_t>();
+    } else if (n.get<std::int64_t>() > 0) {
+      std::string words = reason;
+      std::replace(words.begin(), words.end(), '_', ' ');
+      own += (own.empty() ? "" : ", ") + std::to_string(n.get<std::int64_t>()) + " " + words;
+    }
+  }
+  const auto count = [&](const char* key) {
+    const auto n = upstream.value(key, nlohmann::json());
+    return n.is_number_integer() ? std::to_string(n.get<std::int64_t>()) : std::string("?");
+  };
+  return "who answered: the provider itself " + (own.empty() ? "refused none" : own) +
+         "; it forwarded " + std::to_string(forwarded) + " to the upstream, which answered " +
+         count("upstream_429") + " with a 429, " + count("upstream_5xx") + " with a 5xx and " +
+         count("upstream_error") +
+         " not at all (an error or a timeout); any other status above is the upstream's, "
+         "passed through\n";
+}
+
 void print_run_summary(const Results& r, const nlohmann::json& doc, const std::string& out_path) {
-  std::string text = format_divergence(doc) + format_terminal_summary(r);
+  std::string text = format_divergence(doc) + format_terminal_summary(r) +
+                     format_who_answered(doc.value("provider", nlohmann::json::object()));
   if (doc.contains("comparison")) text += "\n" + format_comparison(doc.at("comparison"));
   text += format_harness_line(doc.at("live"));
   text += format_processes_line(doc.at("live"));

@@ -24,6 +24,12 @@ std::string format_processes_line(const nlohmann::json& live);
 // Empty otherwise.
 std::string format_divergence(const nlohmann::json& doc);
 
+// Proxy mode: "who answered: the provider itself 119 outage, 3 request rate exceeded; it
+// forwarded 40 to the upstream, which answered 0 with a 429, ...", from the results'
+// provider section, so an upstream's 404s read apart from the provider's own refusals. Empty
+// when the provider counted no upstream.
+std::string format_who_answered(const nlohmann::json& provider);
+
 // The divergence (if loud), the terminal summary, the comparison (if the document has one) and the
 // harness's lines, where the summary goes (stdout, or stderr when the results go to stdout).
 void print_run_summary(const Results& r, const nlohmann::json& doc, const std::string& out_path);

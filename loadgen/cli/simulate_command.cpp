@@ -6,30 +6,32 @@
 #include <iostream>
 
 #include "cli/junit_writer.hpp"
+#include "cli/progress_line.hpp"
 #include "cli/usage_errors.hpp"
 #include "exit_codes.hpp"
 #include "gate.hpp"
 #include "html_report.hpp"
 #include "output_path.hpp"
+#include "scenario_clock.hpp"
 #include "sim/sim_trials.hpp"
 #include "terminal_summary.hpp"
 
 namespace stampede {
-
 int run_simulate_command(const SimulateCommand& cmd) {
   SimOptions options;
   if (cmd.horizon_ns > 0) options.horizon_ns = cmd.horizon_ns;
   options.shard = cmd.shard;
-  if (!cmd.quiet && isatty(STDERR_FILENO)) {
-    options.progress = [](const SimProgress& p) {
-      std::fprintf(stderr, "\rsimulated t=%.0fs  requests %lld  finished %lld of %lld   ",
-                   ns_to_s(p.now_ns), static_cast<long long>(p.requests),
-                   static_cast<long long>(p.finished), static_cast<long long>(p.items));
-    };
-  }
+  // As run's: redrawn each second on a terminal, a plain line every 10 s in a CI log, so a
+  // simulation of a million clients never looks hung.
+  ProgressPrinter printer(!cmd.quiet, isatty(STDERR_FILENO) != 0, kProgressEveryDefaultNs,
+                          ScenarioClock::steady_ns());
+  options.progress = [&](const SimProgress& p) {
+    if (const auto now = ScenarioClock::steady_ns(); printer.due(now))
+      printer.print(format_sim_progress(p), now);
+  };
   Results results = simulate_trials(cmd.scenario, cmd.trials, options);
   if (cmd.shard.sharded()) results.shard = ShardInfo{cmd.shard.index, cmd.shard.count, 0};
-  if (options.progress) std::fprintf(stderr, "\r\033[K");
+  printer.clear();
   results.verdicts = evaluate_gate(cmd.assertions, results, metric_context(results));
   if (!cmd.quiet) std::cout << format_terminal_summary(results) << std::flush;
   if (!cmd.out_path.empty()) {

@@ -37,9 +37,11 @@ Parsed<ProviderStats> parse_provider_stats(const nlohmann::json& j) {
     if (s.by_send.labels() != send_labels().size())
       return Parsed<ProviderStats>::fail("its histograms do not have the send labels");
     return Parsed<ProviderStats>::ok(std::move(s));
-  } catch (const std::exception& e) {
-    return Parsed<ProviderStats>::fail(std::string("not a fakeprovider stats document: ") +
-                                       e.what());
+  } catch (const std::exception&) {
+    // The parser's words ("[json.exception...] key 'bin_ns' not found") tell a user nothing:
+    // what answered is something else than a fakeprovider's stats.
+    return Parsed<ProviderStats>::fail(
+        "not a fakeprovider stats document (no bin_ns, time_scale, requests and histograms)");
   }
 }
 
@@ -51,9 +53,9 @@ Parsed<ProviderSettings> parse_provider_settings(const nlohmann::json& j) {
     s.provider = j.at("provider");
     s.document = j;
     return Parsed<ProviderSettings>::ok(std::move(s));
-  } catch (const std::exception& e) {
-    return Parsed<ProviderSettings>::fail(std::string("not a fakeprovider settings document: ") +
-                                          e.what());
+  } catch (const std::exception&) {
+    return Parsed<ProviderSettings>::fail(
+        "not a fakeprovider settings document (no port, listen and provider)");
   }
 }
 
@@ -155,9 +157,18 @@ Parsed<ProviderStats> ProviderAdmin::stats() const {
   return parse_provider_stats(*j);
 }
 
+// Where the admin API is: the likely slips are its port and the data port in its place.
+constexpr const char* kWhereTheAdminIs =
+    "give --provider-admin fakeprovider's admin address, its --admin-listen (default "
+    "http://127.0.0.1:8081, which stays there when --listen moves the data port)";
+
 std::string not_a_fakeprovider(const ProviderAdmin& admin, const StatsAnswer& answer) {
   return "--provider-admin " + redact_url(admin.url().text) + " is not a fakeprovider admin API (" +
-         answer.error + ")";
+         answer.error + "), the data port maybe; " + kWhereTheAdminIs;
+}
+
+std::string admin_unreachable(const std::string& error) {
+  return "provider admin unreachable: " + error + "; is fakeprovider running? " + kWhereTheAdminIs;
 }
 
 }  // namespace stampede

@@ -84,5 +84,7 @@ class ProviderAdmin {
 // The one line for a foreign answer: "--provider-admin URL is not a fakeprovider admin API
 // (GET /admin/stats answered 404)", the URL without its credentials.
 std::string not_a_fakeprovider(const ProviderAdmin& admin, const StatsAnswer& answer);
+// "provider admin unreachable: ERROR", and where fakeprovider's admin API listens.
+std::string admin_unreachable(const std::string& error);
 
 }  // namespace stampede

@@ -191,11 +191,13 @@ TEST_CASE("help order: a provider flag has one name in both binaries; the old on
     const auto old = run_binary("fakeprovider", {row.old_name, row.bad_value});
     CHECK(old.code == 2);
     CHECK(old.err.find(renamed) != std::string::npos);
-    CHECK(old.err.find(row.field + ": '" + row.bad_value + "'") != std::string::npos);
+    CHECK(old.err.find(row.name + " (" + row.field + "): '" + row.bad_value + "'") !=
+          std::string::npos);
     const auto now = run_binary("fakeprovider", {row.name, row.bad_value});
     CHECK(now.code == 2);
     CHECK(now.err.find(" is now ") == std::string::npos);
-    CHECK(now.err.find(row.field + ": '" + row.bad_value + "'") != std::string::npos);
+    CHECK(now.err.find(row.name + " (" + row.field + "): '" + row.bad_value + "'") !=
+          std::string::npos);
   }
   // fakeprovider's network is simulate's --hop-delay on the wire: the same name in both.
   const auto hop = "--hop-delay";

@@ -89,3 +89,8 @@ TEST_CASE("the printer: due once a period, on a grid; never when disabled") {
   CHECK(tty.due(101 * s));
   CHECK(kProgressEveryDefaultNs == 10 * s);
 }
+
+TEST_CASE("a simulation's progress line: its own clock, its requests and items") {
+  const SimProgress p{42'400'000'000, 480, 150, 1'000'000};
+  CHECK(format_sim_progress(p) == "simulated t=42 s  requests 480  finished 150 of 1000000");
+}

@@ -25,6 +25,9 @@ Results run_results() {
   r.summary.drain_s = 1;
   r.summary.peak_arrivals = 20;
   r.summary.peak_ratio = 2;
+  r.summary.peak_retries = 5;
+  r.summary.peak_retry_ratio = 0.5;
+  r.recording.client_by_outcome.add(0, 0, 20);  // the seconds with traffic: t=0
   return r;
 }
 
@@ -59,15 +62,17 @@ TEST_CASE("summary: no outage, no recovery; an outage, after recovery") {
   // Each peak names the bins it was counted in, to set beside advise's rates over a window.
   CHECK(has(plain, "busiest second: t=0 s, 20 requests (2.0x the allowance; 1 s bins)\n"));
   CHECK(has(plain,
-            "busiest second among retries, past the first: t=0 s, 0 retries (0.0x; 1 s "
+            "busiest second among retries, past the first: t=0 s, 5 retries (0.5x; 1 s "
             "bins)\n"));
-  CHECK(has(plain, "\nseconds with any traffic:\n"));
+  CHECK(has(plain, "\nseconds with any traffic:\n  t=0: 20\n"));
   CHECK_FALSE(has(plain, "recovery"));
   CHECK_FALSE(has(plain, "after the outage"));
   r.scenario.provider.outages.push_back(*parse_outage("0s-30s:503"));
+  r.recording.client_by_outcome.add(31'000'000'000, 0, 20);
+  r.summary.peak_second = 31;
   const auto stormy = format_terminal_summary(r);
-  CHECK(has(stormy, "busiest second after recovery: t=0 s"));
-  CHECK(has(stormy, "\nseconds with any traffic, after the outage:\n"));
+  CHECK(has(stormy, "busiest second after recovery: t=31 s"));
+  CHECK(has(stormy, "\nseconds with any traffic, after the outage:\n  t=31: 20\n"));
 }
 
 TEST_CASE("summary: no allowance, no ratio to it") {
@@ -76,7 +81,7 @@ TEST_CASE("summary: no allowance, no ratio to it") {
   const auto text = format_terminal_summary(r);
   INFO(text);
   CHECK(has(text, "busiest second: t=0 s, 20 requests (1 s bins)\n"));
-  CHECK(has(text, "busiest second among retries, past the first: t=0 s, 0 retries (1 s bins)\n"));
+  CHECK(has(text, "busiest second among retries, past the first: t=0 s, 5 retries (1 s bins)\n"));
   CHECK_FALSE(has(text, "the allowance"));
 }
 
@@ -89,4 +94,39 @@ TEST_CASE("summary: a run that delivered nothing says so, not 'got through at t=
   INFO(text);
   CHECK(has(text, "delivered 0 of 20, dead-lettered 20, unfinished 0\nno item got through\n"));
   CHECK_FALSE(has(text, "got through at"));
+}
+
+TEST_CASE("summary: lines that do not apply are left out, not printed as zeros") {
+  // Every item given up on during the outage: no second after the recovery had traffic.
+  auto r = run_results();
+  r.scenario.provider.outages.push_back(*parse_outage("0s-30s:503"));
+  r.summary.peak_arrivals = 0;
+  r.summary.peak_retries = 0;
+  const auto stormy = format_terminal_summary(r);
+  INFO(stormy);
+  CHECK(has(stormy, "no request arrived after the recovery at t=30 s\n"));
+  CHECK_FALSE(has(stormy, "busiest second"));
+  CHECK_FALSE(has(stormy, "0 requests"));
+  CHECK_FALSE(has(stormy, "seconds with any traffic"));
+  // No outage and no traffic at all: no peak, no empty block.
+  auto idle = run_results();
+  idle.summary.peak_arrivals = 0;
+  idle.summary.peak_retries = 0;
+  idle.recording = Recording{};
+  const auto text = format_terminal_summary(idle);
+  INFO(text);
+  CHECK_FALSE(has(text, "busiest second"));
+  CHECK_FALSE(has(text, "seconds with any traffic"));
+  CHECK_FALSE(has(text, "recovery"));
+}
+
+TEST_CASE("summary: dead-lettered items say why, the commonest reason first") {
+  auto r = run_results();
+  r.summary.delivered = 0;
+  r.summary.dead_lettered = 40;
+  r.recording.dead_letter_reasons["attempts_exhausted"] = 10;
+  r.recording.dead_letter_reasons["not_retryable"] = 30;
+  const auto text = format_terminal_summary(r);
+  INFO(text);
+  CHECK(has(text, "dead-lettered 40 (30 not retryable, 10 attempts exhausted), unfinished 0\n"));
 }

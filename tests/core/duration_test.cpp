@@ -56,6 +56,19 @@ TEST_CASE("durations format in their largest whole unit") {
   }
 }
 
+TEST_CASE("durations rounded for a person: the largest unit, to a thousandth of it") {
+  struct Row {
+    std::int64_t ns;
+    const char* text;
+  };
+  for (const Row& r : {Row{16'768'952, "16.768ms"}, Row{30'016'768'952, "30.016s"},
+                       Row{30 * kNsPerSec, "30s"}, Row{90 * kNsPerSec, "90s"},
+                       Row{120 * kNsPerSec, "2m"}, Row{1'234, "1.234us"}, Row{0, "0s"}}) {
+    CAPTURE(r.ns);
+    CHECK(format_duration_rounded(r.ns) == r.text);
+  }
+}
+
 TEST_CASE("a negative duration is called negative, not a value without a number") {
   for (const char* text : {"-1s", "-0.5ms", "-30m"}) {
     CAPTURE(text);

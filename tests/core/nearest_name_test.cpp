@@ -79,3 +79,33 @@ TEST_CASE("unknown flag names the first flag no command knows, and the nearest o
     }
   }
 }
+
+TEST_CASE("unknown flag: another tool's word, and a flag a prefix made longer") {
+  const std::vector<std::string> known{"--listen",       "--admin-listen",         "--admin-token",
+                                       "--retry-after",  "--provider-retry-after", "--seed",
+                                       "--provider-seed"};
+  const std::vector<std::string> fleet{"--clients", "--provider-retry-after"};
+  struct Row {
+    std::vector<std::string> known;
+    std::string given;
+    std::string says;
+  };
+  for (const Row& r : {
+           Row{known, "--port", "unknown flag '--port'; did you mean '--listen'?"},
+           Row{known, "--bind", "unknown flag '--bind'; did you mean '--listen'?"},
+           // A few slips from --admin-token too: the other tool's word is the sure one.
+           Row{known, "--admin-port",
+               "unknown flag '--admin-port'; did you mean '--admin-listen'?"},
+           Row{fleet, "--retry-after",
+               "unknown flag '--retry-after'; did you mean '--provider-retry-after'?"},
+           // The end of two flags names neither.
+           Row{{"--read-timeout", "--connect-timeout"}, "--timeout", "unknown flag '--timeout'"},
+           // Another tool's word for a flag this command does not have: nothing to suggest.
+           Row{fleet, "--port", "unknown flag '--port'"},
+       }) {
+    CAPTURE(r.given);
+    const auto got = unknown_flag({r.given, "1"}, r.known);
+    REQUIRE(got);
+    CHECK(*got == r.says);
+  }
+}

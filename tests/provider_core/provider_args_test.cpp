@@ -43,7 +43,7 @@ const std::vector<FlagRow>& flag_rows() {
       {"the defaults", [](ProviderArgs&) {}, {}},
       {"a scenario field's value",
        [](ProviderArgs& a) { a.values["provider.allowance"] = {"banana"}; },
-       {"provider.allowance: 'banana' is not a rate..."}},
+       {"--allowance (provider.allowance): 'banana' is not a rate..."}},
       {"--time-scale 0", [](ProviderArgs& a) { a.time_scale = "0"; }, {"--time-scale: ..."}},
       {"--bin not a duration", [](ProviderArgs& a) { a.bin = "soon"; }, {"--bin: ..."}},
       {"--bin 0s",
@@ -140,7 +140,7 @@ const std::vector<FlagRow>& flag_rows() {
          a.upstream.insecure = true;
          a.store = "redis://127.0.0.1:9";
        },
-       {"provider.allowance: ..."}},
+       {"--allowance (provider.allowance): ..."}},
       {"several at once: every one, in the flags' order",
        [](ProviderArgs& a) {
          a.values["provider.allowance"] = {"banana"};
@@ -158,7 +158,7 @@ const std::vector<FlagRow>& flag_rows() {
          a.results_out = "/nonexistent/results.json";
          a.store = "mysql://db";
        },
-       {"provider.allowance: ...", "--time-scale: ...", "--bin: ...", "--listen: ...",
+       {"--allowance (provider.allowance): ...", "--time-scale: ...", "--bin: ...", "--listen: ...",
         "--threads: ...", "--processes: ...", "--arrival-stamp: ...", "--idle-timeout: ...",
         "--client-header: ...", "--max-items: ...", "--http-server: ...", "--arrivals-out: ...",
         "--results-out: ...", "--store: ..."}},
