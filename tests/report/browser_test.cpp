@@ -85,16 +85,22 @@ void check_picture(const nlohmann::json& s) {
   CHECK(s["colors"]["#f2a93b"]["count"].get<int>() > 300);
 }
 
+// The reference storms' comparison report (exponential against full jitter), in dir.
+std::string write_comparison_report(const TempDir& dir) {
+  const auto html = dir.file("storm.html");
+  write_file(html, render_report({golden_results("storm_exponential.results.json"),
+                                  golden_results("storm_full_jitter.results.json")},
+                                 {"exponential", "full-jitter"}));
+  return html;
+}
+
 }  // namespace
 
 TEST_CASE("a real browser renders the comparison report, with and without JavaScript" *
           doctest::description("needs the Debian package chromium, and python3") *
           doctest::skip(skip_unless_ci(browser_missing()))) {
   TempDir dir;
-  const auto html = dir.file("storm.html");
-  write_file(html, render_report({golden_results("storm_exponential.results.json"),
-                                  golden_results("storm_full_jitter.results.json")},
-                                 {"exponential", "full-jitter"}));
+  const auto html = write_comparison_report(dir);
   const auto with_js = screenshot(dir, html);
   const auto without_js = screenshot_without_javascript(dir, html);
   check_picture(with_js);
@@ -202,10 +208,7 @@ TEST_CASE("in a real browser, the report's first screen names the failed checks 
           doctest::description("needs the Debian package chromium, and python3") *
           doctest::skip(skip_unless_ci(browser_missing()))) {
   TempDir dir;
-  const auto html = dir.file("storm.html");
-  write_file(html, render_report({golden_results("storm_exponential.results.json"),
-                                  golden_results("storm_full_jitter.results.json")},
-                                 {"exponential", "full-jitter"}));
+  const auto html = write_comparison_report(dir);
   const std::string reading =
       "JSON.stringify((() => { const v = document.getElementById('verdict');"
       " const f = document.querySelector('figure');"
@@ -232,10 +235,7 @@ TEST_CASE("in a real browser, no outage label is under a bar" *
           doctest::description("needs the Debian package chromium, and python3") *
           doctest::skip(skip_unless_ci(browser_missing()))) {
   TempDir dir;
-  const auto html = dir.file("storm.html");
-  write_file(html, render_report({golden_results("storm_exponential.results.json"),
-                                  golden_results("storm_full_jitter.results.json")},
-                                 {"exponential", "full-jitter"}));
+  const auto html = write_comparison_report(dir);
   const auto r = reading_of(
       dir, html,
       "JSON.stringify((() => { const labels = [...document.querySelectorAll('text')]"
