@@ -81,11 +81,13 @@ Parsed<std::unique_ptr<RedisQuota>> open_store(const std::optional<StoreSettings
 
 // GET /admin/settings: the provider section this process decides by (with --processes, for
 // every worker on the one port), the data plane's address, and the store the counters live in
-// (replicas sharing one each decide by their own section: give them the same scenario).
+// (replicas sharing one each decide by their own section: give them the same scenario), and
+// whether it forwards what it admits (proxy mode), whose answers are then an upstream's.
 nlohmann::json settings_document(const ProviderRun& run, int port) {
   return {{"listen", run.data_plane.listen.url(port)},
           {"port", port},
           {"processes", run.processes},
+          {"proxy", run.data_plane.upstream.has_value()},
           {"store", run.store ? nlohmann::json("redis://" + run.store->target.where())
                               : nlohmann::json(nullptr)},
           {"time_scale", run.time_scale},

@@ -81,6 +81,9 @@ std::string format_who_answered(const nlohmann::json& provider) {
   const auto upstream = provider.value("upstream", nlohmann::json());
   const auto reasons = provider.value("reasons", nlohmann::json());
   if (!upstream.is_object() || !reasons.is_object()) return "";
+  // Every provider counts an upstream; only one in proxy mode (its settings say) has one.
+  const auto settings = provider.value("settings", nlohmann::json());
+  if (!settings.is_object() || settings.value("proxy", false) != true) return "";
   std::string own;
   std::int64_t forwarded = 0;
   for (const auto& [reason, n] : reasons.items()) {

@@ -27,7 +27,7 @@ std::string format_divergence(const nlohmann::json& doc);
 // Proxy mode: "who answered: the provider itself 119 outage, 3 request rate exceeded; it
 // forwarded 40 to the upstream, which answered 0 with a 429, ...", from the results'
 // provider section, so an upstream's 404s read apart from the provider's own refusals. Empty
-// when the provider counted no upstream.
+// when the provider is not in proxy mode (its settings say), or they were not read.
 std::string format_who_answered(const nlohmann::json& provider);
 
 // The divergence (if loud), the terminal summary, the comparison (if the document has one) and the

@@ -23,15 +23,23 @@ TEST_CASE("summary causes: the provider's own refusals apart from the upstream's
     std::string says;      // "" for no line
   };
   const std::vector<Row> rows{
-      // Not proxy mode: the provider counted no upstream.
+      // Not proxy mode: the provider counted no upstream, or counts one it does not have.
       {R"({"reasons": {"served": 10, "outage": 2}})", ""},
       {R"({})", ""},
+      {R"({"reasons": {"served": 10, "outage": 2}, "settings": {"proxy": false},
+           "upstream": {"upstream_429": 0, "upstream_5xx": 0, "upstream_error": 0}})",
+       ""},
+      // Its settings not read: whether it forwarded is not known.
+      {R"({"reasons": {"served": 10, "outage": 2},
+           "upstream": {"upstream_429": 0, "upstream_5xx": 0, "upstream_error": 0}})",
+       ""},
       {R"({"reasons": {"served": 40, "outage": 119, "request_rate_exceeded": 3},
+           "settings": {"proxy": true},
            "upstream": {"upstream_429": 0, "upstream_5xx": 1, "upstream_error": 2}})",
        "who answered: the provider itself 119 outage, 3 request rate exceeded; it forwarded 40 "
        "to the upstream, which answered 0 with a 429, 1 with a 5xx and 2 not at all (an error or "
        "a timeout); any other status above is the upstream's, passed through\n"},
-      {R"({"reasons": {"served": 5, "outage": 0},
+      {R"({"reasons": {"served": 5, "outage": 0}, "settings": {"proxy": true},
            "upstream": {"upstream_429": 5, "upstream_5xx": 0, "upstream_error": 0}})",
        "who answered: the provider itself refused none; it forwarded 5 to the upstream, which "
        "answered 5 with a 429, "},
