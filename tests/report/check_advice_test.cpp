@@ -2,12 +2,12 @@
 // by metric, and how far each check missed.
 #include <doctest/doctest.h>
 
-#include <regex>
 #include <set>
 #include <string>
 #include <vector>
 
 #include "check_advice.hpp"
+#include "report_test_support.hpp"
 #include "summary.hpp"
 #include "support/files.hpp"
 #include "support/process.hpp"
@@ -90,12 +90,9 @@ TEST_CASE("advice: a fleet that jitters already is not told to add jitter") {
 
 TEST_CASE("advice: every flag it names is loadgen's, and the reading guide's") {
   std::set<std::string> named;
-  const std::regex flag("--[a-z][a-z-]+");
   for (const auto& m : kMetrics) {
-    const auto change = advice_for(m.name).change;
-    for (auto it = std::sregex_iterator(change.begin(), change.end(), flag);
-         it != std::sregex_iterator(); ++it)
-      named.insert(it->str());
+    const auto flags = report_test::flags_in(advice_for(m.name).change);
+    named.insert(flags.begin(), flags.end());
   }
   REQUIRE(named.size() > 10);
   const auto help = run_binary("loadgen", {"run", "--help"}).out;

@@ -43,22 +43,6 @@ std::map<std::string, std::string> scenario_flag_fields() {
   return fields;
 }
 
-// Every "--name" in a help text. (No <regex>: GCC 12 warns inside it under the sanitizers.)
-std::set<std::string> flags_in_help(const std::string& help) {
-  std::set<std::string> flags;
-  auto lower = [](char c) { return std::islower(static_cast<unsigned char>(c)) != 0; };
-  auto word_char = [&](char c) {
-    return lower(c) || std::isdigit(static_cast<unsigned char>(c)) || c == '-';
-  };
-  for (auto at = help.find("--"); at != std::string::npos; at = help.find("--", at + 2)) {
-    auto end = at + 2;
-    if (end >= help.size() || !lower(help[end])) continue;
-    while (end < help.size() && word_char(help[end])) ++end;
-    flags.insert(help.substr(at, end - at));
-  }
-  return flags;
-}
-
 bool covered(const std::string& path, const nlohmann::json& artifact_paths) {
   for (const auto& a : artifact_paths) {
     const auto p = a.get<std::string>();
@@ -155,9 +139,9 @@ TEST_CASE("the CI examples' flags are in the binaries' own --help") {
   if (!require_tool(have_python_yaml(), "python3-yaml", "apt-get install python3-yaml")) return;
   const auto provider_help = run("timeout 10 " + quote(bin_path("fakeprovider")) + " --help");
   REQUIRE_MESSAGE(provider_help.exit_code == 0, provider_help.output);
-  const auto provider_flags = flags_in_help(provider_help.output);
+  const auto provider_flags = flags_in(provider_help.output);
   const auto run_help = run("timeout 10 " + quote(bin_path("loadgen")) + " run --help");
-  const auto run_flags = flags_in_help(run_help.output);
+  const auto run_flags = flags_in(run_help.output);
   int fakeprovider_commands = 0;
   for (const auto& c : ci_commands()) {
     CAPTURE(c["file"].get<std::string>());

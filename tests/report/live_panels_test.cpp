@@ -2,7 +2,7 @@
 // fixed snapshot draws the same SVG every time, checked against golden files as the report is.
 #include <doctest/doctest.h>
 
-#include <regex>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -45,23 +45,35 @@ struct AxisReading {
   std::vector<std::pair<double, double>> outages;
 };
 
+// The number an attribute holds: after `name="` at or after from, within the tag there.
+std::optional<double> attribute(const std::string& svg, std::size_t from, const std::string& name) {
+  const auto tag_end = svg.find('>', from);
+  const auto at = svg.find(" " + name + "=\"", from);
+  if (at == std::string::npos || at > tag_end) return std::nullopt;
+  return std::stod(svg.substr(at + name.size() + 3));
+}
+
 AxisReading read_axis(const std::string& svg) {
   constexpr double kPlotLeft = 62, kPlotWidth = 564;
-  const std::regex tick(R"re(<text x="([0-9.]+)" y="233" text-anchor="middle">([0-9.]+)</text>)re");
+  // An x-axis label: <text x="X" y="233" text-anchor="middle">SECONDS</text>.
   double px_per_s = 0;
-  for (std::sregex_iterator it(svg.begin(), svg.end(), tick), end; it != end; ++it) {
-    const double at_s = std::stod((*it)[2]);
-    if (at_s > 0) px_per_s = (std::stod((*it)[1]) - kPlotLeft) / at_s;
+  for (auto at = svg.find("<text "); at != std::string::npos; at = svg.find("<text ", at + 1)) {
+    const auto head_end = svg.find('>', at);
+    const std::string label_tail = " y=\"233\" text-anchor=\"middle\"";
+    if (head_end < at + label_tail.size() ||
+        svg.compare(head_end - label_tail.size(), label_tail.size(), label_tail) != 0)
+      continue;
+    const double at_s = std::stod(svg.substr(head_end + 1));
+    if (at_s > 0) px_per_s = (*attribute(svg, at, "x") - kPlotLeft) / at_s;
   }
   REQUIRE(px_per_s > 0);
   AxisReading r{kPlotWidth / px_per_s, {}};
   const auto from = svg.find("<g class=\"outages\"");
   if (from == std::string::npos) return r;
-  const auto group = svg.substr(from, svg.find("</g>", from) - from);
-  const std::regex rect(R"re(<rect x="([0-9.]+)" y="[0-9.]+" width="([0-9.]+)")re");
-  for (std::sregex_iterator it(group.begin(), group.end(), rect), end; it != end; ++it) {
-    const double x = std::stod((*it)[1]) - kPlotLeft;
-    r.outages.emplace_back(x / px_per_s, (x + std::stod((*it)[2])) / px_per_s);
+  const auto group_end = svg.find("</g>", from);
+  for (auto at = svg.find("<rect ", from); at < group_end; at = svg.find("<rect ", at + 1)) {
+    const double x = *attribute(svg, at, "x") - kPlotLeft;
+    r.outages.emplace_back(x / px_per_s, (x + *attribute(svg, at, "width")) / px_per_s);
   }
   return r;
 }

@@ -6,8 +6,10 @@
 #include <stdio.h>
 #include <sys/wait.h>
 
+#include <cctype>
 #include <cstdlib>
 #include <filesystem>
+#include <set>
 #include <string>
 
 #include <doctest/doctest.h>
@@ -21,6 +23,23 @@
 #include "support/tools.hpp"
 
 namespace report_test {
+
+// Every "--name" in a text. (No <regex> in the tests: GCC 12 warns inside it under the
+// sanitizers.)
+inline std::set<std::string> flags_in(const std::string& help) {
+  std::set<std::string> flags;
+  auto lower = [](char c) { return std::islower(static_cast<unsigned char>(c)) != 0; };
+  auto word_char = [&](char c) {
+    return lower(c) || std::isdigit(static_cast<unsigned char>(c)) || c == '-';
+  };
+  for (auto at = help.find("--"); at != std::string::npos; at = help.find("--", at + 2)) {
+    auto end = at + 2;
+    if (end >= help.size() || !lower(help[end])) continue;
+    while (end < help.size() && word_char(help[end])) ++end;
+    flags.insert(help.substr(at, end - at));
+  }
+  return flags;
+}
 
 // A results file of tests/report/golden/, read as the report reads one.
 inline stampede::Results golden_results(const std::string& name) {
