@@ -5,13 +5,17 @@
 #include <cstdlib>
 #include <memory>
 #include <new>
+#include <vector>
 
 namespace stampede {
 
 // A set of at most max_keys 64-bit keys (never 0), each with a Slot of its own (a struct whose
 // first member is `std::uint64_t key`), in one table allocated up front with calloc, so its
 // pages cost memory only as keys land in them; no allocation per key. What the provider keeps
-// per item (or client) is bounded by --max-items through it. Pure: the caller serialises calls.
+// per item (or client) is bounded by --max-items through it. The slots held are listed apart, so
+// a walk over the keys costs the keys, not the table: walking a million-key table's 2^21 slots
+// touched 134 MB, and GET /admin/results after a 40-client fleet took 1 s (16 s under TSan).
+// Pure: the caller serialises calls.
 template <typename Slot>
 class BoundedKeyTable {
  public:
@@ -31,28 +35,25 @@ class BoundedKeyTable {
       Slot& s = slots_[i];
       if (s.key == key) return &s;
       if (s.key != 0) continue;
-      if (keys_ >= max_keys_) return nullptr;
+      if (held_.size() >= max_keys_) return nullptr;
       s = Slot{};
       s.key = key;
-      ++keys_;
+      held_.push_back(i);
       inserted = true;
       return &s;
     }
   }
 
-  // Calls f(slot) for every key held, in no particular order.
+  // Calls f(slot) for every key held, in the order the keys came.
   template <typename F>
   void for_each(F&& f) const {
-    if (keys_ == 0) return;
-    for (std::size_t i = 0; i <= mask_; ++i) {
-      if (slots_[i].key != 0) f(slots_[i]);
-    }
+    for (const std::size_t i : held_) f(slots_[i]);
   }
 
   void clear() {
-    if (keys_ > 0) allocate();
+    if (!held_.empty()) allocate();
   }
-  std::size_t size() const { return keys_; }
+  std::size_t size() const { return held_.size(); }
   std::size_t max_keys() const { return max_keys_; }
 
  private:
@@ -63,13 +64,13 @@ class BoundedKeyTable {
     // calloc, not new Slot[n](): the zeroed pages of a large block are the kernel's, untouched.
     slots_.reset(static_cast<Slot*>(std::calloc(mask_ + 1, sizeof(Slot))));
     if (!slots_) throw std::bad_alloc();
-    keys_ = 0;
+    held_ = {};
   }
 
   std::size_t max_keys_;
   std::size_t mask_ = 0;  // slots - 1; slots a power of two, at least twice max_keys
-  std::size_t keys_ = 0;
   std::unique_ptr<Slot[], Free> slots_;
+  std::vector<std::size_t> held_;  // the slots holding a key, in the order they came
 };
 
 }  // namespace stampede

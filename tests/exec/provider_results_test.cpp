@@ -67,7 +67,7 @@ ProviderReport storm(const TempDir& dir, const std::string& name,
   // Token-protected like every other admin route.
   CHECK_FALSE(stampede::ProviderAdmin(*admin, "wrong").results_json());
   const auto fetched = stampede::ProviderAdmin(*admin, kToken).results_json();
-  REQUIRE(fetched);
+  REQUIRE_MESSAGE(fetched, fetched.error());
   out.fetched = *fetched;
   provider.process().signal(SIGTERM);
   out.provider_code = provider.process().wait(10'000);
