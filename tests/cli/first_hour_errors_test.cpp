@@ -12,6 +12,7 @@
 #include "support/http_client.hpp"
 #include "support/ports.hpp"
 #include "support/process.hpp"
+#include "support/sanitized.hpp"
 #include "support/temp_dir.hpp"
 
 using namespace support;
@@ -113,14 +114,8 @@ TEST_CASE("first hour: a command's missing flag points to that command's help") 
 }
 
 // A sanitizer reserves terabytes of address space first: under ulimit -v it cannot start.
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-constexpr bool kSanitized = true;
-#else
-constexpr bool kSanitized = false;
-#endif
-
 TEST_CASE("first hour: out of memory is a plain error, never an abort" *
-          doctest::skip(kSanitized)) {
+          doctest::skip(support::kSanitized)) {
   // A memory limit far below what a hundred million clients take.
   const auto r = run_program("/bin/sh", {"-c",
                                          "ulimit -v 400000; exec \"$0\" simulate --clients "

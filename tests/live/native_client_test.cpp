@@ -18,6 +18,7 @@
 
 #include "support/fake_provider.hpp"
 #include "support/loadgen_run.hpp"
+#include "support/sanitized.hpp"
 #include "support/scripted_server.hpp"
 
 using namespace support;
@@ -185,10 +186,16 @@ TEST_CASE("libcurl and the native client run the same storm to the same counts")
     CHECK(r.results["provider"]["requests"] == r.results["counts"]["requests"]);
     counts[client] = r.results["counts"];
   }
-  CHECK(counts["native"]["requests"] == 600);
-  for (const char* key : {"requests", "delivered", "dead_lettered", "unfinished"}) {
+  for (const char* key : {"delivered", "dead_lettered", "unfinished"}) {
     CAPTURE(key);
     CHECK(counts["native"][key] == counts["libcurl"][key]);
+  }
+  CHECK(counts["native"]["delivered"] == 300);
+  // Under TSan a burst of 300 first sends can outlast the first window (seen: libcurl's 500
+  // requests to native's 600), and the rounds after it then differ.
+  if (kTimingExact) {
+    CHECK(counts["native"]["requests"] == 600);
+    CHECK(counts["native"]["requests"] == counts["libcurl"]["requests"]);
   }
 }
 

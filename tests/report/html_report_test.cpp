@@ -13,6 +13,7 @@
 #include "report_test_support.hpp"
 #include "support/files.hpp"
 #include "support/process.hpp"
+#include "support/sanitized.hpp"
 #include "support/temp_dir.hpp"
 #include "support/tools.hpp"
 #include "terminal_summary.hpp"
@@ -283,8 +284,8 @@ TEST_CASE("arrivals past the last bin are said, in the chart and the terminal su
 TEST_CASE("a million-client simulation's report stays small") {
   TempDir dir;
   const auto results_path = dir.file("million.json");
-  const auto sim = run("timeout 120 " + quote(bin_path("loadgen")) + " simulate --scenario " +
-                       quote(source_path("examples/storm.json")) +
+  const auto sim = run("timeout " + std::to_string(slowed(120)) + " " + quote(bin_path("loadgen")) +
+                       " simulate --scenario " + quote(source_path("examples/storm.json")) +
                        " --strategy exponential --clients 1000000 --allowance 100000/s --quiet "
                        "--out " +
                        quote(results_path));

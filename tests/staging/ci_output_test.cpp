@@ -85,8 +85,11 @@ TEST_CASE("no terminal: a plain progress line every --progress-every, in scenari
   // No terminal codes in a log.
   CHECK_FALSE(contains(r.err, "\r"));
   CHECK_FALSE(contains(r.err, "\033["));
-  // The summary, which speaks the same seconds, comes after the lines, on stdout.
-  CHECK(contains(r.out, "delivered 40 of 40"));
+  // The summary, which speaks the same seconds, comes after the lines, on stdout. (How many
+  // were delivered is the machine's: a start 1.8 s late under TSan sent 18 scenario seconds of
+  // arrivals at once, into the allowance.)
+  CHECK(contains(r.out, "delivered "));
+  CHECK(contains(r.out, " of 40"));
 }
 
 TEST_CASE("--quiet silences the progress line; --progress-every takes a positive duration") {
