@@ -24,6 +24,7 @@
 #include "support/files.hpp"
 #include "support/http_client.hpp"
 #include "support/process.hpp"
+#include "support/sanitized.hpp"
 
 using namespace support;
 
@@ -226,7 +227,10 @@ TEST_CASE("slow: admin: a request trickled past the request deadline is cut, hea
 TEST_CASE("admin: repeated stats and metrics over 50,000 tenants cost about their text") {
   RecordingProvider p({});
   REQUIRE(p.started());
-  constexpr int kTenants = 50'000;
+  // Under a sanitizer the resident size is not judged (below): a tenth of the tenants runs the
+  // same code, where 50,000 took 154 s of CI's TSan tree.
+  constexpr int kTenants = support::kSanitized ? 5'000 : 50'000;
+  const std::string last = "tenant-" + std::to_string(kTenants - 1);
   REQUIRE(burst_of_tenants(p.data_port(), kTenants) == kTenants);
   const std::int64_t before = rss_bytes(p.pid());
   REQUIRE(before > 0);
@@ -247,14 +251,13 @@ TEST_CASE("admin: repeated stats and metrics over 50,000 tenants cost about thei
            at = r.body.find("\"requests\":", at + 1))
         ++entries;
       CHECK(entries == kTenants + 1);
-      CHECK(r.body.find("\"tenant-49999\":{") != std::string::npos);
+      CHECK(r.body.find("\"" + last + "\":{") != std::string::npos);
     }
     most = std::max(most, rss_bytes(p.pid()));
     const auto m = http(p.admin_port(), "GET", "/metrics");
     REQUIRE(m.status == 200);
-    CHECK(m.body.find(
-              "fakeprovider_tenant_requests_total{tenant=\"tenant-49999\",outcome=\"ok\"} 1\n") !=
-          std::string::npos);
+    CHECK(m.body.find("fakeprovider_tenant_requests_total{tenant=\"" + last +
+                      "\",outcome=\"ok\"} 1\n") != std::string::npos);
     most = std::max(most, rss_bytes(p.pid()));
   }
   CAPTURE(length);
@@ -272,7 +275,7 @@ TEST_CASE("admin: repeated stats and metrics over 50,000 tenants cost about thei
   // --stats-out is the same document, also made a piece at a time.
   const std::string written = read_file(p.stats_path());
   CHECK(nlohmann::json::accept(written));
-  CHECK(written.find("\"tenant-49999\":{") != std::string::npos);
+  CHECK(written.find("\"" + last + "\":{") != std::string::npos);
 }
 
 TEST_CASE("admin: a Range request gets the whole stats document") {
