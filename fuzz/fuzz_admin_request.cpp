@@ -33,7 +33,7 @@ constexpr std::size_t kMaxInputBytes = 96 * 1024;
 
 struct Admin {
   explicit Admin(const std::string& token)
-      : provider(options()), api({{"127.0.0.1", 0}, token}, provider) {
+      : provider(options()), api({{"127.0.0.1", 0}, token, {}}, provider) {
     // A few tenants whose names need escaping, so the stats and metrics have rows to write.
     const char* tenants[] = {"plain", "quote\"back\\slash", "nl\nctl\x01", "utf8-\xc3\xa9"};
     std::int64_t t = ScenarioClock::steady_ns();

@@ -24,7 +24,7 @@ constexpr std::size_t kRelayPieceBytes = 64 * 1024;
 void DataPlane::prepare_forward(ClientConnection& c) {
   std::vector<HeaderField> fields;
   fields.reserve(c.head.fields.size());
-  for (const HeadField& f : c.head.fields) fields.emplace_back(f.name, f.value);
+  for (const HeadField& f : c.head.fields) fields.push_back({f.name, f.value});
   const RequestFraming framing = framing_of(c.head);
   prepare_forward(
       ForwardFacts{c.head.method, c.head.target, std::move(fields), c.peer, framing, c.head.size},
