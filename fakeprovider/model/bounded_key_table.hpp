@@ -64,7 +64,10 @@ class BoundedKeyTable {
     // calloc, not new Slot[n](): the zeroed pages of a large block are the kernel's, untouched.
     slots_.reset(static_cast<Slot*>(std::calloc(mask_ + 1, sizeof(Slot))));
     if (!slots_) throw std::bad_alloc();
+    // Reserved whole, as the slots are: no reallocation (a copy of up to 8 MB) while the
+    // caller holds its lock, and its pages cost memory only as keys come.
     held_ = {};
+    held_.reserve(max_keys_);
   }
 
   std::size_t max_keys_;
