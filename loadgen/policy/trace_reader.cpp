@@ -1,0 +1,103 @@
+#include "policy/trace_reader.hpp"
+
+#include <algorithm>
+
+#include "saturating.hpp"
+
+namespace stampede {
+namespace {
+
+bool later(const auto& a, const auto& b) {
+  return a.record.time_ns != b.record.time_ns ? a.record.time_ns > b.record.time_ns
+                                              : a.order > b.order;
+}
+
+}  // namespace
+
+TraceReader::TraceReader(std::istream& in, TraceReadOptions options)
+    : lines_(in), options_(std::move(options)) {
+  detected_ = options_.format.kind() != TraceFormat::Kind::kAuto;
+}
+
+std::optional<TraceRecord> TraceReader::next() {
+  while (error_.empty()) {
+    if (!pending_.empty() && (done_ || settled())) return pop();
+    if (done_) {
+      if (!first_ns_)
+        error_ = "line " + std::to_string(lines_.line()) +
+                 ": the trace has no records: give a file with at least one timed line";
+      return std::nullopt;
+    }
+    done_ = !read_line();
+  }
+  return std::nullopt;
+}
+
+// The earliest record can come before none read later: every later one is at most
+// reorder_ns before the latest so far.
+bool TraceReader::settled() const {
+  return pending_.front().record.time_ns <= saturating_add(latest_ns_, -options_.reorder_ns);
+}
+
+TraceRecord TraceReader::pop() {
+  std::pop_heap(pending_.begin(), pending_.end(), later<Pending, Pending>);
+  TraceRecord r = std::move(pending_.back().record);
+  pending_.pop_back();
+  if (!first_ns_) first_ns_ = r.time_ns;
+  r.time_ns -= *first_ns_;
+  return r;
+}
+
+bool TraceReader::read_line() {
+  const auto line = lines_.next();
+  if (!line) {
+    error_ = lines_.error();
+    return false;
+  }
+  const std::int64_t n = lines_.line();
+  if (!detected_) {
+    if (line->find_first_not_of(" \t") == std::string_view::npos) return true;
+    auto format = TraceFormat::detect(*line, n);
+    if (!format) {
+      error_ = format.error();
+      return false;
+    }
+    options_.format = *format;
+    detected_ = true;
+  }
+  if (options_.format.header_pending()) {
+    if (auto error = options_.format.read_header(*line, n)) error_ = *error;
+    return error_.empty();
+  }
+  parsed_.clear();
+  if (auto error = options_.format.read(*line, n, parsed_)) {
+    error_ = *error;
+    return false;
+  }
+  if (auto error = take(parsed_)) {
+    error_ = *error;
+    return false;
+  }
+  return true;
+}
+
+std::optional<std::string> TraceReader::take(std::vector<TraceRecord>& records) {
+  for (auto& r : records) {
+    const bool first = order_ == 0;
+    if (!first && r.time_ns < saturating_add(latest_ns_, -options_.reorder_ns))
+      return trace_position(r.line, r.column) + "the time goes back " +
+             format_duration_rounded(latest_ns_ - r.time_ns) + " before line " +
+             std::to_string(latest_line_) + "'s, more than --trace-reorder " +
+             format_duration(options_.reorder_ns) +
+             " allows: sort the trace by time, or raise --trace-reorder to at least that";
+    if (first || r.time_ns > latest_ns_) {
+      latest_ns_ = r.time_ns;
+      latest_line_ = r.line;
+    }
+    pending_.push_back({std::move(r), order_++});
+    std::push_heap(pending_.begin(), pending_.end(), later<Pending, Pending>);
+  }
+  return std::nullopt;
+}
+
+}  // namespace stampede

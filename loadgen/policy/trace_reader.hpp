@@ -1,0 +1,56 @@
+#pragma once
+
+#include <cstdint>
+#include <istream>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "duration.hpp"
+#include "policy/trace_format.hpp"
+#include "policy/trace_lines.hpp"
+
+namespace stampede {
+
+struct TraceReadOptions {
+  TraceFormat format;  // Kind::kAuto: detected from the first line
+  // How far a time may go back before a later one (a log is written as requests end, not as
+  // they start): within it the records are sorted, beyond it the trace is refused.
+  std::int64_t reorder_ns = kNsPerSec;
+};
+
+// A trace's records in time order, each time relative to the first record's, read line by line
+// as they are asked for. Memory: one line, and the records of one reorder window.
+class TraceReader {
+ public:
+  TraceReader(std::istream& in, TraceReadOptions options);
+
+  // The next record; none at the end or on the first error (error() names its line and column,
+  // and an empty trace is one).
+  std::optional<TraceRecord> next();
+  const std::string& error() const { return error_; }
+
+ private:
+  struct Pending {
+    TraceRecord record;
+    std::int64_t order = 0;  // equal times keep the trace's order
+  };
+  bool read_line();
+  std::optional<std::string> take(std::vector<TraceRecord>& records);
+  TraceRecord pop();
+  bool settled() const;
+
+  TraceLines lines_;
+  TraceReadOptions options_;
+  bool detected_ = false;
+  bool done_ = false;
+  std::vector<TraceRecord> parsed_;  // one line's, reused
+  std::vector<Pending> pending_;     // a heap, earliest first
+  std::int64_t order_ = 0;
+  std::int64_t latest_ns_ = 0;  // the latest time read so far, and its line
+  std::int64_t latest_line_ = 0;
+  std::optional<std::int64_t> first_ns_;
+  std::string error_;
+};
+
+}  // namespace stampede
