@@ -1,19 +1,8 @@
 #include "policy/trace_reader.hpp"
 
-#include <algorithm>
-
 #include "saturating.hpp"
 
 namespace stampede {
-namespace {
-
-bool later(const auto& a, const auto& b) {
-  return a.record.time_ns != b.record.time_ns ? a.record.time_ns > b.record.time_ns
-                                              : a.order > b.order;
-}
-
-}  // namespace
-
 TraceReader::TraceReader(std::istream& in, TraceReadOptions options)
     : lines_(in), options_(std::move(options)) {
   detected_ = options_.format.kind() != TraceFormat::Kind::kAuto;
@@ -36,13 +25,11 @@ std::optional<TraceRecord> TraceReader::next() {
 // The earliest record can come before none read later: every later one is at most
 // reorder_ns before the latest so far.
 bool TraceReader::settled() const {
-  return pending_.front().record.time_ns <= saturating_add(latest_ns_, -options_.reorder_ns);
+  return pending_.earliest_ns() <= saturating_add(latest_ns_, -options_.reorder_ns);
 }
 
 TraceRecord TraceReader::pop() {
-  std::pop_heap(pending_.begin(), pending_.end(), later<Pending, Pending>);
-  TraceRecord r = std::move(pending_.back().record);
-  pending_.pop_back();
+  TraceRecord r = pending_.pop();
   if (!first_ns_) first_ns_ = r.time_ns;
   r.time_ns -= *first_ns_;
   return r;
@@ -83,19 +70,19 @@ bool TraceReader::read_line() {
 
 std::optional<std::string> TraceReader::take(std::vector<TraceRecord>& records) {
   for (auto& r : records) {
-    const bool first = order_ == 0;
-    if (!first && r.time_ns < saturating_add(latest_ns_, -options_.reorder_ns))
+    if (any_ && r.time_ns < saturating_add(latest_ns_, -options_.reorder_ns))
       return trace_position(r.line, r.column) + "the time goes back " +
              format_duration_rounded(latest_ns_ - r.time_ns) + " before line " +
              std::to_string(latest_line_) + "'s, more than --trace-reorder " +
              format_duration(options_.reorder_ns) +
              " allows: sort the trace by time, or raise --trace-reorder to at least that";
-    if (first || r.time_ns > latest_ns_) {
+    if (!any_ || r.time_ns > latest_ns_) {
       latest_ns_ = r.time_ns;
       latest_line_ = r.line;
     }
-    pending_.push_back({std::move(r), order_++});
-    std::push_heap(pending_.begin(), pending_.end(), later<Pending, Pending>);
+    any_ = true;
+    const std::int64_t t_ns = r.time_ns;
+    pending_.push(t_ns, std::move(r));
   }
   return std::nullopt;
 }

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "duration.hpp"
+#include "policy/time_heap.hpp"
 #include "policy/trace_format.hpp"
 #include "policy/trace_lines.hpp"
 
@@ -31,10 +32,6 @@ class TraceReader {
   const std::string& error() const { return error_; }
 
  private:
-  struct Pending {
-    TraceRecord record;
-    std::int64_t order = 0;  // equal times keep the trace's order
-  };
   bool read_line();
   std::optional<std::string> take(std::vector<TraceRecord>& records);
   TraceRecord pop();
@@ -45,8 +42,8 @@ class TraceReader {
   bool detected_ = false;
   bool done_ = false;
   std::vector<TraceRecord> parsed_;  // one line's, reused
-  std::vector<Pending> pending_;     // a heap, earliest first
-  std::int64_t order_ = 0;
+  TimeHeap<TraceRecord> pending_;
+  bool any_ = false;            // a record was read
   std::int64_t latest_ns_ = 0;  // the latest time read so far, and its line
   std::int64_t latest_line_ = 0;
   std::optional<std::int64_t> first_ns_;

@@ -1,0 +1,63 @@
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "duration.hpp"
+#include "policy/time_heap.hpp"
+#include "policy/trace_reader.hpp"
+#include "rng.hpp"
+
+namespace stampede {
+
+// Where a second-resolution time is sent within its second: at a seeded uniform offset (the
+// default: a log's whole second is not a burst at its start) or at its start.
+enum class TraceSpread { kUniform, kNone };
+
+// How a trace is played (--speed, --scale, --scale-spread, --from, --to, --trace-spread).
+struct TracePlayback {
+  double speed = 1;  // K times faster
+  double scale = 1;  // R < 1: each record kept with probability R; R > 1: R copies of each
+  std::int64_t scale_spread_ns = kNsPerSec;  // a copy is sent up to this long after its record
+  std::int64_t from_ns = 0;                  // the window of the trace played, [from, to)
+  std::optional<std::int64_t> to_ns;
+  TraceSpread spread = TraceSpread::kUniform;
+};
+
+// The trace's own stream of draws, apart from every client's and the provider's.
+inline constexpr std::uint64_t kTraceStream = 0xFFFF'FFFF'FFFF'FFFDULL;
+
+// One arrival of a played trace: when its first send is due, in scenario ns from the window's
+// start, and the record it came from.
+struct TraceArrival {
+  std::int64_t at_ns = 0;
+  TraceRecord record;
+};
+
+// A trace's records played as arrivals, in time order: cut to the window, spread within their
+// second, thinned or multiplied, sped up. Pure and seeded: the same trace and seed give the
+// same arrivals. Memory: the arrivals of one spread (a second, or --scale-spread) at a time.
+class TracePlayer {
+ public:
+  TracePlayer(TraceReader& reader, const TracePlayback& playback, std::uint64_t seed);
+
+  // The next arrival; none at the end or on the trace's error (error()).
+  std::optional<TraceArrival> next();
+  const std::string& error() const { return reader_.error(); }
+
+ private:
+  void play(TraceRecord record);
+  void push(std::int64_t trace_ns, const TraceRecord& record);
+  std::int64_t played_ns(std::int64_t trace_ns) const;
+
+  TraceReader& reader_;
+  TracePlayback playback_;
+  Rng rng_;
+  bool done_ = false;
+  std::int64_t settled_ns_ = 0;  // no arrival still to come is earlier than this
+  TimeHeap<TraceArrival> pending_;
+};
+
+}  // namespace stampede
