@@ -3,6 +3,7 @@
 #include <optional>
 #include <utility>
 
+#include "cli/trace_input.hpp"
 #include "enum_table.hpp"
 #include "gate.hpp"
 #include "scenario_clock.hpp"
@@ -189,6 +190,7 @@ Checked<RunCommand> check_run(const Scenario& scenario, const std::string& scena
   Errors errors;
   RunCommand cmd;
   cmd.scenario = scenario;
+  refuse_trace(scenario, "run", errors);
   take_request(a, scenario, env, cmd, errors);
   take_admin(a.output, cmd, errors);
   take_shard(a, scenario, env, cmd, errors);

@@ -212,18 +212,17 @@ Parsed<TraceFormat> TraceFormat::detect(std::string_view line, std::int64_t n) {
     f.kind_ = Kind::kCsv;
     return Parsed<TraceFormat>::ok(f);
   }
+  // $msec first: a log that also has $time_local or $time_iso8601 is read to the millisecond.
+  f.kind_ = Kind::kScan;
+  f.scan_msec_ = true;
+  if (scan_time(line, true)) return Parsed<TraceFormat>::ok(f);
   std::vector<TraceRecord> probe;
   for (const auto format : {kCombined, kCommon}) {
     auto log = log_format(format);
     if (!log->read(line, n, probe)) return log;
   }
-  for (const bool msec : {true, false}) {
-    if (scan_time(line, msec)) {
-      f.kind_ = Kind::kScan;
-      f.scan_msec_ = msec;
-      return Parsed<TraceFormat>::ok(f);
-    }
-  }
+  f.scan_msec_ = false;
+  if (scan_time(line, false)) return Parsed<TraceFormat>::ok(f);
   return Parsed<TraceFormat>::fail(trace_position(n, 1) +
                                    "not a trace format stampede reads (a CSV header with a time "
                                    "column, a combined or common log line, a log line with a "

@@ -5,26 +5,12 @@
 #include <string>
 #include <vector>
 
-#include "duration.hpp"
 #include "policy/time_heap.hpp"
 #include "policy/trace_reader.hpp"
 #include "rng.hpp"
+#include "trace_settings.hpp"
 
 namespace stampede {
-
-// Where a second-resolution time is sent within its second: at a seeded uniform offset (the
-// default: a log's whole second is not a burst at its start) or at its start.
-enum class TraceSpread { kUniform, kNone };
-
-// How a trace is played (--speed, --scale, --scale-spread, --from, --to, --trace-spread).
-struct TracePlayback {
-  double speed = 1;  // K times faster
-  double scale = 1;  // R < 1: each record kept with probability R; R > 1: R copies of each
-  std::int64_t scale_spread_ns = kNsPerSec;  // a copy is sent up to this long after its record
-  std::int64_t from_ns = 0;                  // the window of the trace played, [from, to)
-  std::optional<std::int64_t> to_ns;
-  TraceSpread spread = TraceSpread::kUniform;
-};
 
 // The trace's own stream of draws, apart from every client's and the provider's.
 inline constexpr std::uint64_t kTraceStream = 0xFFFF'FFFF'FFFF'FFFDULL;

@@ -14,10 +14,8 @@
 namespace stampede {
 
 struct TraceReadOptions {
-  TraceFormat format;  // Kind::kAuto: detected from the first line
-  // How far a time may go back before a later one (a log is written as requests end, not as
-  // they start): within it the records are sorted, beyond it the trace is refused.
-  std::int64_t reorder_ns = kNsPerSec;
+  TraceFormat format;                   // Kind::kAuto: detected from the first line
+  std::int64_t reorder_ns = kNsPerSec;  // TraceSettings::reorder_ns
 };
 
 // A trace's records in time order, each time relative to the first record's, read line by line

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "duration.hpp"
+#include "policy/trace_arrivals.hpp"
 #include "policy/trace_playback.hpp"
 
 using namespace stampede;
@@ -152,4 +153,40 @@ TEST_CASE("trace playback: --scale thins with a seeded keep and multiplies with 
   CHECK(copies.back() < 2000 * kNsPerMs);
   CHECK(per_second(play("time\n10.0\n11.0\n", with_scale(4, 10 * kNsPerMs))) ==
         std::vector<std::int64_t>{4, 4});
+}
+
+TEST_CASE("trace arrivals: counted before the run, then split into streams as items") {
+  const std::string csv = "time\n0.0\n0.1\n0.2\n0.3\n0.4\n";
+  TraceSettings settings;
+  std::istringstream counted(csv);
+  const auto count = count_trace_arrivals(counted, settings, 1);
+  REQUIRE(count);
+  CHECK(*count == 5);
+  const auto read = trace_read_options(settings);
+  REQUIRE(read);
+  struct Row {
+    std::int64_t total, first, stride;
+    std::string items;  // "id@ms"
+  };
+  for (const auto& r : std::vector<Row>{{5, 0, 1, "0@0 1@100 2@200 3@300 4@400 "},
+                                        {5, 0, 2, "0@0 2@200 4@400 "},
+                                        {5, 1, 2, "1@100 3@300 "},
+                                        {3, 0, 1, "0@0 1@100 2@200 "}}) {
+    CAPTURE(r.first);
+    CAPTURE(r.stride);
+    std::istringstream in(csv);
+    TraceArrivalStream stream(in, *read, settings, 1, r.total, r.first, r.stride);
+    std::string got;
+    for (; stream.peek(); stream.pop())
+      got += std::to_string(stream.peek()->id) + "@" +
+             std::to_string(stream.peek()->intended_ns / kNsPerMs) + " ";
+    CHECK(got == r.items);
+  }
+  settings.format = "xml";
+  CHECK_FALSE(trace_read_options(settings));
+  settings.format = "auto";
+  settings.playback.from_ns = 10 * kNsPerSec;
+  std::istringstream none(csv);
+  CHECK(count_trace_arrivals(none, settings, 1).error() ==
+        "the trace has records but none is played: widen --from/--to or raise --scale");
 }
