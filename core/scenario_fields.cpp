@@ -159,7 +159,7 @@ const std::vector<ScenarioField>& table() {
        .help = "storm (default: each client sends at t=0), steady (open model: items arrive at "
                "--rate or --stages whatever the clients' backoff, each taken by a free client or "
                "dropped), queue (items drained by the clients) or trace (the open model's "
-               "arrivals from --trace; simulate only for now)",
+               "arrivals from --trace; simulate and run)",
        .type = "WORKLOAD",
        .default_text = "storm",
        .example = "queue",

@@ -1,14 +1,12 @@
 #include "sim/sim_engine.hpp"
 
-#include <fstream>
 #include <limits>
-#include <memory>
 #include <vector>
 
 #include "model/provider_policy.hpp"
 #include "policy/arrival_schedule.hpp"
 #include "policy/item_life.hpp"
-#include "policy/trace_arrivals.hpp"
+#include "policy/open_arrivals.hpp"
 #include "policy/workload.hpp"
 #include "saturating.hpp"
 #include "sim/event_queue.hpp"
@@ -45,28 +43,6 @@ std::int32_t hint_seconds(std::int64_t retry_after_ns) {
   return static_cast<std::int32_t>(std::min<std::int64_t>(
       retry_after_seconds(retry_after_ns), std::numeric_limits<std::int32_t>::max()));
 }
-
-// One shard's stream of the open model's arrivals: the steady schedule's, or a trace's read
-// from its file (checked whole before the run: count_trace_arrivals).
-class SimArrivals {
- public:
-  SimArrivals(const ArrivalSchedule& schedule, const FleetConfig& fleet, std::int64_t first,
-              std::int64_t stride)
-      : steady_(schedule, first, stride) {
-    if (fleet.workload != WorkloadKind::kTrace) return;
-    file_ = std::make_unique<std::ifstream>(fleet.trace.path, std::ios::binary);
-    trace_ = std::make_unique<TraceArrivalStream>(*file_, trace_read_options(fleet.trace).value(),
-                                                  fleet.trace, fleet.seed, fleet.item_count(),
-                                                  first, stride);
-  }
-  std::optional<WorkItem> peek() const { return trace_ ? trace_->peek() : steady_.peek(); }
-  void pop() { trace_ ? trace_->pop() : steady_.pop(); }
-
- private:
-  ArrivalStream steady_;
-  std::unique_ptr<std::ifstream> file_;
-  std::unique_ptr<TraceArrivalStream> trace_;
-};
 
 // How far ahead in the agenda the loop prefetches a client's state: enough events to cover a
 // miss to memory.
@@ -139,7 +115,7 @@ class Simulation {
   void start_arrivals() {
     const auto groups = static_cast<std::uint32_t>(options_.shard.count);
     for (std::uint32_t g = 0; g < groups; ++g) {
-      streams_.emplace_back(schedule_, scenario_.fleet, g, groups);
+      streams_.emplace_back(schedule_, scenario_.fleet, open_trace(scenario_.fleet), g, groups);
       pools_.emplace_back();
     }
     for (std::uint32_t c = 0; c < fleet_.size(); ++c) pools_[c % groups].release(c);
@@ -231,8 +207,8 @@ class Simulation {
   const DeclaredTokens tokens_{scenario_.fleet.tokens, false};  // what every request declares
   Workload workload_;
   const ArrivalSchedule schedule_;
-  std::vector<SimArrivals> streams_;  // the open model only: one per shard
-  std::vector<ClientPool> pools_;     // the free clients of each
+  std::vector<OpenArrivals> streams_;  // the open model only: one per shard
+  std::vector<ClientPool> pools_;      // the free clients of each
   SimFleet<SimClient> fleet_;
   EventQueue queue_;
   Recording rec_;

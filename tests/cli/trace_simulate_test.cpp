@@ -160,11 +160,14 @@ TEST_CASE("simulate --workload trace: bad input exits 2 naming its line and colu
   const auto missing = run_binary("loadgen", simulate(dir.file("none.log"), dir.file("o.json")));
   CHECK(missing.code == 2);
   CHECK(contains(missing.err, "none.log: cannot open it"));
-  const auto live = run_binary(
-      "loadgen", {"run", "--workload", "trace", "--trace", dir.write("t.csv", "time\n1\n"), "--url",
-                  "http://127.0.0.1:9/", "-q", "--no-report"});
-  CHECK(live.code == 2);
-  CHECK(contains(live.err, "loadgen run does not replay a trace yet"));
+  // exec has no --workload flag, but a scenario file may name the workload.
+  const auto scenario = dir.write("trace.json", R"({"fleet": {"workload": "trace", "trace": ")" +
+                                                    dir.write("t.csv", "time\n1\n") + R"("}})");
+  const auto exec = run_binary(
+      "loadgen", {"exec", "--scenario", scenario, "--clients", "2", "--url", "http://127.0.0.1:9/",
+                  "--provider-admin", "http://127.0.0.1:9", "-q", "--", "true"});
+  CHECK(exec.code == 2);
+  CHECK(contains(exec.err, "loadgen exec does not replay a trace yet"));
   const auto other = run_binary("loadgen", {"simulate", "--speed", "2", "-q", "--no-report"});
   CHECK(other.code == 2);
   CHECK(contains(other.err, "fleet.speed: only the trace workload reads a trace"));
