@@ -46,6 +46,10 @@ std::optional<std::string_view> TraceLines::next() {
   // it is never read.
   in_.getline(buffer_.data(), static_cast<std::streamsize>(buffer_.size()));
   const auto read = static_cast<std::size_t>(in_.gcount());
+  if (in_.bad())
+    return refuse("line " + std::to_string(line_ + 1) +
+                  ": the trace could not be read (a directory, or an I/O error); give a "
+                  "readable file");
   if (read == 0 && in_.eof()) return std::nullopt;
   ++line_;
   const bool ended = !in_.eof() && !in_.fail();  // the '\n' was read and counted

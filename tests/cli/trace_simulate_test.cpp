@@ -160,6 +160,9 @@ TEST_CASE("simulate --workload trace: bad input exits 2 naming its line and colu
   const auto missing = run_binary("loadgen", simulate(dir.file("none.log"), dir.file("o.json")));
   CHECK(missing.code == 2);
   CHECK(contains(missing.err, "none.log: cannot open it"));
+  const auto folder = run_binary("loadgen", simulate(dir.path(), dir.file("o.json")));
+  CHECK(folder.code == 2);
+  CHECK(contains(folder.err, "line 1: the trace could not be read (a directory"));
   // exec has no --workload flag, but a scenario file may name the workload.
   const auto scenario = dir.write("trace.json", R"({"fleet": {"workload": "trace", "trace": ")" +
                                                     dir.write("t.csv", "time\n1\n") + R"("}})");
