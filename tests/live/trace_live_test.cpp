@@ -3,17 +3,26 @@
 // run's own records (scenario time), never the wall.
 #include <doctest/doctest.h>
 
+#include <chrono>
+#include <cmath>
 #include <cstdint>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "support/fake_provider.hpp"
+#include "support/files.hpp"
+#include "support/http_client.hpp"
 #include "support/loadgen_run.hpp"
+#include "support/nginx.hpp"
+#include "support/process.hpp"
 #include "support/sanitized.hpp"
 #include "support/temp_dir.hpp"
 
 using namespace support;
 using nlohmann::json;
+using support::NginxStaging;
+using support::start_nginx;
 
 namespace {
 
@@ -41,7 +50,55 @@ std::vector<std::int64_t> first_sends_per_second(const json& r) {
   return out;
 }
 
+// Requests per second of a log whose lines end with nginx's $msec, each second counted from the
+// first line's time (whole: $time_local's seconds) as the replay counts them.
+std::vector<std::int64_t> log_per_second(const std::string& log, bool whole_seconds) {
+  std::vector<std::int64_t> out;
+  double first = -1;
+  for (const auto& line : lines(read_file(log))) {
+    if (line.empty()) continue;
+    double t = std::stod(line.substr(line.rfind(' ') + 1));
+    if (whole_seconds) t = std::floor(t);
+    if (first < 0) first = t;
+    const auto s = static_cast<std::size_t>(std::floor(t - first));
+    if (out.size() <= s) out.resize(s + 1);
+    ++out[s];
+  }
+  return out;
+}
+
+std::vector<std::int64_t> simulated_first_sends(const std::string& trace, const std::string& out) {
+  const auto r = run_binary("loadgen", {"simulate", "--workload", "trace", "--trace", trace,
+                                        "--clients", "100", "--out", out, "--no-report", "-q"});
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  return first_sends_per_second(json::parse(read_file(out)));
+}
+
 }  // namespace
+
+TEST_CASE(
+    "live: nginx's own access logs, $msec and combined, replay as their requests per second") {
+  const auto started = start_nginx();
+  if (!started) return;
+  NginxStaging& nginx = *started;
+  // A burst, a lull, a smaller one, a longer lull, a large one: when each lands is nginx's
+  // clock; the replay is held to what the log says, not to this schedule.
+  for (const int burst : {15, 0, 3, 0, 0, 25}) {
+    for (int i = 0; i < burst; ++i) CHECK(http(nginx.http_port(), "GET", "/v1").status == 200);
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  }
+  nginx.stop_and_read_log();
+  const auto timed = log_per_second(nginx.msec_log(), false);
+  const auto whole = log_per_second(nginx.msec_log(), true);
+  std::int64_t total = 0;
+  for (const auto n : timed) total += n;
+  REQUIRE(total == 43);
+  const TempDir dir;
+  CHECK(simulated_first_sends(nginx.msec_log(), dir.file("msec.json")) == timed);
+  // $time_local's whole seconds, each spread within its own: the seconds keep their counts.
+  CHECK(simulated_first_sends(nginx.combined_log(), dir.file("combined.json")) == whole);
+}
 
 TEST_CASE(
     "live: --workload trace sends the trace's arrivals as the first sends, second by second") {
