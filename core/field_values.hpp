@@ -18,9 +18,12 @@ inline constexpr EnumTable<LimiterKind, 4> kLimiters{
      {LimiterKind::kSlidingWindow, "sliding-window"},
      {LimiterKind::kTokenBucket, "token-bucket"},
      {LimiterKind::kPerSecond, "per-second"}}};
-inline constexpr EnumTable<WorkloadKind, 3> kWorkloads{{{WorkloadKind::kStorm, "storm"},
+inline constexpr EnumTable<WorkloadKind, 4> kWorkloads{{{WorkloadKind::kStorm, "storm"},
                                                         {WorkloadKind::kSteady, "steady"},
-                                                        {WorkloadKind::kQueue, "queue"}}};
+                                                        {WorkloadKind::kQueue, "queue"},
+                                                        {WorkloadKind::kTrace, "trace"}}};
+inline constexpr EnumTable<TraceSpread, 2> kTraceSpreads{
+    {{TraceSpread::kUniform, "uniform"}, {TraceSpread::kNone, "none"}}};
 inline constexpr EnumTable<StrategyKind, 10> kStrategies{
     {{StrategyKind::kNone, "none"},
      {StrategyKind::kFixed, "fixed"},

@@ -46,6 +46,8 @@ std::int64_t FleetConfig::item_count() const {
     return items ? std::min(*items, ramp) : ramp;
   }
   if (items) return *items;
+  // A trace's arrivals are counted when it is read (count_trace_arrivals), before the run.
+  if (workload == WorkloadKind::kTrace) return 0;
   if (workload == WorkloadKind::kSteady && rate && duration_ns)
     return whole_items(rate->per_second() * ns_to_s(*duration_ns));
   return clients;

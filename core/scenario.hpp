@@ -14,6 +14,7 @@
 #include "parsed.hpp"
 #include "rate.hpp"
 #include "stages.hpp"
+#include "trace_settings.hpp"
 
 namespace stampede {
 
@@ -29,7 +30,7 @@ enum class RateLimitHeaders { kNone, kIetf, kXRateLimit, kAnthropic, kOpenAi };
 // How fakeprovider speaks on the wire: which API's statuses, headers and bodies a real SDK
 // pointed at it reads (docs/ADMIN_API.md#dialects). The model's decisions are the same in each.
 enum class Dialect { kGeneric, kOpenAi, kAnthropic, kAws };
-enum class WorkloadKind { kStorm, kSteady, kQueue };
+enum class WorkloadKind { kStorm, kSteady, kQueue, kTrace };
 enum class StrategyKind {
   kNone,
   kFixed,
@@ -153,13 +154,16 @@ struct FleetConfig {
   std::int64_t timeout_ns = 30'000'000'000;
   std::uint64_t seed = 1;
   std::optional<std::int64_t> tokens;  // declared by every request in provider.token_header
-  HopDelay hop_delay;  // occ mode, simulate only: live, fakeprovider --hop-delay emulates it
+  HopDelay hop_delay;   // occ mode, simulate only: live, fakeprovider --hop-delay emulates it
+  TraceSettings trace;  // the trace workload's
 
   // Items the workload will create in all.
   std::int64_t item_count() const;
-  // steady (a rate or stages): arrivals on their schedule, each taken by a free client or
-  // dropped (docs/SCENARIO.md#the-open-model).
-  bool open_model() const { return workload == WorkloadKind::kSteady; }
+  // steady (a rate or stages) and trace: arrivals on their schedule, each taken by a free
+  // client or dropped (docs/SCENARIO.md#the-open-model).
+  bool open_model() const {
+    return workload == WorkloadKind::kSteady || workload == WorkloadKind::kTrace;
+  }
 };
 
 struct Scenario {

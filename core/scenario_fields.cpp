@@ -96,6 +96,16 @@ bool shows_refinement(const Scenario& s, bool differs) {
   return !s.fleet.policy.empty() || differs;
 }
 
+bool trace(const Scenario& s) {
+  return s.fleet.workload == WorkloadKind::kTrace;
+}
+
+// The trace workload's fields with it, or where they differ from the defaults: other
+// scenarios' documents read as before.
+bool shows_trace(const Scenario& s, bool differs) {
+  return trace(s) || differs;
+}
+
 bool occ(const Scenario& s) {
   return s.provider.mode == ProviderMode::kOcc;
 }
@@ -148,7 +158,8 @@ const std::vector<ScenarioField>& table() {
        .in = kLoadgen,
        .help = "storm (default: each client sends at t=0), steady (open model: items arrive at "
                "--rate or --stages whatever the clients' backoff, each taken by a free client or "
-               "dropped) or queue (items drained by the clients)",
+               "dropped), queue (items drained by the clients) or trace (the open model's "
+               "arrivals from --trace; simulate and run)",
        .type = "WORKLOAD",
        .default_text = "storm",
        .example = "queue",
@@ -207,6 +218,161 @@ const std::vector<ScenarioField>& table() {
        .print = [](const Scenario& s) -> Printed {
          if (s.fleet.stages.empty()) return std::nullopt;
          return format_stages(s.fleet.stages);
+       }},
+      {.name = "fleet.trace",
+       .flag = "--trace",
+       .in = kLoadgen,
+       .help = "the trace workload's file: an nginx or Apache access log, a CSV with a time "
+               "column, or a HAR file; each line's time is an item's first send "
+               "(docs/TRACE.md)",
+       .type = "FILE",
+       .example = "access.log",
+       .parse = [](Scenario& s, const json& v) -> Error {
+         s.fleet.trace.path = as_text(v);
+         return std::nullopt;
+       },
+       .print = [](const Scenario& s) -> Printed {
+         if (s.fleet.trace.path.empty()) return std::nullopt;
+         return s.fleet.trace.path;
+       }},
+      {.name = "fleet.trace_format",
+       .flag = "--trace-format",
+       .in = kLoadgen,
+       .help = "auto (detected from the first line), csv, har, combined, common, or "
+               "'nginx:<log_format>' in nginx's syntax, e.g. 'nginx:$remote_addr $msec "
+               "\"$request\"'",
+       .type = "FORMAT",
+       .default_text = "auto",
+       .example = "combined",
+       .parse = [](Scenario& s, const json& v) -> Error {
+         s.fleet.trace.format = as_text(v);
+         return std::nullopt;
+       },
+       .print = [](const Scenario& s) -> Printed {
+         if (!shows_trace(s, s.fleet.trace.format != TraceSettings{}.format)) return std::nullopt;
+         return s.fleet.trace.format;
+       }},
+      {.name = "fleet.trace_reorder",
+       .flag = "--trace-reorder",
+       .in = kLoadgen,
+       .help = "how far a trace's time may go back (a log is written as requests end): within "
+               "it the lines are sorted, beyond it the trace is refused",
+       .type = "DURATION",
+       .default_text = "1s",
+       .example = "5s",
+       .parse =
+           [](Scenario& s, const json& v) {
+             return assign(parse_duration_ns(as_text(v)), s.fleet.trace.reorder_ns);
+           },
+       .print = [](const Scenario& s) -> Printed {
+         if (!shows_trace(s, s.fleet.trace.reorder_ns != TraceSettings{}.reorder_ns))
+           return std::nullopt;
+         return format_duration(s.fleet.trace.reorder_ns);
+       }},
+      {.name = "fleet.trace_spread",
+       .flag = "--trace-spread",
+       .in = kLoadgen,
+       .help = "where a line whose time has whole seconds only ($time_local) is sent: uniform "
+               "(seeded, within its second) or none (at its start)",
+       .type = "uniform|none",
+       .default_text = "uniform",
+       .example = "none",
+       .parse =
+           [](Scenario& s, const json& v) {
+             return assign(parse_enum(kTraceSpreads, as_text(v), "a trace spread"),
+                           s.fleet.trace.playback.spread);
+           },
+       .print = [](const Scenario& s) -> Printed {
+         const auto spread = s.fleet.trace.playback.spread;
+         if (!shows_trace(s, spread != TracePlayback{}.spread)) return std::nullopt;
+         return std::string(enum_name(kTraceSpreads, spread));
+       }},
+      {.name = "fleet.speed",
+       .flag = "--speed",
+       .in = kLoadgen,
+       .help = "play the trace K times faster, 0.1 to 1000",
+       .type = "K",
+       .default_text = "1",
+       .example = "10",
+       .parse =
+           [](Scenario& s, const json& v) {
+             return assign(parse_positive_real(as_text(v)), s.fleet.trace.playback.speed);
+           },
+       .print = [](const Scenario& s) -> Printed {
+         if (!shows_trace(s, s.fleet.trace.playback.speed != TracePlayback{}.speed))
+           return std::nullopt;
+         return s.fleet.trace.playback.speed;
+       },
+       .check =
+           [](const Scenario& s) {
+             const double k = s.fleet.trace.playback.speed;
+             return problem_if(k < 0.1 || k > 1000, "give a speed from 0.1 to 1000");
+           }},
+      {.name = "fleet.scale",
+       .flag = "--scale",
+       .in = kLoadgen,
+       .help = "the trace's arrivals times R: below 1 each line kept with probability R "
+               "(seeded), above 1 each line R times, the copies within --scale-spread",
+       .type = "R",
+       .default_text = "1",
+       .example = "2.5",
+       .parse =
+           [](Scenario& s, const json& v) {
+             return assign(parse_positive_real(as_text(v)), s.fleet.trace.playback.scale);
+           },
+       .print = [](const Scenario& s) -> Printed {
+         if (!shows_trace(s, s.fleet.trace.playback.scale != TracePlayback{}.scale))
+           return std::nullopt;
+         return s.fleet.trace.playback.scale;
+       },
+       .check =
+           [](const Scenario& s) {
+             return problem_if(s.fleet.trace.playback.scale > 1000, "give a scale up to 1000");
+           }},
+      {.name = "fleet.scale_spread",
+       .flag = "--scale-spread",
+       .in = kLoadgen,
+       .help = "--scale above 1: each copy of a line is sent at a seeded offset up to this long "
+               "after it, in the trace's time",
+       .type = "DURATION",
+       .default_text = "1s",
+       .example = "100ms",
+       .parse =
+           [](Scenario& s, const json& v) {
+             return assign(parse_duration_ns(as_text(v)), s.fleet.trace.playback.scale_spread_ns);
+           },
+       .print = [](const Scenario& s) -> Printed {
+         const auto spread = s.fleet.trace.playback.scale_spread_ns;
+         if (!shows_trace(s, spread != TracePlayback{}.scale_spread_ns)) return std::nullopt;
+         return format_duration(spread);
+       }},
+      {.name = "fleet.from",
+       .flag = "--from",
+       .in = kLoadgen,
+       .help = "play the trace from this long after its first line",
+       .type = "DURATION",
+       .default_text = "0s",
+       .example = "1h",
+       .parse =
+           [](Scenario& s, const json& v) {
+             return assign(parse_duration_ns(as_text(v)), s.fleet.trace.playback.from_ns);
+           },
+       .print = [](const Scenario& s) -> Printed {
+         if (!shows_trace(s, s.fleet.trace.playback.from_ns != 0)) return std::nullopt;
+         return format_duration(s.fleet.trace.playback.from_ns);
+       }},
+      {.name = "fleet.to",
+       .flag = "--to",
+       .in = kLoadgen,
+       .help = "play the trace up to this long after its first line (default: its end)",
+       .type = "DURATION",
+       .example = "2h",
+       .parse =
+           [](Scenario& s, const json& v) {
+             return assign(parse_duration_ns(as_text(v)), s.fleet.trace.playback.to_ns);
+           },
+       .print = [](const Scenario& s) -> Printed {
+         return if_set(s.fleet.trace.playback.to_ns, format_duration);
        }},
       // The preset first (scenario_from_json and build_scenario see to the order), then the
       // fields that refine it.
@@ -820,6 +986,24 @@ const std::vector<ScenarioField>& table() {
   return fields;
 }
 
+// The trace workload's file, and its flags only with it.
+void check_trace(const Scenario& s, Problems& errors) {
+  const auto& t = s.fleet.trace;
+  if (trace(s) && t.path.empty())
+    errors.push_back("fleet.trace: the trace workload needs a trace file, e.g. --trace access.log");
+  for (const char* name :
+       {"fleet.trace", "fleet.trace_format", "fleet.trace_reorder", "fleet.trace_spread",
+        "fleet.speed", "fleet.scale", "fleet.scale_spread", "fleet.from", "fleet.to"}) {
+    if (!trace(s) && s.given.count(name))
+      errors.push_back(std::string(name) +
+                       ": only the trace workload reads a trace; add --workload trace");
+  }
+  if (t.playback.to_ns && *t.playback.to_ns <= t.playback.from_ns)
+    errors.push_back("fleet.to: " + format_duration(*t.playback.to_ns) +
+                     " is not after fleet.from " + format_duration(t.playback.from_ns) +
+                     "; give a window that ends after it starts");
+}
+
 // The rules that involve more than one field: every broken one, each named by a field.
 void check_across_fields(const Scenario& s, Problems& errors) {
   const auto& f = s.fleet;
@@ -849,7 +1033,10 @@ void check_across_fields(const Scenario& s, Problems& errors) {
   // accounting is not built for it.
   need(!(f.open_model() && occ(s)),
        "fleet.workload: occ mode runs the storm and queue workloads, not steady or stages");
-  need(f.item_count() > 0, "fleet.items: the workload creates no items; give at least 1");
+  check_trace(s, errors);
+  // A trace's arrivals are counted when it is read, and an empty one is refused then.
+  need(f.item_count() > 0 || (trace(s) && !f.items),
+       "fleet.items: the workload creates no items; give at least 1");
   need(f.item_count() <= kMaxItems, "fleet.items: at most " + std::to_string(kMaxItems) +
                                         " (a steady workload makes rate x duration, stages "
                                         "the area under the ramp)");

@@ -2,6 +2,7 @@
 
 #include <utility>
 
+#include "cli/trace_input.hpp"
 #include "duration.hpp"
 #include "gate.hpp"
 #include "scenario_clock.hpp"
@@ -82,6 +83,7 @@ Checked<ExecCommand> check_exec(const Scenario& scenario, const std::string& sce
   Errors errors;
   ExecCommand cmd;
   cmd.scenario = scenario;
+  refuse_trace(scenario, "exec", errors);
   take_assertions(a, scenario_path, cmd, errors);
   take_fleet(a, cmd, errors);
   take_target(a, cmd, errors);

@@ -3,6 +3,7 @@
 #include <optional>
 #include <utility>
 
+#include "cli/trace_input.hpp"
 #include "enum_table.hpp"
 #include "gate.hpp"
 #include "scenario_clock.hpp"
@@ -189,9 +190,10 @@ Checked<RunCommand> check_run(const Scenario& scenario, const std::string& scena
   Errors errors;
   RunCommand cmd;
   cmd.scenario = scenario;
-  take_request(a, scenario, env, cmd, errors);
+  take_trace(cmd.scenario, errors);
+  take_request(a, cmd.scenario, env, cmd, errors);
   take_admin(a.output, cmd, errors);
-  take_shard(a, scenario, env, cmd, errors);
+  take_shard(a, cmd.scenario, env, cmd, errors);
   take_assertions(a, scenario_path, cmd, errors);
   take_bounds(a, take_time_scale(a, errors), cmd, errors);
   cmd.options.loops = a.loops;

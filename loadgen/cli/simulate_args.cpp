@@ -2,6 +2,7 @@
 
 #include <utility>
 
+#include "cli/trace_input.hpp"
 #include "gate.hpp"
 
 namespace stampede {
@@ -47,11 +48,19 @@ Checked<SimulateCommand> check_simulate(const Scenario& scenario, const std::str
   Errors errors;
   SimulateCommand cmd;
   cmd.scenario = scenario;
+  take_trace(cmd.scenario, errors);
   take_assertions(a, scenario_path, cmd, errors);
   if (!a.horizon.empty()) {
     if (auto h = take(positive_duration("--horizon", a.horizon), errors)) cmd.horizon_ns = *h;
   }
   cmd.trials = a.trials;
+  // Each trial draws with its own seed: a thinned or multiplied trace's count would differ
+  // from the one counted here.
+  if (a.trials > 1 && scenario.fleet.workload == WorkloadKind::kTrace &&
+      scenario.fleet.trace.playback.scale != 1)
+    errors.push_back(
+        "--trials: each trial would keep a different share of the trace at --scale; run one "
+        "trial per --seed instead");
   take_shard(a, env, cmd, errors);
   take_outputs(a, cmd, errors);
   return checked(std::move(cmd), std::move(errors));

@@ -92,7 +92,8 @@ LiveLoop::LiveLoop(LiveShared& shared, unsigned index, unsigned loops) : shared_
   if (shared.scenario.fleet.open_model()) {
     // The shard's arrivals dealt round the loops as its clients are: the pool is split alike.
     const auto& shard = shared.options.shard;
-    arrivals_.emplace(shared.schedule, shard.index + index * shard.count,
+    arrivals_.emplace(shared.schedule, shared.scenario.fleet, open_trace(shared.scenario.fleet),
+                      shard.index + index * shard.count,
                       static_cast<std::int64_t>(loops) * shard.count);
     for (std::uint32_t i = 0; i < clients_.size(); ++i) pool_.release(i);
   }

@@ -10,6 +10,7 @@
 #include "live/http/transport.hpp"
 #include "live/recording_mailbox.hpp"
 #include "live/timer_heap.hpp"
+#include "policy/open_arrivals.hpp"
 
 namespace stampede {
 
@@ -91,8 +92,8 @@ class LiveLoop final : public AttemptSink {
   int wake_fd_ = -1;
   std::unique_ptr<LiveTransport> transport_;
   TimerHeap heap_;
-  std::optional<ArrivalStream> arrivals_;  // the open model: this loop's share of them
-  ClientPool pool_;                        // its free clients, by index into clients_
+  std::optional<OpenArrivals> arrivals_;  // the open model: this loop's share of them
+  ClientPool pool_;                       // its free clients, by index into clients_
   std::int64_t armed_ns_ = -1;
   std::int64_t in_flight_ = 0;
   bool stopping_ = false;

@@ -1,20 +1,15 @@
 #include "policy/shard.hpp"
 
 #include <algorithm>
-#include <cctype>
 #include <charconv>
-#include <cstdio>
 #include <cstdlib>
-#include <limits>
 
-#include "civil_date.hpp"
+#include "duration.hpp"
+#include "policy/time_text.hpp"
 #include "results.hpp"
-#include "saturating.hpp"
 
 namespace stampede {
 namespace {
-
-constexpr std::int64_t kNsPerSecond = 1'000'000'000;
 
 Parsed<std::int64_t> whole_number(std::string_view text) {
   std::int64_t v = 0;
@@ -22,58 +17,6 @@ Parsed<std::int64_t> whole_number(std::string_view text) {
   if (ec != std::errc() || end != text.data() + text.size() || text.empty())
     return Parsed<std::int64_t>::fail("'" + std::string(text) + "' is not a whole number");
   return Parsed<std::int64_t>::ok(v);
-}
-
-// ".25" -> 250'000'000: digits after a decimal point as nanoseconds (beyond 9 digits ignored).
-std::optional<std::int64_t> fraction_ns(std::string_view digits) {
-  if (digits.empty()) return std::nullopt;
-  std::int64_t ns = 0;
-  std::int64_t scale = kNsPerSecond;
-  for (const char c : digits) {
-    if (!std::isdigit(static_cast<unsigned char>(c))) return std::nullopt;
-    scale /= 10;
-    ns += (c - '0') * scale;
-  }
-  return ns;
-}
-
-// "2026-01-01T00:00:00[.fff](Z|+hh:mm|-hh:mm)"
-std::optional<std::int64_t> rfc3339_ns(std::string_view t) {
-  int y = 0, mo = 0, d = 0, h = 0, mi = 0, s = 0, n = 0;
-  char sep = 0;
-  const std::string text(t);
-  if (std::sscanf(text.c_str(), "%4d-%2d-%2d%c%2d:%2d:%2d%n", &y, &mo, &d, &sep, &h, &mi, &s, &n) !=
-          7 ||
-      (sep != 'T' && sep != 't' && sep != ' '))
-    return std::nullopt;
-  if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || s > 60) return std::nullopt;
-  std::string_view rest = t.substr(static_cast<std::size_t>(n));
-  std::int64_t frac_ns = 0;
-  if (!rest.empty() && rest.front() == '.') {
-    rest.remove_prefix(1);
-    std::size_t digits = 0;
-    while (digits < rest.size() && std::isdigit(static_cast<unsigned char>(rest[digits]))) ++digits;
-    const auto f = fraction_ns(rest.substr(0, digits));
-    if (!f) return std::nullopt;
-    frac_ns = *f;
-    rest.remove_prefix(digits);
-  }
-  std::int64_t offset_s = 0;
-  if (rest == "Z" || rest == "z") {
-    offset_s = 0;
-  } else if (rest.size() == 6 && (rest[0] == '+' || rest[0] == '-') && rest[3] == ':') {
-    const auto oh = whole_number(rest.substr(1, 2));
-    const auto om = whole_number(rest.substr(4, 2));
-    if (!oh || !om) return std::nullopt;
-    offset_s = (*oh * 3600 + *om * 60) * (rest[0] == '-' ? -1 : 1);
-  } else {
-    return std::nullopt;
-  }
-  const std::int64_t seconds =
-      days_from_civil(y, static_cast<unsigned>(mo), static_cast<unsigned>(d)) * 86400 + h * 3600 +
-      mi * 60 + s - offset_s;
-  // Years up to 9999 parse; nanoseconds since the epoch end in 2262.
-  return saturating_add(saturating_mul(seconds, kNsPerSecond), frac_ns);
 }
 
 }  // namespace
@@ -138,18 +81,13 @@ Parsed<Shard> resolve_shard(const std::string& flag, const char* job_index, cons
 }
 
 Parsed<std::int64_t> parse_start_at(std::string_view text) {
-  if (auto ns = rfc3339_ns(text)) return Parsed<std::int64_t>::ok(*ns);
-  // Epoch seconds, whole and fraction apart: a double would be off by hundreds of ns.
-  const auto dot = text.find('.');
-  const auto seconds = whole_number(text.substr(0, dot));
-  std::optional<std::int64_t> fraction = 0;
-  if (dot != std::string_view::npos) fraction = fraction_ns(text.substr(dot + 1));
-  if (!seconds || *seconds <= 0 || text.front() == '+' || !fraction ||
-      *seconds > std::numeric_limits<std::int64_t>::max() / kNsPerSecond - 1)
+  auto ns = rfc3339_ns(text);
+  if (!ns) ns = decimal_seconds_ns(text);
+  if (!ns || *ns < kNsPerSec)
     return Parsed<std::int64_t>::fail("'" + std::string(text) +
                                       "' is neither epoch seconds (e.g. 1767225600.5) nor an "
                                       "RFC 3339 time (e.g. 2026-01-01T00:00:00Z)");
-  return Parsed<std::int64_t>::ok(*seconds * kNsPerSecond + *fraction);
+  return Parsed<std::int64_t>::ok(*ns);
 }
 
 }  // namespace stampede

@@ -6,6 +6,7 @@
 #include "model/provider_policy.hpp"
 #include "policy/arrival_schedule.hpp"
 #include "policy/item_life.hpp"
+#include "policy/open_arrivals.hpp"
 #include "policy/workload.hpp"
 #include "saturating.hpp"
 #include "sim/event_queue.hpp"
@@ -114,7 +115,7 @@ class Simulation {
   void start_arrivals() {
     const auto groups = static_cast<std::uint32_t>(options_.shard.count);
     for (std::uint32_t g = 0; g < groups; ++g) {
-      streams_.emplace_back(schedule_, g, groups);
+      streams_.emplace_back(schedule_, scenario_.fleet, open_trace(scenario_.fleet), g, groups);
       pools_.emplace_back();
     }
     for (std::uint32_t c = 0; c < fleet_.size(); ++c) pools_[c % groups].release(c);
@@ -206,8 +207,8 @@ class Simulation {
   const DeclaredTokens tokens_{scenario_.fleet.tokens, false};  // what every request declares
   Workload workload_;
   const ArrivalSchedule schedule_;
-  std::vector<ArrivalStream> streams_;  // the open model only: one per shard
-  std::vector<ClientPool> pools_;       // the free clients of each
+  std::vector<OpenArrivals> streams_;  // the open model only: one per shard
+  std::vector<ClientPool> pools_;      // the free clients of each
   SimFleet<SimClient> fleet_;
   EventQueue queue_;
   Recording rec_;

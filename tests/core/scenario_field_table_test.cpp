@@ -13,14 +13,17 @@ using json = nlohmann::json;
 namespace {
 
 // The scenarios a field is tried in: the plain defaults, and with the fields that show only
-// when used (the token quota's, occ mode's) in the document.
+// when used (the token quota's, occ mode's, the trace workload's) in the document.
 std::vector<Scenario> bases() {
   Scenario plain;
   Scenario quotas;
   REQUIRE_FALSE(set_field(quotas, "provider.token_allowance", "1000/min"));
   Scenario occ = quotas;
   REQUIRE_FALSE(set_field(occ, "provider.mode", "occ"));
-  return {plain, quotas, occ};
+  Scenario trace;
+  REQUIRE_FALSE(set_field(trace, "fleet.workload", "trace"));
+  REQUIRE_FALSE(set_field(trace, "fleet.trace", "access.log"));
+  return {plain, quotas, occ, trace};
 }
 
 // A value as the file gives it: a list field takes a list.
@@ -124,6 +127,7 @@ TEST_CASE("a default --help shows is the scenario's own default") {
     CAPTURE(f.name);
     for (const auto& base : bases()) {
       if (f.name == "provider.mode" && base.provider.mode == ProviderMode::kOcc) continue;
+      if (f.name == "fleet.workload" && base.fleet.workload == WorkloadKind::kTrace) continue;
       Scenario given = base;
       REQUIRE_FALSE(set_field(given, f.name, std::string(f.default_text)));
       CHECK(to_json(given) == to_json(base));

@@ -92,7 +92,16 @@ constexpr const char* kEveryField = R"({
     "timeout": "10s",
     "seed": 7,
     "hop_delay": "5ms,1500us",
-    "tokens": 1200
+    "tokens": 1200,
+    "trace": "access.log",
+    "trace_format": "combined",
+    "trace_reorder": "3s",
+    "trace_spread": "none",
+    "speed": 10,
+    "scale": 2.5,
+    "scale_spread": "200ms",
+    "from": "1m",
+    "to": "1h"
   },
   "expectations": ["peak_ratio <= 2", "delivered == items"]
 })";
@@ -162,6 +171,15 @@ void check_every_field(const Scenario& s) {
   CHECK(f.seed == 7);
   CHECK(f.hop_delay == HopDelay{5 * kNsPerMs, 1'500'000});
   CHECK(f.tokens == 1200);
+  CHECK(f.trace.path == "access.log");
+  CHECK(f.trace.format == "combined");
+  CHECK(f.trace.reorder_ns == 3 * kNsPerSec);
+  CHECK(f.trace.playback.spread == TraceSpread::kNone);
+  CHECK(f.trace.playback.speed == 10);
+  CHECK(f.trace.playback.scale == 2.5);
+  CHECK(f.trace.playback.scale_spread_ns == 200 * kNsPerMs);
+  CHECK(f.trace.playback.from_ns == 60 * kNsPerSec);
+  CHECK(f.trace.playback.to_ns == 3600 * kNsPerSec);
   CHECK(s.expectations == std::vector<std::string>{"peak_ratio <= 2", "delivered == items"});
 }
 
@@ -178,13 +196,25 @@ TEST_CASE("a scenario file sets every field") {
             "provider.upstream: occ mode's row answers itself; give no upstream with mode occ",
             "fleet.stages: give stages or a rate, not both",
             "fleet.duration: stages set how long items arrive; leave it out",
-            "fleet.workload: occ mode runs the storm and queue workloads, not steady or stages"});
+            "fleet.workload: occ mode runs the storm and queue workloads, not steady or stages",
+            "fleet.trace: only the trace workload reads a trace; add --workload trace",
+            "fleet.trace_format: only the trace workload reads a trace; add --workload trace",
+            "fleet.trace_reorder: only the trace workload reads a trace; add --workload trace",
+            "fleet.trace_spread: only the trace workload reads a trace; add --workload trace",
+            "fleet.speed: only the trace workload reads a trace; add --workload trace",
+            "fleet.scale: only the trace workload reads a trace; add --workload trace",
+            "fleet.scale_spread: only the trace workload reads a trace; add --workload trace",
+            "fleet.from: only the trace workload reads a trace; add --workload trace",
+            "fleet.to: only the trace workload reads a trace; add --workload trace"});
 }
 
 // The file above less what excludes the rest: no stages, plain mode.
 std::string every_compatible_field() {
   json j = json::parse(kEveryField);
   j["fleet"].erase("stages");
+  for (const char* key : {"trace", "trace_format", "trace_reorder", "trace_spread", "speed",
+                          "scale", "scale_spread", "from", "to"})
+    j["fleet"].erase(key);
   j["provider"]["mode"] = "plain";
   return j.dump();
 }

@@ -203,6 +203,11 @@ std::string NginxStaging::config(int http_port, int https_port) const {
   c += "  log_format staging '$status\\t$scheme\\t$ssl_client_verify\\t$ssl_client_s_dn\\t"
        "$request_uri';\n";
   c += "  access_log " + d + "access.log staging;\n";
+  // The logs a trace replay reads (docs/TRACE.md): combined, and combined with $msec.
+  c += "  log_format timed '$remote_addr - $remote_user [$time_local] \"$request\" $status "
+       "$body_bytes_sent \"$http_referer\" \"$http_user_agent\" $msec';\n";
+  c += "  access_log " + d + "combined.log combined;\n";
+  c += "  access_log " + d + "timed.log timed;\n";
   for (const char* temp : {"client_body", "proxy", "fastcgi", "uwsgi", "scgi"})
     c += "  " + std::string(temp) + "_temp_path " + d + temp + ";\n";
   c += "  keepalive_requests 1000000;\n  keepalive_timeout 300s;\n";

@@ -89,6 +89,10 @@ class NginxStaging {
   const TestPki& pki() const { return *pki_; }
   // A file in its temporary directory, for a test's own files.
   std::string file(const std::string& name) const { return dir_.file(name); }
+  // Its access log in nginx's combined format, and in combined with $msec after it: what a
+  // trace replay reads. Complete after stop_and_read_log().
+  std::string combined_log() const { return dir_.file("combined.log"); }
+  std::string msec_log() const { return dir_.file("timed.log"); }
   // Stops nginx (gracefully, so the log is complete) and returns its access log.
   std::vector<LogLine> stop_and_read_log();
 

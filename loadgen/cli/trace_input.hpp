@@ -1,0 +1,18 @@
+#pragma once
+
+#include <string_view>
+
+#include "checked.hpp"
+#include "scenario.hpp"
+
+namespace stampede {
+
+// --workload trace: the trace file read through as the run will play it, before anything
+// runs, so a bad line is a usage error naming its line and column; its arrivals become the
+// items (--items, when given, cuts them short).
+void take_trace(Scenario& scenario, Errors& errors);
+
+// The commands that do not replay a trace yet say so rather than run something else.
+void refuse_trace(const Scenario& scenario, std::string_view command, Errors& errors);
+
+}  // namespace stampede

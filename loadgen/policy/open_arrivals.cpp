@@ -1,0 +1,25 @@
+#include "policy/open_arrivals.hpp"
+
+#include <fstream>
+
+namespace stampede {
+
+OpenArrivals::OpenArrivals(const ArrivalSchedule& schedule, const FleetConfig& fleet,
+                           std::unique_ptr<std::istream> trace, std::int64_t first,
+                           std::int64_t stride)
+    : steady_(schedule, first, stride), file_(std::move(trace)) {
+  if (!file_) return;
+  // The options were checked when the trace was counted; a file changed since then ends
+  // its arrivals where it stops reading.
+  const auto read = trace_read_options(fleet.trace);
+  if (!read) return;
+  trace_ = std::make_unique<TraceArrivalStream>(*file_, *read, fleet.trace, fleet.seed,
+                                                fleet.item_count(), first, stride);
+}
+
+std::unique_ptr<std::istream> open_trace(const FleetConfig& fleet) {
+  if (fleet.workload != WorkloadKind::kTrace) return nullptr;
+  return std::make_unique<std::ifstream>(fleet.trace.path, std::ios::binary);
+}
+
+}  // namespace stampede

@@ -1,0 +1,35 @@
+#pragma once
+
+#include <cstdint>
+#include <istream>
+#include <memory>
+#include <optional>
+
+#include "policy/arrival_schedule.hpp"
+#include "policy/trace_arrivals.hpp"
+#include "scenario.hpp"
+
+namespace stampede {
+
+// One part of the open model's arrivals (a shard's, a live loop's): the steady schedule's, or,
+// for the trace workload, a trace's, read from the file the caller opened (checked whole
+// before the run: count_trace_arrivals) and handed in.
+class OpenArrivals {
+ public:
+  OpenArrivals(const ArrivalSchedule& schedule, const FleetConfig& fleet,
+               std::unique_ptr<std::istream> trace, std::int64_t first, std::int64_t stride);
+
+  std::optional<WorkItem> peek() const { return trace_ ? trace_->peek() : steady_.peek(); }
+  void pop() { trace_ ? trace_->pop() : steady_.pop(); }
+
+ private:
+  ArrivalStream steady_;
+  std::unique_ptr<std::istream> file_;
+  std::unique_ptr<TraceArrivalStream> trace_;
+};
+
+// The trace workload's file, opened for one stream of its arrivals; none for other workloads.
+// Each stream reads it from its start, and opening it is all the I/O there is here.
+std::unique_ptr<std::istream> open_trace(const FleetConfig& fleet);
+
+}  // namespace stampede

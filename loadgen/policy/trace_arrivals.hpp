@@ -1,0 +1,46 @@
+#pragma once
+
+#include <cstdint>
+#include <istream>
+#include <optional>
+
+#include "parsed.hpp"
+#include "policy/trace_playback.hpp"
+#include "policy/workload.hpp"
+#include "trace_settings.hpp"
+
+namespace stampede {
+
+// How to read a trace the settings name: the error is --trace-format's.
+Parsed<TraceReadOptions> trace_read_options(const TraceSettings& settings);
+
+// Reads the trace through to its end as the run will play it, before anything runs: every
+// error it has, or its arrivals' count (the items of the run). Memory as the run's.
+Parsed<std::int64_t> count_trace_arrivals(std::istream& in, const TraceSettings& settings,
+                                          std::uint64_t seed);
+
+// One stream of a played trace's arrivals as the open model's items: arrival k is item k, and
+// a stream takes first, first + stride, ... below the total (a sharded fleet's part, as
+// ArrivalStream). Each stream reads the trace itself, so every one draws the same arrivals.
+class TraceArrivalStream {
+ public:
+  TraceArrivalStream(std::istream& in, const TraceReadOptions& read, const TraceSettings& settings,
+                     std::uint64_t seed, std::int64_t total, std::int64_t first,
+                     std::int64_t stride);
+
+  // The next arrival, or none: the stream is done. Never earlier than the one before.
+  std::optional<WorkItem> peek() const { return next_; }
+  void pop() { advance(stride_); }
+
+ private:
+  void advance(std::int64_t steps);
+
+  TraceReader reader_;
+  TracePlayer player_;
+  std::int64_t index_ = -1;  // the arrival next_ is
+  std::int64_t total_;
+  std::int64_t stride_;
+  std::optional<WorkItem> next_;
+};
+
+}  // namespace stampede

@@ -1,0 +1,363 @@
+#include "policy/trace_format.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <charconv>
+
+#include "policy/time_text.hpp"
+#include "policy/trace_lines.hpp"
+
+namespace stampede {
+namespace {
+
+constexpr std::string_view kCombined =
+    R"($remote_addr - $remote_user [$time_local] "$request" $status $body_bytes_sent )"
+    R"("$http_referer" "$http_user_agent")";
+constexpr std::string_view kCommon =
+    R"($remote_addr - $remote_user [$time_local] "$request" $status $body_bytes_sent)";
+
+constexpr std::string_view kAccepted =
+    "give --trace-format csv (a header with a time column), har, combined, common or "
+    "'nginx:<log_format>' (e.g. 'nginx:$remote_addr [$time_local] $msec \"$request\"')";
+
+// The time variables a log line may carry, each read its own way.
+struct TimeVariable {
+  std::string_view name;
+  std::string_view label;  // for errors
+  std::optional<std::int64_t> (*parse)(std::string_view);
+  std::string_view example;
+};
+constexpr std::array<TimeVariable, 3> kTimeVariables = {{
+    {"time_local", "a $time_local time", clf_time_ns, "10/Oct/2000:13:55:36 -0700"},
+    {"msec", "a $msec time", decimal_seconds_ns, "1767225600.123"},
+    {"time_iso8601", "a $time_iso8601 time", rfc3339_ns, "2026-01-01T00:00:00+00:00"},
+}};
+
+// CSV's time: seconds (since the epoch or the trace's zero) or an RFC 3339 time.
+std::optional<std::int64_t> seconds_or_rfc3339(std::string_view text) {
+  if (auto ns = decimal_seconds_ns(text)) return ns;
+  return rfc3339_ns(text);
+}
+constexpr TimeVariable kCsvTime{"time", "a time in seconds or RFC 3339", seconds_or_rfc3339,
+                                "12.5 or 2026-01-01T00:00:00.5Z"};
+constexpr TimeVariable kHarTime{"startedDateTime", "an RFC 3339 startedDateTime", rfc3339_ns,
+                                "2026-01-01T00:00:00.123Z"};
+
+const TimeVariable* time_variable(std::string_view name) {
+  for (const auto& v : kTimeVariables)
+    if (v.name == name) return &v;
+  return nullptr;
+}
+
+std::string in_quotes(std::string_view text) {
+  return "'" + std::string(text) + "'";
+}
+
+// A record at the time `text` gives, or the error that names where and what was expected.
+std::optional<std::string> timed_record(std::string_view text, const TimeVariable& how,
+                                        std::int64_t n, std::size_t column, TraceRecord& record) {
+  const auto ns = how.parse(text);
+  if (!ns)
+    return trace_position(n, column) + in_quotes(text) + " is not " + std::string(how.label) +
+           " (e.g. " + std::string(how.example) + "): fix the line or cut it out";
+  record.time_ns = *ns;
+  // $time_local has whole seconds only; the others have a fraction when the log wrote one.
+  record.second_resolution = how.name == "time_local" || text.find('.') == std::string_view::npos;
+  record.line = n;
+  record.column = column;
+  return std::nullopt;
+}
+
+// "GET /v1/chat HTTP/1.1" -> method and path (a request line a log could not parse: neither).
+void read_request(std::string_view request, TraceRecord& record) {
+  const auto space = request.find(' ');
+  if (space == std::string_view::npos) return;
+  const std::string_view method = request.substr(0, space);
+  if (method.empty() || !std::all_of(method.begin(), method.end(), [](char c) {
+        return std::isupper(static_cast<unsigned char>(c));
+      }))
+    return;
+  record.method = method;
+  const std::string_view rest = request.substr(space + 1);
+  record.path = rest.substr(0, rest.find(' '));
+}
+
+std::string_view trim(std::string_view text) {
+  while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) text.remove_prefix(1);
+  while (!text.empty() && (text.back() == ' ' || text.back() == '\t')) text.remove_suffix(1);
+  if (text.size() >= 2 && text.front() == '"' && text.back() == '"')
+    text = text.substr(1, text.size() - 2);
+  return text;
+}
+
+// A CSV line's fields with the column each starts at (from 1). No quoted commas: a trace's
+// fields are times, names, numbers and paths.
+std::vector<std::pair<std::string_view, std::size_t>> csv_fields(std::string_view line) {
+  std::vector<std::pair<std::string_view, std::size_t>> out;
+  std::size_t start = 0;
+  while (true) {
+    const auto comma = line.find(',', start);
+    out.emplace_back(trim(line.substr(start, comma - start)), start + 1);
+    if (comma == std::string_view::npos) return out;
+    start = comma + 1;
+  }
+}
+
+bool blank(std::string_view line) {
+  return trim(line).empty();
+}
+
+// $msec: epoch seconds with exactly three decimals (nginx's form), so a status or a byte count
+// is never taken for it.
+bool looks_like_msec(std::string_view token) {
+  const auto dot = token.find('.');
+  return dot != std::string_view::npos && dot >= 9 && token.size() - dot == 4 &&
+         decimal_seconds_ns(token).has_value();
+}
+
+std::string_view unwrap(std::string_view token) {
+  while (!token.empty() && (token.front() == '[' || token.front() == '"')) token.remove_prefix(1);
+  while (!token.empty() && (token.back() == ']' || token.back() == '"')) token.remove_suffix(1);
+  return token;
+}
+
+// The first space-separated token that is a $msec time (or a $time_iso8601 one), and where.
+std::optional<std::pair<std::string_view, std::size_t>> scan_time(std::string_view line,
+                                                                  bool msec) {
+  std::size_t start = 0;
+  while (start < line.size()) {
+    auto end = line.find(' ', start);
+    if (end == std::string_view::npos) end = line.size();
+    const auto token = unwrap(line.substr(start, end - start));
+    if (msec ? looks_like_msec(token) : rfc3339_ns(token).has_value())
+      return std::pair{token, static_cast<std::size_t>(token.data() - line.data()) + 1};
+    start = end + 1;
+  }
+  return std::nullopt;
+}
+
+// The request line of a log line: the first quoted text that starts with a method.
+void scan_request(std::string_view line, TraceRecord& record) {
+  for (auto q = line.find('"'); q != std::string_view::npos; q = line.find('"', q + 1)) {
+    const auto end = line.find('"', q + 1);
+    read_request(line.substr(q + 1, end == std::string_view::npos ? end : end - q - 1), record);
+    if (!record.method.empty()) return;
+    if (end == std::string_view::npos) return;
+    q = end;
+  }
+}
+
+}  // namespace
+
+Parsed<TraceFormat> TraceFormat::parse(std::string_view spec) {
+  TraceFormat f;
+  if (spec == "auto") return Parsed<TraceFormat>::ok(f);
+  if (spec == "csv" || spec == "har") {
+    f.kind_ = spec == "csv" ? Kind::kCsv : Kind::kHar;
+    return Parsed<TraceFormat>::ok(f);
+  }
+  if (spec == "combined") return log_format(kCombined);
+  if (spec == "common") return log_format(kCommon);
+  if (spec.starts_with("nginx:")) return log_format(spec.substr(6));
+  return Parsed<TraceFormat>::fail("--trace-format " + in_quotes(spec) +
+                                   " is not a format: " + std::string(kAccepted));
+}
+
+Parsed<TraceFormat> TraceFormat::log_format(std::string_view format) {
+  TraceFormat f;
+  f.kind_ = Kind::kLog;
+  bool timed = false;
+  for (std::size_t at = 0; at < format.size();) {
+    if (format[at] != '$') {
+      const auto next = format.find('$', at);
+      f.pieces_.push_back({false, std::string(format.substr(at, next - at))});
+      at = next == std::string_view::npos ? format.size() : next;
+      continue;
+    }
+    // $name or ${name}, as nginx spells a variable followed by a letter.
+    const bool braced = at + 1 < format.size() && format[at + 1] == '{';
+    std::size_t end = at + 1 + braced;
+    while (end < format.size() &&
+           (std::isalnum(static_cast<unsigned char>(format[end])) || format[end] == '_'))
+      ++end;
+    const std::string name(format.substr(at + 1 + braced, end - at - 1 - braced));
+    if (name.empty() || (braced && (end >= format.size() || format[end] != '}')))
+      return Parsed<TraceFormat>::fail("--trace-format: no variable name at column " +
+                                       std::to_string(at + 1) + " of " + in_quotes(format) +
+                                       ": write $name or ${name}");
+    if (!f.pieces_.empty() && f.pieces_.back().variable)
+      return Parsed<TraceFormat>::fail("--trace-format: $" + f.pieces_.back().text + " and $" +
+                                       name + " have nothing between them in " + in_quotes(format) +
+                                       ": a log line could not be split there");
+    timed = timed || time_variable(name);
+    f.pieces_.push_back({true, name});
+    at = end + braced;
+  }
+  if (!timed)
+    return Parsed<TraceFormat>::fail("--trace-format " + in_quotes(format) +
+                                     " has no time: add $time_local, $msec or $time_iso8601");
+  return Parsed<TraceFormat>::ok(f);
+}
+
+Parsed<TraceFormat> TraceFormat::detect(std::string_view line, std::int64_t n) {
+  TraceFormat f;
+  const auto start = line.find_first_not_of(" \t");
+  if (start != std::string_view::npos && line[start] == '{') {
+    f.kind_ = Kind::kHar;
+    return Parsed<TraceFormat>::ok(f);
+  }
+  const auto fields = csv_fields(line);
+  if (std::any_of(fields.begin(), fields.end(), [](const auto& x) { return x.first == "time"; })) {
+    f.kind_ = Kind::kCsv;
+    return Parsed<TraceFormat>::ok(f);
+  }
+  // $msec first: a log that also has $time_local or $time_iso8601 is read to the millisecond.
+  f.kind_ = Kind::kScan;
+  f.scan_msec_ = true;
+  if (scan_time(line, true)) return Parsed<TraceFormat>::ok(f);
+  std::vector<TraceRecord> probe;
+  for (const auto format : {kCombined, kCommon}) {
+    auto log = log_format(format);
+    if (!log->read(line, n, probe)) return log;
+  }
+  f.scan_msec_ = false;
+  if (scan_time(line, false)) return Parsed<TraceFormat>::ok(f);
+  return Parsed<TraceFormat>::fail(trace_position(n, 1) +
+                                   "not a trace format stampede reads (a CSV header with a time "
+                                   "column, a combined or common log line, a log line with a "
+                                   "$msec or $time_iso8601 time, or HAR): " +
+                                   std::string(kAccepted));
+}
+
+std::optional<std::string> TraceFormat::read_header(std::string_view line, std::int64_t n) {
+  const auto fields = csv_fields(line);
+  csv_.columns = fields.size();
+  for (std::size_t i = 0; i < fields.size(); ++i) {
+    const auto name = fields[i].first;
+    for (auto [column, slot] : {std::pair{"time", &csv_.time},
+                                {"tenant", &csv_.tenant},
+                                {"tokens", &csv_.tokens},
+                                {"method", &csv_.method},
+                                {"path", &csv_.path}})
+      if (name == column) *slot = i;
+  }
+  if (!csv_.time)
+    return trace_position(n, 1) + "the CSV header " + in_quotes(line) +
+           " has no time column: name the column of the arrival times 'time'";
+  return std::nullopt;
+}
+
+std::optional<std::string> TraceFormat::read(std::string_view line, std::int64_t n,
+                                             std::vector<TraceRecord>& out) const {
+  if (blank(line)) return std::nullopt;
+  switch (kind_) {
+    case Kind::kCsv:
+      return read_csv(line, n, out);
+    case Kind::kHar:
+      return read_har(line, n, out);
+    case Kind::kLog:
+      return read_log(line, n, out);
+    case Kind::kScan:
+      return read_scan(line, n, out);
+    case Kind::kAuto:
+      break;
+  }
+  return trace_position(n, 1) + "the trace's format is not known yet: " + std::string(kAccepted);
+}
+
+std::optional<std::string> TraceFormat::read_csv(std::string_view line, std::int64_t n,
+                                                 std::vector<TraceRecord>& out) const {
+  const auto fields = csv_fields(line);
+  if (fields.size() != csv_.columns)
+    return trace_position(n, 1) + std::to_string(fields.size()) + " fields where the header has " +
+           std::to_string(csv_.columns) + ": give every line the header's columns";
+  TraceRecord r;
+  const auto [time, column] = fields[*csv_.time];
+  if (auto error = timed_record(time, kCsvTime, n, column, r)) return error;
+  if (csv_.tenant) r.tenant = std::string(fields[*csv_.tenant].first);
+  if (csv_.tokens) {
+    const auto [text, at] = fields[*csv_.tokens];
+    std::int64_t tokens = -1;
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), tokens);
+    if (ec != std::errc() || end != text.data() + text.size() || tokens < 0)
+      return trace_position(n, at) + in_quotes(text) +
+             " is not a whole number of tokens: write tokens as digits, e.g. 1200";
+    r.tokens = tokens;
+  }
+  if (csv_.method) r.method = fields[*csv_.method].first;
+  if (csv_.path) r.path = fields[*csv_.path].first;
+  out.push_back(std::move(r));
+  return std::nullopt;
+}
+
+std::optional<std::string> TraceFormat::read_log(std::string_view line, std::int64_t n,
+                                                 std::vector<TraceRecord>& out) const {
+  TraceRecord r;
+  bool timed = false;
+  std::size_t at = 0;
+  for (std::size_t i = 0; i < pieces_.size(); ++i) {
+    const Piece& p = pieces_[i];
+    if (!p.variable) {
+      if (line.substr(at, p.text.size()) != p.text)
+        return trace_position(n, at + 1) + "expected " + in_quotes(p.text) +
+               " here, as the log format has it: give --trace-format 'nginx:<the log_format "
+               "that wrote the log>'";
+      at += p.text.size();
+      continue;
+    }
+    // A variable runs to where the literal after it starts (the line's end when last).
+    auto end = i + 1 < pieces_.size() ? line.find(pieces_[i + 1].text, at) : line.size();
+    if (end == std::string_view::npos) end = line.size();
+    const std::string_view value = line.substr(at, end - at);
+    if (const auto* how = time_variable(p.text); how && !timed) {
+      if (auto error = timed_record(value, *how, n, at + 1, r)) return error;
+      timed = true;
+    } else if (p.text == "request") {
+      read_request(value, r);
+    } else if (p.text == "request_method") {
+      r.method = value;
+    } else if (p.text == "uri" || p.text == "request_uri") {
+      r.path = value;
+    }
+    at = end;
+  }
+  out.push_back(std::move(r));
+  return std::nullopt;
+}
+
+std::optional<std::string> TraceFormat::read_scan(std::string_view line, std::int64_t n,
+                                                  std::vector<TraceRecord>& out) const {
+  const auto found = scan_time(line, scan_msec_);
+  const TimeVariable& how = *time_variable(scan_msec_ ? "msec" : "time_iso8601");
+  if (!found)
+    return trace_position(n, 1) + "no $" + std::string(how.name) + " time (e.g. " +
+           std::string(how.example) +
+           ") on this line, as on the log's first: fix the line or cut it out";
+  TraceRecord r;
+  if (auto error = timed_record(found->first, how, n, found->second, r)) return error;
+  scan_request(line, r);
+  out.push_back(std::move(r));
+  return std::nullopt;
+}
+
+std::optional<std::string> TraceFormat::read_har(std::string_view line, std::int64_t n,
+                                                 std::vector<TraceRecord>& out) {
+  // Only the entries' start times matter: scanned for, not the document parsed whole.
+  static constexpr std::string_view kKey = "\"startedDateTime\"";
+  for (auto key = line.find(kKey); key != std::string_view::npos; key = line.find(kKey, key + 1)) {
+    auto at = line.find_first_not_of(" \t:", key + kKey.size());
+    const auto close = at == std::string_view::npos ? at : line.find('"', at + 1);
+    if (at == std::string_view::npos || line[at] != '"' || close == std::string_view::npos)
+      return trace_position(n, key + 1) +
+             "startedDateTime has no quoted time: fix the HAR entry or cut it out";
+    ++at;
+    TraceRecord r;
+    if (auto error = timed_record(line.substr(at, close - at), kHarTime, n, at + 1, r))
+      return error;
+    out.push_back(std::move(r));
+  }
+  return std::nullopt;
+}
+
+}  // namespace stampede

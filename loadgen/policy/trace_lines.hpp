@@ -1,0 +1,41 @@
+#pragma once
+
+#include <cstdint>
+#include <istream>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace stampede {
+
+// A trace line longer than this is refused: a log line is a few hundred bytes, and a file
+// with none (a binary, a minified document) must not be read whole to find out.
+inline constexpr std::size_t kMaxTraceLine = std::size_t{1} << 20;
+
+// A trace's lines one at a time, in memory bounded by the longest line allowed: never the
+// file whole. A line that is too long or is not text (a NUL byte, bytes that are not UTF-8)
+// stops the reading with an error naming its line and column.
+class TraceLines {
+ public:
+  explicit TraceLines(std::istream& in, std::size_t max_line = kMaxTraceLine);
+
+  // The next line, without its "\n" or "\r\n"; none at the end or on an error (error() says
+  // which). The view lasts until the next call.
+  std::optional<std::string_view> next();
+  std::int64_t line() const { return line_; }  // the line next() returned, from 1
+  const std::string& error() const { return error_; }
+
+ private:
+  std::optional<std::string_view> refuse(std::string why);
+
+  std::istream& in_;
+  std::size_t max_line_;
+  std::string buffer_;
+  std::int64_t line_ = 0;
+  std::string error_;
+};
+
+// "line 12, column 5: " as every trace error starts.
+std::string trace_position(std::int64_t line, std::size_t column);
+
+}  // namespace stampede

@@ -1,0 +1,53 @@
+#include "policy/trace_playback.hpp"
+
+#include <cmath>
+
+#include "saturating.hpp"
+
+namespace stampede {
+TracePlayer::TracePlayer(TraceReader& reader, const TracePlayback& playback, std::uint64_t seed)
+    : reader_(reader), playback_(playback), rng_(make_stream(seed, kTraceStream)) {}
+
+std::optional<TraceArrival> TracePlayer::next() {
+  while (true) {
+    if (!pending_.empty() && (done_ || pending_.earliest_ns() <= settled_ns_))
+      return pending_.pop();
+    if (done_) return std::nullopt;
+    auto record = reader_.next();
+    if (!record || (playback_.to_ns && record->time_ns >= *playback_.to_ns)) {
+      done_ = true;  // the window's end: the rest of the trace is not read
+      if (!reader_.error().empty()) return std::nullopt;
+      continue;
+    }
+    if (record->time_ns >= playback_.from_ns) play(std::move(*record));
+  }
+}
+
+// The draws are made record by record in the trace's order: the same trace and seed, the
+// same arrivals.
+void TracePlayer::play(TraceRecord record) {
+  const std::int64_t trace_ns = record.time_ns - playback_.from_ns;
+  // Spreads and copies only move an arrival later: nothing read after this is earlier.
+  settled_ns_ = played_ns(trace_ns);
+  std::int64_t at = trace_ns;
+  if (record.second_resolution && playback_.spread == TraceSpread::kUniform)
+    at += rng_.uniform(0, kNsPerSec);
+  const double whole = std::floor(playback_.scale);
+  const double part = playback_.scale - whole;
+  auto copies = static_cast<std::int64_t>(whole);
+  if (part > 0) copies += rng_.unit() < part;
+  for (std::int64_t k = 0; k < copies; ++k)
+    push(k == 0 ? at : saturating_add(at, rng_.uniform(0, playback_.scale_spread_ns)), record);
+}
+
+void TracePlayer::push(std::int64_t trace_ns, const TraceRecord& record) {
+  const std::int64_t at_ns = played_ns(trace_ns);
+  pending_.push(at_ns, {at_ns, record});
+}
+
+std::int64_t TracePlayer::played_ns(std::int64_t trace_ns) const {
+  if (playback_.speed == 1) return trace_ns;  // exact, whatever a double holds
+  return saturating_ns(std::round(static_cast<double>(trace_ns) / playback_.speed));
+}
+
+}  // namespace stampede

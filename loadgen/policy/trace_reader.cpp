@@ -1,0 +1,90 @@
+#include "policy/trace_reader.hpp"
+
+#include "saturating.hpp"
+
+namespace stampede {
+TraceReader::TraceReader(std::istream& in, TraceReadOptions options)
+    : lines_(in), options_(std::move(options)) {
+  detected_ = options_.format.kind() != TraceFormat::Kind::kAuto;
+}
+
+std::optional<TraceRecord> TraceReader::next() {
+  while (error_.empty()) {
+    if (!pending_.empty() && (done_ || settled())) return pop();
+    if (done_) {
+      if (!first_ns_)
+        error_ = "line " + std::to_string(lines_.line()) +
+                 ": the trace has no records: give a file with at least one timed line";
+      return std::nullopt;
+    }
+    done_ = !read_line();
+  }
+  return std::nullopt;
+}
+
+// The earliest record can come before none read later: every later one is at most
+// reorder_ns before the latest so far.
+bool TraceReader::settled() const {
+  return pending_.earliest_ns() <= saturating_add(latest_ns_, -options_.reorder_ns);
+}
+
+TraceRecord TraceReader::pop() {
+  TraceRecord r = pending_.pop();
+  if (!first_ns_) first_ns_ = r.time_ns;
+  r.time_ns -= *first_ns_;
+  return r;
+}
+
+bool TraceReader::read_line() {
+  const auto line = lines_.next();
+  if (!line) {
+    error_ = lines_.error();
+    return false;
+  }
+  const std::int64_t n = lines_.line();
+  if (!detected_) {
+    if (line->find_first_not_of(" \t") == std::string_view::npos) return true;
+    auto format = TraceFormat::detect(*line, n);
+    if (!format) {
+      error_ = format.error();
+      return false;
+    }
+    options_.format = *format;
+    detected_ = true;
+  }
+  if (options_.format.header_pending()) {
+    if (auto error = options_.format.read_header(*line, n)) error_ = *error;
+    return error_.empty();
+  }
+  parsed_.clear();
+  if (auto error = options_.format.read(*line, n, parsed_)) {
+    error_ = *error;
+    return false;
+  }
+  if (auto error = take(parsed_)) {
+    error_ = *error;
+    return false;
+  }
+  return true;
+}
+
+std::optional<std::string> TraceReader::take(std::vector<TraceRecord>& records) {
+  for (auto& r : records) {
+    if (any_ && r.time_ns < saturating_add(latest_ns_, -options_.reorder_ns))
+      return trace_position(r.line, r.column) + "the time goes back " +
+             format_duration_rounded(latest_ns_ - r.time_ns) + " before line " +
+             std::to_string(latest_line_) + "'s, more than --trace-reorder " +
+             format_duration(options_.reorder_ns) +
+             " allows: sort the trace by time, or raise --trace-reorder to at least that";
+    if (!any_ || r.time_ns > latest_ns_) {
+      latest_ns_ = r.time_ns;
+      latest_line_ = r.line;
+    }
+    any_ = true;
+    const std::int64_t t_ns = r.time_ns;
+    pending_.push(t_ns, std::move(r));
+  }
+  return std::nullopt;
+}
+
+}  // namespace stampede
