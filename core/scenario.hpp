@@ -62,6 +62,7 @@ struct TokenRange {
   std::int64_t max = 0;
   bool operator==(const TokenRange&) const = default;
 };
+inline constexpr std::int64_t kMaxOutputTokens = 1'000'000;
 struct StreamConfig {
   std::int64_t first_token_ns = 0;  // scenario time from the answer's start to its first token
   std::optional<Rate> token_rate;   // none: the tokens all at once, with the first
