@@ -156,6 +156,7 @@ struct DataPlane::RequestFacts {
 struct DataPlane::LlmStream {
   StreamFacts facts;
   StreamPlan plan;
+  bool chunked = true;            // false for HTTP/1.0: the close ends it
   std::int64_t head_sent_ns = 0;  // steady: the tokens are due from then
   std::int64_t next = 0;          // the next token to send
   bool ended = false;             // its last bytes are in the connection's buffer

@@ -28,6 +28,11 @@ std::string chunk(std::string_view bytes) {
 
 constexpr std::string_view kLastChunk = "0\r\n\r\n";
 
+// HTTP/1.1's streams are chunked; HTTP/1.0's are the bytes until the connection closes.
+std::string piece(bool chunked, std::string_view bytes) {
+  return chunked ? chunk(bytes) : std::string(bytes);
+}
+
 // The head the dialect writes for this 200 (its Date, its rate-limit headers), with the LLM
 // body's type and framing in place of the canned body's.
 std::string llm_head(std::string_view canned, std::string_view type, const std::string& framing,
@@ -82,12 +87,16 @@ bool DataPlane::start_llm_answer(ClientConnection& c) {
                                    "Content-Length: " + std::to_string(body.size()), c.keep_alive) +
                               body);
   }
-  r.stream =
-      std::make_unique<LlmStream>(LlmStream{facts, plan, ScenarioClock::steady_ns(), 0, false});
-  const std::string head =
-      llm_head(canned, "text/event-stream", "Cache-Control: no-cache\r\nTransfer-Encoding: chunked",
-               c.keep_alive);
-  if (!send_more(c, head + chunk(stream_head(facts)))) return false;
+  // HTTP/1.0 has no chunked body: the stream ends with the connection.
+  const bool chunked = !c.head.http_1_0;
+  if (!chunked) c.keep_alive = false;
+  r.stream = std::make_unique<LlmStream>(
+      LlmStream{facts, plan, chunked, ScenarioClock::steady_ns(), 0, false});
+  const std::string head = llm_head(
+      canned, "text/event-stream",
+      chunked ? "Cache-Control: no-cache\r\nTransfer-Encoding: chunked" : "Cache-Control: no-cache",
+      c.keep_alive);
+  if (!send_more(c, head + piece(chunked, stream_head(facts)))) return false;
   return continue_stream(c);
 }
 
@@ -103,7 +112,7 @@ bool DataPlane::continue_stream(ClientConnection& c) {
   const bool stopping = c.loop->drop_upstream.load();
   std::string bytes;
   for (; s.next < last && (stopping || due(s.next) <= now); ++s.next)
-    bytes += chunk(stream_token(s.facts, s.next));
+    bytes += piece(s.chunked, stream_token(s.facts, s.next));
   if (s.next < last) {
     if (!send_more(c, bytes)) return false;
     hold_until(c, due(s.next), /*decide_first=*/false);
@@ -117,11 +126,11 @@ bool DataPlane::continue_stream(ClientConnection& c) {
       close_connection(c);
       return false;
     }
-    bytes += chunk(stream_break(s.facts));
+    bytes += piece(s.chunked, stream_break(s.facts));
   } else {
-    bytes += chunk(stream_tail(s.facts));
+    bytes += piece(s.chunked, stream_tail(s.facts));
   }
-  bytes += kLastChunk;
+  if (s.chunked) bytes += kLastChunk;
   return send_more(c, bytes);
 }
 

@@ -26,15 +26,16 @@ namespace {
 // One request's answer, read a recv at a time.
 class RawAnswer {
  public:
-  RawAnswer(int port, const std::string& path, const std::string& body) {
+  RawAnswer(int port, const std::string& path, const std::string& body,
+            const std::string& version = "HTTP/1.1") {
     fd_ = socket(AF_INET, SOCK_STREAM, 0);
     sockaddr_in a{};
     a.sin_family = AF_INET;
     a.sin_port = htons(static_cast<std::uint16_t>(port));
     a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
     REQUIRE(connect(fd_, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0);
-    const std::string request = "POST " + path +
-                                " HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+    const std::string request = "POST " + path + " " + version +
+                                "\r\nHost: x\r\nContent-Type: application/json\r\n"
                                 "Content-Length: " +
                                 std::to_string(body.size()) + "\r\n\r\n" + body;
     REQUIRE(send(fd_, request.data(), request.size(), MSG_NOSIGNAL) ==
@@ -206,4 +207,15 @@ TEST_CASE("llm stream: a stop mid-stream sends the rest at once, the stream ends
   CHECK(p.stop() == 0);
   REQUIRE(a.until("0\r\n\r\n", 1));
   CHECK(a.body() == model_stream({Dialect::kAnthropic, 0, 3, false, false}));
+}
+
+TEST_CASE("llm stream: an HTTP/1.0 client gets the events unchunked, ended by the close") {
+  FakeProvider p({"--dialect", "anthropic", "--output-tokens", "2"});
+  REQUIRE(p.started());
+  RawAnswer a(p.data_port(), "/v1/messages", R"({"max_tokens":10,"stream":true})", "HTTP/1.0");
+  CHECK_FALSE(a.until("never sent", 1));
+  CHECK(a.ended());
+  CHECK(a.head().find("Transfer-Encoding") == std::string::npos);
+  CHECK(a.head().find("Connection: close\r\n") != std::string::npos);
+  CHECK(a.raw().substr(a.head().size()) == model_stream({Dialect::kAnthropic, 0, 2, false, false}));
 }
