@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "model/llm_request.hpp"
+#include "recording/arrival_log.hpp"
 #include "saturating.hpp"
 #include "server/answer_writer.hpp"
 #include "server/data_plane_internals.hpp"
@@ -120,6 +121,7 @@ bool DataPlane::continue_stream(ClientConnection& c) {
   }
   s.ended = true;
   if (s.plan.break_after) {
+    provider_.note_upstream(c.request->ticket, kStreamBroken);
     // OpenAI's stream has no error event: the connection is cut, its chunked body unfinished.
     if (s.facts.dialect == Dialect::kOpenAi) {
       send_more(c, bytes);

@@ -129,6 +129,7 @@ TEST_CASE("llm stream: anthropic's events arrive one by one at the pace, byte fo
   CHECK(a.head().find("Content-Type: text/event-stream\r\n") != std::string::npos);
   CHECK(a.head().find("Transfer-Encoding: chunked\r\n") != std::string::npos);
   CHECK(a.body() == model_stream({Dialect::kAnthropic, 0, 3, false, false}));
+  CHECK(p.stats().at("streams_broken") == 0);
 }
 
 TEST_CASE("llm stream: openai's chunks arrive one by one, the usage chunk, then [DONE]") {
@@ -164,6 +165,7 @@ TEST_CASE("llm stream: --stream-errors ends anthropic's stream with overloaded_e
   expected += stampede::stream_break(f);
   CHECK(a.body() == expected);
   CHECK(a.count("message_stop") == 0);
+  CHECK(p.stats().at("streams_broken") == 1);
 }
 
 TEST_CASE("llm stream: --stream-errors cuts openai's connection mid-stream") {
@@ -174,6 +176,18 @@ TEST_CASE("llm stream: --stream-errors cuts openai's connection mid-stream") {
   CHECK(a.ended());
   CHECK(a.count("[DONE]") == 0);
   CHECK(a.count("finish_reason\":\"") == 0);
+  CHECK(p.stats().at("streams_broken") == 1);
+}
+
+TEST_CASE("llm stream: a worker of --processes counts its broken streams in the provider") {
+  FakeProvider p(
+      {"--dialect", "openai", "--output-tokens", "2", "--stream-errors", "1", "--processes", "2"});
+  REQUIRE(p.started());
+  for (int i = 0; i < 4; ++i) {
+    RawAnswer a(p.data_port(), "/v1/chat/completions", R"({"max_tokens":10,"stream":true})");
+    CHECK_FALSE(a.until("[DONE]", 1));
+  }
+  CHECK(p.stats().at("streams_broken") == 4);
 }
 
 TEST_CASE("llm answers: not streamed, one body with the usage; a bad body, the API's 400") {
