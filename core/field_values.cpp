@@ -112,6 +112,26 @@ std::string format_latency(std::int64_t min_ns, std::int64_t max_ns) {
   return format_duration(min_ns) + (max_ns != min_ns ? "-" + format_duration(max_ns) : "");
 }
 
+Parsed<TokenRange> parse_token_range(const std::string& text) {
+  const auto dash = text.find('-');
+  const auto lo = parse_count(text.substr(0, dash));
+  const auto hi = dash == std::string::npos ? lo : parse_count(text.substr(dash + 1));
+  const auto bad = [&](const char* why) {
+    return Parsed<TokenRange>::fail("'" + text + "' " + why +
+                                    "; give a token count such as 200, or a range MIN-MAX such as "
+                                    "50-400");
+  };
+  if (!lo || !hi) return bad("is not a whole number of tokens >= 0 or a range of them");
+  if (*hi < *lo) return bad("is a range whose end is below its start");
+  // Every token is an event on a loop: a bound keeps one answer from running for days.
+  if (*hi > kMaxOutputTokens) return bad("is over 1000000 tokens");
+  return Parsed<TokenRange>::ok({*lo, *hi});
+}
+
+std::string format_token_range(const TokenRange& r) {
+  return std::to_string(r.min) + (r.max != r.min ? "-" + std::to_string(r.max) : "");
+}
+
 // "10,0.1": max tokens, then the fraction of a token each success refunds.
 Parsed<RetryBudgetConfig> parse_retry_budget(const std::string& text) {
   const auto comma = text.find(',');

@@ -71,6 +71,10 @@ struct Latency {
 Parsed<Latency> parse_latency(const std::string& text);
 std::string format_latency(std::int64_t min_ns, std::int64_t max_ns);
 
+// An LLM answer's length: "200", or a range "50-400" drawn from per request.
+Parsed<TokenRange> parse_token_range(const std::string& text);
+std::string format_token_range(const TokenRange& r);
+
 Parsed<RetryBudgetConfig> parse_retry_budget(const std::string& text);
 std::string format_retry_budget(const RetryBudgetConfig& b);
 Parsed<BreakerConfig> parse_breaker(const std::string& text);

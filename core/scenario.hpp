@@ -57,6 +57,23 @@ struct OutageWindow {
   bool operator==(const OutageWindow&) const = default;
 };
 
+// fakeprovider, LLM dialects: how a streamed answer is paced and broken (docs/LLM.md).
+struct TokenRange {
+  std::int64_t min = 0;
+  std::int64_t max = 0;
+  bool operator==(const TokenRange&) const = default;
+};
+inline constexpr std::int64_t kMaxOutputTokens = 1'000'000;
+struct StreamConfig {
+  std::int64_t first_token_ns = 0;  // scenario time from the answer's start to its first token
+  std::optional<Rate> token_rate;   // none: the tokens all at once, with the first
+  // The answer's length is the request's max_tokens bounded by a draw in this range; none: the
+  // request's max_tokens.
+  std::optional<TokenRange> output_tokens;
+  double errors = 0;  // the share of streams broken after a drawn number of tokens
+  bool operator==(const StreamConfig&) const = default;
+};
+
 struct ProviderConfig {
   std::optional<Rate> allowance;  // per tenant; none = unlimited
   LimiterKind limiter = LimiterKind::kPerSecond;
@@ -88,6 +105,7 @@ struct ProviderConfig {
   // fakeprovider only: forward what is admitted to this URL (parse_upstream_url), and pass its
   // answers back; empty: answer here.
   std::string upstream;
+  StreamConfig stream;
 };
 
 struct RetryBudgetConfig {

@@ -957,6 +957,67 @@ const std::vector<ScenarioField>& table() {
              return assign(parse_hop_delay(as_text(v)), s.provider.hop_delay);
            },
        .print = [](const Scenario& s) { return if_set(s.provider.hop_delay, format_hop_delay); }},
+      // LLM streams (docs/LLM.md): read only in the anthropic and openai dialects.
+      {.name = "provider.first_token",
+       .flag = "--first-token",
+       .in = kFakeprovider,
+       .help = "LLM dialects: time from a streamed answer's start to its first token (scenario "
+               "time)",
+       .type = "DURATION",
+       .default_text = "0s",
+       .example = "800ms",
+       .parse =
+           [](Scenario& s, const json& v) {
+             return assign(parse_duration_ns(as_text(v)), s.provider.stream.first_token_ns);
+           },
+       .print = [](const Scenario& s) -> Printed {
+         if (s.provider.stream.first_token_ns == 0) return std::nullopt;
+         return format_duration(s.provider.stream.first_token_ns);
+       }},
+      {.name = "provider.token_rate",
+       .flag = "--token-rate",
+       .in = kFakeprovider,
+       .help = "LLM dialects: tokens a second in each streamed answer, N/s (default: every token "
+               "with the first)",
+       .type = "RATE",
+       .example = "20/s",
+       .parse =
+           [](Scenario& s, const json& v) {
+             return assign(parse_rate(as_text(v)), s.provider.stream.token_rate);
+           },
+       .print =
+           [](const Scenario& s) { return if_set(s.provider.stream.token_rate, format_rate); }},
+      {.name = "provider.output_tokens",
+       .flag = "--output-tokens",
+       .in = kFakeprovider,
+       .help = "LLM dialects: an answer's tokens, N or MIN-MAX (a seeded draw per request), "
+               "bounded by the request's max_tokens (default: max_tokens)",
+       .type = "N|MIN-MAX",
+       .example = "50-400",
+       .parse =
+           [](Scenario& s, const json& v) {
+             return assign(parse_token_range(as_text(v)), s.provider.stream.output_tokens);
+           },
+       .print =
+           [](const Scenario& s) {
+             return if_set(s.provider.stream.output_tokens, format_token_range);
+           }},
+      {.name = "provider.stream_errors",
+       .flag = "--stream-errors",
+       .in = kFakeprovider,
+       .help = "LLM dialects: the share of streamed answers broken after a seeded number of "
+               "tokens (anthropic: an overloaded_error event; openai: the connection cut)",
+       .type = "FRACTION",
+       .default_text = "0",
+       .example = "0.05",
+       .parse =
+           [](Scenario& s, const json& v) {
+             return assign(parse_fraction(as_text(v)), s.provider.stream.errors);
+           },
+       .print = [](const Scenario& s) -> Printed {
+         if (s.provider.stream.errors == 0) return std::nullopt;
+         return s.provider.stream.errors;
+       }},
       {.name = "provider.upstream",
        .flag = "--upstream",
        .in = kFakeprovider,
@@ -1004,6 +1065,20 @@ void check_trace(const Scenario& s, Problems& errors) {
                      "; give a window that ends after it starts");
 }
 
+// Streams are answered by the LLM dialects here: settings nothing would read are refused.
+void check_streams(const ProviderConfig& p, Problems& errors) {
+  if (p.stream == StreamConfig{}) return;
+  if (p.dialect != Dialect::kAnthropic && p.dialect != Dialect::kOpenAi)
+    errors.push_back(
+        "provider.dialect: --first-token, --token-rate, --output-tokens and --stream-errors "
+        "shape LLM answers; give --dialect anthropic or --dialect openai (it is " +
+        std::string(to_string(p.dialect)) + ")");
+  if (!p.upstream.empty())
+    errors.push_back(
+        "provider.upstream: in proxy mode the upstream writes the answers; leave out "
+        "--first-token, --token-rate, --output-tokens and --stream-errors");
+}
+
 // The rules that involve more than one field: every broken one, each named by a field.
 void check_across_fields(const Scenario& s, Problems& errors) {
   const auto& f = s.fleet;
@@ -1034,6 +1109,7 @@ void check_across_fields(const Scenario& s, Problems& errors) {
   need(!(f.open_model() && occ(s)),
        "fleet.workload: occ mode runs the storm and queue workloads, not steady or stages");
   check_trace(s, errors);
+  check_streams(s.provider, errors);
   // A trace's arrivals are counted when it is read, and an empty one is refused then.
   need(f.item_count() > 0 || (trace(s) && !f.items),
        "fleet.items: the workload creates no items; give at least 1");

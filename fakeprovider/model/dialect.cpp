@@ -85,13 +85,8 @@ constexpr std::string_view kOpenAiOkBody =
     R"({"id":"chatcmpl-fakeprovider","object":"chat.completion","created":0,"model":"fakeprovider","choices":[{"index":0,"message":{"role":"assistant","content":"ok","refusal":null},"logprobs":null,"finish_reason":"stop"}],"usage":{"prompt_tokens":0,"completion_tokens":1,"total_tokens":1}})";
 
 std::string openai_error(std::string_view message, std::string_view type, const char* code) {
-  const nlohmann::ordered_json body{
-      {"error",
-       {{"message", message},
-        {"type", type},
-        {"param", nullptr},
-        {"code", code ? nlohmann::ordered_json(code) : nlohmann::ordered_json(nullptr)}}}};
-  return body.dump();
+  return openai_error_body(message, type, std::nullopt,
+                           code ? std::optional<std::string>(code) : std::nullopt);
 }
 
 std::string openai_body(const AnswerFormat& f, const AnswerFacts& a) {
@@ -330,6 +325,24 @@ AnswerFacts answer_facts(const Decision& d, const AnswerFormat& format, const Qu
     a.tokens = tokens;
   }
   return a;
+}
+
+std::string anthropic_error_body(std::string_view type, std::string_view message) {
+  const nlohmann::ordered_json body{{"type", "error"},
+                                    {"error", {{"type", type}, {"message", message}}}};
+  return body.dump();
+}
+
+std::string openai_error_body(std::string_view message, std::string_view type,
+                              const std::optional<std::string>& param,
+                              const std::optional<std::string>& code) {
+  const auto or_null = [](const std::optional<std::string>& v) {
+    return v ? nlohmann::ordered_json(*v) : nlohmann::ordered_json(nullptr);
+  };
+  const nlohmann::ordered_json body{
+      {"error",
+       {{"message", message}, {"type", type}, {"param", or_null(param)}, {"code", or_null(code)}}}};
+  return body.dump();
 }
 
 std::string openai_duration(std::int64_t ms) {

@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -64,6 +65,12 @@ bool needs_wall_clock(RateLimitHeaders headers);
 // The facts of a decision (its retry_after_ns jittered already, when it is to be).
 AnswerFacts answer_facts(const Decision& d, const AnswerFormat& format, const QuotaFacts& requests,
                          const QuotaFacts& tokens);
+
+// The error bodies of the two LLM APIs, for answers written outside render_answer too.
+std::string anthropic_error_body(std::string_view type, std::string_view message);
+std::string openai_error_body(std::string_view message, std::string_view type,
+                              const std::optional<std::string>& param,
+                              const std::optional<std::string>& code);
 
 // A duration as OpenAI writes its x-ratelimit-reset-* headers (Go's time.Duration format, to
 // the millisecond): "20ms", "1s", "17.28s", "6m0s", "1h2m3.5s".

@@ -61,6 +61,9 @@ class ArrivalLog {
 // What set_upstream records when the upstream gave no answer.
 inline constexpr int kUpstreamFailed = -1;
 inline constexpr int kUpstreamTimedOut = -2;
+// Not the upstream's: an LLM stream of this arrival was broken by --stream-errors, a note on
+// the same path (a worker's goes to the provider's process as the upstream's notes do).
+inline constexpr int kStreamBroken = -3;
 
 // A CSV field, quoted when it holds a comma, a quote or a line break.
 std::string csv_field(std::string_view text);

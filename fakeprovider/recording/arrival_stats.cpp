@@ -115,6 +115,8 @@ void ArrivalStats::record_upstream(int upstream) {
     ++upstream_[static_cast<std::size_t>(Upstream::k5xx)];
   } else if (upstream == kUpstreamFailed || upstream == kUpstreamTimedOut) {
     ++upstream_[static_cast<std::size_t>(Upstream::kError)];
+  } else if (upstream == kStreamBroken) {
+    ++streams_broken_;
   }
 }
 
@@ -132,6 +134,7 @@ void ArrivalStats::merge_counts(const ArrivalStats& other) {
   for (std::size_t i = 0; i < kSendRuleCount; ++i)
     sends_.attributed_by_rule[i] += other.sends_.attributed_by_rule[i];
   for (std::size_t i = 0; i < kUpstreamCounts; ++i) upstream_[i] += other.upstream_[i];
+  streams_broken_ += other.streams_broken_;
 }
 
 json ArrivalStats::tenant_json(const Totals& t) {
@@ -148,7 +151,8 @@ json ArrivalStats::to_json(std::int64_t clock_ns, double time_scale, bool with_t
               {"arrivals_by_outcome", by_outcome().to_json(outcome_labels())},
               {"arrivals_by_send", by_send().to_json(send_labels())},
               {"send_attribution", send_attribution_json(sends_)},
-              {"upstream", upstream_json()}};
+              {"upstream", upstream_json()},
+              {"streams_broken", streams_broken_}};
   if (!with_tenants) return doc;
   json tenants = json::object();
   for (const auto& [key, t] : tenants_) tenants[key] = tenant_json(t);

@@ -50,6 +50,7 @@ class ArrivalStats {
               const SendAttribution& send, DecisionReason reason = DecisionReason::kServed);
   // upstream: the upstream's status, or kUpstreamFailed / kUpstreamTimedOut (arrival_log.hpp);
   // a status other than 429 or 5xx counts nothing.
+  // kStreamBroken counts a broken LLM stream.
   void record_upstream(int upstream);
   // Adds another's counts (same bin): each server thread records alone, the stats add them.
   void merge(const ArrivalStats& other);
@@ -85,6 +86,7 @@ class ArrivalStats {
   Totals totals_;
   SendCounts sends_;
   UpstreamCounts upstream_{};
+  std::int64_t streams_broken_ = 0;
   std::map<std::string, Totals, std::less<>> tenants_;
 };
 

@@ -93,8 +93,9 @@ struct DataPlaneConfig {
 // connection limits; data_plane_connections.cpp the server (its loops, connections, epoll
 // set and bytes); data_plane_requests.cpp a request's life (admission, hops and service times,
 // answer); data_plane_forward.cpp a request's forward and data_plane_relay.cpp its answer
-// relayed to the connection. request_headers.* what is read from the headers; answer_writer.*
-// the answers' bytes.
+// relayed to the connection; data_plane_streams.cpp the LLM dialects' answers, streamed a
+// token at a time from the timer. request_headers.* what is read from the headers;
+// answer_writer.* the answers' bytes.
 class DataPlane {
  public:
   DataPlane(const DataPlaneConfig& config, Admitter& provider);
@@ -146,6 +147,17 @@ class DataPlane {
   bool answer(ClientConnection& c);
   void hold_until(ClientConnection& c, std::int64_t due_steady_ns, bool decide_first);
   void take_resumed(Loop& loop);
+
+  // LLM answers (data_plane_streams.cpp): one body, or a stream whose tokens go out when the
+  // pacing says, the connection handed to the timer between them.
+  struct LlmStream;
+  bool is_llm_request(ClientConnection& c) const;
+  bool answer_llm(ClientConnection& c);
+  bool start_llm_answer(ClientConnection& c);
+  // The stream's tokens due by now, or its end; then held until the next one is due.
+  bool continue_stream(ClientConnection& c);
+  // Bytes after what the socket has not taken yet; false when the connection was closed.
+  bool send_more(ClientConnection& c, std::string_view bytes);
 
   // The server (data_plane_connections.cpp): an HTTP/1.1 server of our own, one epoll set a
   // loop: its connections, their bytes in and out, each request's head and body read and
@@ -234,6 +246,7 @@ class DataPlane {
   std::atomic<unsigned> open_connections_{0};  // accepted and not yet closed, every loop's
   std::atomic<std::int64_t> in_flight_{0};
   std::atomic<std::int64_t> waiting_{0};
+  std::atomic<std::uint64_t> llm_requests_{0};  // numbers each LLM answer's draws
   // Last: its thread, which uses the rest, is stopped first.
 };
 

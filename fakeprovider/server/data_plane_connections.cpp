@@ -238,7 +238,7 @@ bool DataPlane::serve(ClientConnection& c) {
 std::size_t DataPlane::feed_body(ClientConnection& c, std::string_view bytes) {
   Request& r = *c.request;
   if (!r.proxied) {
-    const bool keep = !r.decided && r.body.size() <= kMaxTokenBody;
+    const bool keep = (!r.decided || r.llm) && r.body.size() <= kMaxTokenBody;
     return c.body.feed(bytes, keep ? &r.body : nullptr, kMaxTokenBody + 1);
   }
   std::string& piece = c.loop->body_piece;
@@ -272,6 +272,7 @@ bool DataPlane::start_request(ClientConnection& c) {
   c.keep_alive = keeps_alive(c.head);
   c.head_only = c.head.method == "HEAD";
   c.request = new_request(c.fd);
+  c.request->llm = is_llm_request(c);
   c.body_since_ns = c.request->seen_steady_ns;
   if (proxying()) prepare_forward(c);
   // Decided at its arrival, unless its body says what it asks for, or
@@ -339,6 +340,7 @@ bool DataPlane::flush(ClientConnection& c) {
 
 bool DataPlane::finish_request(ClientConnection& c) {
   if (c.out_sent < c.out.size()) return true;
+  if (c.request && c.request->stream && !c.request->stream->ended) return true;  // more to come
   if (!c.request) {  // a refusal: the connection ends with it
     close_connection(c);
     return false;

@@ -14,11 +14,6 @@
 namespace stampede {
 namespace {
 
-// What the provider lets through to the upstream: every layer passed.
-bool admitted(const Decision& d) {
-  return d.status == 200 && d.reason == DecisionReason::kServed && !d.reset_connection;
-}
-
 // The client's connection holds its request's head and the answer's head together in its
 // memory; the spare kilobyte is for what the server adds to the head (the length, the reason
 // phrase, Connection). An upstream head longer than

@@ -19,6 +19,8 @@
 #include <vector>
 
 #include "body_framing.hpp"
+#include "model/llm_pacing.hpp"
+#include "model/llm_stream.hpp"
 #include "request_head.hpp"
 #include "server/data_plane.hpp"
 #include "upstream/forward_headers.hpp"
@@ -30,6 +32,11 @@ namespace stampede {
 // How often a loop looks for requests whose headers are overdue: a few
 // times per timeout, so none is cut much later than its due time, and at most once a second.
 std::int64_t sweep_period_ns(std::int64_t header_timeout_ns);
+
+// What the provider lets through: every layer passed (to the upstream, or to an LLM answer).
+inline bool admitted(const Decision& d) {
+  return d.status == 200 && d.reason == DecisionReason::kServed && !d.reset_connection;
+}
 
 // A peer's address as text (X-Forwarded-For); empty for a family other than IPv4 and IPv6.
 std::string address_text(const sockaddr* sa);
@@ -75,7 +82,8 @@ struct DataPlane::Loop {
   std::atomic<bool> quiesce{false};
   std::atomic<bool> quiesced{false};  // the loop has seen quiesce: it no longer accepts
   std::atomic<bool> stop{false};
-  std::atomic<bool> drop_upstream{false};  // the provider is stopping: end what is forwarded
+  // The provider is stopping: end what is forwarded, and send the streams' tokens at once.
+  std::atomic<bool> drop_upstream{false};
   std::unique_ptr<UpstreamPool> upstream;  // proxy mode only
   // A shared store, or a provider in another process: this loop's line to it.
   AdmissionLine* line = nullptr;
@@ -144,6 +152,16 @@ struct DataPlane::RequestFacts {
   DeclaredTokens tokens;
 };
 
+// An LLM answer being streamed (docs/LLM.md): its bytes, its draws, and how far it has gone.
+struct DataPlane::LlmStream {
+  StreamFacts facts;
+  StreamPlan plan;
+  bool chunked = true;            // false for HTTP/1.0: the close ends it
+  std::int64_t head_sent_ns = 0;  // steady: the tokens are due from then
+  std::int64_t next = 0;          // the next token to send
+  bool ended = false;             // its last bytes are in the connection's buffer
+};
+
 struct DataPlane::Request {
   Decision decision;
   AdmissionTicket ticket;  // where it was recorded
@@ -157,6 +175,10 @@ struct DataPlane::Request {
   std::string body;
   std::unique_ptr<Held> held;        // not decided yet: still on its way in
   std::unique_ptr<Proxied> proxied;  // proxy mode
+  // An LLM request in the anthropic or openai dialect: its body is kept for its answer, which
+  // may be a stream.
+  bool llm = false;
+  std::unique_ptr<LlmStream> stream;
 };
 
 inline DataPlane::Loop::~Loop() {

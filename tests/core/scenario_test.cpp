@@ -64,7 +64,11 @@ constexpr const char* kEveryField = R"({
     "token_field": "max_tokens",
     "default_tokens": 250,
     "hop_delay": "20ms,3ms",
-    "upstream": "http://127.0.0.1:9/base"
+    "upstream": "http://127.0.0.1:9/base",
+    "first_token": "800ms",
+    "token_rate": "20/s",
+    "output_tokens": "50-400",
+    "stream_errors": 0.05
   },
   "fleet": {
     "clients": 400,
@@ -135,6 +139,7 @@ void check_every_field(const Scenario& s) {
   CHECK(p.token_allowance == Rate{80000, 60 * kNsPerSec});
   CHECK(p.spend_cap == 1'000'000);
   CHECK(p.token_header == "X-Request-Tokens");
+  CHECK(p.stream == StreamConfig{800 * kNsPerMs, Rate{20, kNsPerSec}, TokenRange{50, 400}, 0.05});
   CHECK(p.token_field == "max_tokens");
   CHECK(p.default_tokens == 250);
   CHECK(p.hop_delay == HopDelay{20 * kNsPerMs, 3 * kNsPerMs});
@@ -205,10 +210,14 @@ TEST_CASE("a scenario file sets every field") {
             "fleet.scale: only the trace workload reads a trace; add --workload trace",
             "fleet.scale_spread: only the trace workload reads a trace; add --workload trace",
             "fleet.from: only the trace workload reads a trace; add --workload trace",
-            "fleet.to: only the trace workload reads a trace; add --workload trace"});
+            "fleet.to: only the trace workload reads a trace; add --workload trace",
+            "provider.dialect: --first-token, --token-rate, --output-tokens and --stream-errors "
+            "shape LLM answers; give --dialect anthropic or --dialect openai (it is aws)",
+            "provider.upstream: in proxy mode the upstream writes the answers; leave out "
+            "--first-token, --token-rate, --output-tokens and --stream-errors"});
 }
 
-// The file above less what excludes the rest: no stages, plain mode.
+// The file above less what excludes the rest: no stages, plain mode, no streams (aws, proxied).
 std::string every_compatible_field() {
   json j = json::parse(kEveryField);
   j["fleet"].erase("stages");
@@ -216,6 +225,8 @@ std::string every_compatible_field() {
                           "scale", "scale_spread", "from", "to"})
     j["fleet"].erase(key);
   j["provider"]["mode"] = "plain";
+  for (const char* stream : {"first_token", "token_rate", "output_tokens", "stream_errors"})
+    j["provider"].erase(stream);
   return j.dump();
 }
 

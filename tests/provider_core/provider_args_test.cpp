@@ -130,6 +130,56 @@ const std::vector<FlagRow>& flag_rows() {
         "'http://127.0.0.1:9' is http",
         "--upstream-timeout: '1500ms' must be a whole number of seconds, at least 1s, e.g. 30s",
         "--upstream-connections: 0 is not 1-10000", "--max-body: '8MB' is not a byte count..."}},
+      {"--first-token below zero",
+       [](ProviderArgs& a) {
+         a.values["provider.dialect"] = {"anthropic"};
+         a.values["provider.first_token"] = {"-1s"};
+       },
+       {"--first-token (provider.first_token): '-1s' is not a duration (negative)..."}},
+      {"--token-rate of no tokens",
+       [](ProviderArgs& a) {
+         a.values["provider.dialect"] = {"anthropic"};
+         a.values["provider.token_rate"] = {"0/s"};
+       },
+       {"--token-rate (provider.token_rate): '0/s' is not a rate (count must be positive)..."}},
+      {"--output-tokens upside down",
+       [](ProviderArgs& a) {
+         a.values["provider.dialect"] = {"anthropic"};
+         a.values["provider.output_tokens"] = {"400-50"};
+       },
+       {"--output-tokens (provider.output_tokens): '400-50' is a range whose end is below its "
+        "start; give a token count such as 200, or a range MIN-MAX such as 50-400"}},
+      {"--stream-errors above 1",
+       [](ProviderArgs& a) {
+         a.values["provider.dialect"] = {"anthropic"};
+         a.values["provider.stream_errors"] = {"1.5"};
+       },
+       {"--stream-errors (provider.stream_errors): '1.5' is not a fraction between 0 and 1"}},
+      {"--output-tokens not a count",
+       [](ProviderArgs& a) {
+         a.values["provider.dialect"] = {"openai"};
+         a.values["provider.output_tokens"] = {"lots"};
+       },
+       {"--output-tokens (provider.output_tokens): 'lots' is not a whole number of tokens >= 0 or "
+        "a range of them; give a token count such as 200, or a range MIN-MAX such as 50-400"}},
+      {"--output-tokens beyond its bound",
+       [](ProviderArgs& a) {
+         a.values["provider.dialect"] = {"openai"};
+         a.values["provider.output_tokens"] = {"1-2000000"};
+       },
+       {"--output-tokens (provider.output_tokens): '1-2000000' is over 1000000 tokens..."}},
+      {"stream flags outside the LLM dialects",
+       [](ProviderArgs& a) { a.values["provider.token_rate"] = {"20/s"}; },
+       {"provider.dialect: --first-token, --token-rate, --output-tokens and --stream-errors "
+        "shape LLM answers; give --dialect anthropic or --dialect openai (it is generic)"}},
+      {"stream flags in proxy mode",
+       [](ProviderArgs& a) {
+         a.values["provider.dialect"] = {"openai"};
+         a.values["provider.upstream"] = {"http://127.0.0.1:9"};
+         a.values["provider.stream_errors"] = {"0.1"};
+       },
+       {"provider.upstream: in proxy mode the upstream writes the answers; leave out "
+        "--first-token, --token-rate, --output-tokens and --stream-errors"}},
       {"an output in no folder",
        [](ProviderArgs& a) { a.stats_out = "/nonexistent/stats.json"; },
        {"--stats-out: ..."}},
@@ -247,6 +297,23 @@ TEST_CASE("fakeprovider's flags: what each one sets in the run") {
   CHECK(checked_provider_run(a).processes == 3);
   // The longest service time and two hops of up to six deviations, on the wall, + 5 s.
   CHECK(run.stop_wait_ns == (300 + 2 * (10 + 6 * 2)) * kNsPerMs / 2 + 5 * kNsPerSec);
+}
+
+TEST_CASE("fakeprovider's flags: the stream flags set the provider's StreamConfig") {
+  ProviderArgs a;
+  a.values["provider.dialect"] = {"anthropic"};
+  a.values["provider.first_token"] = {"800ms"};
+  a.values["provider.token_rate"] = {"20/s"};
+  a.values["provider.output_tokens"] = {"50-400"};
+  a.values["provider.stream_errors"] = {"0.05"};
+  const StreamConfig& got = checked_provider_run(a).scenario.provider.stream;
+  CHECK(got.first_token_ns == 800 * kNsPerMs);
+  CHECK(got.token_rate == Rate{20, kNsPerSec});
+  CHECK(got.output_tokens == TokenRange{50, 400});
+  CHECK(got.errors == 0.05);
+  a.values["provider.output_tokens"] = {"200"};
+  CHECK(checked_provider_run(a).scenario.provider.stream.output_tokens == TokenRange{200, 200});
+  CHECK(checked_provider_run({}).scenario.provider.stream == StreamConfig{});
 }
 
 TEST_CASE("fakeprovider's flags: proxy mode reads the scenario's upstream and the send rules") {

@@ -1,0 +1,31 @@
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "scenario.hpp"
+
+namespace stampede {
+
+// What an LLM request's JSON body asks of its answer (docs/LLM.md): POST /v1/messages in the
+// anthropic dialect, POST /v1/chat/completions in the openai one.
+struct LlmRequest {
+  bool stream = false;
+  std::int64_t max_tokens = 0;  // openai: max_completion_tokens, else max_tokens
+  bool include_usage = false;   // openai: stream_options.include_usage
+  bool operator==(const LlmRequest&) const = default;
+};
+
+// The request, or the body of the 400 invalid_request_error its dialect answers instead: the
+// error object as that API writes it, naming the field and what it should be.
+struct ReadLlmRequest {
+  std::optional<LlmRequest> request;
+  std::string error_body;  // set when request is not
+};
+
+// Pure: the body as it came. Only the anthropic and openai dialects read one.
+ReadLlmRequest read_llm_request(Dialect dialect, std::string_view body);
+
+}  // namespace stampede
