@@ -19,8 +19,16 @@ class OpenArrivals {
   OpenArrivals(const ArrivalSchedule& schedule, const FleetConfig& fleet,
                std::unique_ptr<std::istream> trace, std::int64_t first, std::int64_t stride);
 
-  std::optional<WorkItem> peek() const { return trace_ ? trace_->peek() : steady_.peek(); }
-  void pop() { trace_ ? trace_->pop() : steady_.pop(); }
+  // A trace workload never falls back to the steady schedule: a trace that can no longer be
+  // read has no more arrivals, and its items stay unfinished for the checks to see.
+  std::optional<WorkItem> peek() const {
+    if (!file_) return steady_.peek();
+    return trace_ ? trace_->peek() : std::nullopt;
+  }
+  void pop() {
+    if (!file_) return steady_.pop();
+    if (trace_) trace_->pop();
+  }
 
  private:
   ArrivalStream steady_;
