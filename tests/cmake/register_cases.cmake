@@ -2,8 +2,9 @@
 # cases and writes a ctest file that registers each case as its own test, labelled LABEL, or
 # `slow` / `bench` when its name starts so (those also get STAMPEDE_SLOW_TESTS=1, without which
 # they skip themselves, and a timeout of 1500 s); the cases of the test suite "alone" run with
-# no other case beside them. The listing is cut into lines by hand, not as a CMake list: case names
-# hold ';' and unbalanced '[' that a list would split or glue.
+# no other case beside them; the cases of the test suite "browser" are also labelled `browser`.
+# The listing is cut into lines by hand, not as a CMake list: case names hold ';' and
+# unbalanced '[' that a list would split or glue.
 execute_process(COMMAND "${EXE}" --list-test-cases --no-skip=true OUTPUT_VARIABLE listing RESULT_VARIABLE rc)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "${EXE} --list-test-cases failed (${rc}):\n${listing}")
@@ -18,6 +19,16 @@ if(NOT rc EQUAL 0)
   message(FATAL_ERROR "${EXE} --list-test-cases --test-suite=alone failed (${rc}):\n${alone}")
 endif()
 set(alone "\n${alone}\n")
+
+# The cases of the test suite "browser" drive Chromium or Firefox: the sanitizer trees leave
+# them out (the Makefile's SANITIZER_SKIP), since the browser's start and drawing are most of
+# their time and none of it is our code.
+execute_process(COMMAND "${EXE}" --list-test-cases --no-skip=true --test-suite=browser
+                OUTPUT_VARIABLE browser RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "${EXE} --list-test-cases --test-suite=browser failed (${rc}):\n${browser}")
+endif()
+set(browser "\n${browser}\n")
 
 set(script "")
 set(rest "${listing}")
@@ -41,6 +52,10 @@ while(NOT rest STREQUAL "")
     # The soak runs ten minutes: past make's default --timeout of 600 s, inside 1500.
     set(env ENVIRONMENT STAMPEDE_SLOW_TESTS=1 TIMEOUT 1500)
   endif()
+  string(FIND "${browser}" "\n${line}\n" browser_at)
+  if(NOT browser_at EQUAL -1)
+    list(APPEND label browser)
+  endif()
   string(FIND "${alone}" "\n${line}\n" alone_at)
   if(NOT alone_at EQUAL -1)
     list(APPEND env RUN_SERIAL TRUE)
@@ -49,6 +64,6 @@ while(NOT rest STREQUAL "")
   string(REPLACE "," "\\," filter "${line}")
   string(APPEND script
          "add_test([==[${PREFIX}: ${line}]==] \"${EXE}\" [==[--test-case=${filter}]==])\n"
-         "set_tests_properties([==[${PREFIX}: ${line}]==] PROPERTIES LABELS ${label} ${env})\n")
+         "set_tests_properties([==[${PREFIX}: ${line}]==] PROPERTIES LABELS \"${label}\" ${env})\n")
 endwhile()
 file(WRITE "${OUT}" "${script}")

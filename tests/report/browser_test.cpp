@@ -98,7 +98,7 @@ std::string write_comparison_report(const TempDir& dir) {
 
 TEST_CASE("a real browser renders the comparison report, with and without JavaScript" *
           doctest::description("needs the Debian package chromium, and python3") *
-          doctest::skip(skip_unless_ci(browser_missing()))) {
+          doctest::skip(skip_unless_ci(browser_missing())) * doctest::test_suite("browser")) {
   TempDir dir;
   const auto html = write_comparison_report(dir);
   const auto with_js = screenshot(dir, html);
@@ -116,7 +116,7 @@ TEST_CASE("a real browser renders the comparison report, with and without JavaSc
 // the browser may run scripts, and the hostile names still never become one.
 TEST_CASE("in a real browser, a hostile name is text, not a script or an element" *
           doctest::description("needs the Debian package chromium") *
-          doctest::skip(skip_unless_ci(browser_missing()))) {
+          doctest::skip(skip_unless_ci(browser_missing())) * doctest::test_suite("browser")) {
   TempDir dir;
   auto r = golden_results("storm_full_jitter.results.json");
   r.scenario.name = "<script>alert(1)</script>";
@@ -136,7 +136,7 @@ TEST_CASE("in a real browser, a hostile name is text, not a script or an element
 // banner at the top, and the retry waves in their own panel below the first wave's.
 TEST_CASE("a real browser shows a staging run's context, its stop and its retry waves" *
           doctest::description("needs the Debian package chromium, and python3") *
-          doctest::skip(skip_unless_ci(browser_missing()))) {
+          doctest::skip(skip_unless_ci(browser_missing())) * doctest::test_suite("browser")) {
   TempDir dir;
   auto r = golden_results("staging_run.results.json");
   REQUIRE(r.context);
@@ -206,7 +206,7 @@ nlohmann::json reading_of(const TempDir& dir, const std::string& html,
 // checks, how far each missed and what to change, all above the first chart.
 TEST_CASE("in a real browser, the report's first screen names the failed checks and the fix" *
           doctest::description("needs the Debian package chromium, and python3") *
-          doctest::skip(skip_unless_ci(browser_missing()))) {
+          doctest::skip(skip_unless_ci(browser_missing())) * doctest::test_suite("browser")) {
   TempDir dir;
   const auto html = write_comparison_report(dir);
   const std::string reading =
@@ -233,7 +233,7 @@ TEST_CASE("in a real browser, the report's first screen names the failed checks 
 // not a bar or a tooltip's column drawn over it.
 TEST_CASE("in a real browser, no outage label is under a bar" *
           doctest::description("needs the Debian package chromium, and python3") *
-          doctest::skip(skip_unless_ci(browser_missing()))) {
+          doctest::skip(skip_unless_ci(browser_missing())) * doctest::test_suite("browser")) {
   TempDir dir;
   const auto html = write_comparison_report(dir);
   const auto r = reading_of(

@@ -190,7 +190,7 @@ void watch_provider_dashboard(Browser browser, const char* keep_env) {
 
 TEST_CASE("a real browser watches fakeprovider's /dashboard during a live run" *
           doctest::description("needs the Debian package chromium, and python3") *
-          doctest::skip(skip_unless_ci(browser_missing()))) {
+          doctest::skip(skip_unless_ci(browser_missing())) * doctest::test_suite("browser")) {
   watch_provider_dashboard(Browser::kChromium, "STAMPEDE_DASHBOARD_PNG");
 }
 
@@ -218,21 +218,22 @@ void watch_fleet_dashboard(Browser browser, const char* keep_env) {
 
 TEST_CASE("a real browser watches loadgen run --dashboard, the fleet's view, during the run" *
           doctest::description("needs the Debian package chromium, and python3") *
-          doctest::skip(skip_unless_ci(browser_missing()))) {
+          doctest::skip(skip_unless_ci(browser_missing())) * doctest::test_suite("browser")) {
   watch_fleet_dashboard(Browser::kChromium, "STAMPEDE_FLEET_DASHBOARD_PNG");
 }
 
 // The same page in the other browser the issue names: both its views, one after the other.
 TEST_CASE("Firefox watches the live dashboards, fakeprovider's and loadgen run's, during runs" *
           doctest::description("needs the Debian package firefox-esr, and python3") *
-          doctest::skip(skip_unless_ci(firefox_missing()))) {
+          doctest::skip(skip_unless_ci(firefox_missing())) * doctest::test_suite("browser")) {
   watch_provider_dashboard(Browser::kFirefox, nullptr);
   watch_fleet_dashboard(Browser::kFirefox, nullptr);
 }
 
 TEST_CASE("a real browser watches loadgen exec --dashboard: the provider's view of the fleet" *
           doctest::description("needs the Debian package chromium, python3 and curl") *
-          doctest::skip(skip_unless_ci(browser_missing() || find_program("curl").empty()))) {
+          doctest::skip(skip_unless_ci(browser_missing() || find_program("curl").empty())) *
+          doctest::test_suite("browser")) {
   TempDir dir;
   FakeProvider provider({"--allowance", "20/s", "--outage", "3s-5s:503"});
   REQUIRE(provider.started());
