@@ -98,9 +98,10 @@ int provider_main(int argc, char** argv) {
       ->group("Recording");
   app.add_option("--arrivals-out", args.arrivals_out,
                  "on exit, write every arrival here (CSV: "
-                 "t_ns,tenant,status,attempt,client_id,send_rule,decided_t_ns,upstream; t_ns when "
-                 "its bytes came in, decided_t_ns the time its limiters used, upstream what the "
-                 "upstream answered a forwarded one)")
+                 "t_ns,tenant,status,attempt,client_id,send_rule,decided_t_ns,upstream,stream; "
+                 "t_ns when its bytes came in, decided_t_ns the time its limiters used, upstream "
+                 "what the upstream answered a forwarded one, stream 'broken' for an LLM stream "
+                 "--stream-errors broke)")
       ->type_name("FILE")
       ->group("Recording");
   app.add_option("--stats-out", args.stats_out, "on exit, write the final stats JSON here")

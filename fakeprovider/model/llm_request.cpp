@@ -95,6 +95,30 @@ std::string openai_problem(Problem p, const std::string& field, const json& v) {
   return {};
 }
 
+// The bytes of the text in a message's content: a string, or an array of blocks (anthropic's
+// content blocks, openai's content parts) whose text blocks count.
+std::uint64_t text_bytes(const json& content) {
+  if (content.is_string()) return content.get_ref<const std::string&>().size();
+  if (!content.is_array()) return 0;
+  std::uint64_t n = 0;
+  for (const json& block : content) {
+    if (!block.is_object()) continue;
+    const auto text = block.find("text");
+    if (text != block.end() && text->is_string()) n += text->get_ref<const std::string&>().size();
+  }
+  return n;
+}
+
+std::int64_t estimate_input_tokens(const json& body) {
+  std::uint64_t bytes = 0;
+  if (const auto system = body.find("system"); system != body.end()) bytes += text_bytes(*system);
+  if (const auto messages = body.find("messages"); messages != body.end() && messages->is_array()) {
+    for (const json& m : *messages)
+      if (m.is_object() && m.contains("content")) bytes += text_bytes(m.at("content"));
+  }
+  return static_cast<std::int64_t>((bytes + 3) / 4);
+}
+
 struct Reader {
   Dialect dialect;
   ReadLlmRequest out;
@@ -151,6 +175,7 @@ struct Reader {
           return false;
       }
     }
+    r.input_tokens = estimate_input_tokens(body);
     out.request = r;
     return true;
   }
@@ -162,6 +187,16 @@ ReadLlmRequest read_llm_request(Dialect dialect, std::string_view body) {
   Reader reader{dialect, {}};
   reader.read(body);
   return std::move(reader.out);
+}
+
+std::string llm_body_too_long(Dialect dialect, std::size_t limit) {
+  const std::string message =
+      "Request exceeds the maximum allowed number of bytes (fakeprovider "
+      "reads " +
+      std::to_string(limit) + ").";
+  return dialect == Dialect::kOpenAi
+             ? openai_error_body(message, "invalid_request_error", std::nullopt, std::nullopt)
+             : anthropic_error_body("request_too_large", message);
 }
 
 }  // namespace stampede

@@ -15,6 +15,9 @@ struct LlmRequest {
   bool stream = false;
   std::int64_t max_tokens = 0;  // openai: max_completion_tokens, else max_tokens
   bool include_usage = false;   // openai: stream_options.include_usage
+  // Estimated from the text of the messages (and anthropic's system): a token for every 4
+  // bytes, rounded up; the prompt the usage reports when the request declares no count.
+  std::int64_t input_tokens = 0;
   bool operator==(const LlmRequest&) const = default;
 };
 
@@ -27,5 +30,7 @@ struct ReadLlmRequest {
 
 // Pure: the body as it came. Only the anthropic and openai dialects read one.
 ReadLlmRequest read_llm_request(Dialect dialect, std::string_view body);
+// The body of the 413 for a request body longer than the limit fakeprovider reads.
+std::string llm_body_too_long(Dialect dialect, std::size_t limit);
 
 }  // namespace stampede

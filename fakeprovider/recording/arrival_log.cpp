@@ -51,7 +51,7 @@ std::string ArrivalLog::to_csv(const std::vector<const ArrivalLog*>& logs) {
     cursors.push_back(std::move(c));
     rows += log->rows_.size();
   }
-  std::string out = "t_ns,tenant,status,attempt,client_id,send_rule,decided_t_ns,upstream\n";
+  std::string out = "t_ns,tenant,status,attempt,client_id,send_rule,decided_t_ns,upstream,stream\n";
   out.reserve(out.size() + rows * 52);
   // Each log is in decision order already: a merge by seq, with a handful of logs.
   for (std::size_t n = 0; n < rows; ++n) {
@@ -80,7 +80,7 @@ std::string ArrivalLog::to_csv(const std::vector<const ArrivalLog*>& logs) {
     if (r.upstream > 0) out += std::to_string(r.upstream);
     if (r.upstream == kUpstreamFailed) out += "error";
     if (r.upstream == kUpstreamTimedOut) out += "timeout";
-    out += '\n';
+    out += r.upstream == kStreamBroken ? ",broken\n" : ",\n";
   }
   return out;
 }

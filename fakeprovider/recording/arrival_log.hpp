@@ -27,17 +27,18 @@ class ArrivalLog {
                      std::string_view tenant, int status, const SendAttribution& send,
                      std::string_view client_id);
   // Proxy mode: what the upstream answered the row's request (a status, or kUpstreamFailed or
-  // kUpstreamTimedOut), once it has.
+  // kUpstreamTimedOut), once it has; or kStreamBroken, for its LLM stream broken mid-way.
   void set_upstream(std::size_t row, int upstream);
 
   std::size_t size() const { return rows_.size(); }
   void clear();
 
-  // "t_ns,tenant,status,attempt,client_id,send_rule,decided_t_ns,upstream" and one line per
-  // arrival of all the logs, in the order of decisions (RFC 4180 quoting), so t_ns need not be
-  // in order. attempt is empty for an unattributed arrival; send_rule is send_rule_label;
+  // "t_ns,tenant,status,attempt,client_id,send_rule,decided_t_ns,upstream,stream" and one line
+  // per arrival of all the logs, in the order of decisions (RFC 4180 quoting), so t_ns need not
+  // be in order. attempt is empty for an unattributed arrival; send_rule is send_rule_label;
   // upstream is empty unless the request was forwarded, then the upstream's status, "error" or
-  // "timeout". The newer columns came last so readers of the first five (or six) read on.
+  // "timeout"; stream is "broken" for an LLM stream --stream-errors broke, else empty. The
+  // newer columns came last so readers of the first five (or six) read on.
   static std::string to_csv(const std::vector<const ArrivalLog*>& logs);
 
  private:

@@ -161,13 +161,15 @@ json ArrivalStats::to_json(std::int64_t clock_ns, double time_scale, bool with_t
 }
 
 std::string ArrivalStats::to_prometheus(std::int64_t clock_ns) const {
-  std::string out = prometheus_before_tenants(totals_, sends_, upstream_);
+  std::string out = prometheus_before_tenants(*this);
   for (const auto& [key, t] : tenants_) out += prometheus_tenant(key, t);
   return out + prometheus_after_tenants(clock_ns);
 }
 
-std::string ArrivalStats::prometheus_before_tenants(const Totals& all, const SendCounts& sends,
-                                                    const UpstreamCounts& upstream) {
+std::string ArrivalStats::prometheus_before_tenants(const ArrivalStats& counts) {
+  const Totals& all = counts.totals_;
+  const SendCounts& sends = counts.sends_;
+  const UpstreamCounts& upstream = counts.upstream_;
   std::ostringstream out;
   out << "# HELP fakeprovider_requests_total Arrivals by outcome since the start or the last "
          "reset.\n"
@@ -201,6 +203,11 @@ std::string ArrivalStats::prometheus_before_tenants(const Totals& all, const Sen
     out << "fakeprovider_upstream_answers_total{kind=\"" << kUpstreamNames[i] << "\"} "
         << upstream[i] << "\n";
   }
+  out << "# HELP fakeprovider_streams_broken_total Streamed LLM answers broken mid-way "
+         "(--stream-errors), counted apart from the outcomes (they were served).\n"
+         "# TYPE fakeprovider_streams_broken_total counter\n"
+         "fakeprovider_streams_broken_total "
+      << counts.streams_broken_ << "\n";
   out << "# HELP fakeprovider_tenant_requests_total Arrivals by tenant (the tenant header's "
          "value) and outcome.\n"
          "# TYPE fakeprovider_tenant_requests_total counter\n";

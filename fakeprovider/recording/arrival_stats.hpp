@@ -61,6 +61,7 @@ class ArrivalStats {
   const Totals& totals() const { return totals_; }
   const SendCounts& sends() const { return sends_; }
   const UpstreamCounts& upstream() const { return upstream_; }
+  std::int64_t streams_broken() const { return streams_broken_; }
   // {"upstream_429": N, "upstream_5xx": N, "upstream_error": N}
   nlohmann::json upstream_json() const;
   const std::map<std::string, Totals, std::less<>>& tenants() const { return tenants_; }
@@ -75,8 +76,7 @@ class ArrivalStats {
   // The GET /metrics page, Prometheus text format 0.0.4; and its pieces, for a page written a
   // piece at a time (StatsDocument): before the tenants, one tenant's lines, after them.
   std::string to_prometheus(std::int64_t clock_ns) const;
-  static std::string prometheus_before_tenants(const Totals& all, const SendCounts& sends,
-                                               const UpstreamCounts& upstream);
+  static std::string prometheus_before_tenants(const ArrivalStats& counts);
   static std::string prometheus_tenant(std::string_view tenant, const Totals& t);
   static std::string prometheus_after_tenants(std::int64_t clock_ns);
 

@@ -205,6 +205,9 @@ json provider_results_json(const ArrivalStats& stats, const RetryRecord& record,
                              {"lockstep", lockstep_json(record.lockstep())}};
   // Proxy mode: what the upstream made of what was forwarded, apart from the provider's own.
   if (!config.upstream.empty()) doc["provider_results"]["upstream"] = stats.upstream_json();
+  // The LLM dialects: their streams broken mid-way (--stream-errors), served all the same.
+  if (config.dialect == Dialect::kAnthropic || config.dialect == Dialect::kOpenAi)
+    doc["provider_results"]["streams_broken"] = stats.streams_broken();
   return doc;
 }
 

@@ -91,8 +91,7 @@ bool StatsDocument::write_json(const Write& write, std::size_t piece_bytes) cons
 }
 
 bool StatsDocument::write_prometheus(const Write& write, std::size_t piece_bytes) const {
-  std::string piece = ArrivalStats::prometheus_before_tenants(counts_.totals(), counts_.sends(),
-                                                              counts_.upstream());
+  std::string piece = ArrivalStats::prometheus_before_tenants(counts_);
   for (const auto& [key, t] : tenants_) {
     piece += ArrivalStats::prometheus_tenant(key, t);
     if (piece.size() >= piece_bytes) {

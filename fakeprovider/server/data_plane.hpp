@@ -152,6 +152,9 @@ class DataPlane {
   // pacing says, the connection handed to the timer between them.
   struct LlmStream;
   bool is_llm_request(ClientConnection& c) const;
+  // Reads an LLM request's body into the request: nothing when it asks what the dialect takes
+  // (or has no body), else whether the connection lives on after the dialect's 4xx.
+  std::optional<bool> refuse_llm_body(ClientConnection& c);
   bool answer_llm(ClientConnection& c);
   bool start_llm_answer(ClientConnection& c);
   // The stream's tokens due by now, or its end; then held until the next one is due.

@@ -228,7 +228,14 @@ bool DataPlane::serve(ClientConnection& c) {
       return refuse(c, 413, "request_too_large", "body_too_long",
                     too_long_message("the chunked body is longer than"), /*keep=*/true);
     }
-    if (!r.decided) decide(c);
+    if (!r.decided) {
+      // A body its dialect refuses is answered before the limiters see it: nothing charged.
+      if (const auto refused = refuse_llm_body(c)) {
+        if (!*refused) return false;
+        continue;
+      }
+      decide(c);
+    }
     if (c.deciding) return true;
     if (!answer(c)) return false;
   }
@@ -275,10 +282,11 @@ bool DataPlane::start_request(ClientConnection& c) {
   c.request->llm = is_llm_request(c);
   c.body_since_ns = c.request->seen_steady_ns;
   if (proxying()) prepare_forward(c);
-  // Decided at its arrival, unless its body says what it asks for, or
-  // is a chunked one to forward: one over --max-body is refused before the provider counts it.
-  const bool body_first =
-      !provider_.config().token_field.empty() || (proxying() && !framing.transfer_encoding.empty());
+  // Decided at its arrival, unless its body says what it asks for (its tokens, or an LLM
+  // request's answer), or is a chunked one to forward: one over --max-body is refused before
+  // the provider counts it.
+  const bool body_first = !provider_.config().token_field.empty() || c.request->llm ||
+                          (proxying() && !framing.transfer_encoding.empty());
   if (!body_first) decide(c);
   // The client waits for this before it sends the body (curl does, a second at most).
   if (!c.body.done() && c.filled == c.head.size && expects_continue(c.head)) {

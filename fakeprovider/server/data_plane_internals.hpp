@@ -20,6 +20,7 @@
 
 #include "body_framing.hpp"
 #include "model/llm_pacing.hpp"
+#include "model/llm_request.hpp"
 #include "model/llm_stream.hpp"
 #include "request_head.hpp"
 #include "server/data_plane.hpp"
@@ -175,9 +176,10 @@ struct DataPlane::Request {
   std::string body;
   std::unique_ptr<Held> held;        // not decided yet: still on its way in
   std::unique_ptr<Proxied> proxied;  // proxy mode
-  // An LLM request in the anthropic or openai dialect: its body is kept for its answer, which
-  // may be a stream.
+  // An LLM request in the anthropic or openai dialect: decided once its body is read, which
+  // says what its answer is (a stream, or not) and is then let go.
   bool llm = false;
+  std::optional<LlmRequest> asked;
   std::unique_ptr<LlmStream> stream;
 };
 

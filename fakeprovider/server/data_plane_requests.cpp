@@ -58,7 +58,7 @@ void DataPlane::hold_for_hop(const RequestFacts& facts, Request& r) {
   const std::string_view client_id = facts.sends.client.value;
   const RowRequest& row = facts.row;
   r.decided = true;
-  if (!r.llm) r.body = std::string();
+  r.body = std::string();
   const std::int64_t arrives_ns =
       saturating_add(r.seen_steady_ns, provider_.clock().wall_ns(provider_.draw_hop_ns()));
   r.held = std::make_unique<Held>(
@@ -74,7 +74,7 @@ ProviderArrival DataPlane::arrival_of(const RequestFacts& facts, const Request& 
 
 void DataPlane::take_admission(const Admission& admission, Request& r) {
   r.decided = true;
-  if (!r.llm) r.body = std::string();
+  r.body = std::string();
   r.decision = admission.decision;
   r.row_version = admission.row_version;
   r.ticket = admission.ticket;
@@ -183,7 +183,7 @@ bool DataPlane::answer(ClientConnection& c) {
     return true;
   }
   // A request without a body is answered as before: the one-token answer.
-  if (r.llm && !r.body.empty() && admitted(d)) return answer_llm(c);
+  if (r.asked && admitted(d)) return answer_llm(c);
   // Bytes that came in before this answer (a body) are not the next request's arrival.
   if (stamper_) stamper_->answered(c.fd);
   std::string_view bytes = answers_.bytes(d, r.row_version);

@@ -63,6 +63,25 @@ bool DataPlane::is_llm_request(ClientConnection& c) const {
          (dialect == Dialect::kOpenAi && path == "/v1/chat/completions");
 }
 
+std::optional<bool> DataPlane::refuse_llm_body(ClientConnection& c) {
+  Request& r = *c.request;
+  if (!r.llm || r.body.empty()) return std::nullopt;
+  const Dialect dialect = provider_.config().dialect;
+  if (r.body.size() > kMaxTokenBody) {
+    if (stamper_) stamper_->answered(c.fd);
+    return write_bytes(c, answer_bytes(413, {{"Content-Type", "application/json"}},
+                                       llm_body_too_long(dialect, kMaxTokenBody), !c.keep_alive));
+  }
+  ReadLlmRequest read = read_llm_request(dialect, r.body);
+  if (read.request) {
+    r.asked = *read.request;
+    return std::nullopt;
+  }
+  if (stamper_) stamper_->answered(c.fd);
+  return write_bytes(
+      c, answer_bytes(400, {{"Content-Type", "application/json"}}, read.error_body, !c.keep_alive));
+}
+
 bool DataPlane::answer_llm(ClientConnection& c) {
   return c.request->stream ? continue_stream(c) : start_llm_answer(c);
 }
@@ -71,15 +90,11 @@ bool DataPlane::start_llm_answer(ClientConnection& c) {
   Request& r = *c.request;
   if (stamper_) stamper_->answered(c.fd);
   const ProviderConfig& p = provider_.config();
-  const ReadLlmRequest read = read_llm_request(p.dialect, r.body);
-  if (!read.request) {
-    return write_bytes(c, answer_bytes(400, {{"Content-Type", "application/json"}}, read.error_body,
-                                       !c.keep_alive));
-  }
-  const LlmRequest& asked = *read.request;
+  const LlmRequest& asked = *r.asked;
   const std::uint64_t number = llm_requests_.fetch_add(1, std::memory_order_relaxed);
   const StreamPlan plan = plan_stream(p.stream, asked.max_tokens, p.seed, number);
-  const StreamFacts facts{p.dialect, 0, plan.output_tokens, asked.include_usage,
+  const std::int64_t input_tokens = token_header_count(c.head, p).value_or(asked.input_tokens);
+  const StreamFacts facts{p.dialect, input_tokens, plan.output_tokens, asked.include_usage,
                           plan.hit_max_tokens};
   const std::string_view canned = answers_.bytes(r.decision, r.row_version);
   if (!asked.stream) {

@@ -171,7 +171,7 @@ void LockedProvider::note_upstream(const Ticket& ticket, int upstream) {
   std::lock_guard lock(r.mu);
   if (r.epoch != ticket.epoch) return;
   r.stats.record_upstream(upstream);
-  if (ticket.log_row && upstream != kStreamBroken) r.log.set_upstream(*ticket.log_row, upstream);
+  if (ticket.log_row) r.log.set_upstream(*ticket.log_row, upstream);
 }
 
 // Keyed by who the request is and which send: a client's hints do not depend on the others'.

@@ -76,4 +76,8 @@ DeclaredTokens declared_tokens_of(const RequestHead& head, const ProviderConfig&
   return declared_tokens(p, lookup(head, p.token_header), body);
 }
 
+std::optional<std::int64_t> token_header_count(const RequestHead& head, const ProviderConfig& p) {
+  return parse_declared_tokens(lookup(head, p.token_header)).count;
+}
+
 }  // namespace stampede

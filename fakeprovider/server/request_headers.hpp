@@ -1,5 +1,7 @@
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <string_view>
 
 #include "model/provider_policy.hpp"
@@ -28,6 +30,9 @@ RowRequest row_request_of(const RequestHead& head, const ProviderConfig& p, std:
 // up to kMaxTokenBody); nothing without a token quota.
 DeclaredTokens declared_tokens_of(const RequestHead& head, const ProviderConfig& p,
                                   std::string_view body);
+// The count provider.token_header declares, whether or not a token quota is in force: an LLM
+// answer's usage reports it as the prompt's tokens. None when absent or malformed.
+std::optional<std::int64_t> token_header_count(const RequestHead& head, const ProviderConfig& p);
 
 // The most of a body kept to read provider.token_field from.
 inline constexpr std::size_t kMaxTokenBody = 1 << 20;

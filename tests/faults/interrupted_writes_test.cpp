@@ -185,12 +185,13 @@ TEST_CASE("fakeprovider stopped at any moment of a storm leaves whole arrival an
     const json stats = json::parse(read_file(dir.file("stats.json")), nullptr, false);
     CHECK(stats.is_object());
     const std::string csv = read_file(dir.file("arrivals.csv"));
-    REQUIRE(csv.rfind("t_ns,tenant,status,attempt,client_id,send_rule,decided_t_ns,upstream\n",
-                      0) == 0);
+    REQUIRE(
+        csv.rfind("t_ns,tenant,status,attempt,client_id,send_rule,decided_t_ns,upstream,stream\n",
+                  0) == 0);
     std::istringstream rows(csv);
     std::int64_t n = -1;
     for (std::string row; std::getline(rows, row); ++n) {
-      CHECK(std::count(row.begin(), row.end(), ',') == 7);
+      CHECK(std::count(row.begin(), row.end(), ',') == 8);
     }
     if (stats.is_object()) CHECK(stats["requests"].get<std::int64_t>() == n);
     check_no_temporary_files(dir, "stats.json");

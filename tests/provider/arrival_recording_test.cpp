@@ -38,18 +38,19 @@ TEST_CASE("the arrival logs of several threads merge in the order of decisions")
   // The send_rule and decided_t_ns columns last, so readers of the first five read on; no
   // number, no attempt. Rows in the order of decisions: a stamp (t_ns) may go back, as c4's.
   CHECK(ArrivalLog::to_csv({&a, &b}) ==
-        "t_ns,tenant,status,attempt,client_id,send_rule,decided_t_ns,upstream\n"
-        "5,k1,200,1,c1,x-attempt,5,\n"
-        "7,\"k,2\",429,3,,x-stainless-retry-count,7,\n"
-        "7,k1,0,,\"c\"\"3\",malformed:amz-sdk-request,8,\n"
-        "6,k1,429,2,c4,client-header,8,\n"
-        "9,k1,429,,c5,none,9,\n");
+        "t_ns,tenant,status,attempt,client_id,send_rule,decided_t_ns,upstream,stream\n"
+        "5,k1,200,1,c1,x-attempt,5,,\n"
+        "7,\"k,2\",429,3,,x-stainless-retry-count,7,,\n"
+        "7,k1,0,,\"c\"\"3\",malformed:amz-sdk-request,8,,\n"
+        "6,k1,429,2,c4,client-header,8,,\n"
+        "9,k1,429,,c5,none,9,,\n");
   a.clear();
   CHECK(ArrivalLog::to_csv({&a}) ==
-        "t_ns,tenant,status,attempt,client_id,send_rule,decided_t_ns,upstream\n");
+        "t_ns,tenant,status,attempt,client_id,send_rule,decided_t_ns,upstream,stream\n");
 }
 
-TEST_CASE("the arrival log says what the upstream answered a forwarded request") {
+TEST_CASE(
+    "the arrival log says what the upstream answered a forwarded request, and broken streams") {
   ArrivalLog log;
   const std::size_t ok = log.record(0, 1, 1, "k", 200, nth(1), "");
   const std::size_t theirs = log.record(1, 2, 2, "k", 200, nth(2), "");
@@ -61,13 +62,16 @@ TEST_CASE("the arrival log says what the upstream answered a forwarded request")
   log.set_upstream(failed, kUpstreamFailed);
   log.set_upstream(slow, kUpstreamTimedOut);
   log.set_upstream(99, 200);  // a row gone with a reset: ignored
+  const std::size_t broken = log.record(5, 6, 6, "k", 200, nth(6), "");
+  log.set_upstream(broken, kStreamBroken);  // not the upstream's: its own column
   CHECK(ArrivalLog::to_csv({&log}) ==
-        "t_ns,tenant,status,attempt,client_id,send_rule,decided_t_ns,upstream\n"
-        "1,k,200,1,,x-attempt,1,200\n"
-        "2,k,200,2,,x-attempt,2,429\n"
-        "3,k,200,3,,x-attempt,3,error\n"
-        "4,k,200,4,,x-attempt,4,timeout\n"
-        "5,k,429,5,,x-attempt,5,\n");
+        "t_ns,tenant,status,attempt,client_id,send_rule,decided_t_ns,upstream,stream\n"
+        "1,k,200,1,,x-attempt,1,200,\n"
+        "2,k,200,2,,x-attempt,2,429,\n"
+        "3,k,200,3,,x-attempt,3,error,\n"
+        "4,k,200,4,,x-attempt,4,timeout,\n"
+        "5,k,429,5,,x-attempt,5,,\n"
+        "6,k,200,6,,x-attempt,6,,broken\n");
 }
 
 TEST_CASE("stats of several threads add up") {
@@ -139,7 +143,7 @@ TEST_CASE("a send number of 10^12 or 2^63-1 is binned in 16+ and sizes nothing")
   CHECK(stats.by_send().at(0, kSendLabels - 1) == 2);
   ArrivalLog log;
   log.record(0, 0, 0, "a", 200, nth(1'000'000'000'000), "c");
-  CHECK(ArrivalLog::to_csv({&log}).find("\n0,a,200,1000000000000,c,x-attempt,0,\n") !=
+  CHECK(ArrivalLog::to_csv({&log}).find("\n0,a,200,1000000000000,c,x-attempt,0,,\n") !=
         std::string::npos);
 }
 

@@ -31,11 +31,11 @@ void check_answers_match_model(const Fields& fields, const RecordingProvider& p,
   const auto rows = parse_csv(read_file(p.arrivals_path()));
   REQUIRE(rows.size() == answers.size() + 1);
   CHECK(rows[0] == std::vector<std::string>{"t_ns", "tenant", "status", "attempt", "client_id",
-                                            "send_rule", "decided_t_ns", "upstream"});
+                                            "send_rule", "decided_t_ns", "upstream", "stream"});
   ProviderPolicy model(provider_config(fields));
   for (std::size_t i = 1; i < rows.size(); ++i) {
     const auto& row = rows[i];
-    REQUIRE(row.size() == 8);
+    REQUIRE(row.size() == 9);
     CAPTURE(i);
     CAPTURE(row[6]);
     const Decision d = model.admit(std::stoll(row[6]), row[1]);

@@ -15,6 +15,7 @@
 #include "model/llm_pacing.hpp"
 #include "model/llm_stream.hpp"
 #include "support/fake_provider.hpp"
+#include "support/files.hpp"
 #include "support/http_client.hpp"
 
 using namespace support;
@@ -168,6 +169,31 @@ TEST_CASE("llm stream: --stream-errors ends anthropic's stream with overloaded_e
   CHECK(p.stats().at("streams_broken") == 1);
 }
 
+TEST_CASE("llm stream: a broken stream shows in /metrics, the arrivals CSV and the results") {
+  RecordingProvider p({"--dialect", "anthropic", "--output-tokens", "6", "--stream-errors", "1"});
+  REQUIRE(p.started());
+  {
+    RawAnswer a(p.data_port(), "/v1/messages", R"({"max_tokens":10,"stream":true})");
+    REQUIRE(a.until("event: error", 1));
+  }
+  // Not streamed: never broken.
+  CHECK(http(p.data_port(), "POST", "/v1/messages", {}, R"({"max_tokens":10})").status == 200);
+  const auto metrics = http(p.admin_port(), "GET", "/metrics");
+  CHECK(metrics.body.find("\nfakeprovider_streams_broken_total 1\n") != std::string::npos);
+  const auto results = nlohmann::json::parse(http(p.admin_port(), "GET", "/admin/results").body);
+  CHECK(results.at("provider_results").at("streams_broken") == 1);
+  REQUIRE(p.stop() == 0);
+  const std::string csv = read_file(p.arrivals_path());
+  CHECK(
+      csv.starts_with("t_ns,tenant,status,attempt,client_id,send_rule,decided_t_ns,upstream,"
+                      "stream\n"));
+  // The stream's row, then the plain answer's.
+  const auto second_row = csv.find('\n', csv.find('\n') + 1) + 1;
+  CHECK(csv.substr(0, second_row).ends_with(",,broken\n"));
+  CHECK(csv.substr(second_row).ends_with(",,\n"));
+  CHECK(csv.find('\n', second_row) + 1 == csv.size());
+}
+
 TEST_CASE("llm stream: --stream-errors cuts openai's connection mid-stream") {
   FakeProvider p({"--dialect", "openai", "--output-tokens", "6", "--stream-errors", "1"});
   REQUIRE(p.started());
@@ -206,10 +232,47 @@ TEST_CASE("llm answers: not streamed, one body with the usage; a bad body, the A
       R"({"type":"error","error":{"type":"invalid_request_error","message":"stream: Input should be a valid boolean"}})");
   const auto not_json = c.request("POST", "/v1/messages", {}, "max_tokens=10");
   CHECK(not_json.status == 400);
+  // Refused before the limiters: the stats count only the one answered 200.
+  CHECK(p.stats().at("requests") == 1);
   // Without a body, the one-token answer fakeprovider has always sent; another path, too.
   CHECK(c.request("POST", "/v1/messages").body ==
         stampede::llm_answer_body({Dialect::kAnthropic, 0, 1, false, false}));
   CHECK(c.request("POST", "/v1/x", {}, "not json").status == 200);
+}
+
+TEST_CASE("llm answers: a refused body is not charged: the allowance's next request is served") {
+  for (const auto* dialect : {"anthropic", "openai"}) {
+    CAPTURE(dialect);
+    const std::string path =
+        std::string(dialect) == "openai" ? "/v1/chat/completions" : "/v1/messages";
+    FakeProvider p({"--dialect", dialect, "--allowance", "1/h", "--output-tokens", "1"});
+    REQUIRE(p.started());
+    Connection c(p.data_port());
+    CHECK(c.request("POST", path, {}, R"({"stream":true})").status == 400);
+    CHECK(c.request("POST", path, {}, "{").status == 400);
+    // Over the most fakeprovider reads of a body: 413, the connection still usable.
+    CHECK(c.request("POST", path, {}, std::string((1 << 20) + 1, ' ')).status == 413);
+    CHECK(c.request("POST", path, {}, R"({"max_tokens":4})").status == 200);
+    CHECK(c.request("POST", path, {}, R"({"max_tokens":4})").status == 429);
+    CHECK(p.stats().at("requests") == 2);
+  }
+}
+
+TEST_CASE("llm answers: the usage's input tokens: the declared X-Tokens, else the prompt's") {
+  FakeProvider p({"--dialect", "anthropic", "--output-tokens", "2"});
+  REQUIRE(p.started());
+  Connection c(p.data_port());
+  // "hello world!" and "abcd": 16 bytes of text, 4 tokens.
+  const std::string body =
+      R"({"max_tokens":10,"system":"abcd","messages":[{"role":"user","content":"hello world!"}]})";
+  CHECK(c.request("POST", "/v1/messages", {}, body).body ==
+        stampede::llm_answer_body({Dialect::kAnthropic, 4, 2, false, false}));
+  CHECK(c.request("POST", "/v1/messages", {{"X-Tokens", "40"}}, body).body ==
+        stampede::llm_answer_body({Dialect::kAnthropic, 40, 2, false, false}));
+  RawAnswer a(p.data_port(), "/v1/messages",
+              R"({"max_tokens":10,"stream":true,"messages":[{"role":"user","content":"abcde"}]})");
+  REQUIRE(a.until("event: message_stop", 1));
+  CHECK(a.body() == model_stream({Dialect::kAnthropic, 2, 2, false, false}));
 }
 
 TEST_CASE("llm stream: a stop mid-stream sends the rest at once, the stream ends well") {

@@ -48,9 +48,9 @@ TEST_CASE("LockedProvider: an arrival decided after a later one is logged at its
   REQUIRE(rows.size() == 3);
   CHECK(rows[0][6] == "decided_t_ns");
   CHECK(rows[1] == std::vector<std::string>{std::to_string(kLater), "t", "200", "", "later", "none",
-                                            std::to_string(kLater), ""});
+                                            std::to_string(kLater), "", ""});
   CHECK(rows[2] == std::vector<std::string>{std::to_string(kEarlier), "t", "429", "", "earlier",
-                                            "none", std::to_string(kLater), ""});
+                                            "none", std::to_string(kLater), "", ""});
   // The stats count each arrival in the window that decided it: both in second 1.
   CHECK(provider.stats_json().at("requests") == 2);
 }

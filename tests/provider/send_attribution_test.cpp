@@ -41,7 +41,7 @@ std::vector<std::vector<std::string>> stop_and_read_arrivals(RecordingProvider& 
   auto rows = parse_csv(read_file(p.arrivals_path()));
   REQUIRE(!rows.empty());
   CHECK(rows[0] == std::vector<std::string>{"t_ns", "tenant", "status", "attempt", "client_id",
-                                            "send_rule", "decided_t_ns", "upstream"});
+                                            "send_rule", "decided_t_ns", "upstream", "stream"});
   rows.erase(rows.begin());
   return rows;
 }

@@ -114,7 +114,7 @@ void check_others_go_on(LockedProvider& provider, HeldStore& store, Release rele
   CHECK(a.decision.quota_t_ns.has_value());
 }
 
-// The times the arrival log says each arrival was decided at (its last column), in the order
+// The times the arrival log says each arrival was decided at (its seventh column), in the order
 // of decisions.
 std::vector<std::int64_t> logged_times(const LockedProvider& provider) {
   std::istringstream csv(provider.arrivals_csv());
@@ -122,6 +122,7 @@ std::vector<std::int64_t> logged_times(const LockedProvider& provider) {
   std::getline(csv, line);  // the header
   std::vector<std::int64_t> out;
   while (std::getline(csv, line)) {
+    line.erase(line.rfind(','));  // the stream column, empty here
     line.erase(line.rfind(','));  // the upstream column, empty here
     out.push_back(std::stoll(line.substr(line.rfind(',') + 1)));
   }
