@@ -57,6 +57,7 @@ void Recording::merge(const Recording& o) {
     dead_letter_reasons[reason] = saturating_add(dead_letter_reasons[reason], n);
   for (std::size_t i = 0; i < kSendLabels; ++i)
     response_ns_by_send[i].merge(o.response_ns_by_send[i]);
+  streams.merge(o.streams);
 }
 
 namespace {
@@ -292,6 +293,8 @@ json to_json(const Results& r) {
     const auto& h = rec.response_ns_by_send[i];
     if (h.count() > 0) doc["distributions"]["response_ns_by_send"][labels[i]] = h.to_json();
   }
+  // Only a run that streamed says so: the others' documents read as before.
+  if (rec.streams.any()) doc["streams"] = to_json(rec.streams);
   if (r.context) {
     doc["context"] = {{"target", r.context->target},
                       {"started_utc", r.context->started_utc},
@@ -386,6 +389,8 @@ Parsed<Results> results_from_json(const json& j) {
             LogHistogram::from_json(hist);
       }
     }
+    if (const auto it = j.find("streams"); it != j.end())
+      rec.streams = stream_recording_from_json(*it);
     if (const auto it = j.find("context"); it != j.end()) {
       r.context =
           RunContext{it->at("target").get<std::string>(), it->at("started_utc").get<std::string>(),

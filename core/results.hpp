@@ -16,6 +16,7 @@
 #include "outcome.hpp"
 #include "parsed.hpp"
 #include "scenario.hpp"
+#include "stream_recording.hpp"
 #include "summary.hpp"
 
 namespace stampede {
@@ -53,6 +54,7 @@ struct Recording {
   // Live runs: wall ns from writing an attempt to its answer, per send label (empty in a
   // simulation, whose model answers after a configured service time).
   std::vector<LogHistogram> response_ns_by_send = std::vector<LogHistogram>(kSendLabels);
+  StreamRecording streams;  // loadgen run --stream: the answers streamed (none otherwise)
 
   void record_send(std::int64_t t_ns, int send_number, Outcome client_view);
   void record_response(int send_number, std::int64_t response_ns);

@@ -12,6 +12,7 @@
 #include "cli/gate_command.hpp"
 #include "cli/merge_command.hpp"
 #include "cli/run_args.hpp"
+#include "cli/run_stream.hpp"
 #include "cli/simulate_args.hpp"
 #include "cli/usage_errors.hpp"
 #include "generated/version.hpp"
@@ -453,6 +454,24 @@ void add_run_target_flags(CLI::App* run_cmd, RunFlags& run) {
       ->type_name("FILE")
       ->check(CLI::ExistingFile.description(""))
       ->excludes(key_opt)
+      ->group("Target");
+  run_cmd
+      ->add_flag(
+          "--stream", run.stream,
+          "every request an LLM request in the provider's dialect (anthropic: POST "
+          "/v1/messages; openai: POST /v1/chat/completions), \"stream\": true, its "
+          "answer read as its events arrive: time to first token, tokens, a stream broken "
+          "mid-way a failure the retry policy retries (docs/LLM.md). The dialect is the scenario's "
+          "provider.dialect, or the one --provider-admin's fakeprovider speaks")
+      ->group("Target");
+  run_cmd
+      ->add_option("--max-tokens", run.max_tokens,
+                   "--stream: each request's max_tokens (max_completion_tokens for openai), 1 "
+                   "to 1000000 (default " +
+                       std::to_string(kDefaultMaxTokens) + ")")
+      ->type_name("N")
+      ->default_str(std::to_string(kDefaultMaxTokens))  // shown; 0 says it was not given
+      ->check(within(1, kMaxOutputTokens))
       ->group("Target");
   run_cmd
       ->add_flag("--no-trace-headers", run.no_trace_headers,

@@ -14,6 +14,7 @@
 #include "cli/live_comparison.hpp"
 #include "cli/process_usage.hpp"
 #include "cli/progress_line.hpp"
+#include "cli/run_stream.hpp"
 #include "cli/run_summary.hpp"
 #include "cli/worker_progress.hpp"
 #include "gate.hpp"
@@ -218,10 +219,14 @@ std::optional<int> LiveProcess::preflight() {
   auto plan = sources_of();
   if (!plan) return refuse(cmd_, kExitUsage, plan.error());
   sources_ = *plan;
-  if (!cmd_.provider_admin) return std::nullopt;
-  admin_.emplace(*cmd_.provider_admin, cmd_.provider_admin_token);
-  if (auto code = check_provider_scale()) return code;
-  return adopt_provider();
+  if (cmd_.provider_admin) {
+    admin_.emplace(*cmd_.provider_admin, cmd_.provider_admin_token);
+    if (auto code = check_provider_scale()) return code;
+    if (auto code = adopt_provider()) return code;
+  }
+  // The provider's dialect is known now: the streamed request is made in it.
+  if (auto e = make_stream_request(cmd_)) return refuse(cmd_, kExitUsage, *e);
+  return std::nullopt;
 }
 
 // Every shard resetting the provider would wipe the others' first sends: shard 0 alone

@@ -3,6 +3,7 @@
 #include <optional>
 #include <utility>
 
+#include "cli/run_stream.hpp"
 #include "cli/trace_input.hpp"
 #include "enum_table.hpp"
 #include "gate.hpp"
@@ -176,6 +177,20 @@ void take_outputs(const RunArgs& a, RunCommand& cmd, Errors& errors) {
                     errors);
 }
 
+// --stream makes the request (run_stream.hpp); what would contradict it is refused here, and
+// the dialect once it is known (with --provider-admin, the one the provider enforces).
+void take_stream(const RunArgs& a, RunCommand& cmd, Errors& errors) {
+  if (!a.stream) {
+    if (a.max_tokens != 0)
+      errors.push_back(
+          "--max-tokens: it sets the streamed requests' max_tokens; give --stream "
+          "too, or leave it out");
+    return;
+  }
+  add_error(stream_args_error(a, cmd), errors);
+  cmd.stream_max_tokens = a.max_tokens != 0 ? a.max_tokens : kDefaultMaxTokens;
+}
+
 // Beyond one process: how many, and the arguments the workers are given.
 void take_processes(const RunArgs& a, RunCommand& cmd) {
   cmd.processes = a.processes;
@@ -199,6 +214,7 @@ Checked<RunCommand> check_run(const Scenario& scenario, const std::string& scena
   cmd.options.loops = a.loops;
   cmd.options.compensate_latency = !a.no_latency_compensation;
   take_http_client(a, cmd, errors);
+  take_stream(a, cmd, errors);
   take_outputs(a, cmd, errors);
   take_processes(a, cmd);
   return checked(std::move(cmd), std::move(errors));

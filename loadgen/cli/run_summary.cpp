@@ -77,6 +77,21 @@ std::string format_divergence(const nlohmann::json& doc) {
   return buf;
 }
 
+std::string format_streams_line(const nlohmann::json& doc) {
+  if (!doc.contains("streams")) return "";
+  const auto& s = doc.at("streams");
+  char buf[320];
+  std::snprintf(buf, sizeof buf,
+                "streams: time to first token p50 %.1f ms, p99 %.1f ms; %lld completed, %lld "
+                "broken (retried as failures), %lld tokens; duration p50 %.1f ms, p99 %.1f ms\n",
+                s.value("first_token_p50_ms", 0.0), s.value("first_token_p99_ms", 0.0),
+                static_cast<long long>(s.value("completed", std::int64_t{0})),
+                static_cast<long long>(s.value("broken", std::int64_t{0})),
+                static_cast<long long>(s.value("tokens_received", std::int64_t{0})),
+                s.value("duration_p50_ms", 0.0), s.value("duration_p99_ms", 0.0));
+  return buf;
+}
+
 std::string format_who_answered(const nlohmann::json& provider) {
   const auto upstream = provider.value("upstream", nlohmann::json());
   const auto reasons = provider.value("reasons", nlohmann::json());
@@ -111,6 +126,7 @@ std::string format_who_answered(const nlohmann::json& provider) {
 
 void print_run_summary(const Results& r, const nlohmann::json& doc, const std::string& out_path) {
   std::string text = format_divergence(doc) + format_terminal_summary(r) +
+                     format_streams_line(doc) +
                      format_who_answered(doc.value("provider", nlohmann::json::object()));
   if (doc.contains("comparison")) text += "\n" + format_comparison(doc.at("comparison"));
   text += format_harness_line(doc.at("live"));

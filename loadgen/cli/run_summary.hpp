@@ -24,6 +24,10 @@ std::string format_processes_line(const nlohmann::json& live);
 // Empty otherwise.
 std::string format_divergence(const nlohmann::json& doc);
 
+// --stream: "streams: time to first token p50 ... ms, p99 ... ms; N completed, M broken ...",
+// from the results' streams section; empty when the run streamed nothing.
+std::string format_streams_line(const nlohmann::json& doc);
+
 // Proxy mode: "who answered: the provider itself 119 outage, 3 request rate exceeded; it
 // forwarded 40 to the upstream, which answered 0 with a 429, ...", from the results'
 // provider section, so an upstream's 404s read apart from the provider's own refusals. Empty

@@ -99,6 +99,9 @@ LiveLoop::LiveLoop(LiveShared& shared, unsigned index, unsigned loops) : shared_
   }
   if (uses_native_client(shared)) {
     transport_ = std::make_unique<NativeTransport>(shared, clients_, epoll_fd_, *this);
+  } else if (shared.request.stream) {
+    // run --stream refuses libcurl before any load: a stream it carried would go unread.
+    throw std::runtime_error("--stream: only the native client reads streams");
   } else {
     transport_ = std::make_unique<CurlTransport>(shared, clients_, epoll_fd_, *this);
   }
@@ -351,6 +354,7 @@ void LiveLoop::answered(LiveClient& c, const AttemptAnswer& a) {
   recording.record_response(
       c.sends, a.answered_wall_ns - (c.sent_wall_ns ? c.sent_wall_ns : c.handed_wall_ns));
   if (a.status >= 100 && a.status <= 999) ++recording.statuses[a.status];
+  if (a.stream.streamed) record_stream(c, a.stream);
   count_outcome(outcome);
   if (c.sends == 1) {
     ++first_sends;
@@ -378,6 +382,21 @@ void LiveLoop::answered(LiveClient& c, const AttemptAnswer& a) {
   const Answer answer{outcome, a.status, hint, c.should_retry,
                       c.occ ? c.occ->read_version() : std::nullopt};
   finish_item(c, shared_.life.on_outcome(now, answer, c.item, c.occ_cycle(), c.guards, c.rng), now);
+}
+
+// Wall times from the request's write, as the response times are: what the fleet waited.
+void LiveLoop::record_stream(const LiveClient& c, const StreamAnswer& s) {
+  const std::int64_t sent_wall = c.sent_wall_ns ? c.sent_wall_ns : c.handed_wall_ns;
+  StreamRecording& streams = recording.streams;
+  streams.tokens = saturating_add(streams.tokens, s.tokens);
+  if (s.first_token_wall_ns > 0)
+    streams.first_token_ns.record(std::max<std::int64_t>(0, s.first_token_wall_ns - sent_wall));
+  if (!s.completed()) {
+    ++streams.broken;
+    return;
+  }
+  ++streams.completed;
+  streams.duration_ns.record(std::max<std::int64_t>(0, s.end_wall_ns - sent_wall));
 }
 
 // Adaptive throttling dropped the send on the client: it failed as a 429 that never left, and

@@ -8,6 +8,7 @@
 
 #include "live/http/tls_settings.hpp"
 #include "parsed.hpp"
+#include "scenario.hpp"
 
 namespace stampede {
 
@@ -33,6 +34,8 @@ struct LiveRequest {
   std::vector<std::string> api_keys;  // client c sends api_keys[c % size]; none: no tenant header
   bool trace_headers = true;          // X-Client-Id, X-Request-Id, X-Attempt
   TlsSettings tls;                    // https only: whom to trust, which client certificate
+  // --stream: every 2xx answer is read as an event stream in this dialect as it arrives.
+  std::optional<Dialect> stream;
 };
 
 // "Name: value" with a token name and a value free of control characters; the error names

@@ -85,6 +85,7 @@ bool is_switch(const std::string& name) {
                                                   "--allow-time-scale",
                                                   "-k,--insecure",
                                                   "--no-trace-headers",
+                                                  "--stream",
                                                   "--json",
                                                   "--check",
                                                   "--partial",

@@ -182,3 +182,39 @@ TEST_CASE("format_utc writes RFC 3339 UTC to the millisecond") {
   CHECK(format_utc(951'782'400'000'000'000) == "2000-02-29T00:00:00.000Z");
   CHECK(format_utc(-1'000'000) == "1969-12-31T23:59:59.999Z");
 }
+
+TEST_CASE("a streamed run's streams section: only when it streamed, round-tripped and merged") {
+  Results r = simulate(storm(StrategyKind::kExponential));
+  r.engine = "run";
+  // A run that streamed nothing has no section: its document reads as before.
+  CHECK_FALSE(to_json(r).contains("streams"));
+  StreamRecording& s = r.recording.streams;
+  s.completed = 3;
+  s.broken = 1;
+  s.tokens = 25;
+  for (const std::int64_t ms : {100, 120, 400}) s.first_token_ns.record(ms * kNsPerMs);
+  for (const std::int64_t ms : {900, 950, 2000}) s.duration_ns.record(ms * kNsPerMs);
+  const json j = to_json(r);
+  REQUIRE(j.contains("streams"));
+  CHECK(j["streams"]["completed"] == 3);
+  CHECK(j["streams"]["broken"] == 1);
+  CHECK(j["streams"]["tokens_received"] == 25);
+  CHECK(j["streams"]["first_token_p50_ms"].get<double>() ==
+        doctest::Approx(static_cast<double>(s.first_token_ns.quantile(0.5)) / kNsPerMs));
+  CHECK(j["streams"]["duration_p99_ms"].get<double>() ==
+        doctest::Approx(static_cast<double>(s.duration_ns.quantile(0.99)) / kNsPerMs));
+  const auto back = results_from_json(json::parse(j.dump()));
+  REQUIRE_MESSAGE(back, back.error());
+  CHECK(to_json(*back) == j);
+  // Two shards' streams add up, their histograms too.
+  Recording merged = back->recording;
+  merged.merge(back->recording);
+  CHECK(merged.streams.completed == 6);
+  CHECK(merged.streams.broken == 2);
+  CHECK(merged.streams.tokens == 50);
+  CHECK(merged.streams.first_token_ns.count() == 6);
+  CHECK(merged.streams.duration_ns.count() == 6);
+  auto bad = j;
+  bad["streams"].erase("tokens_received");
+  CHECK_FALSE(results_from_json(bad));
+}

@@ -123,7 +123,7 @@ void NativeTransport::send(LiveClient& c) {
   conn.received = 0;
   conn.answered_wall_ns = 0;
   conn.retried = false;
-  conn.parser.reset(plan_of(c).head());
+  ready_for_answer(conn, c);
   conn.deadline_ns = ScenarioClock::steady_after(saturating_mul(shared_.timeout_ms, 1'000'000));
   deadlines_.emplace_back(conn.deadline_ns, i);
   if (conn.fd >= 0) {
@@ -270,7 +270,10 @@ void NativeTransport::read_answer(std::uint32_t i) {
     }
     conn.received += static_cast<std::size_t>(n);
     std::size_t used = 0;
-    const auto state = conn.parser.feed(buffer_.data(), static_cast<std::size_t>(n), &used);
+    const bool streaming = shared_.request.stream.has_value();
+    const auto state = conn.parser.feed(buffer_.data(), static_cast<std::size_t>(n), &used,
+                                        streaming ? &conn.body : nullptr);
+    if (streaming) read_stream(conn);
     if (state == AnswerParser::State::kIncomplete) {
       if (static_cast<std::size_t>(n) < buffer_.size()) return;
       continue;
@@ -288,6 +291,27 @@ void NativeTransport::read_answer(std::uint32_t i) {
   }
 }
 
+void NativeTransport::ready_for_answer(Connection& conn, const LiveClient& c) {
+  conn.parser.reset(plan_of(c).head());
+  conn.stream = {};
+  if (shared_.request.stream) conn.stream_reader.reset(*shared_.request.stream);
+}
+
+void NativeTransport::read_stream(Connection& conn) {
+  if (conn.body.empty()) return;
+  const int status = conn.parser.status();
+  if (status >= 200 && status <= 299) {
+    conn.stream.streamed = true;
+    const std::int64_t now = ScenarioClock::steady_ns();
+    if (conn.stream_reader.feed(conn.body) > 0 && conn.stream.first_token_wall_ns == 0)
+      conn.stream.first_token_wall_ns = now;
+    conn.stream.tokens = conn.stream_reader.tokens();
+    conn.stream.end = conn.stream_reader.end();
+    conn.stream.end_wall_ns = now;
+  }
+  conn.body.clear();
+}
+
 bool NativeTransport::resend_on_fresh_connection(std::uint32_t i) {
   Connection& conn = connections_[i];
   if (!conn.reused || conn.retried) return false;
@@ -295,7 +319,7 @@ bool NativeTransport::resend_on_fresh_connection(std::uint32_t i) {
   conn.retried = true;
   conn.written = 0;
   conn.received = 0;
-  conn.parser.reset(plan_of(clients_[i]).head());
+  ready_for_answer(conn, clients_[i]);
   if (connect_client(i) && conn.phase == Phase::kWriting) write_request(i);
   return true;
 }
@@ -317,11 +341,15 @@ void NativeTransport::finish(std::uint32_t i, TransportError transport_error, in
   a.transport_error = transport_error;
   a.status = status;
   a.answer_began = conn.parser.answer_began();
-  // The clock only when the answer's own arrival is not what counts.
-  a.answered_wall_ns = transport_error == TransportError::kNone && conn.answered_wall_ns > 0 &&
-                               shared_.options.compensate_latency
-                           ? conn.answered_wall_ns
-                           : ScenarioClock::steady_ns();
+  a.stream = conn.stream;
+  // The clock only when the answer's own arrival is not what counts. A stream is answered
+  // when its last bytes came: its item is delivered, or its retry waits, from its end.
+  const std::int64_t arrived =
+      conn.stream.streamed ? conn.stream.end_wall_ns : conn.answered_wall_ns;
+  a.answered_wall_ns =
+      transport_error == TransportError::kNone && arrived > 0 && shared_.options.compensate_latency
+          ? arrived
+          : ScenarioClock::steady_ns();
   clear_answer_headers(c);
   if (transport_error == TransportError::kNone) {
     for (const auto& h : conn.parser.answer_headers()) read_answer_header(c, h.name, h.value);

@@ -49,6 +49,10 @@ class NativeTransport final : public LiveTransport {
     std::int64_t answered_wall_ns = 0;
     std::int64_t deadline_ns = 0;  // the attempt times out then (steady)
     AnswerParser parser;
+    // --stream: the body's bytes of the last read, and the stream they are read into.
+    std::string body;
+    StreamAnswerReader stream_reader;
+    StreamAnswer stream;
   };
   struct Done {
     std::uint32_t client;
@@ -63,6 +67,10 @@ class NativeTransport final : public LiveTransport {
   void attach(std::uint32_t i, int fd);
   void write_request(std::uint32_t i);
   void read_answer(std::uint32_t i);
+  // The parser and the stream reader set for c's answer.
+  void ready_for_answer(Connection& conn, const LiveClient& c);
+  // A 2xx answer's body bytes that arrived, read as the stream they are part of.
+  void read_stream(Connection& conn);
   void watch(std::uint32_t i, bool write);
   void close_connection(Connection& conn);
   // The attempt is over: the answer (or error) waits for deliver_answers.

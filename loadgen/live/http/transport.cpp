@@ -17,6 +17,9 @@ const RequestPlan& LiveTransport::plan_attempt(const LiveClient& c) {
 Outcome outcome_of(const AttemptAnswer& a) {
   switch (a.transport_error) {
     case TransportError::kNone:
+      if (a.stream.streamed && !a.stream.completed())
+        return a.stream.end == StreamAnswerReader::End::kError ? Outcome::kOverloaded
+                                                               : Outcome::kBadResponse;
       return classify_status(a.status);  // a status outside 200-599 is bad_response there
     case TransportError::kTimeout:
       return Outcome::kTimeout;

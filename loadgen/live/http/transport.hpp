@@ -4,11 +4,24 @@
 #include <cstdint>
 #include <vector>
 
+#include "http/llm_stream.hpp"
 #include "live/client.hpp"
 #include "live/http/request_plan.hpp"
 #include "live/http/transport_error.hpp"
 
 namespace stampede {
+
+// A streamed answer (loadgen run --stream) as the client read it: its 2xx body an event
+// stream in the request's dialect.
+struct StreamAnswer {
+  bool streamed = false;  // a 2xx answer's body was read as a stream
+  StreamAnswerReader::End end = StreamAnswerReader::End::kOpen;
+  std::int64_t tokens = 0;
+  std::int64_t first_token_wall_ns = 0;  // steady; 0: no token came
+  std::int64_t end_wall_ns = 0;          // steady: when its last bytes were read
+  // It reached the dialect's end; anything else is a broken stream, retried as a 529 is.
+  bool completed() const { return end == StreamAnswerReader::End::kEnded; }
+};
 
 // How an attempt ended, as a transport saw it.
 struct AttemptAnswer {
@@ -18,6 +31,7 @@ struct AttemptAnswer {
   // Part of an answer came (its status line at least): a reset or close after it is a broken
   // answer, not a connection that failed.
   bool answer_began = false;
+  StreamAnswer stream;
 };
 
 // What a transport calls back on its loop.
@@ -81,7 +95,11 @@ inline std::uint64_t event_data(std::uint32_t tag, int fd) {
 }
 
 // Turns a transport's view of an attempt into the outcome the retry policy reads; both
-// transports report a malformed answer as kBadResponse so that this makes it bad_response.
+// transports report a malformed answer as kBadResponse so that this makes it bad_response. A
+// stream broken after its 200 is a failure the retry policy sees: an overloaded_error event
+// is the 529 the API would have answered before the stream began; a stream that stopped
+// without its end (the chunked body whole, the dialect's last event missing) a bad response,
+// as a connection cut mid-body is.
 Outcome outcome_of(const AttemptAnswer& a);
 
 }  // namespace stampede

@@ -1,0 +1,57 @@
+#include "cli/run_stream.hpp"
+
+#include "http/llm_stream.hpp"
+
+namespace stampede {
+namespace {
+
+std::string dialect_error(Dialect dialect, bool from_provider) {
+  return std::string("--stream: ") +
+         (from_provider ? "the provider at --provider-admin speaks"
+                        : "the scenario's provider is") +
+         " the " + std::string(to_string(dialect)) +
+         " dialect, which has no streamed answers; loadgen streams in the anthropic and openai "
+         "dialects (docs/LLM.md): " +
+         (from_provider ? "start the fakeprovider with --dialect anthropic or --dialect openai"
+                        : "point --provider-admin at a fakeprovider started with --dialect "
+                          "anthropic or openai, or set provider.dialect in the --scenario file");
+}
+
+}  // namespace
+
+std::optional<std::string> stream_args_error(const RunArgs& a, const RunCommand& cmd) {
+  if (!a.method.empty() || !a.body.empty())
+    return std::string(a.body.empty() ? "--method" : "--body") +
+           ": --stream sends the dialect's own request (POST, a JSON body with max_tokens and "
+           "\"stream\": true); leave it out";
+  if (cmd.scenario.provider.mode == ProviderMode::kOcc)
+    return std::string(
+        "--stream: occ mode sends its own reads and writes, which stream nothing; "
+        "leave out one of them");
+  if (cmd.options.http_client == HttpClient::kCurl || cmd.request.url.scheme == "https")
+    return std::string("--stream: the libcurl client (") +
+           (cmd.request.url.scheme == "https" ? "https://" : "--http-client libcurl") +
+           ") does not read streams yet; stream over http:// with --http-client auto or native";
+  if (a.output.provider_admin.empty() && !streams_in(cmd.scenario.provider.dialect))
+    return dialect_error(cmd.scenario.provider.dialect, false);
+  return std::nullopt;
+}
+
+std::optional<std::string> make_stream_request(RunCommand& cmd) {
+  if (!cmd.stream_max_tokens) return std::nullopt;
+  const Dialect dialect = cmd.scenario.provider.dialect;
+  if (!streams_in(dialect)) return dialect_error(dialect, cmd.provider_admin.has_value());
+  const StreamRequest made = stream_request(dialect, *cmd.stream_max_tokens);
+  LiveRequest& r = cmd.request;
+  r.stream = dialect;
+  r.method = "POST";
+  r.body = made.body;
+  // A URL that names no path is the API's root: the dialect's endpoint under it.
+  if (r.url.target == "/") r.url.target = made.path;
+  r.headers.push_back("Content-Type: application/json");
+  r.headers.push_back("Accept: text/event-stream");
+  if (dialect == Dialect::kAnthropic) r.headers.push_back("anthropic-version: 2023-06-01");
+  return std::nullopt;
+}
+
+}  // namespace stampede

@@ -1,0 +1,28 @@
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "cli/run_args.hpp"
+#include "cli/run_command.hpp"
+
+namespace stampede {
+
+// loadgen run --stream (docs/LLM.md): every request an LLM request in the provider's dialect,
+// its answer read as the event stream it is.
+
+// The streamed requests' max_tokens when --max-tokens is not given.
+inline constexpr std::int64_t kDefaultMaxTokens = 100;
+
+// What in the command's flags contradicts --stream: a request of the user's (--method,
+// --body), occ mode's own requests, the libcurl client (which reads no stream), and, without
+// --provider-admin to say it later, a scenario whose dialect is not an LLM's.
+std::optional<std::string> stream_args_error(const RunArgs& a, const RunCommand& cmd);
+
+// Once the provider's dialect is known (the scenario's, or the one --provider-admin enforces,
+// adopted): the request every client sends, or why there is none (a dialect loadgen does not
+// stream in). Nothing to do without --stream.
+std::optional<std::string> make_stream_request(RunCommand& cmd);
+
+}  // namespace stampede
