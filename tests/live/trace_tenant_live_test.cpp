@@ -53,10 +53,12 @@ std::int64_t admitted(std::int64_t requests) {
   return std::min(requests, kAllowance);
 }
 
-std::int64_t tenant_count(const json& stats, const std::string& tenant, const char* what) {
-  const auto& t = stats["tenants"][tenant];
-  return std::string(what) == "requests" ? t["requests"].get<std::int64_t>()
-                                         : t["reasons"][what].get<std::int64_t>();
+// A tenant's requests, or its arrivals a layer answered (a reason); -1 for a tenant not seen.
+std::int64_t tenant_count(const json& stats, const std::string& tenant, const std::string& what) {
+  const auto t = stats["tenants"].find(tenant);
+  if (t == stats["tenants"].end()) return -1;
+  return what == "requests" ? (*t)["requests"].get<std::int64_t>()
+                            : (*t)["reasons"][what].get<std::int64_t>();
 }
 
 }  // namespace
