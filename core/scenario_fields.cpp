@@ -252,6 +252,28 @@ const std::vector<ScenarioField>& table() {
          if (!shows_trace(s, s.fleet.trace.format != TraceSettings{}.format)) return std::nullopt;
          return s.fleet.trace.format;
        }},
+      {.name = "fleet.trace_tenant",
+       .flag = "--trace-tenant",
+       .in = kLoadgen,
+       .help = "the trace's field that is each item's tenant key, sent in --tenant-header and "
+               "keyed by the simulated provider: a CSV column or a variable of the log format, "
+               "e.g. remote_addr or http_x_api_key; none: no tenant from the trace (default: a "
+               "CSV's tenant column; a log, none)",
+       .type = "FIELD",
+       .example = "http_x_api_key",
+       .parse = [](Scenario& s, const json& v) -> Error {
+         // nginx's spelling ($http_x_api_key) names the same variable.
+         std::string field = as_text(v);
+         if (field.starts_with('$')) field.erase(0, 1);
+         if (field.empty())
+           return "give a field of the trace, e.g. tenant (a CSV column) or remote_addr";
+         s.fleet.trace.tenant = std::move(field);
+         return std::nullopt;
+       },
+       .print = [](const Scenario& s) -> Printed {
+         if (s.fleet.trace.tenant.empty()) return std::nullopt;
+         return s.fleet.trace.tenant;
+       }},
       {.name = "fleet.trace_reorder",
        .flag = "--trace-reorder",
        .in = kLoadgen,
@@ -1052,9 +1074,9 @@ void check_trace(const Scenario& s, Problems& errors) {
   const auto& t = s.fleet.trace;
   if (trace(s) && t.path.empty())
     errors.push_back("fleet.trace: the trace workload needs a trace file, e.g. --trace access.log");
-  for (const char* name :
-       {"fleet.trace", "fleet.trace_format", "fleet.trace_reorder", "fleet.trace_spread",
-        "fleet.speed", "fleet.scale", "fleet.scale_spread", "fleet.from", "fleet.to"}) {
+  for (const char* name : {"fleet.trace", "fleet.trace_format", "fleet.trace_tenant",
+                           "fleet.trace_reorder", "fleet.trace_spread", "fleet.speed",
+                           "fleet.scale", "fleet.scale_spread", "fleet.from", "fleet.to"}) {
     if (!trace(s) && s.given.count(name))
       errors.push_back(std::string(name) +
                        ": only the trace workload reads a trace; add --workload trace");

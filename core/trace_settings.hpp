@@ -29,6 +29,9 @@ struct TraceSettings {
   // How far a time may go back before a later one (a log is written as requests end, not as
   // they start): within it the records are sorted, beyond it the trace is refused.
   std::int64_t reorder_ns = kNsPerSec;
+  // --trace-tenant: the field whose value is an item's tenant key. Empty: the format's own
+  // (a CSV's tenant column; a log has none unless asked); "none": no tenant from the trace.
+  std::string tenant;
   TracePlayback playback;
 };
 

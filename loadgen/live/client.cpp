@@ -15,8 +15,9 @@ LiveShared::LiveShared(const Scenario& s, const LiveRequest& r, const LiveOption
   timeout_ms = std::max<std::int64_t>(1, clock.wall_ns(s.fleet.timeout_ns) / 1'000'000);
   fixed_headers = r.headers;
   for (const auto& key : r.api_keys) tenant_headers.push_back(r.tenant_header + ": " + key);
+  per_item_sender = s.fleet.workload == WorkloadKind::kTrace;
   // Every request declares its tokens where the provider of the same scenario reads them.
-  if (s.fleet.tokens)
+  if (s.fleet.tokens && !per_item_sender)
     fixed_headers.push_back(s.provider.token_header + ": " + std::to_string(*s.fleet.tokens));
 }
 

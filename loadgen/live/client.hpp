@@ -35,6 +35,9 @@ struct LiveShared {
   std::int64_t timeout_ms = 0;              // per request, on the wall
   std::vector<std::string> fixed_headers;   // the user's, and the declared tokens
   std::vector<std::string> tenant_headers;  // "X-Api-Key: KEY", one per key
+  // The trace workload: each item is sent as its line's tenant and with its tokens (when it
+  // has them), so those two headers are the attempt's, not the client's fixed ones.
+  bool per_item_sender = false;
 
   std::atomic<bool> stop_requested{false};
   std::atomic<int> stop_reason{static_cast<int>(StopReason::kNone)};
@@ -59,6 +62,9 @@ struct LiveClient {
 
   std::int64_t item_id = -1;
   std::int64_t item_intended_ns = 0;
+  // The trace workload: the tenant and tokens of the item's line; none, the client's own.
+  std::optional<std::string> item_tenant;
+  std::optional<std::int64_t> item_tokens;
   ItemState item;
   std::int32_t sends = 0;
   std::optional<Outcome> last_outcome;

@@ -235,14 +235,22 @@ void LiveLoop::start_due_arrivals(std::int64_t now_wall_ns) {
   while (arrivals_pending()) {
     const WorkItem item = *arrivals_->peek();
     if (shared_.clock.to_steady_ns(item.intended_ns) > now_wall_ns) return;
-    arrivals_->pop();
     const auto free = pool_.take();
+    if (free) take_sender(clients_[*free], arrivals_->peek_record());
+    arrivals_->pop();
     if (!free) {
       ++recording.dropped;  // every client of the loop is busy with an item
       continue;
     }
     start_item(clients_[*free], item, item.intended_ns);
   }
+}
+
+// A trace's item is sent as its line's tenant, with its tokens.
+void LiveLoop::take_sender(LiveClient& c, const TraceRecord* record) {
+  if (!record) return;
+  c.item_tenant = record->tenant;
+  c.item_tokens = record->tokens;
 }
 
 void LiveLoop::start_item(LiveClient& c, const WorkItem& item, std::int64_t now_ns) {

@@ -56,6 +56,7 @@ class LiveLoop final : public AttemptSink {
  private:
   void setup_client(LiveClient& c);
   void take_next_item(LiveClient& c, std::int64_t now_ns);
+  void take_sender(LiveClient& c, const TraceRecord* record);
   void start_item(LiveClient& c, const WorkItem& item, std::int64_t now_ns);
   // The open model: every arrival due takes a free client of the loop's, or is dropped.
   void start_due_arrivals(std::int64_t now_wall_ns);

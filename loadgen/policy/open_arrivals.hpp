@@ -25,6 +25,11 @@ class OpenArrivals {
     if (!file_) return steady_.peek();
     return trace_ ? trace_->peek() : std::nullopt;
   }
+  // The trace line of peek()'s item, whose tenant and tokens are the item's; null for the
+  // steady schedule's.
+  const TraceRecord* peek_record() const {
+    return trace_ && trace_->peek() ? &trace_->peek_record() : nullptr;
+  }
   void pop() {
     if (!file_) return steady_.pop();
     if (trace_) trace_->pop();

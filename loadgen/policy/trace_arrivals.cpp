@@ -5,7 +5,7 @@ namespace stampede {
 Parsed<TraceReadOptions> trace_read_options(const TraceSettings& settings) {
   const auto format = TraceFormat::parse(settings.format);
   if (!format) return Parsed<TraceReadOptions>::fail(format.error());
-  return Parsed<TraceReadOptions>::ok({*format, settings.reorder_ns});
+  return Parsed<TraceReadOptions>::ok({*format, settings.reorder_ns, settings.tenant});
 }
 
 Parsed<std::int64_t> count_trace_arrivals(std::istream& in, const TraceSettings& settings,
@@ -38,6 +38,7 @@ void TraceArrivalStream::advance(std::int64_t steps) {
     if (!arrival || ++index_ >= total_) return;
   }
   next_ = WorkItem{index_, arrival->at_ns};
+  record_ = std::move(arrival->record);
 }
 
 }  // namespace stampede

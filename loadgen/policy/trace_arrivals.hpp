@@ -30,6 +30,8 @@ class TraceArrivalStream {
 
   // The next arrival, or none: the stream is done. Never earlier than the one before.
   std::optional<WorkItem> peek() const { return next_; }
+  // The trace line peek()'s item came from: its tenant and tokens are the item's.
+  const TraceRecord& peek_record() const { return record_; }
   void pop() { advance(stride_); }
 
  private:
@@ -41,6 +43,7 @@ class TraceArrivalStream {
   std::int64_t total_;
   std::int64_t stride_;
   std::optional<WorkItem> next_;
+  TraceRecord record_;
 };
 
 }  // namespace stampede

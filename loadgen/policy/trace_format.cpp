@@ -4,6 +4,7 @@
 #include <array>
 #include <cctype>
 #include <charconv>
+#include <cstdio>
 
 #include "policy/time_text.hpp"
 #include "policy/trace_lines.hpp"
@@ -81,6 +82,37 @@ void read_request(std::string_view request, TraceRecord& record) {
   record.method = method;
   const std::string_view rest = request.substr(space + 1);
   record.path = rest.substr(0, rest.find(' '));
+}
+
+// A field's value as the tenant, or the error naming where it is: it is sent verbatim in a
+// header, so only what a header carries unchanged (visible ASCII, spaces between words) and
+// no more than kMaxTraceTenant bytes. Empty, or nginx's "-" for a variable with no value: no
+// tenant.
+std::optional<std::string> read_tenant(std::string_view value, std::int64_t n, std::size_t column,
+                                       TraceRecord& record) {
+  if (value.empty() || value == "-") return std::nullopt;
+  if (value.size() > kMaxTraceTenant)
+    return trace_position(n, column) + "the tenant is " + std::to_string(value.size()) +
+           " bytes, more than the " + std::to_string(kMaxTraceTenant) +
+           " a tenant key may have: fix the line or give another --trace-tenant";
+  for (std::size_t i = 0; i < value.size(); ++i) {
+    const auto c = static_cast<unsigned char>(value[i]);
+    const bool inner_space = c == ' ' && i > 0 && i + 1 < value.size();
+    if ((c > 0x20 && c < 0x7f) || inner_space) continue;
+    char hex[8];
+    std::snprintf(hex, sizeof hex, "0x%02X", c);
+    return trace_position(n, column + i) + "the tenant has the byte " + hex +
+           ", which a header cannot carry as it is (visible ASCII and inner spaces only): fix "
+           "the line or give another --trace-tenant";
+  }
+  record.tenant = std::string(value);
+  return std::nullopt;
+}
+
+std::string joined(const std::vector<std::string>& names) {
+  std::string out;
+  for (const auto& name : names) out += (out.empty() ? "" : ", ") + name;
+  return out;
 }
 
 std::string_view trim(std::string_view text) {
@@ -233,8 +265,10 @@ Parsed<TraceFormat> TraceFormat::detect(std::string_view line, std::int64_t n) {
 std::optional<std::string> TraceFormat::read_header(std::string_view line, std::int64_t n) {
   const auto fields = csv_fields(line);
   csv_.columns = fields.size();
+  csv_.names.clear();
   for (std::size_t i = 0; i < fields.size(); ++i) {
     const auto name = fields[i].first;
+    csv_.names.emplace_back(name);
     for (auto [column, slot] : {std::pair{"time", &csv_.time},
                                 {"tenant", &csv_.tenant},
                                 {"tokens", &csv_.tokens},
@@ -246,6 +280,42 @@ std::optional<std::string> TraceFormat::read_header(std::string_view line, std::
     return trace_position(n, 1) + "the CSV header " + in_quotes(line) +
            " has no time column: name the column of the arrival times 'time'";
   return std::nullopt;
+}
+
+std::optional<std::string> TraceFormat::choose_tenant(std::string_view field) {
+  if (field.empty()) return std::nullopt;
+  const std::string flag = "--trace-tenant " + std::string(field) + ": ";
+  if (field == "none") {
+    csv_.tenant.reset();
+    tenant_piece_.reset();
+    return std::nullopt;
+  }
+  if (kind_ == Kind::kCsv) {
+    const auto at = std::find(csv_.names.begin(), csv_.names.end(), field);
+    if (at == csv_.names.end())
+      return flag + "the CSV header has no such column; its columns are " + joined(csv_.names);
+    csv_.tenant = static_cast<std::size_t>(at - csv_.names.begin());
+    return std::nullopt;
+  }
+  if (kind_ == Kind::kLog) {
+    std::vector<std::string> names;
+    for (std::size_t i = 0; i < pieces_.size(); ++i) {
+      if (!pieces_[i].variable) continue;
+      if (pieces_[i].text == field) {
+        tenant_piece_ = i;
+        return std::nullopt;
+      }
+      names.push_back(pieces_[i].text);
+    }
+    return flag + "the log format has no such variable; its variables are " + joined(names);
+  }
+  if (kind_ == Kind::kScan)
+    return flag + "this log is read by its " + (scan_msec_ ? "$msec" : "$time_iso8601") +
+           " time alone, so its fields have no names: give --trace-format 'nginx:<the "
+           "log_format that wrote it>'";
+  return flag +
+         "a HAR trace has no field taken as a tenant: give a CSV or a log, or leave out "
+         "--trace-tenant";
 }
 
 std::optional<std::string> TraceFormat::read(std::string_view line, std::int64_t n,
@@ -275,7 +345,11 @@ std::optional<std::string> TraceFormat::read_csv(std::string_view line, std::int
   TraceRecord r;
   const auto [time, column] = fields[*csv_.time];
   if (auto error = timed_record(time, kCsvTime, n, column, r)) return error;
-  if (csv_.tenant) r.tenant = std::string(fields[*csv_.tenant].first);
+  if (csv_.tenant) {
+    const auto tenant = fields[*csv_.tenant].first;
+    const auto at = static_cast<std::size_t>(tenant.data() - line.data()) + 1;
+    if (auto error = read_tenant(tenant, n, at, r)) return error;
+  }
   if (csv_.tokens) {
     const auto [text, at] = fields[*csv_.tokens];
     std::int64_t tokens = -1;
@@ -310,6 +384,9 @@ std::optional<std::string> TraceFormat::read_log(std::string_view line, std::int
     auto end = i + 1 < pieces_.size() ? line.find(pieces_[i + 1].text, at) : line.size();
     if (end == std::string_view::npos) end = line.size();
     const std::string_view value = line.substr(at, end - at);
+    if (i == tenant_piece_) {
+      if (auto error = read_tenant(value, n, at + 1, r)) return error;
+    }
     if (const auto* how = time_variable(p.text); how && !timed) {
       if (auto error = timed_record(value, *how, n, at + 1, r)) return error;
       timed = true;

@@ -10,6 +10,10 @@
 
 namespace stampede {
 
+// A tenant goes verbatim into a request header: at most this long (an API key is a few dozen
+// bytes; a field this long is not one).
+inline constexpr std::size_t kMaxTraceTenant = 1024;
+
 // One arrival of a trace as its line gives it.
 struct TraceRecord {
   // Since the epoch as the line spells it (CSV's bare seconds: since its zero); the reader
@@ -17,8 +21,8 @@ struct TraceRecord {
   std::int64_t time_ns = 0;
   bool second_resolution = false;  // the line's time has no fraction: somewhere in its second
   std::int64_t line = 0;
-  std::size_t column = 0;  // where its time starts, from 1
-  std::optional<std::string> tenant;
+  std::size_t column = 0;             // where its time starts, from 1
+  std::optional<std::string> tenant;  // checked: fit for a header line (kMaxTraceTenant)
   std::optional<std::int64_t> tokens;
   std::string method;
   std::string path;
@@ -41,6 +45,11 @@ class TraceFormat {
   // CSV: the first line is its header, read here rather than as a record.
   bool header_pending() const { return kind_ == Kind::kCsv && csv_.columns == 0; }
   std::optional<std::string> read_header(std::string_view line, std::int64_t n);
+  // Which field is each record's tenant (--trace-tenant), once the format is known (a CSV's
+  // header read): a CSV column or a log format's variable; "" the format's own (a CSV's tenant
+  // column, none for the others); "none" no tenant. The error names the field and the ones
+  // the format has.
+  std::optional<std::string> choose_tenant(std::string_view field);
   // Appends the records of line n (none for a blank line, or HAR's lines without a time);
   // the error names the line and column and says how to fix it.
   std::optional<std::string> read(std::string_view line, std::int64_t n,
@@ -54,6 +63,7 @@ class TraceFormat {
   struct CsvColumns {
     std::size_t columns = 0;  // 0: the header is still to be read
     std::optional<std::size_t> time, tenant, tokens, method, path;
+    std::vector<std::string> names;  // the header's, for --trace-tenant
   };
 
   static Parsed<TraceFormat> log_format(std::string_view format);
@@ -67,8 +77,9 @@ class TraceFormat {
                                              std::vector<TraceRecord>& out);
 
   Kind kind_ = Kind::kAuto;
-  std::vector<Piece> pieces_;  // kLog
-  bool scan_msec_ = false;     // kScan: $msec, else $time_iso8601
+  std::vector<Piece> pieces_;                // kLog
+  std::optional<std::size_t> tenant_piece_;  // kLog: the variable that is the tenant
+  bool scan_msec_ = false;                   // kScan: $msec, else $time_iso8601
   CsvColumns csv_;
 };
 

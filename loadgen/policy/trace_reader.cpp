@@ -6,6 +6,14 @@ namespace stampede {
 TraceReader::TraceReader(std::istream& in, TraceReadOptions options)
     : lines_(in), options_(std::move(options)) {
   detected_ = options_.format.kind() != TraceFormat::Kind::kAuto;
+  if (detected_ && !options_.format.header_pending()) choose_tenant();
+}
+
+// Once the format is known, before its first record: a field it does not have is refused
+// before any line is played.
+bool TraceReader::choose_tenant() {
+  if (auto error = options_.format.choose_tenant(options_.tenant)) error_ = *error;
+  return error_.empty();
 }
 
 std::optional<TraceRecord> TraceReader::next() {
@@ -51,10 +59,11 @@ bool TraceReader::read_line() {
     }
     options_.format = *format;
     detected_ = true;
+    if (!options_.format.header_pending() && !choose_tenant()) return false;
   }
   if (options_.format.header_pending()) {
     if (auto error = options_.format.read_header(*line, n)) error_ = *error;
-    return error_.empty();
+    return error_.empty() && choose_tenant();
   }
   parsed_.clear();
   if (auto error = options_.format.read(*line, n, parsed_)) {

@@ -16,6 +16,7 @@ namespace stampede {
 struct TraceReadOptions {
   TraceFormat format;                   // Kind::kAuto: detected from the first line
   std::int64_t reorder_ns = kNsPerSec;  // TraceSettings::reorder_ns
+  std::string tenant{};                 // TraceSettings::tenant
 };
 
 // A trace's records in time order, each time relative to the first record's, read line by line
@@ -31,6 +32,7 @@ class TraceReader {
 
  private:
   bool read_line();
+  bool choose_tenant();
   std::optional<std::string> take(std::vector<TraceRecord>& records);
   TraceRecord pop();
   bool settled() const;

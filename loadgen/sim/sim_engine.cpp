@@ -1,6 +1,7 @@
 #include "sim/sim_engine.hpp"
 
 #include <limits>
+#include <unordered_map>
 #include <vector>
 
 #include "model/provider_policy.hpp"
@@ -43,6 +44,29 @@ std::int32_t hint_seconds(std::int64_t retry_after_ns) {
   return static_cast<std::int32_t>(std::min<std::int64_t>(
       retry_after_seconds(retry_after_ns), std::numeric_limits<std::int32_t>::max()));
 }
+
+// Who a trace item is sent as: its line's tenant (a number for its key, 0 for none) and tokens.
+struct TraceSender {
+  std::uint32_t tenant = 0;
+  std::optional<std::int64_t> tokens;
+};
+
+// Tenant keys by number, so each client's item holds four bytes rather than a string: a trace
+// has far fewer tenants than lines. 0 is "", the tenant of a request with no key.
+class TenantKeys {
+ public:
+  std::uint32_t id(const std::optional<std::string>& key) {
+    if (!key) return 0;
+    const auto [at, added] = ids_.try_emplace(*key, static_cast<std::uint32_t>(keys_.size()));
+    if (added) keys_.push_back(*key);
+    return at->second;
+  }
+  std::string_view key(std::uint32_t id) const { return keys_[id]; }
+
+ private:
+  std::vector<std::string> keys_{""};
+  std::unordered_map<std::string, std::uint32_t> ids_;
+};
 
 // How far ahead in the agenda the loop prefetches a client's state: enough events to cover a
 // miss to memory.
@@ -120,6 +144,7 @@ class Simulation {
     }
     for (std::uint32_t c = 0; c < fleet_.size(); ++c) pools_[c % groups].release(c);
     for (std::uint32_t g = 0; g < groups; ++g) schedule_arrival(g);
+    if (scenario_.fleet.workload == WorkloadKind::kTrace) senders_.resize(fleet_.size());
   }
 
   void schedule_arrival(std::uint32_t group) {
@@ -129,6 +154,7 @@ class Simulation {
 
   void arrive(std::uint32_t group, std::int64_t t_ns) {
     const WorkItem item = *streams_[group].peek();
+    const TraceSender sender = trace_sender(streams_[group].peek_record());
     streams_[group].pop();
     schedule_arrival(group);
     const auto c = pools_[group].take();
@@ -136,7 +162,13 @@ class Simulation {
       rec_.dropped += group == options_.shard.index;  // every client of the group was busy
       return;
     }
+    if (!senders_.empty()) senders_[*c] = sender;
     start_item(*c, item, t_ns);
+  }
+
+  TraceSender trace_sender(const TraceRecord* record) {
+    if (!record) return {};
+    return {tenant_keys_.id(record->tenant), record->tokens};
   }
 
   void take_next_item(std::uint32_t c, std::int64_t now_ns) {
@@ -157,7 +189,7 @@ class Simulation {
     // Dropped on the client by an adaptive throttle: no send, no arrival, a 429 all the same.
     const Step due = life_.on_send_due(t_ns, cl.item, nullptr, fleet_.guards(c), cl.rng);
     if (due.kind != Step::Kind::kSendNow) return follow(c, t_ns, due);
-    const Decision d = provider_.admit(t_ns, {}, tokens_);
+    const Decision d = admit(c, t_ns);
     const Outcome seen =
         d.service_ns > scenario_.fleet.timeout_ns ? Outcome::kTimeout : d.outcome();
     if (mine(c)) {
@@ -174,6 +206,15 @@ class Simulation {
     }
     cl.answer = a;
     schedule(c, saturating_add(t_ns, wait), EventKind::kAnswer);
+  }
+
+  // As the live provider would: by the tenant and tokens of a trace's item, the fleet's own
+  // (no tenant key, --tokens) otherwise.
+  Decision admit(std::uint32_t c, std::int64_t t_ns) {
+    if (senders_.empty()) return provider_.admit(t_ns, {}, tokens_);
+    const TraceSender& s = senders_[c];
+    return provider_.admit(t_ns, tenant_keys_.key(s.tenant),
+                           s.tokens ? DeclaredTokens{s.tokens, false} : tokens_);
   }
 
   void answer(std::uint32_t c, std::int64_t t_ns, PendingAnswer a) {
@@ -209,6 +250,8 @@ class Simulation {
   const ArrivalSchedule schedule_;
   std::vector<OpenArrivals> streams_;  // the open model only: one per shard
   std::vector<ClientPool> pools_;      // the free clients of each
+  std::vector<TraceSender> senders_;   // the trace workload: by client, who its item is sent as
+  TenantKeys tenant_keys_;
   SimFleet<SimClient> fleet_;
   EventQueue queue_;
   Recording rec_;

@@ -2,6 +2,7 @@
 // word makes, the one answer-header reader and the one request plan both clients serialise.
 #include <doctest/doctest.h>
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -9,6 +10,7 @@
 #include "live/http/curl_transport.hpp"
 #include "live/http/request_plan.hpp"
 #include "live/http/transport.hpp"
+#include "policy/trace_format.hpp"
 
 using namespace stampede;
 
@@ -114,4 +116,51 @@ TEST_CASE("transport seam: a request plan holds every header both clients send")
   CHECK(std::string(occ.method()) == "GET");
   CHECK_FALSE(occ.has_body());
   CHECK(removes_header(occ.lines().back()));  // a read sends no If-Match
+}
+
+TEST_CASE("transport seam: a trace item's tenant and tokens are its attempts' own lines") {
+  Scenario s;
+  s.fleet.workload = WorkloadKind::kTrace;
+  s.fleet.tokens = 7;
+  LiveRequest r;
+  r.api_keys = {"k0", "k1"};
+  const LiveShared shared(s, r, LiveOptions{});
+  LiveClient c;
+  c.id = 1;
+  RequestPlan plan;
+  plan.build(shared, c);
+  struct Row {
+    std::optional<std::string> tenant;
+    std::optional<std::int64_t> tokens;
+    std::string tenant_line, tokens_line;
+  };
+  // One plan for item after item: its lines rewritten in place, a long key after a short one.
+  for (const auto& row : std::vector<Row>{
+           {"key-a", 1200, "X-Api-Key: key-a", "X-Tokens: 1200"},
+           {std::nullopt, std::nullopt, "X-Api-Key: k1", "X-Tokens: 7"},
+           {std::string(kMaxTraceTenant, 'k'), 0, "X-Api-Key: " + std::string(kMaxTraceTenant, 'k'),
+            "X-Tokens: 0"},
+           {"Bearer sk-1", std::nullopt, "X-Api-Key: Bearer sk-1", "X-Tokens: 7"},
+       }) {
+    CAPTURE(row.tenant_line);
+    c.item_tenant = row.tenant;
+    c.item_tokens = row.tokens;
+    plan.next_attempt(c);
+    const std::vector<std::string> lines(plan.lines().begin(), plan.lines().end());
+    // The client's key and the fleet's tokens are no longer fixed lines: the item's replace them.
+    CHECK(lines == std::vector<std::string>{"X-Client-Id: 1", "X-Attempt: 0", "X-Request-Id: -1",
+                                            row.tenant_line, row.tokens_line});
+    CHECK(plan.client_line_count() == 1);
+  }
+
+  // No keys and no --tokens: an item without its own sends neither header.
+  s.fleet.tokens.reset();
+  const LiveShared no_tokens(s, LiveRequest{}, LiveOptions{});
+  RequestPlan none;
+  none.build(no_tokens, c);
+  c.item_tenant.reset();
+  c.item_tokens.reset();
+  none.next_attempt(c);
+  CHECK(removes_header(none.lines()[3]));
+  CHECK(removes_header(none.lines()[4]));
 }

@@ -208,6 +208,9 @@ std::string NginxStaging::config(int http_port, int https_port) const {
        "$body_bytes_sent \"$http_referer\" \"$http_user_agent\" $msec';\n";
   c += "  access_log " + d + "combined.log combined;\n";
   c += "  access_log " + d + "timed.log timed;\n";
+  // And one with the tenant's key, as a log made to replay tenants captures it.
+  c += "  log_format keyed '" + std::string(NginxStaging::kKeyedFormat) + "';\n";
+  c += "  access_log " + d + "keyed.log keyed;\n";
   for (const char* temp : {"client_body", "proxy", "fastcgi", "uwsgi", "scgi"})
     c += "  " + std::string(temp) + "_temp_path " + d + temp + ";\n";
   c += "  keepalive_requests 1000000;\n  keepalive_timeout 300s;\n";

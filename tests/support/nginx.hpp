@@ -93,6 +93,10 @@ class NginxStaging {
   // trace replay reads. Complete after stop_and_read_log().
   std::string combined_log() const { return dir_.file("combined.log"); }
   std::string msec_log() const { return dir_.file("timed.log"); }
+  // And in kKeyedFormat: each request's X-Api-Key ("-" without one) and $msec.
+  std::string keyed_log() const { return dir_.file("keyed.log"); }
+  static constexpr const char* kKeyedFormat =
+      R"($remote_addr "$http_x_api_key" $msec "$request" $status)";
   // Stops nginx (gracefully, so the log is complete) and returns its access log.
   std::vector<LogLine> stop_and_read_log();
 

@@ -49,6 +49,8 @@ class RequestPlan {
 
  private:
   void set_method(const char* method, bool has_body, std::string_view body, bool form_body);
+  void build_sender(const LiveShared& shared, const LiveClient& c);
+  void write_sender(const LiveClient& c);
 
   const char* method_ = "GET";
   std::string_view target_;
@@ -58,12 +60,17 @@ class RequestPlan {
   bool head_ = false;
   bool occ_ = false;
   bool trace_ = false;
+  bool per_item_sender_ = false;
   std::vector<const char*> lines_;
   std::size_t client_lines_ = 0;
   std::string client_id_line_;
   std::array<char, 40> attempt_line_{};
   std::array<char, 48> request_id_line_{};
   std::array<char, 40> if_match_line_{};
+  // LiveShared::per_item_sender: the item's tenant and tokens lines, rewritten for each send
+  // in storage reserved once (the lines point into it); "Name:" when there is none to send.
+  std::string tenant_prefix_, own_tenant_line_, tenant_line_;
+  std::string tokens_prefix_, own_tokens_line_, tokens_line_;
 };
 
 // Whether a header line ("Name: value") has the name `lower_name`, in any case.
