@@ -83,6 +83,13 @@ void read_request(std::string_view request, TraceRecord& record) {
   record.path = rest.substr(0, rest.find(' '));
 }
 
+// A log variable the record keeps: the request, or its method and path apart.
+void log_field(std::string_view name, std::string_view value, TraceRecord& record) {
+  if (name == "request") read_request(value, record);
+  if (name == "request_method") record.method = value;
+  if (name == "uri" || name == "request_uri") record.path = value;
+}
+
 std::string_view trim(std::string_view text) {
   while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) text.remove_prefix(1);
   while (!text.empty() && (text.back() == ' ' || text.back() == '\t')) text.remove_suffix(1);
@@ -91,17 +98,26 @@ std::string_view trim(std::string_view text) {
   return text;
 }
 
-// A CSV line's fields with the column each starts at (from 1). No quoted commas: a trace's
-// fields are times, names, numbers and paths.
-std::vector<std::pair<std::string_view, std::size_t>> csv_fields(std::string_view line) {
-  std::vector<std::pair<std::string_view, std::size_t>> out;
+// Calls take(index, field, column from 1) for each field of a CSV line, and returns how many
+// there are: no vector a line. No quoted commas: a trace's fields are times, names, numbers
+// and paths.
+template <class Take>
+std::size_t each_csv_field(std::string_view line, Take&& take) {
   std::size_t start = 0;
-  while (true) {
+  for (std::size_t i = 0;; ++i) {
     const auto comma = line.find(',', start);
-    out.emplace_back(trim(line.substr(start, comma - start)), start + 1);
-    if (comma == std::string_view::npos) return out;
+    take(i, trim(line.substr(start, comma - start)), start + 1);
+    if (comma == std::string_view::npos) return i + 1;
     start = comma + 1;
   }
+}
+
+bool has_csv_field(std::string_view line, std::string_view name) {
+  bool found = false;
+  each_csv_field(line, [&](std::size_t, std::string_view field, std::size_t) {
+    found = found || field == name;
+  });
+  return found;
 }
 
 bool blank(std::string_view line) {
@@ -122,16 +138,34 @@ std::string_view unwrap(std::string_view token) {
   return token;
 }
 
+using Found = std::optional<std::pair<std::string_view, std::size_t>>;
+
+Found found_at(std::string_view line, std::string_view token) {
+  return std::pair{token, static_cast<std::size_t>(token.data() - line.data()) + 1};
+}
+
+// The first space-separated token that is a $msec time: only a token with a '.' can be, so
+// the line is searched for those, not split token by token.
+Found scan_msec(std::string_view line) {
+  for (auto dot = line.find('.'); dot != std::string_view::npos; dot = line.find('.', dot)) {
+    const auto space = line.rfind(' ', dot);
+    const auto start = space == std::string_view::npos ? 0 : space + 1;
+    dot = std::min(line.find(' ', dot), line.size());  // the token's end: its other dots skipped
+    const auto token = unwrap(line.substr(start, dot - start));
+    if (looks_like_msec(token)) return found_at(line, token);
+  }
+  return std::nullopt;
+}
+
 // The first space-separated token that is a $msec time (or a $time_iso8601 one), and where.
-std::optional<std::pair<std::string_view, std::size_t>> scan_time(std::string_view line,
-                                                                  bool msec) {
+Found scan_time(std::string_view line, bool msec) {
+  if (msec) return scan_msec(line);
   std::size_t start = 0;
   while (start < line.size()) {
     auto end = line.find(' ', start);
     if (end == std::string_view::npos) end = line.size();
     const auto token = unwrap(line.substr(start, end - start));
-    if (msec ? looks_like_msec(token) : rfc3339_ns(token).has_value())
-      return std::pair{token, static_cast<std::size_t>(token.data() - line.data()) + 1};
+    if (rfc3339_ns(token)) return found_at(line, token);
     start = end + 1;
   }
   return std::nullopt;
@@ -207,8 +241,7 @@ Parsed<TraceFormat> TraceFormat::detect(std::string_view line, std::int64_t n) {
     f.kind_ = Kind::kHar;
     return Parsed<TraceFormat>::ok(f);
   }
-  const auto fields = csv_fields(line);
-  if (std::any_of(fields.begin(), fields.end(), [](const auto& x) { return x.first == "time"; })) {
+  if (has_csv_field(line, "time")) {
     f.kind_ = Kind::kCsv;
     return Parsed<TraceFormat>::ok(f);
   }
@@ -231,18 +264,18 @@ Parsed<TraceFormat> TraceFormat::detect(std::string_view line, std::int64_t n) {
 }
 
 std::optional<std::string> TraceFormat::read_header(std::string_view line, std::int64_t n) {
-  const auto fields = csv_fields(line);
-  csv_.columns = fields.size();
-  for (std::size_t i = 0; i < fields.size(); ++i) {
-    const auto name = fields[i].first;
-    for (auto [column, slot] : {std::pair{"time", &csv_.time},
-                                {"tenant", &csv_.tenant},
-                                {"tokens", &csv_.tokens},
-                                {"method", &csv_.method},
-                                {"path", &csv_.path}})
-      if (name == column) *slot = i;
-  }
-  if (!csv_.time)
+  static constexpr std::array<std::string_view, kCsvRoles> kNames = {"time", "tenant", "tokens",
+                                                                     "method", "path"};
+  csv_.columns = each_csv_field(line, [&](std::size_t i, std::string_view name, std::size_t) {
+    const auto* role = std::find(kNames.begin(), kNames.end(), name);
+    if (role == kNames.end()) return;
+    csv_.role.resize(i + 1, kCsvRoles);
+    // The last column of a name wins, as a header read left to right would have it.
+    std::replace(csv_.role.begin(), csv_.role.end(),
+                 static_cast<std::size_t>(role - kNames.begin()), kCsvRoles);
+    csv_.role[i] = static_cast<std::size_t>(role - kNames.begin());
+  });
+  if (std::find(csv_.role.begin(), csv_.role.end(), kCsvTimeRole) == csv_.role.end())
     return trace_position(n, 1) + "the CSV header " + in_quotes(line) +
            " has no time column: name the column of the arrival times 'time'";
   return std::nullopt;
@@ -268,25 +301,35 @@ std::optional<std::string> TraceFormat::read(std::string_view line, std::int64_t
 
 std::optional<std::string> TraceFormat::read_csv(std::string_view line, std::int64_t n,
                                                  std::vector<TraceRecord>& out) const {
-  const auto fields = csv_fields(line);
-  if (fields.size() != csv_.columns)
-    return trace_position(n, 1) + std::to_string(fields.size()) + " fields where the header has " +
+  struct Field {
+    std::string_view text;
+    std::size_t column = 0;
+  };
+  std::array<Field, kCsvRoles + 1> by_role{};  // the last: the columns without one
+  const auto count =
+      each_csv_field(line, [&](std::size_t i, std::string_view text, std::size_t column) {
+        by_role[i < csv_.role.size() ? csv_.role[i] : kCsvRoles] = {text, column};
+      });
+  if (count != csv_.columns)
+    return trace_position(n, 1) + std::to_string(count) + " fields where the header has " +
            std::to_string(csv_.columns) + ": give every line the header's columns";
+  const auto [time, tenant, tokens, method, path, unused] = by_role;
   TraceRecord r;
-  const auto [time, column] = fields[*csv_.time];
-  if (auto error = timed_record(time, kCsvTime, n, column, r)) return error;
-  if (csv_.tenant) r.tenant = std::string(fields[*csv_.tenant].first);
-  if (csv_.tokens) {
-    const auto [text, at] = fields[*csv_.tokens];
-    std::int64_t tokens = -1;
-    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), tokens);
-    if (ec != std::errc() || end != text.data() + text.size() || tokens < 0)
-      return trace_position(n, at) + in_quotes(text) +
+  if (auto error = timed_record(time.text, kCsvTime, n, time.column, r)) return error;
+  if (tenant.column && fields_) r.tenant = std::string(tenant.text);
+  if (tokens.column) {
+    std::int64_t value = -1;
+    const auto* end = tokens.text.data() + tokens.text.size();
+    const auto [stop, ec] = std::from_chars(tokens.text.data(), end, value);
+    if (ec != std::errc() || stop != end || value < 0)
+      return trace_position(n, tokens.column) + in_quotes(tokens.text) +
              " is not a whole number of tokens: write tokens as digits, e.g. 1200";
-    r.tokens = tokens;
+    r.tokens = value;
   }
-  if (csv_.method) r.method = fields[*csv_.method].first;
-  if (csv_.path) r.path = fields[*csv_.path].first;
+  if (fields_) {
+    r.method = method.text;
+    r.path = path.text;
+  }
   out.push_back(std::move(r));
   return std::nullopt;
 }
@@ -313,12 +356,8 @@ std::optional<std::string> TraceFormat::read_log(std::string_view line, std::int
     if (const auto* how = time_variable(p.text); how && !timed) {
       if (auto error = timed_record(value, *how, n, at + 1, r)) return error;
       timed = true;
-    } else if (p.text == "request") {
-      read_request(value, r);
-    } else if (p.text == "request_method") {
-      r.method = value;
-    } else if (p.text == "uri" || p.text == "request_uri") {
-      r.path = value;
+    } else if (fields_) {
+      log_field(p.text, value, r);
     }
     at = end;
   }
@@ -336,7 +375,7 @@ std::optional<std::string> TraceFormat::read_scan(std::string_view line, std::in
            ") on this line, as on the log's first: fix the line or cut it out";
   TraceRecord r;
   if (auto error = timed_record(found->first, how, n, found->second, r)) return error;
-  scan_request(line, r);
+  if (fields_) scan_request(line, r);
   out.push_back(std::move(r));
   return std::nullopt;
 }

@@ -38,6 +38,9 @@ class TraceFormat {
   static Parsed<TraceFormat> detect(std::string_view line, std::int64_t n);
 
   Kind kind() const { return kind_; }
+  // Records with their times and tokens only (every line still checked whole): what counting
+  // a trace's arrivals, or playing only their times, needs, without a string a line.
+  void times_only() { fields_ = false; }
   // CSV: the first line is its header, read here rather than as a record.
   bool header_pending() const { return kind_ == Kind::kCsv && csv_.columns == 0; }
   std::optional<std::string> read_header(std::string_view line, std::int64_t n);
@@ -51,9 +54,12 @@ class TraceFormat {
     bool variable = false;
     std::string text;  // the literal, or the variable's name without '$'
   };
+  // A CSV column's meaning, in the header's names' order: time, tenant, tokens, method, path.
+  static constexpr std::size_t kCsvTimeRole = 0;
+  static constexpr std::size_t kCsvRoles = 5;
   struct CsvColumns {
-    std::size_t columns = 0;  // 0: the header is still to be read
-    std::optional<std::size_t> time, tenant, tokens, method, path;
+    std::size_t columns = 0;        // 0: the header is still to be read
+    std::vector<std::size_t> role;  // by column (kCsvRoles: none); short of the columns
   };
 
   static Parsed<TraceFormat> log_format(std::string_view format);
@@ -70,6 +76,7 @@ class TraceFormat {
   std::vector<Piece> pieces_;  // kLog
   bool scan_msec_ = false;     // kScan: $msec, else $time_iso8601
   CsvColumns csv_;
+  bool fields_ = true;  // tenant, method and path
 };
 
 }  // namespace stampede
