@@ -1,5 +1,6 @@
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -55,11 +56,12 @@ class TraceFormat {
     std::string text;  // the literal, or the variable's name without '$'
   };
   // A CSV column's meaning, in the header's names' order: time, tenant, tokens, method, path.
-  static constexpr std::size_t kCsvTimeRole = 0;
-  static constexpr std::size_t kCsvRoles = 5;
+  static constexpr std::size_t kCsvTimeRole = 0, kCsvTenantRole = 1, kCsvTokensRole = 2,
+                               kCsvMethodRole = 3, kCsvPathRole = 4, kCsvRoles = 5;
   struct CsvColumns {
     std::size_t columns = 0;        // 0: the header is still to be read
     std::vector<std::size_t> role;  // by column (kCsvRoles: none); short of the columns
+    std::array<bool, kCsvRoles> has{};
   };
 
   static Parsed<TraceFormat> log_format(std::string_view format);
