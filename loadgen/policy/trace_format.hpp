@@ -62,6 +62,7 @@ class TraceFormat {
     std::size_t columns = 0;        // 0: the header is still to be read
     std::vector<std::size_t> role;  // by column (kCsvRoles: none); short of the columns
     std::array<bool, kCsvRoles> has{};
+    std::size_t timed_columns = 0;  // the columns up to the last of time and tokens
   };
 
   static Parsed<TraceFormat> log_format(std::string_view format);
