@@ -311,7 +311,7 @@ std::optional<std::string> TraceFormat::read(std::string_view line, std::int64_t
 
 std::optional<std::string> TraceFormat::read_csv(std::string_view line, std::int64_t n,
                                                  std::vector<TraceRecord>& out) const {
-  struct Field {  // uninitialised: a line with the header's columns sets each role it has
+  struct Field {  // uninitialised: each role read is set below, and only those are used
     std::string_view text;
     std::size_t column;
   };
@@ -324,7 +324,7 @@ std::optional<std::string> TraceFormat::read_csv(std::string_view line, std::int
                  [&](std::size_t i, std::string_view text, std::size_t column) {
                    by_role[csv_.role[i]] = {text, column};
                  });
-  const auto [time, tenant, tokens, method, path, unused] = by_role;
+  const auto& [time, tenant, tokens, method, path, unused] = by_role;
   TraceRecord r;
   if (auto error = timed_record(time.text, kCsvTime, n, time.column, r)) return error;
   if (csv_.has[kCsvTenantRole] && fields_) r.tenant = std::string(tenant.text);
