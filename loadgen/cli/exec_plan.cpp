@@ -9,8 +9,28 @@
 namespace stampede {
 namespace {
 
-constexpr std::string_view kUrlToken = "{url}";
-constexpr std::string_view kClientToken = "{client}";
+using Tokens = std::vector<std::pair<std::string_view, std::string>>;
+
+// Each "{name}" of the table replaced by its value; what is put in is never looked at again.
+std::string expand(std::string_view arg, const Tokens& tokens) {
+  std::string out;
+  for (std::size_t i = 0; i < arg.size();) {
+    const auto token = std::find_if(tokens.begin(), tokens.end(), [&](const auto& t) {
+      return arg.substr(i, t.first.size()) == t.first;
+    });
+    if (token == tokens.end()) {
+      out += arg[i++];
+      continue;
+    }
+    out += token->second;
+    i += token->first.size();
+  }
+  return out;
+}
+
+Tokens process_tokens(std::string_view url, std::int64_t client) {
+  return {{"{url}", std::string(url)}, {"{client}", std::to_string(client)}};
+}
 
 std::string name_of(std::string_view entry) {
   return std::string(entry.substr(0, entry.find('=')));
@@ -31,19 +51,7 @@ ExecProcess process_at(std::int64_t index, std::int64_t clients, std::int64_t pe
 }
 
 std::string expand_argument(std::string_view arg, std::string_view url, std::int64_t client) {
-  std::string out;
-  for (std::size_t i = 0; i < arg.size();) {
-    if (arg.substr(i, kUrlToken.size()) == kUrlToken) {
-      out += url;
-      i += kUrlToken.size();
-    } else if (arg.substr(i, kClientToken.size()) == kClientToken) {
-      out += std::to_string(client);
-      i += kClientToken.size();
-    } else {
-      out += arg[i++];
-    }
-  }
-  return out;
+  return expand(arg, process_tokens(url, client));
 }
 
 std::vector<std::string> expand_arguments(const std::vector<std::string>& args,
@@ -61,6 +69,29 @@ std::vector<std::pair<std::string, std::string>> process_variables(const ExecPro
           {"STAMPEDE_CLIENT_ID", std::to_string(p.first_client)},
           {"STAMPEDE_CLIENTS", std::to_string(clients)},
           {"STAMPEDE_PER_PROCESS", std::to_string(p.clients)}};
+}
+
+std::vector<std::string> item_arguments(const std::vector<std::string>& args, std::string_view url,
+                                        const ExecItem& item) {
+  Tokens tokens = process_tokens(url, item.client);
+  tokens.emplace_back("{item}", std::to_string(item.item));
+  tokens.emplace_back("{tenant}", item.tenant.value_or(""));
+  std::vector<std::string> out;
+  out.reserve(args.size());
+  for (const auto& a : args) out.push_back(expand(a, tokens));
+  return out;
+}
+
+std::vector<std::pair<std::string, std::string>> item_variables(const ExecItem& item,
+                                                                std::int64_t clients,
+                                                                std::string_view url) {
+  auto vars = process_variables({0, item.client, 1}, clients, url);
+  vars.emplace_back("STAMPEDE_ITEM", std::to_string(item.item));
+  if (item.tenant) vars.emplace_back("STAMPEDE_TENANT", *item.tenant);
+  if (item.tokens) vars.emplace_back("STAMPEDE_TOKENS", std::to_string(*item.tokens));
+  if (!item.method.empty()) vars.emplace_back("STAMPEDE_METHOD", item.method);
+  if (!item.path.empty()) vars.emplace_back("STAMPEDE_PATH", item.path);
+  return vars;
 }
 
 std::vector<std::string> process_environment(

@@ -30,10 +30,31 @@ std::string expand_argument(std::string_view arg, std::string_view url, std::int
 std::vector<std::string> expand_arguments(const std::vector<std::string>& args,
                                           std::string_view url, std::int64_t client);
 
+// One trace arrival run as one process (exec --workload trace, docs/TRACE.md): the item, the
+// fleet's free client that took it, and what the trace's line carried.
+struct ExecItem {
+  std::int64_t item = 0;
+  std::int64_t client = 0;
+  std::optional<std::string> tenant;
+  std::optional<std::int64_t> tokens;
+  std::string method, path;  // empty: the line had none
+};
+
+// ARGS for one item: "{url}", "{client}", "{item}" and "{tenant}" (empty without one)
+// replaced, as expand_argument does.
+std::vector<std::string> item_arguments(const std::vector<std::string>& args, std::string_view url,
+                                        const ExecItem& item);
+
 // The variables a process gets on top of loadgen's own environment.
 std::vector<std::pair<std::string, std::string>> process_variables(const ExecProcess& p,
                                                                    std::int64_t clients,
                                                                    std::string_view url);
+
+// A trace item's process: a one-client process's variables, then STAMPEDE_ITEM, and
+// STAMPEDE_TENANT, _TOKENS, _METHOD and _PATH when its line had them.
+std::vector<std::pair<std::string, std::string>> item_variables(const ExecItem& item,
+                                                                std::int64_t clients,
+                                                                std::string_view url);
 
 // loadgen's environment ("NAME=value" entries) with the process's variables set: a name
 // loadgen's environment already has takes the process's value.

@@ -115,6 +115,13 @@ std::string joined(const std::vector<std::string>& names) {
   return out;
 }
 
+// A log variable the record keeps: the request, or its method and path apart.
+void log_field(std::string_view name, std::string_view value, TraceRecord& record) {
+  if (name == "request") read_request(value, record);
+  if (name == "request_method") record.method = value;
+  if (name == "uri" || name == "request_uri") record.path = value;
+}
+
 std::string_view trim(std::string_view text) {
   while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) text.remove_prefix(1);
   while (!text.empty() && (text.back() == ' ' || text.back() == '\t')) text.remove_suffix(1);
@@ -123,17 +130,30 @@ std::string_view trim(std::string_view text) {
   return text;
 }
 
-// A CSV line's fields with the column each starts at (from 1). No quoted commas: a trace's
+// A CSV line's fields: its commas counted, many bytes at a time. No quoted commas: a trace's
 // fields are times, names, numbers and paths.
-std::vector<std::pair<std::string_view, std::size_t>> csv_fields(std::string_view line) {
-  std::vector<std::pair<std::string_view, std::size_t>> out;
+std::size_t csv_field_count(std::string_view line) {
+  return static_cast<std::size_t>(std::count(line.begin(), line.end(), ',')) + 1;
+}
+
+// Calls take(index, field, column from 1) for each of a CSV line's first `fields` fields: the
+// columns after the last one read are not split at all.
+template <class Take>
+void each_csv_field(std::string_view line, std::size_t fields, Take&& take) {
   std::size_t start = 0;
-  while (true) {
-    const auto comma = line.find(',', start);
-    out.emplace_back(trim(line.substr(start, comma - start)), start + 1);
-    if (comma == std::string_view::npos) return out;
+  for (std::size_t i = 0; i < fields && start <= line.size(); ++i) {
+    const auto comma = std::min(line.find(',', start), line.size());
+    take(i, trim(line.substr(start, comma - start)), start + 1);
     start = comma + 1;
   }
+}
+
+bool has_csv_field(std::string_view line, std::string_view name) {
+  bool found = false;
+  each_csv_field(
+      line, csv_field_count(line),
+      [&](std::size_t, std::string_view field, std::size_t) { found = found || field == name; });
+  return found;
 }
 
 bool blank(std::string_view line) {
@@ -154,16 +174,34 @@ std::string_view unwrap(std::string_view token) {
   return token;
 }
 
+using Found = std::optional<std::pair<std::string_view, std::size_t>>;
+
+Found found_at(std::string_view line, std::string_view token) {
+  return std::pair{token, static_cast<std::size_t>(token.data() - line.data()) + 1};
+}
+
+// The first space-separated token that is a $msec time: only a token with a '.' can be, so
+// the line is searched for those, not split token by token.
+Found scan_msec(std::string_view line) {
+  for (auto dot = line.find('.'); dot != std::string_view::npos; dot = line.find('.', dot)) {
+    const auto space = line.rfind(' ', dot);
+    const auto start = space == std::string_view::npos ? 0 : space + 1;
+    dot = std::min(line.find(' ', dot), line.size());  // the token's end: its other dots skipped
+    const auto token = unwrap(line.substr(start, dot - start));
+    if (looks_like_msec(token)) return found_at(line, token);
+  }
+  return std::nullopt;
+}
+
 // The first space-separated token that is a $msec time (or a $time_iso8601 one), and where.
-std::optional<std::pair<std::string_view, std::size_t>> scan_time(std::string_view line,
-                                                                  bool msec) {
+Found scan_time(std::string_view line, bool msec) {
+  if (msec) return scan_msec(line);
   std::size_t start = 0;
   while (start < line.size()) {
     auto end = line.find(' ', start);
     if (end == std::string_view::npos) end = line.size();
     const auto token = unwrap(line.substr(start, end - start));
-    if (msec ? looks_like_msec(token) : rfc3339_ns(token).has_value())
-      return std::pair{token, static_cast<std::size_t>(token.data() - line.data()) + 1};
+    if (rfc3339_ns(token)) return found_at(line, token);
     start = end + 1;
   }
   return std::nullopt;
@@ -239,8 +277,7 @@ Parsed<TraceFormat> TraceFormat::detect(std::string_view line, std::int64_t n) {
     f.kind_ = Kind::kHar;
     return Parsed<TraceFormat>::ok(f);
   }
-  const auto fields = csv_fields(line);
-  if (std::any_of(fields.begin(), fields.end(), [](const auto& x) { return x.first == "time"; })) {
+  if (has_csv_field(line, "time")) {
     f.kind_ = Kind::kCsv;
     return Parsed<TraceFormat>::ok(f);
   }
@@ -263,30 +300,45 @@ Parsed<TraceFormat> TraceFormat::detect(std::string_view line, std::int64_t n) {
 }
 
 std::optional<std::string> TraceFormat::read_header(std::string_view line, std::int64_t n) {
-  const auto fields = csv_fields(line);
-  csv_.columns = fields.size();
+  static constexpr std::array<std::string_view, kCsvRoles> kNames = {"time", "tenant", "tokens",
+                                                                     "method", "path"};
+  csv_.columns = csv_field_count(line);
   csv_.names.clear();
-  for (std::size_t i = 0; i < fields.size(); ++i) {
-    const auto name = fields[i].first;
+  each_csv_field(line, csv_.columns, [&](std::size_t i, std::string_view name, std::size_t) {
     csv_.names.emplace_back(name);
-    for (auto [column, slot] : {std::pair{"time", &csv_.time},
-                                {"tenant", &csv_.tenant},
-                                {"tokens", &csv_.tokens},
-                                {"method", &csv_.method},
-                                {"path", &csv_.path}})
-      if (name == column) *slot = i;
-  }
-  if (!csv_.time)
+    const auto* role = std::find(kNames.begin(), kNames.end(), name);
+    if (role == kNames.end()) return;
+    csv_.role.resize(i + 1, kCsvRoles);
+    // The last column of a name wins, as a header read left to right would have it.
+    std::replace(csv_.role.begin(), csv_.role.end(),
+                 static_cast<std::size_t>(role - kNames.begin()), kCsvRoles);
+    csv_.role[i] = static_cast<std::size_t>(role - kNames.begin());
+  });
+  settle_csv_roles();
+  if (!csv_.has[kCsvTimeRole])
     return trace_position(n, 1) + "the CSV header " + in_quotes(line) +
            " has no time column: name the column of the arrival times 'time'";
   return std::nullopt;
+}
+
+void TraceFormat::settle_csv_roles() {
+  csv_.has = {};
+  csv_.read_columns = 0;
+  for (std::size_t i = 0; i < csv_.role.size(); ++i) {
+    const std::size_t role = csv_.role[i];
+    if (role == kCsvRoles) continue;
+    csv_.has[role] = true;
+    if (role == kCsvTimeRole || role == kCsvTokensRole || role == kCsvTenantRole)
+      csv_.read_columns = i + 1;
+  }
 }
 
 std::optional<std::string> TraceFormat::choose_tenant(std::string_view field) {
   if (field.empty()) return std::nullopt;
   const std::string flag = "--trace-tenant " + std::string(field) + ": ";
   if (field == "none") {
-    csv_.tenant.reset();
+    std::replace(csv_.role.begin(), csv_.role.end(), kCsvTenantRole, kCsvRoles);
+    settle_csv_roles();
     tenant_piece_.reset();
     return std::nullopt;
   }
@@ -294,7 +346,13 @@ std::optional<std::string> TraceFormat::choose_tenant(std::string_view field) {
     const auto at = std::find(csv_.names.begin(), csv_.names.end(), field);
     if (at == csv_.names.end())
       return flag + "the CSV header has no such column; its columns are " + joined(csv_.names);
-    csv_.tenant = static_cast<std::size_t>(at - csv_.names.begin());
+    const auto i = static_cast<std::size_t>(at - csv_.names.begin());
+    if (i < csv_.role.size() && csv_.role[i] == kCsvTimeRole)
+      return flag + "that is the column of the arrival times: name the column of the tenants";
+    std::replace(csv_.role.begin(), csv_.role.end(), kCsvTenantRole, kCsvRoles);
+    csv_.role.resize(std::max(csv_.role.size(), i + 1), kCsvRoles);
+    csv_.role[i] = kCsvTenantRole;
+    settle_csv_roles();
     return std::nullopt;
   }
   if (kind_ == Kind::kLog) {
@@ -338,29 +396,37 @@ std::optional<std::string> TraceFormat::read(std::string_view line, std::int64_t
 
 std::optional<std::string> TraceFormat::read_csv(std::string_view line, std::int64_t n,
                                                  std::vector<TraceRecord>& out) const {
-  const auto fields = csv_fields(line);
-  if (fields.size() != csv_.columns)
-    return trace_position(n, 1) + std::to_string(fields.size()) + " fields where the header has " +
+  struct Field {  // uninitialised: each role read is set below, and only those are used
+    std::string_view text;
+    std::size_t column;
+  };
+  std::array<Field, kCsvRoles + 1> by_role;  // the last: the columns without one
+  const auto count = csv_field_count(line);
+  if (count != csv_.columns)
+    return trace_position(n, 1) + std::to_string(count) + " fields where the header has " +
            std::to_string(csv_.columns) + ": give every line the header's columns";
+  each_csv_field(line, fields_ ? csv_.role.size() : csv_.read_columns,
+                 [&](std::size_t i, std::string_view text, std::size_t column) {
+                   by_role[csv_.role[i]] = {text, column};
+                 });
+  const auto& [time, tenant, tokens, method, path, unused] = by_role;
   TraceRecord r;
-  const auto [time, column] = fields[*csv_.time];
-  if (auto error = timed_record(time, kCsvTime, n, column, r)) return error;
-  if (csv_.tenant) {
-    const auto tenant = fields[*csv_.tenant].first;
-    const auto at = static_cast<std::size_t>(tenant.data() - line.data()) + 1;
-    if (auto error = read_tenant(tenant, n, at, r)) return error;
+  if (auto error = timed_record(time.text, kCsvTime, n, time.column, r)) return error;
+  if (csv_.has[kCsvTenantRole]) {
+    const auto at = static_cast<std::size_t>(tenant.text.data() - line.data()) + 1;
+    if (auto error = read_tenant(tenant.text, n, at, r)) return error;
   }
-  if (csv_.tokens) {
-    const auto [text, at] = fields[*csv_.tokens];
-    std::int64_t tokens = -1;
-    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), tokens);
-    if (ec != std::errc() || end != text.data() + text.size() || tokens < 0)
-      return trace_position(n, at) + in_quotes(text) +
+  if (csv_.has[kCsvTokensRole]) {
+    std::int64_t value = -1;
+    const auto* end = tokens.text.data() + tokens.text.size();
+    const auto [stop, ec] = std::from_chars(tokens.text.data(), end, value);
+    if (ec != std::errc() || stop != end || value < 0)
+      return trace_position(n, tokens.column) + in_quotes(tokens.text) +
              " is not a whole number of tokens: write tokens as digits, e.g. 1200";
-    r.tokens = tokens;
+    r.tokens = value;
   }
-  if (csv_.method) r.method = fields[*csv_.method].first;
-  if (csv_.path) r.path = fields[*csv_.path].first;
+  if (fields_ && csv_.has[kCsvMethodRole]) r.method = method.text;
+  if (fields_ && csv_.has[kCsvPathRole]) r.path = path.text;
   out.push_back(std::move(r));
   return std::nullopt;
 }
@@ -390,12 +456,8 @@ std::optional<std::string> TraceFormat::read_log(std::string_view line, std::int
     if (const auto* how = time_variable(p.text); how && !timed) {
       if (auto error = timed_record(value, *how, n, at + 1, r)) return error;
       timed = true;
-    } else if (p.text == "request") {
-      read_request(value, r);
-    } else if (p.text == "request_method") {
-      r.method = value;
-    } else if (p.text == "uri" || p.text == "request_uri") {
-      r.path = value;
+    } else if (fields_) {
+      log_field(p.text, value, r);
     }
     at = end;
   }
@@ -413,7 +475,7 @@ std::optional<std::string> TraceFormat::read_scan(std::string_view line, std::in
            ") on this line, as on the log's first: fix the line or cut it out";
   TraceRecord r;
   if (auto error = timed_record(found->first, how, n, found->second, r)) return error;
-  scan_request(line, r);
+  if (fields_) scan_request(line, r);
   out.push_back(std::move(r));
   return std::nullopt;
 }

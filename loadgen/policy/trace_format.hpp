@@ -1,5 +1,6 @@
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -42,6 +43,9 @@ class TraceFormat {
   static Parsed<TraceFormat> detect(std::string_view line, std::int64_t n);
 
   Kind kind() const { return kind_; }
+  // Records with their times, tokens and tenants only (every line still checked whole): what
+  // counting a trace's arrivals, or playing them as items, needs, without a method or path.
+  void times_only() { fields_ = false; }
   // CSV: the first line is its header, read here rather than as a record.
   bool header_pending() const { return kind_ == Kind::kCsv && csv_.columns == 0; }
   std::optional<std::string> read_header(std::string_view line, std::int64_t n);
@@ -60,13 +64,20 @@ class TraceFormat {
     bool variable = false;
     std::string text;  // the literal, or the variable's name without '$'
   };
+  // A CSV column's meaning, in the header's names' order: time, tenant, tokens, method, path.
+  static constexpr std::size_t kCsvTimeRole = 0, kCsvTenantRole = 1, kCsvTokensRole = 2,
+                               kCsvMethodRole = 3, kCsvPathRole = 4, kCsvRoles = 5;
   struct CsvColumns {
-    std::size_t columns = 0;  // 0: the header is still to be read
-    std::optional<std::size_t> time, tenant, tokens, method, path;
+    std::size_t columns = 0;        // 0: the header is still to be read
+    std::vector<std::size_t> role;  // by column (kCsvRoles: none); short of the columns
+    std::array<bool, kCsvRoles> has{};
+    std::size_t read_columns = 0;    // the columns up to the last of time, tokens and tenant
     std::vector<std::string> names;  // the header's, for --trace-tenant
   };
 
   static Parsed<TraceFormat> log_format(std::string_view format);
+  // has and read_columns from role, after the header or --trace-tenant set the roles.
+  void settle_csv_roles();
   std::optional<std::string> read_csv(std::string_view line, std::int64_t n,
                                       std::vector<TraceRecord>& out) const;
   std::optional<std::string> read_log(std::string_view line, std::int64_t n,
@@ -81,6 +92,7 @@ class TraceFormat {
   std::optional<std::size_t> tenant_piece_;  // kLog: the variable that is the tenant
   bool scan_msec_ = false;                   // kScan: $msec, else $time_iso8601
   CsvColumns csv_;
+  bool fields_ = true;  // method and path
 };
 
 }  // namespace stampede

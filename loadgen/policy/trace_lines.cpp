@@ -15,8 +15,6 @@ std::string size_text(std::size_t bytes) {
 
 // The 0-based offset of the first byte that is not well-formed UTF-8, if any.
 std::optional<std::size_t> first_non_utf8(std::string_view text) {
-  if (std::all_of(text.begin(), text.end(), [](char c) { return (c & 0x80) == 0; }))
-    return std::nullopt;  // ASCII, as almost every log line: no copy
   const std::string valid = valid_utf8(text);
   if (valid == text) return std::nullopt;
   const auto diff = std::mismatch(text.begin(), text.end(), valid.begin(), valid.end()).first;
@@ -26,6 +24,21 @@ std::optional<std::size_t> first_non_utf8(std::string_view text) {
   return at;
 }
 
+// A read's size: large enough that the reads cost nothing beside the parsing, small enough
+// that the buffer stays a few MiB.
+constexpr std::size_t kTraceBlock = std::size_t{1} << 20;
+
+// No NUL and nothing but ASCII, as almost every log line: the slower look that names a bad
+// byte is not needed. Branch-free, so the compiler checks many bytes at a time.
+bool plain_ascii(std::string_view text) {
+  unsigned char lowest = 0xFF, highest = 0;
+  for (const char c : text) {
+    lowest = std::min(lowest, static_cast<unsigned char>(c));
+    highest = std::max(highest, static_cast<unsigned char>(c));
+  }
+  return lowest != 0 && highest < 0x80;
+}
+
 }  // namespace
 
 std::string trace_position(std::int64_t line, std::size_t column) {
@@ -33,33 +46,62 @@ std::string trace_position(std::int64_t line, std::size_t column) {
 }
 
 TraceLines::TraceLines(std::istream& in, std::size_t max_line)
-    : in_(in), max_line_(max_line), buffer_(max_line + 2, '\0') {}
+    : in_(in),
+      max_line_(max_line),
+      size_(max_line + 1 + std::max(max_line, kTraceBlock)),
+      buffer_(new char[size_]) {}
 
 std::optional<std::string_view> TraceLines::refuse(std::string why) {
   error_ = std::move(why);
   return std::nullopt;
 }
 
-std::optional<std::string_view> TraceLines::next() {
-  if (!error_.empty() || !in_.good()) return std::nullopt;
-  // One byte more than the bound fits: a line that fills it is too long, and what is left of
-  // it is never read.
-  in_.getline(buffer_.data(), static_cast<std::streamsize>(buffer_.size()));
+// Moves the part line still unread to the front and reads a block after it; false on an error.
+bool TraceLines::fill() {
+  std::memmove(buffer_.get(), buffer_.get() + begin_, end_ - begin_);
+  end_ -= begin_;
+  begin_ = 0;
+  in_.read(buffer_.get() + end_, static_cast<std::streamsize>(size_ - end_));
   const auto read = static_cast<std::size_t>(in_.gcount());
-  if (in_.bad())
-    return refuse("line " + std::to_string(line_ + 1) +
-                  ": the trace could not be read (a directory, or an I/O error); give a "
-                  "readable file");
-  if (read == 0 && in_.eof()) return std::nullopt;
-  ++line_;
-  const bool ended = !in_.eof() && !in_.fail();  // the '\n' was read and counted
-  std::size_t length = ended ? read - 1 : read;
-  if (in_.fail() && !in_.eof()) length = buffer_.size();  // stopped by the bound
-  if (length > max_line_)
-    return refuse("line " + std::to_string(line_) + " is longer than " + size_text(max_line_) +
-                  ": this is not a log, CSV or HAR file with one record a line; give one");
-  std::string_view text(buffer_.data(), length);
+  end_ += read;
+  if (in_.bad()) {
+    refuse("line " + std::to_string(line_ + 1) +
+           ": the trace could not be read (a directory, or an I/O error); give a readable file");
+    return false;
+  }
+  eof_ = read == 0 || in_.eof();
+  return true;
+}
+
+std::optional<std::string_view> TraceLines::next() {
+  if (!error_.empty()) return std::nullopt;
+  while (true) {
+    const char* from = buffer_.get() + begin_;
+    const std::size_t left = end_ - begin_;
+    const auto* nl = static_cast<const char*>(std::memchr(from, '\n', left));
+    if (nl || (eof_ && left > 0)) {
+      const std::size_t length = nl ? static_cast<std::size_t>(nl - from) : left;
+      begin_ += nl ? length + 1 : length;
+      ++line_;
+      return length > max_line_ ? too_long() : checked({from, length});
+    }
+    // A line without its end that already passes the bound is refused unread.
+    if (left > max_line_) {
+      ++line_;
+      return too_long();
+    }
+    if (eof_ || !fill()) return std::nullopt;
+  }
+}
+
+std::optional<std::string_view> TraceLines::too_long() {
+  return refuse("line " + std::to_string(line_) + " is longer than " + size_text(max_line_) +
+                ": this is not a log, CSV or HAR file with one record a line; give one");
+}
+
+std::optional<std::string_view> TraceLines::checked(std::string_view text) {
   if (!text.empty() && text.back() == '\r') text.remove_suffix(1);
+  if (plain_ascii(text)) return text;
   if (const void* nul = std::memchr(text.data(), '\0', text.size()))
     return refuse(trace_position(line_, static_cast<const char*>(nul) - text.data() + 1) +
                   "a NUL byte: the trace is not a text file; give a log, CSV or HAR file");

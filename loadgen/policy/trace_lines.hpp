@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <istream>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -27,10 +28,19 @@ class TraceLines {
 
  private:
   std::optional<std::string_view> refuse(std::string why);
+  std::optional<std::string_view> checked(std::string_view text);
+  std::optional<std::string_view> too_long();
+  bool fill();
 
   std::istream& in_;
   std::size_t max_line_;
-  std::string buffer_;
+  // Read a block at a time (a read and a search per block, not per line): the lines not yet
+  // given are [begin_, end_), at most one line's bound plus one block.
+  std::size_t size_;
+  std::unique_ptr<char[]> buffer_;
+  std::size_t begin_ = 0;
+  std::size_t end_ = 0;
+  bool eof_ = false;
   std::int64_t line_ = 0;
   std::string error_;
 };

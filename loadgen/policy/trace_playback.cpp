@@ -25,7 +25,7 @@ std::optional<TraceArrival> TracePlayer::next() {
 
 // The draws are made record by record in the trace's order: the same trace and seed, the
 // same arrivals.
-void TracePlayer::play(TraceRecord record) {
+void TracePlayer::play(TraceRecord&& record) {
   const std::int64_t trace_ns = record.time_ns - playback_.from_ns;
   // Spreads and copies only move an arrival later: nothing read after this is earlier.
   settled_ns_ = played_ns(trace_ns);
@@ -36,13 +36,22 @@ void TracePlayer::play(TraceRecord record) {
   const double part = playback_.scale - whole;
   auto copies = static_cast<std::int64_t>(whole);
   if (part > 0) copies += rng_.unit() < part;
-  for (std::int64_t k = 0; k < copies; ++k)
-    push(k == 0 ? at : saturating_add(at, rng_.uniform(0, playback_.scale_spread_ns)), record);
+  for (std::int64_t k = 0; k < copies; ++k) {
+    const std::int64_t copy_ns =
+        k == 0 ? at : saturating_add(at, rng_.uniform(0, playback_.scale_spread_ns));
+    // The last copy takes the record itself: one line played once is never copied.
+    if (k + 1 < copies) {
+      TraceRecord copy = record;
+      push(copy_ns, std::move(copy));
+    } else {
+      push(copy_ns, std::move(record));
+    }
+  }
 }
 
-void TracePlayer::push(std::int64_t trace_ns, const TraceRecord& record) {
+void TracePlayer::push(std::int64_t trace_ns, TraceRecord&& record) {
   const std::int64_t at_ns = played_ns(trace_ns);
-  pending_.push(at_ns, {at_ns, record});
+  pending_.push(at_ns, TraceArrival{at_ns, std::move(record)});
 }
 
 std::int64_t TracePlayer::played_ns(std::int64_t trace_ns) const {

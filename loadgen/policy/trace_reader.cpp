@@ -6,6 +6,7 @@ namespace stampede {
 TraceReader::TraceReader(std::istream& in, TraceReadOptions options)
     : lines_(in), options_(std::move(options)) {
   detected_ = options_.format.kind() != TraceFormat::Kind::kAuto;
+  if (options_.times_only) options_.format.times_only();
   if (detected_ && !options_.format.header_pending()) choose_tenant();
 }
 
@@ -20,14 +21,27 @@ std::optional<TraceRecord> TraceReader::next() {
   while (error_.empty()) {
     if (!pending_.empty() && (done_ || settled())) return pop();
     if (done_) {
-      if (!first_ns_)
-        error_ = "line " + std::to_string(lines_.line()) +
-                 ": the trace has no records: give a file with at least one timed line";
+      if (!first_ns_) no_records();
       return std::nullopt;
     }
     done_ = !read_line();
   }
   return std::nullopt;
+}
+
+std::optional<std::int64_t> TraceReader::count() {
+  counting_ = true;
+  // A --trace-tenant the given format lacks was found before the first line.
+  while (error_.empty() && read_line()) {
+  }
+  if (error_.empty() && records_ == 0) no_records();
+  if (!error_.empty()) return std::nullopt;
+  return records_;
+}
+
+void TraceReader::no_records() {
+  error_ = "line " + std::to_string(lines_.line()) +
+           ": the trace has no records: give a file with at least one timed line";
 }
 
 // The earliest record can come before none read later: every later one is at most
@@ -58,6 +72,7 @@ bool TraceReader::read_line() {
       return false;
     }
     options_.format = *format;
+    if (options_.times_only) options_.format.times_only();
     detected_ = true;
     if (!options_.format.header_pending() && !choose_tenant()) return false;
   }
@@ -79,19 +94,19 @@ bool TraceReader::read_line() {
 
 std::optional<std::string> TraceReader::take(std::vector<TraceRecord>& records) {
   for (auto& r : records) {
-    if (any_ && r.time_ns < saturating_add(latest_ns_, -options_.reorder_ns))
+    if (records_ > 0 && r.time_ns < saturating_add(latest_ns_, -options_.reorder_ns))
       return trace_position(r.line, r.column) + "the time goes back " +
              format_duration_rounded(latest_ns_ - r.time_ns) + " before line " +
              std::to_string(latest_line_) + "'s, more than --trace-reorder " +
              format_duration(options_.reorder_ns) +
              " allows: sort the trace by time, or raise --trace-reorder to at least that";
-    if (!any_ || r.time_ns > latest_ns_) {
+    if (records_ == 0 || r.time_ns > latest_ns_) {
       latest_ns_ = r.time_ns;
       latest_line_ = r.line;
     }
-    any_ = true;
+    ++records_;
     const std::int64_t t_ns = r.time_ns;
-    pending_.push(t_ns, std::move(r));
+    if (!counting_) pending_.push(t_ns, std::move(r));
   }
   return std::nullopt;
 }

@@ -17,6 +17,7 @@ struct TraceReadOptions {
   TraceFormat format;                   // Kind::kAuto: detected from the first line
   std::int64_t reorder_ns = kNsPerSec;  // TraceSettings::reorder_ns
   std::string tenant{};                 // TraceSettings::tenant
+  bool times_only = false;              // TraceFormat::times_only
 };
 
 // A trace's records in time order, each time relative to the first record's, read line by line
@@ -29,8 +30,12 @@ class TraceReader {
   // and an empty trace is one).
   std::optional<TraceRecord> next();
   const std::string& error() const { return error_; }
+  // Instead of next(): reads the trace to its end checking every line as next() would, but
+  // unsorted: how many records it has, or none on the first error.
+  std::optional<std::int64_t> count();
 
  private:
+  void no_records();
   bool read_line();
   bool choose_tenant();
   std::optional<std::string> take(std::vector<TraceRecord>& records);
@@ -43,7 +48,8 @@ class TraceReader {
   bool done_ = false;
   std::vector<TraceRecord> parsed_;  // one line's, reused
   TimeHeap<TraceRecord> pending_;
-  bool any_ = false;            // a record was read
+  bool counting_ = false;
+  std::int64_t records_ = 0;    // read so far
   std::int64_t latest_ns_ = 0;  // the latest time read so far, and its line
   std::int64_t latest_line_ = 0;
   std::optional<std::int64_t> first_ns_;

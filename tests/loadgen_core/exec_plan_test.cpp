@@ -61,6 +61,40 @@ TEST_CASE("exec plan: each process is told its clients, and loadgen's own values
                                         "STAMPEDE_CLIENTS=10", "STAMPEDE_PER_PROCESS=4"});
 }
 
+TEST_CASE("exec plan: a trace item's process gets {item} and {tenant}, and its line's fields") {
+  const std::string url = "http://127.0.0.1:8080/v1";
+  ExecItem item;
+  item.item = 41;
+  item.client = 3;
+  CHECK(item_arguments({"{url}", "X-Item: {item}", "c{client}", "t={tenant}", "{items}"}, url,
+                       item) == std::vector<std::string>{url, "X-Item: 41", "c3", "t=", "{items}"});
+  using Var = std::pair<std::string, std::string>;
+  // A line with no fields but its time: the item alone, beside what every process is told.
+  CHECK(item_variables(item, 10, url) == std::vector<Var>{{"STAMPEDE_URL", url},
+                                                          {"STAMPEDE_CLIENT_ID", "3"},
+                                                          {"STAMPEDE_CLIENTS", "10"},
+                                                          {"STAMPEDE_PER_PROCESS", "1"},
+                                                          {"STAMPEDE_ITEM", "41"}});
+  item.tenant = "acme";
+  item.tokens = 1200;
+  item.method = "POST";
+  item.path = "/v1/chat";
+  CHECK(item_arguments({"-H", "X-Tenant: {tenant}", "{url}?i={item}"}, url, item) ==
+        std::vector<std::string>{"-H", "X-Tenant: acme", url + "?i=41"});
+  CHECK(item_variables(item, 10, url) == std::vector<Var>{{"STAMPEDE_URL", url},
+                                                          {"STAMPEDE_CLIENT_ID", "3"},
+                                                          {"STAMPEDE_CLIENTS", "10"},
+                                                          {"STAMPEDE_PER_PROCESS", "1"},
+                                                          {"STAMPEDE_ITEM", "41"},
+                                                          {"STAMPEDE_TENANT", "acme"},
+                                                          {"STAMPEDE_TOKENS", "1200"},
+                                                          {"STAMPEDE_METHOD", "POST"},
+                                                          {"STAMPEDE_PATH", "/v1/chat"}});
+  // What a tenant puts in is never expanded again.
+  item.tenant = "{item}";
+  CHECK(item_arguments({"{tenant}"}, url, item) == std::vector<std::string>{"{item}"});
+}
+
 TEST_CASE(
     "exec plan: exit 0 is delivered, any other end dead-lettered, running at a stop "
     "unfinished") {

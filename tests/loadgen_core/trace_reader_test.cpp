@@ -1,5 +1,6 @@
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <sstream>
 #include <streambuf>
 #include <string>
@@ -219,4 +220,52 @@ TEST_CASE("trace: lines end at \\n or \\r\\n, the last one with or without") {
   CHECK(got == std::vector<std::string>{"a", "", "b", "c"});
   CHECK(lines.error() == "");
   CHECK(lines.line() == 4);
+}
+
+TEST_CASE("trace: count() reads every record once, unsorted, with next()'s errors") {
+  struct Row {
+    std::string name, text;
+  };
+  for (const auto& r : std::vector<Row>{
+           {"in order", "time\n1\n2\n2\n3.5\n"},
+           {"back within --trace-reorder", "time\n10\n10.5\n10.2\n11\n10.4\n"},
+           {"back beyond it", "time\n10\n12\n10.5\n13\n"},
+           {"a time that cannot be read", "time,tenant\n1,a\n1.x,b\n"},
+           {"blank lines and a header alone", "time\n\n\n"},
+           {"an empty file", ""},
+           {"a $msec log",
+            "h - - [01/Jan/2026:00:00:00 +0000] \"GET / HTTP/1.1\" 1767225600.250\n"
+            "h - - [01/Jan/2026:00:00:00 +0000] \"GET / HTTP/1.1\" 1767225600.001\n"},
+       }) {
+    CAPTURE(r.name);
+    const Read sorted = read_all(r.text);
+    std::istringstream in(r.text);
+    TraceReader reader(in, {});
+    const auto count = reader.count();
+    CHECK(reader.error() == sorted.error);
+    CHECK(count.has_value() == sorted.error.empty());
+    if (count) CHECK(*count == std::count(sorted.records.begin(), sorted.records.end(), '|') + 1);
+  }
+}
+
+TEST_CASE("trace: times only keeps each record's time, tokens and tenant, not method or path") {
+  const std::string csv = "time,tenant,tokens,method,path\n1.5,acme,120,POST,/v1/chat\n";
+  const std::string log =
+      "h - - [01/Jan/2026:00:00:00 +0000] \"GET /a HTTP/1.1\" 200 5 \"-\" \"-\" 1767225600.250\n";
+  for (const auto& text : {csv, log}) {
+    for (const bool times_only : {false, true}) {
+      std::istringstream in(text);
+      TraceReader reader(in, {TraceFormat{}, kNsPerSec, "", times_only});
+      const auto r = reader.next();
+      REQUIRE(r);
+      CHECK(r->line == 1 + (text == csv));
+      CHECK(r->method.empty() == times_only);
+      CHECK(r->path.empty() == times_only);
+      if (text == csv) {
+        // The items' tenants: played, so kept.
+        CHECK(r->tenant == "acme");
+        CHECK(r->tokens == 120);
+      }
+    }
+  }
 }
