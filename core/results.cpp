@@ -57,6 +57,10 @@ void Recording::merge(const Recording& o) {
     dead_letter_reasons[reason] = saturating_add(dead_letter_reasons[reason], n);
   for (std::size_t i = 0; i < kSendLabels; ++i)
     response_ns_by_send[i].merge(o.response_ns_by_send[i]);
+  if (o.trace) {
+    if (!trace) trace.emplace();
+    trace->merge(*o.trace);
+  }
 }
 
 namespace {
@@ -292,6 +296,7 @@ json to_json(const Results& r) {
     const auto& h = rec.response_ns_by_send[i];
     if (h.count() > 0) doc["distributions"]["response_ns_by_send"][labels[i]] = h.to_json();
   }
+  if (rec.trace) doc["trace"] = to_json(*rec.trace, rec.client_by_send);
   if (r.context) {
     doc["context"] = {{"target", r.context->target},
                       {"started_utc", r.context->started_utc},
@@ -386,6 +391,8 @@ Parsed<Results> results_from_json(const json& j) {
             LogHistogram::from_json(hist);
       }
     }
+    if (const auto it = j.find("trace"); it != j.end())
+      rec.trace = trace_recording_from_json(*it, rec.client_by_send);
     if (const auto it = j.find("context"); it != j.end()) {
       r.context =
           RunContext{it->at("target").get<std::string>(), it->at("started_utc").get<std::string>(),

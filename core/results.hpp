@@ -17,6 +17,7 @@
 #include "parsed.hpp"
 #include "scenario.hpp"
 #include "summary.hpp"
+#include "trace_recording.hpp"
 
 namespace stampede {
 
@@ -53,6 +54,8 @@ struct Recording {
   // Live runs: wall ns from writing an attempt to its answer, per send label (empty in a
   // simulation, whose model answers after a configured service time).
   std::vector<LogHistogram> response_ns_by_send = std::vector<LogHistogram>(kSendLabels);
+  // The trace workload's playback (its engines set it up): none for every other workload.
+  std::optional<TraceRecording> trace;
 
   void record_send(std::int64_t t_ns, int send_number, Outcome client_view);
   void record_response(int send_number, std::int64_t response_ns);
