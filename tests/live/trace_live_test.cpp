@@ -177,6 +177,20 @@ TEST_CASE(
   check_trace_section(j, 66);
 }
 
+TEST_CASE("live: a trace run in two processes merges its trace section as one process's") {
+  const std::string scale = kTimingExact ? "0.2" : "1";
+  FakeProvider p({"--allowance", "10/s", "--time-scale", scale});
+  REQUIRE(p.started());
+  const TempDir dir;
+  const auto r = run_loadgen({"--url", p.url(), "--provider-admin", p.admin(), "--time-scale",
+                              scale, "--clients", "200", "--workload", "trace", "--trace",
+                              dir.write("trace.csv", trace_csv()), "--processes", "2"});
+  INFO(r.err);
+  REQUIRE(r.results.is_object());
+  CHECK(r.results["counts"]["dropped"] == 0);
+  check_trace_section(r.results, 66);
+}
+
 TEST_CASE("live: a bad trace stops loadgen run before any load, naming its line") {
   FakeProvider p({});
   REQUIRE(p.started());
