@@ -28,6 +28,11 @@ class LogHistogram {
   nlohmann::json to_json() const;
   static LogHistogram from_json(const nlohmann::json& j);
 
+  // The buckets as recorded, in value order: bucket b counts the values from
+  // bucket_lower(b) up to bucket_lower(b + 1). Two histograms' bucket b cover the same values.
+  std::size_t buckets() const { return buckets_.size(); }
+  std::int64_t bucket_count(std::size_t b) const { return b < buckets_.size() ? buckets_[b] : 0; }
+
   static std::size_t bucket_of(std::int64_t value);
   static std::int64_t bucket_lower(std::size_t bucket);
 

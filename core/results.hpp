@@ -18,6 +18,7 @@
 #include "scenario.hpp"
 #include "stream_recording.hpp"
 #include "summary.hpp"
+#include "trace_recording.hpp"
 
 namespace stampede {
 
@@ -55,6 +56,8 @@ struct Recording {
   // simulation, whose model answers after a configured service time).
   std::vector<LogHistogram> response_ns_by_send = std::vector<LogHistogram>(kSendLabels);
   StreamRecording streams;  // loadgen run --stream: the answers streamed (none otherwise)
+  // The trace workload's playback (its engines set it up): none for every other workload.
+  std::optional<TraceRecording> trace;
 
   void record_send(std::int64_t t_ns, int send_number, Outcome client_view);
   void record_response(int send_number, std::int64_t response_ns);

@@ -36,6 +36,11 @@ const std::vector<Chart>& report_charts() {
       entry(kFidelityChart, "fidelity", "Client sends and provider arrivals",
             "The harness's fidelity: what the clients sent each second against what reached the "
             "provider. The lines should coincide."),
+      entry(kTraceChart, "trace", "The trace against the fleet",
+            "A trace run's arrivals per second as the trace has them (after --speed, --scale, "
+            "--from and --to), beside the fleet's first sends and the retries its policy added. "
+            "The first sends should lie on the trace; where they fall short, arrivals found "
+            "every client busy and were dropped."),
       entry(kBackoffChart, "backoff", "Items waiting in backoff",
             "How many items were asleep between a failed send and their next one."),
       entry(

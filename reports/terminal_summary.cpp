@@ -150,6 +150,14 @@ std::string format_terminal_summary(const Results& r) {
     out += fmt("dropped %s (%.1f%%): arrived with every one of the %lld clients busy, never sent\n",
                number(s.dropped).c_str(), 100 * s.dropped_ratio, static_cast<long long>(f.clients));
   }
+  if (const auto& trace = r.recording.trace) {
+    const auto t = trace_fidelity(*trace, r.recording.client_by_send);
+    out +=
+        fmt("trace replay: first sends late by p99 %.3f ms (max %.3f ms); first sends a second "
+            "at most %lld off the trace's (t=%s s); inter-arrival KS distance %.3f\n",
+            t.lag_p99_ms, t.lag_max_ms, static_cast<long long>(t.most.count),
+            number(t.most.at_s).c_str(), t.gaps_ks);
+  }
   if (s.delivered > 0) {
     out += fmt("last item got through at t=%s s; item latency p50 %s, p99 %s\n",
                number(s.drain_s).c_str(), seconds_text(s.p50_s).c_str(),

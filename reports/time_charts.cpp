@@ -640,12 +640,21 @@ bool shows_fidelity(const Results& r) {
   return false;
 }
 
-ChartScale fidelity_extent(const Results& r, std::int64_t column_ns) {
-  const auto client = stacked_extent(r.recording.client_by_outcome, total_layer(), r, column_ns);
-  const auto provider =
-      stacked_extent(r.recording.provider_by_outcome, total_layer(), r, column_ns);
-  return {column_ns, std::max(client.x_max, provider.x_max),
-          std::max(client.y_max, provider.y_max)};
+// One line of a lines chart: a histogram's layer per second, drawn solid or dashed.
+struct Line {
+  const BinnedCounts& counts;
+  Layer layer;
+  bool dashed = false;
+};
+
+ChartScale lines_extent(const std::vector<Line>& lines, const Results& r, std::int64_t column_ns) {
+  ChartScale s{column_ns, 0, 0};
+  for (const auto& line : lines) {
+    const auto one = stacked_extent(line.counts, {line.layer}, r, column_ns);
+    s.x_max = std::max(s.x_max, one.x_max);
+    s.y_max = std::max(s.y_max, one.y_max);
+  }
+  return s;
 }
 
 std::vector<SvgPoint> step_line(const Plot& p, const std::vector<double>& values,
@@ -659,48 +668,107 @@ std::vector<SvgPoint> step_line(const Plot& p, const std::vector<double>& values
   return points;
 }
 
-std::vector<double> totals(const BinnedCounts& h, std::int64_t column_ns, std::size_t columns) {
+std::vector<double> totals(const BinnedCounts& h, const Layer& layer, std::int64_t column_ns,
+                           std::size_t columns) {
   std::vector<double> out(columns, 0.0);
-  const auto rates = column_rates(h, total_layer(), column_ns);
+  const auto rates = column_rates(h, {layer}, column_ns);
   for (std::size_t c = 0; c < rates.size() && c < columns; ++c) out[c] = rates[c][0];
   return out;
 }
 
-std::string fidelity_chart(const Results& r, const ChartScale& scale) {
-  Plot p("client sends and provider arrivals per second", 0, scale.x_max, scale.y_max);
+// Step lines, one a histogram, over a column's tooltip with every line's rate in it.
+std::string lines_chart(const char* title, const std::vector<Line>& lines,
+                        const ChartScale& scale) {
+  Plot p(title, 0, scale.x_max, scale.y_max);
   p.axes(time_ticks(scale.x_max), "scenario time (s)", "requests/s");
   const auto columns =
       static_cast<std::size_t>(std::llround(scale.x_max * kNsPerSec) / scale.column_ns);
-  const auto client = totals(r.recording.client_by_outcome, scale.column_ns, columns);
-  const auto provider = totals(r.recording.provider_by_outcome, scale.column_ns, columns);
-  p.svg().begin_group({{"fill", "none"}, {"stroke", kClientColor}, {"stroke-width", "1.5"}},
-                      "client sends per second");
-  p.svg().polyline(step_line(p, client, scale.column_ns));
-  p.svg().end_group();
-  p.svg().begin_group({{"fill", "none"},
-                       {"stroke", kProviderColor},
-                       {"stroke-width", "1.5"},
-                       {"stroke-dasharray", "4 2"}},
-                      "provider arrivals per second");
-  p.svg().polyline(step_line(p, provider, scale.column_ns));
-  p.svg().end_group();
+  std::vector<std::vector<double>> values;
+  for (const auto& line : lines) {
+    values.push_back(totals(line.counts, line.layer, scale.column_ns, columns));
+    const auto name = line.layer.name + " per second";
+    if (line.dashed) {
+      p.svg().begin_group({{"fill", "none"},
+                           {"stroke", line.layer.color},
+                           {"stroke-width", "1.5"},
+                           {"stroke-dasharray", "4 2"}},
+                          name);
+    } else {
+      p.svg().begin_group({{"fill", "none"}, {"stroke", line.layer.color}, {"stroke-width", "1.5"}},
+                          name);
+    }
+    p.svg().polyline(step_line(p, values.back(), scale.column_ns));
+    p.svg().end_group();
+  }
   p.svg().begin_group({{"fill", "#000"}, {"fill-opacity", "0"}});
   const double column_s = ns_to_s(scale.column_ns);
   for (std::size_t c = 0; c < columns; ++c) {
-    if (client[c] == 0 && provider[c] == 0) continue;
+    std::string tip;
+    bool any = false;
+    for (std::size_t l = 0; l < lines.size(); ++l) {
+      tip += (l ? ", " : ": ") + lines[l].layer.name + " " + format_count(values[l][c]) + "/s";
+      any = any || values[l][c] != 0;
+    }
+    if (!any) continue;
     const double x0 = p.x(static_cast<double>(c) * column_s);
     p.svg().rect(x0, kTop, p.x(static_cast<double>(c + 1) * column_s) - x0, kBottom - kTop,
-                 time_span(c, scale.column_ns) + ": client sends " + format_count(client[c]) +
-                     "/s, provider arrivals " + format_count(provider[c]) + "/s" +
-                     per_second_note(scale.column_ns));
+                 time_span(c, scale.column_ns) + tip + per_second_note(scale.column_ns));
   }
   p.svg().end_group();
   return p.finish();
 }
 
+std::vector<LegendEntry> lines_legend(const std::vector<Line>& lines) {
+  std::vector<LegendEntry> out;
+  for (const auto& line : lines) {
+    out.push_back({line.layer.name, line.layer.color,
+                   line.dashed ? LegendEntry::Kind::kDashed : LegendEntry::Kind::kLine});
+  }
+  return out;
+}
+
+std::vector<Line> fidelity_lines(const Results& r) {
+  const auto all = total_layer().front().labels;
+  return {{r.recording.client_by_outcome, {"client sends", kClientColor, all}},
+          {r.recording.provider_by_outcome, {"provider arrivals", kProviderColor, all}, true}};
+}
+
+ChartScale fidelity_extent(const Results& r, std::int64_t column_ns) {
+  return lines_extent(fidelity_lines(r), r, column_ns);
+}
+
+std::string fidelity_chart(const Results& r, const ChartScale& scale) {
+  return lines_chart("client sends and provider arrivals per second", fidelity_lines(r), scale);
+}
+
 std::vector<LegendEntry> fidelity_legend(const std::vector<Results>&) {
-  return {{"client sends", kClientColor, LegendEntry::Kind::kLine},
-          {"provider arrivals", kProviderColor, LegendEntry::Kind::kDashed}};
+  return lines_legend(fidelity_lines(Results{}));
+}
+
+// 3b. A trace's arrivals against the fleet's first sends and retries: the replay's honesty.
+
+bool has_trace(const Results& r) {
+  return r.recording.trace.has_value();
+}
+
+std::vector<Line> trace_lines(const Results& r) {
+  static const TraceRecording kNone;
+  const auto& trace = r.recording.trace ? *r.recording.trace : kNone;
+  return {{trace.arrivals, {"trace arrivals", "#444a55", {0}}, true},
+          {r.recording.client_by_send, {"first sends", send_layers()[0].color, {0}}},
+          {r.recording.client_by_send, {"retries", send_layers()[2].color, {1}}}};
+}
+
+ChartScale trace_extent(const Results& r, std::int64_t column_ns) {
+  return lines_extent(trace_lines(r), r, column_ns);
+}
+
+std::string trace_chart(const Results& r, const ChartScale& scale) {
+  return lines_chart("trace arrivals, first sends and retries per second", trace_lines(r), scale);
+}
+
+std::vector<LegendEntry> trace_legend(const std::vector<Results>&) {
+  return lines_legend(trace_lines(Results{}));
 }
 
 // 4. Items waiting in backoff.
@@ -780,6 +848,7 @@ constexpr ChartKind kStatusesChart{has_statuses, statuses_extent, statuses_chart
                                    statuses_tail};
 constexpr ChartKind kFidelityChart{shows_fidelity, fidelity_extent, fidelity_chart,
                                    fidelity_legend};
+constexpr ChartKind kTraceChart{has_trace, trace_extent, trace_chart, trace_legend};
 constexpr ChartKind kBackoffChart{has_backoff, backoff_extent, backoff_chart, backoff_legend};
 
 }  // namespace stampede

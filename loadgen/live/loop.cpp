@@ -95,6 +95,7 @@ LiveLoop::LiveLoop(LiveShared& shared, unsigned index, unsigned loops) : shared_
     arrivals_.emplace(shared.schedule, shared.scenario.fleet, open_trace(shared.scenario.fleet),
                       shard.index + index * shard.count,
                       static_cast<std::int64_t>(loops) * shard.count);
+    if (shared.scenario.fleet.workload == WorkloadKind::kTrace) recording.trace.emplace();
     for (std::uint32_t i = 0; i < clients_.size(); ++i) pool_.release(i);
   }
   if (uses_native_client(shared)) {
@@ -235,6 +236,7 @@ void LiveLoop::start_due_arrivals(std::int64_t now_wall_ns) {
   while (arrivals_pending()) {
     const WorkItem item = *arrivals_->peek();
     if (shared_.clock.to_steady_ns(item.intended_ns) > now_wall_ns) return;
+    if (recording.trace) recording.trace->record_arrival(item.intended_ns);
     const auto free = pool_.take();
     if (free) take_sender(clients_[*free], arrivals_->peek_record());
     arrivals_->pop();
@@ -309,6 +311,9 @@ void LiveLoop::start_attempt(LiveClient& c, std::int64_t due_wall_ns, std::int64
   // with it before this one are written first; that queue is in the send lateness.
   c.wake_lateness_ns = std::max<std::int64_t>(0, woke_wall_ns - due_wall_ns);
   recording.lateness_ns.record(c.wake_lateness_ns);
+  // The loop hands its sends over in time order, as their answers never come back.
+  if (recording.trace && c.sends == 1)
+    recording.trace->record_first_send(shared_.clock.to_scenario_ns(c.handed_wall_ns));
   c.retry_after.clear();
   c.should_retry.reset();
   if (c.occ) c.occ->etag.clear();
@@ -334,6 +339,7 @@ void LiveLoop::stamp_send(LiveClient& c) {
   c.send_lateness_ns = std::max<std::int64_t>(0, sent - c.due_wall_ns);
   send_lateness_ns.record(c.send_lateness_ns);
   c.sent_ns = shared_.clock.to_scenario_ns(sent);
+  if (recording.trace && c.sends == 1) recording.trace->record_lag(c.item_intended_ns, c.sent_ns);
 }
 
 void LiveLoop::count_outcome(Outcome outcome) {

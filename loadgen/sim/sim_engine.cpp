@@ -138,6 +138,7 @@ class Simulation {
   // takes a free client of that shard's (c mod N the same), so each shard simulates alike.
   void start_arrivals() {
     const auto groups = static_cast<std::uint32_t>(options_.shard.count);
+    if (scenario_.fleet.workload == WorkloadKind::kTrace) rec_.trace.emplace();
     for (std::uint32_t g = 0; g < groups; ++g) {
       streams_.emplace_back(schedule_, scenario_.fleet, open_trace(scenario_.fleet), g, groups);
       pools_.emplace_back();
@@ -157,9 +158,11 @@ class Simulation {
     const TraceSender sender = trace_sender(streams_[group].peek_record());
     streams_[group].pop();
     schedule_arrival(group);
+    const bool own = group == options_.shard.index;
+    if (rec_.trace && own) rec_.trace->record_arrival(item.intended_ns);
     const auto c = pools_[group].take();
     if (!c) {
-      rec_.dropped += group == options_.shard.index;  // every client of the group was busy
+      rec_.dropped += own;  // every client of the group was busy
       return;
     }
     if (!senders_.empty()) senders_[*c] = sender;
@@ -195,6 +198,10 @@ class Simulation {
     if (mine(c)) {
       rec_.record_arrival(t_ns, cl.item.sends, d.outcome());
       rec_.record_send(t_ns, cl.item.sends, seen);
+      if (rec_.trace && cl.item.sends == 1) {
+        rec_.trace->record_first_send(t_ns);
+        rec_.trace->record_lag(cl.work.intended_ns, t_ns);
+      }
     }
     // The client reads a delta-seconds header: whole seconds, rounded up.
     const PendingAnswer a{seen, d.should_retry || seen == Outcome::kTimeout,

@@ -103,6 +103,72 @@ TEST_CASE("simulate --workload trace: first sends per second equal the trace's, 
   }
 }
 
+// The results' trace section (docs/RESULTS.md): every figure of a replay the simulator plays
+// exactly, and the section's histograms as the figures say.
+void check_exact_replay(const json& trace, int arrivals) {
+  CHECK(trace.at("lag_p50_ms") == 0.0);
+  CHECK(trace.at("lag_p99_ms") == 0.0);
+  CHECK(trace.at("lag_max_ms") == 0.0);
+  CHECK(trace.at("max_second_difference") == 0);
+  CHECK(trace.at("gaps_ks") == 0.0);
+  CHECK(trace.at("first_send_lag_ns").at("count") == arrivals);
+  CHECK(trace.at("arrival_gaps_ns") == trace.at("first_send_gaps_ns"));
+  std::vector<int> per_second;
+  for (const auto& bin : trace.at("arrivals").at("counts")) per_second.push_back(bin.at(0));
+  while (!per_second.empty() && per_second.back() == 0) per_second.pop_back();
+  CHECK(per_second == kPerSecond);
+}
+
+TEST_CASE("simulate --workload trace: the results' trace section, an exact replay") {
+  const TempDir dir;
+  const auto csv = dir.write("trace.csv", csv_trace());
+  const auto out = dir.file("out.json");
+  REQUIRE(run_binary("loadgen", simulate(csv, out)).code <= 1);
+  const auto results = json::parse(read_file(out));
+  REQUIRE(results.contains("trace"));
+  check_exact_replay(results.at("trace"), 55);
+
+  SUBCASE("merged from shards, as one process") {
+    const auto a = dir.file("a.json"), b = dir.file("b.json"), merged = dir.file("m.json");
+    REQUIRE(run_binary("loadgen", simulate(csv, a, {"--shard", "0/2"})).code <= 1);
+    REQUIRE(run_binary("loadgen", simulate(csv, b, {"--shard", "1/2"})).code <= 1);
+    REQUIRE(run_binary("loadgen", {"merge", a, b, "--out", merged, "-q"}).code <= 1);
+    check_exact_replay(json::parse(read_file(merged)).at("trace"), 55);
+  }
+  SUBCASE("the terminal summary's line") {
+    const auto r = run_binary("loadgen", {"simulate", "--workload", "trace", "--trace", csv,
+                                          "--clients", "200", "--no-report", "--out", out});
+    REQUIRE(r.code <= 1);
+    CHECK(r.out.find("trace replay: first sends late by p99 0.000 ms (max 0.000 ms); first sends "
+                     "a second at most 0 off the trace's (t=0 s); inter-arrival KS distance "
+                     "0.000") != std::string::npos);
+  }
+  SUBCASE("a workload of another kind has no trace section") {
+    REQUIRE(run_binary("loadgen", {"simulate", "--workload", "steady", "--clients", "5", "--rate",
+                                   "10/s", "--duration", "2s", "--no-report", "-q", "--out", out})
+                .code <= 1);
+    CHECK_FALSE(json::parse(read_file(out)).contains("trace"));
+  }
+}
+
+TEST_CASE("simulate --workload trace: dropped arrivals show in the fidelity, not the lag") {
+  const TempDir dir;
+  const auto out = dir.file("out.json");
+  // Three clients for a burst of 30 in a second: most of it finds every client busy.
+  REQUIRE(run_binary("loadgen", {"simulate", "--workload", "trace", "--trace",
+                                 dir.write("trace.csv", csv_trace()), "--clients", "3",
+                                 "--allowance", "5/s", "--no-report", "-q", "--out", out})
+              .code <= 1);
+  const auto results = json::parse(read_file(out));
+  const auto dropped = results.at("counts").at("dropped").get<int>();
+  REQUIRE(dropped > 0);
+  const auto& trace = results.at("trace");
+  CHECK(trace.at("lag_max_ms") == 0.0);
+  CHECK(trace.at("first_send_lag_ns").at("count") == 55 - dropped);
+  CHECK(trace.at("max_second_difference").get<int>() > 0);
+  CHECK(trace.at("gaps_ks").get<double>() > 0);
+}
+
 TEST_CASE("simulate --workload trace: the same seed gives byte-identical results") {
   const TempDir dir;
   const auto log = dir.write("combined.log", combined_log());

@@ -3,6 +3,7 @@
 // run's own records (scenario time), never the wall.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
@@ -75,6 +76,54 @@ std::vector<std::int64_t> simulated_first_sends(const std::string& trace, const 
   return first_sends_per_second(json::parse(read_file(out)));
 }
 
+// A per-second column of a results histogram, trailing empty seconds cut.
+std::vector<std::int64_t> column(const json& h, std::size_t label) {
+  REQUIRE(h["bin_ms"] == 1000);
+  std::vector<std::int64_t> out;
+  for (const auto& bin : h["counts"]) out.push_back(bin[label].get<std::int64_t>());
+  while (!out.empty() && out.back() == 0) out.pop_back();
+  return out;
+}
+
+std::int64_t largest_difference(std::vector<std::int64_t> a, std::vector<std::int64_t> b) {
+  a.resize(std::max(a.size(), b.size()));
+  b.resize(a.size());
+  std::int64_t most = 0;
+  for (std::size_t s = 0; s < a.size(); ++s) most = std::max(most, std::abs(a[s] - b[s]));
+  return most;
+}
+
+// The run's trace section: the trace's side is exact, the lag is measured for every first
+// send, and the fidelity is what the clients' and the provider's own counts say it is.
+void check_trace_section(const json& j, std::int64_t items) {
+  REQUIRE(j.contains("trace"));
+  const auto& t = j["trace"];
+  CHECK(column(t["arrivals"], 0) == kPerSecond);
+  CHECK(t["first_send_lag_ns"]["count"] == items);
+  const double p50 = t["lag_p50_ms"], p99 = t["lag_p99_ms"], max = t["lag_max_ms"];
+  CHECK(0 <= p50);
+  CHECK(p50 <= p99);
+  CHECK(p99 <= max);
+  CHECK(max == static_cast<double>(t["first_send_lag_ns"]["max"].get<std::int64_t>()) / 1e6);
+  const auto first_sends = first_sends_per_second(j);
+  CHECK(t["max_second_difference"] == largest_difference(kPerSecond, first_sends));
+  // No arrival was dropped: as many gaps between first sends as between arrivals.
+  CHECK(t["first_send_gaps_ns"]["count"] == t["arrival_gaps_ns"]["count"]);
+  const double ks = t["gaps_ks"];
+  CHECK(0 <= ks);
+  CHECK(ks <= 1);
+  // The provider counted the first sends too (X-Attempt: 1): they reached it in the seconds
+  // the clients sent them, unless timing is not exact here.
+  const auto provider = column(j["histograms"]["provider_arrivals_by_send"], 0);
+  std::int64_t provider_total = 0;
+  for (const auto n : provider) provider_total += n;
+  CHECK(provider_total == items);
+  if (kTimingExact) {
+    CHECK(provider == first_sends);
+    CHECK(t["max_second_difference"] == 0);
+  }
+}
+
 }  // namespace
 
 TEST_CASE(
@@ -125,6 +174,21 @@ TEST_CASE(
   if (kTimingExact) CHECK(sends == kPerSecond);
   // The provider's limit made some retry: what the trace adds is the first sends only.
   CHECK(j["counts"]["requests"].get<std::int64_t>() > 66);
+  check_trace_section(j, 66);
+}
+
+TEST_CASE("live: a trace run in two processes merges its trace section as one process's") {
+  const std::string scale = kTimingExact ? "0.2" : "1";
+  FakeProvider p({"--allowance", "10/s", "--time-scale", scale});
+  REQUIRE(p.started());
+  const TempDir dir;
+  const auto r = run_loadgen({"--url", p.url(), "--provider-admin", p.admin(), "--time-scale",
+                              scale, "--clients", "200", "--workload", "trace", "--trace",
+                              dir.write("trace.csv", trace_csv()), "--processes", "2"});
+  INFO(r.err);
+  REQUIRE(r.results.is_object());
+  CHECK(r.results["counts"]["dropped"] == 0);
+  check_trace_section(r.results, 66);
 }
 
 TEST_CASE("live: a bad trace stops loadgen run before any load, naming its line") {

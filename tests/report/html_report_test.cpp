@@ -1,6 +1,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <array>
 #include <cstdlib>
 #include <limits>
 #include <string>
@@ -282,6 +283,44 @@ TEST_CASE("arrivals past the last bin are said, in the chart and the terminal su
   CHECK(html.size() < 200'000);
   const auto text = format_terminal_summary(r);
   CHECK(text.find("t>=86400: 2 (past the last bin)") != std::string::npos);
+}
+
+TEST_CASE("a trace run's report draws the trace's arrivals beside first sends and retries") {
+  // Per second: the trace 3, 0, 5; the fleet's first sends 3, 0, 4 (one dropped); retries
+  // 0, 2, 1.
+  Results r;
+  r.engine = "simulate";
+  r.provider_side = true;
+  r.recording.trace.emplace();
+  const std::vector<std::array<std::int64_t, 3>> seconds{{3, 3, 0}, {0, 0, 2}, {5, 4, 1}};
+  for (std::size_t s = 0; s < seconds.size(); ++s) {
+    const auto at = static_cast<std::int64_t>(s) * kNsPerSec;
+    const auto [trace, first, retries] = seconds[s];
+    r.recording.trace->arrivals.add(at, 0, trace);
+    r.recording.client_by_send.add(at, 0, first);
+    r.recording.client_by_send.add(at, 1, retries);
+    r.recording.provider_by_outcome.add(at, 0, first + retries);
+  }
+  const TempDir dir;
+  const auto html = render_report({r}, {"trace"});
+  checked(html, dir, "trace.html");
+  const auto start = html.find("<section id=\"trace\">");
+  REQUIRE(start != std::string::npos);
+  const auto section = html.substr(start, html.find("</section>", start) - start);
+  CHECK(section.find("The trace against the fleet") != std::string::npos);
+  // Three lines, the trace's dashed, each a group of its own, and a tooltip per second.
+  CHECK(count_of(section, "<polyline") == 3);
+  CHECK(section.find("<title>trace arrivals per second</title>") != std::string::npos);
+  CHECK(section.find("<title>first sends per second</title>") != std::string::npos);
+  CHECK(section.find("<title>retries per second</title>") != std::string::npos);
+  CHECK(count_of(section, "stroke-dasharray=\"4 2\"") >= 1);
+  CHECK(section.find("t=0 s: trace arrivals 3/s, first sends 3/s, retries 0/s") !=
+        std::string::npos);
+  CHECK(section.find("t=2 s: trace arrivals 5/s, first sends 4/s, retries 1/s") !=
+        std::string::npos);
+  // A run of another workload has no trace: no such chart, not even a placeholder.
+  const auto fj = golden_results("storm_full_jitter.results.json");
+  CHECK(render_report({fj}, {"fj"}).find("<section id=\"trace\">") == std::string::npos);
 }
 
 TEST_CASE("a million-client simulation's report stays small") {
