@@ -5,29 +5,27 @@
 # no other case beside them; the cases of the test suite "browser" are also labelled `browser`.
 # The listing is cut into lines by hand, not as a CMake list: case names hold ';' and
 # unbalanced '[' that a list would split or glue.
-execute_process(COMMAND "${EXE}" --list-test-cases --no-skip=true OUTPUT_VARIABLE listing RESULT_VARIABLE rc)
-if(NOT rc EQUAL 0)
-  message(FATAL_ERROR "${EXE} --list-test-cases failed (${rc}):\n${listing}")
-endif()
+# The names of the cases doctest lists with these arguments (a test suite's: OUT between
+# newlines, for a search of "\nNAME\n"); stops the build when the listing fails.
+function(list_cases out)
+  execute_process(COMMAND "${EXE}" --list-test-cases --no-skip=true ${ARGN}
+                  OUTPUT_VARIABLE listed RESULT_VARIABLE rc)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "${EXE} --list-test-cases ${ARGN} failed (${rc}):\n${listed}")
+  endif()
+  set(${out} "${listed}" PARENT_SCOPE)
+endfunction()
 
+list_cases(listing)
 # The cases of doctest's test suite "alone" time real clients' real sleeps (curl's Retry-After,
 # a live herd's peak second): beside a dozen other cases on two cores their premise of a
 # prompt start fails. ctest runs each with nothing beside it (RUN_SERIAL).
-execute_process(COMMAND "${EXE}" --list-test-cases --no-skip=true --test-suite=alone
-                OUTPUT_VARIABLE alone RESULT_VARIABLE rc)
-if(NOT rc EQUAL 0)
-  message(FATAL_ERROR "${EXE} --list-test-cases --test-suite=alone failed (${rc}):\n${alone}")
-endif()
+list_cases(alone --test-suite=alone)
 set(alone "\n${alone}\n")
-
 # The cases of the test suite "browser" drive Chromium or Firefox: the sanitizer trees leave
 # them out (the Makefile's SANITIZER_SKIP), since the browser's start and drawing are most of
 # their time and none of it is our code.
-execute_process(COMMAND "${EXE}" --list-test-cases --no-skip=true --test-suite=browser
-                OUTPUT_VARIABLE browser RESULT_VARIABLE rc)
-if(NOT rc EQUAL 0)
-  message(FATAL_ERROR "${EXE} --list-test-cases --test-suite=browser failed (${rc}):\n${browser}")
-endif()
+list_cases(browser --test-suite=browser)
 set(browser "\n${browser}\n")
 
 set(script "")
