@@ -49,6 +49,7 @@ extern const ChartKind kLatencyChart;     // item latency, as a CDF
 extern const ChartKind kAttemptsChart;    // sends per item
 extern const ChartKind kLatenessChart;    // wake lateness of a live run
 extern const ChartKind kResponseChart;    // response time by send number, of a live run
+extern const ChartKind kStreamsChart;     // streamed answers: time to first token, duration
 extern const ChartKind kDeadLetterChart;  // dead letters by reason
 
 }  // namespace stampede

@@ -57,6 +57,10 @@ const std::vector<Chart>& report_charts() {
             "How long each answer took, from writing the request to reading the answer (wall "
             "time), one line per send number: a provider under a herd answers its retries "
             "slower, or faster with a refusal."),
+      entry(kStreamsChart, "streams", "Time to first token",
+            "A streamed run's answers as its clients read them (wall time from writing the "
+            "request): when the first token came, and when a completed stream ended. Under a "
+            "storm, the first token waits behind the retries' queue and the provider's pacing."),
       entry(kDeadLetterChart, "dead-letters", "Dead letters by reason",
             "Items given up on, by why, and the items a stop left unfinished: nothing is lost "
             "silently."),

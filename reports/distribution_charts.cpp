@@ -302,6 +302,52 @@ std::vector<LegendEntry> response_legend(const std::vector<Results>& runs) {
   return out;
 }
 
+// 7b. Streamed answers (loadgen run --stream): time to first token and the stream's duration.
+
+constexpr const char* kFirstTokenColor = "#7b3fa0";
+constexpr const char* kDurationColor = "#c98a1b";
+
+bool has_streams(const Results& r) {
+  return r.recording.streams.any();
+}
+
+ChartScale streams_extent(const Results& r, std::int64_t column_ns) {
+  const auto& s = r.recording.streams;
+  return {column_ns, ms_of(std::max(s.first_token_ns.max(), s.duration_ns.max())), 100};
+}
+
+std::string streams_chart(const Results& r, const ChartScale& scale) {
+  const auto& s = r.recording.streams;
+  Plot p("time to first token and stream duration CDF", 0, scale.x_max, 100);
+  p.axes(linear_ticks(scale.x_max, 8), "from the request written (ms, wall)", "% of streams");
+  struct Line {
+    const char* name;
+    const LogHistogram& h;
+    const char* color;
+  };
+  for (const Line& line : {Line{"time to first token", s.first_token_ns, kFirstTokenColor},
+                           Line{"stream duration (completed)", s.duration_ns, kDurationColor}}) {
+    if (line.h.count() == 0) continue;
+    const std::string title = std::string(line.name) + ": p50 " + format_ns(line.h.quantile(0.5)) +
+                              ", p99 " + format_ns(line.h.quantile(0.99)) + ", max " +
+                              format_ns(line.h.max()) + " (" +
+                              format_count(static_cast<double>(line.h.count())) + " streams)";
+    p.svg().begin_group({{"fill", "none"},
+                         {"stroke", line.color},
+                         {"stroke-width", "2"},
+                         {"stroke-linejoin", "round"}},
+                        title);
+    p.svg().polyline(cdf_points(p, line.h, ms_of));
+    p.svg().end_group();
+  }
+  return p.finish();
+}
+
+std::vector<LegendEntry> streams_legend(const std::vector<Results>&) {
+  return {{"time to first token (CDF)", kFirstTokenColor, LegendEntry::Kind::kLine},
+          {"stream duration, completed streams (CDF)", kDurationColor, LegendEntry::Kind::kLine}};
+}
+
 // 8. Dead letters by reason, and the items a stop left unfinished.
 
 constexpr const char* kDeadLetterColor = "#9a3b3b";
@@ -361,6 +407,7 @@ std::vector<LegendEntry> dead_letter_legend(const std::vector<Results>& runs) {
 }  // namespace
 
 constexpr ChartKind kResponseChart{has_responses, response_extent, response_chart, response_legend};
+constexpr ChartKind kStreamsChart{has_streams, streams_extent, streams_chart, streams_legend};
 constexpr ChartKind kDeadLetterChart{has_dead_letters, dead_letter_extent, dead_letter_chart,
                                      dead_letter_legend};
 constexpr ChartKind kLatencyChart{has_latency, latency_extent, latency_chart, latency_legend};

@@ -323,6 +323,32 @@ TEST_CASE("a trace run's report draws the trace's arrivals beside first sends an
   CHECK(render_report({fj}, {"fj"}).find("<section id=\"trace\">") == std::string::npos);
 }
 
+TEST_CASE("a streamed run's report draws time to first token and stream duration") {
+  Results r;
+  r.engine = "live";
+  auto& s = r.recording.streams;
+  for (const std::int64_t ms : {200, 210, 250, 900}) s.first_token_ns.record(ms * kNsPerMs);
+  for (const std::int64_t ms : {2200, 2300, 2400}) s.duration_ns.record(ms * kNsPerMs);
+  s.completed = 3;
+  s.broken = 1;
+  s.tokens = 130;
+  const TempDir dir;
+  const auto html = render_report({r}, {"streamed"});
+  checked(html, dir, "streams.html");
+  const auto start = html.find("<section id=\"streams\">");
+  REQUIRE(start != std::string::npos);
+  const auto section = html.substr(start, html.find("</section>", start) - start);
+  CHECK(section.find("Time to first token") != std::string::npos);
+  CHECK(count_of(section, "<polyline") == 2);
+  CHECK(section.find("<title>time to first token: p50 ") != std::string::npos);
+  CHECK(section.find("max 900 ms (4 streams)</title>") != std::string::npos);
+  CHECK(section.find("<title>stream duration (completed): p50 ") != std::string::npos);
+  CHECK(section.find("(3 streams)</title>") != std::string::npos);
+  // A run that streamed nothing has no such chart, not even a placeholder.
+  const auto fj = golden_results("storm_full_jitter.results.json");
+  CHECK(render_report({fj}, {"fj"}).find("<section id=\"streams\">") == std::string::npos);
+}
+
 TEST_CASE("a million-client simulation's report stays small") {
   // A sanitizer tree simulates a tenth of the fleet (129 s of TSan's case time for the
   // million): the report's size is bounded by its columns either way.
