@@ -141,7 +141,7 @@ std::string short_text(const std::string& metric, double actual, double limit) {
 
 }  // namespace
 
-Advice advice_for(std::string_view metric, FleetJitter jitter) {
+CheckAdvice advice_for(std::string_view metric, FleetJitter jitter) {
   for (const auto& row : advice_rows()) {
     if (std::find(row.metrics.begin(), row.metrics.end(), metric) == row.metrics.end()) continue;
     std::string change(row.change);

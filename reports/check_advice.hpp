@@ -12,7 +12,7 @@
 
 namespace stampede {
 
-struct Advice {
+struct CheckAdvice {
   std::string topic;   // what the failure says about the fleet: "the herd"
   std::string change;  // what to change, in the flags of loadgen's fleet
 };
@@ -25,7 +25,7 @@ FleetJitter fleet_jitter(const Results& r);
 // The advice for a failed check on this metric. Metrics that fail for one cause share one
 // advice (peak_ratio and peak_retry_ratio: the herd); a metric the guide has nothing on gets
 // its meaning, never an empty advice.
-Advice advice_for(std::string_view metric, FleetJitter jitter = FleetJitter::kUnknown);
+CheckAdvice advice_for(std::string_view metric, FleetJitter jitter = FleetJitter::kUnknown);
 
 // The metric a check's text names ("peak_ratio <= 2": "peak_ratio"); "" when the text is not
 // a check this version reads.

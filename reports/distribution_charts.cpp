@@ -320,13 +320,13 @@ std::string streams_chart(const Results& r, const ChartScale& scale) {
   const auto& s = r.recording.streams;
   Plot p("time to first token and stream duration CDF", 0, scale.x_max, 100);
   p.axes(linear_ticks(scale.x_max, 8), "from the request written (ms, wall)", "% of streams");
-  struct Line {
+  struct Curve {
     const char* name;
     const LogHistogram& h;
     const char* color;
   };
-  for (const Line& line : {Line{"time to first token", s.first_token_ns, kFirstTokenColor},
-                           Line{"stream duration (completed)", s.duration_ns, kDurationColor}}) {
+  for (const Curve& line : {Curve{"time to first token", s.first_token_ns, kFirstTokenColor},
+                            Curve{"stream duration (completed)", s.duration_ns, kDurationColor}}) {
     if (line.h.count() == 0) continue;
     const std::string title = std::string(line.name) + ": p50 " + format_ns(line.h.quantile(0.5)) +
                               ", p99 " + format_ns(line.h.quantile(0.99)) + ", max " +

@@ -20,7 +20,7 @@ struct Failure {
 // The failed checks that share one advice, in the order the first of them came; refused
 // checks (not judged) have none: their line says what to do.
 struct AdviceGroup {
-  std::optional<Advice> advice;
+  std::optional<CheckAdvice> advice;
   std::vector<Failure> failures;
 };
 
@@ -30,7 +30,7 @@ std::vector<AdviceGroup> advice_groups(const std::vector<Results>& runs,
   for (std::size_t i = 0; i < runs.size(); ++i) {
     for (const auto& v : distinct_verdicts(runs[i].verdicts)) {
       if (v.passed) continue;
-      std::optional<Advice> advice;
+      std::optional<CheckAdvice> advice;
       if (!v.refused) advice = advice_for(checked_metric(v.text), fleet_jitter(runs[i]));
       auto group = std::find_if(groups.begin(), groups.end(), [&](const AdviceGroup& g) {
         return g.advice.has_value() == advice.has_value() &&
