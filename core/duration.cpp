@@ -55,9 +55,10 @@ Parsed<std::int64_t> parse_duration_ns(std::string_view text) {
   if (unit.empty()) return fail("no unit");
   for (const auto& [name, factor] : kUnits) {
     if (unit != name) continue;
-    if (whole > INT64_MAX / factor - 1) return fail("too large");
     const auto frac_ns =
         static_cast<std::int64_t>(std::llround(fraction * static_cast<double>(factor)));
+    // frac_ns <= factor: the bound is exact, so the largest duration spells back to itself.
+    if (whole > (INT64_MAX - frac_ns) / factor) return fail("too large");
     return Parsed<std::int64_t>::ok(whole * factor + frac_ns);
   }
   return fail("unknown unit '" + std::string(unit) + "'");

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/merge_command.hpp"
+#include "duration.hpp"
 #include "html_report.hpp"
 #include "http/retry_after_header.hpp"
 #include "model/limiter.hpp"
@@ -37,6 +38,23 @@ json golden_results() {
 }
 
 }  // namespace
+
+TEST_CASE("fuzz_duration: a duration within a microsecond of the largest spells back to itself") {
+  // Spelled "9223372036854775.708us", which the unit's overflow bound (one unit short of the
+  // largest) refused as too large.
+  for (const std::int64_t ns :
+       {std::int64_t{9223372036854775708}, std::numeric_limits<std::int64_t>::max(),
+        std::numeric_limits<std::int64_t>::max() - 999}) {
+    CAPTURE(ns);
+    const auto again = parse_duration_ns(format_duration(ns));
+    REQUIRE(again);
+    CHECK(*again == ns);
+  }
+  // One past the largest is still too large, in any unit.
+  CHECK_FALSE(parse_duration_ns("9223372036854775808ns"));
+  CHECK_FALSE(parse_duration_ns("9223372036854775.808us"));
+  CHECK_FALSE(parse_duration_ns("9223372036.854775808s"));
+}
 
 TEST_CASE("fuzz_retry_after: a date in year 9999 saturates instead of overflowing") {
   // 253402300799 s since the epoch: times 10^9 is past what an int64 holds.
