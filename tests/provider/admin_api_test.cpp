@@ -99,10 +99,10 @@ TEST_CASE("stats and metrics count exactly what was sent") {
   REQUIRE(rows.size() == 23);
   CHECK(rows[0] == std::vector<std::string>{"t_ns", "tenant", "status", "attempt", "client_id",
                                             "send_rule", "decided_t_ns", "upstream", "stream"});
-  CHECK(rows[20] ==
-        std::vector<std::string>{rows[20][0], "k1", "429", "20", "", "x-attempt", rows[20][6], "", ""});
-  CHECK(rows[21] ==
-        std::vector<std::string>{rows[21][0], "odd,\"key", "200", "", "", "none", rows[21][6], "", ""});
+  CHECK(rows[20] == std::vector<std::string>{rows[20][0], "k1", "429", "20", "", "x-attempt",
+                                             rows[20][6], "", ""});
+  CHECK(rows[21] == std::vector<std::string>{rows[21][0], "odd,\"key", "200", "", "", "none",
+                                             rows[21][6], "", ""});
   CHECK(rows[22][3] == "");
   CHECK(rows[22][5] == "malformed:x-attempt");
 }
