@@ -48,4 +48,43 @@ StreamPlan plan_stream(const StreamConfig& config, std::int64_t max_tokens, std:
   return plan;
 }
 
+namespace {
+
+// The tokens the answer sends before it ends or breaks.
+std::int64_t tokens_sent(const StreamPlan& plan) {
+  return plan.break_after.value_or(plan.output_tokens);
+}
+
+}  // namespace
+
+StreamTimes stream_times(const StreamConfig& config, const StreamPlan& plan) {
+  const std::int64_t sent = tokens_sent(plan);
+  StreamTimes times;
+  times.tokens = sent;
+  if (sent == 0) return times;  // the tail (or the break) goes with the head
+  times.first_token_ns = token_due_ns(config, 0);
+  times.end_ns = token_due_ns(config, sent - 1);
+  return times;
+}
+
+std::int64_t tokens_sent_by(const StreamConfig& config, const StreamPlan& plan,
+                            std::int64_t elapsed_ns) {
+  // Token k is due no earlier than token k - 1: the first not yet due, by bisection.
+  std::int64_t low = 0;
+  std::int64_t high = tokens_sent(plan);
+  while (low < high) {
+    const std::int64_t mid = low + (high - low) / 2;
+    if (token_due_ns(config, mid) <= elapsed_ns) {
+      low = mid + 1;
+    } else {
+      high = mid;
+    }
+  }
+  return low;
+}
+
+Outcome broken_stream_outcome(Dialect dialect) {
+  return dialect == Dialect::kAnthropic ? Outcome::kOverloaded : Outcome::kBadResponse;
+}
+
 }  // namespace stampede

@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <optional>
 
+#include "outcome.hpp"
 #include "scenario.hpp"
 
 namespace stampede {
@@ -26,5 +27,26 @@ struct StreamPlan {
 };
 StreamPlan plan_stream(const StreamConfig& config, std::int64_t max_tokens, std::uint64_t seed,
                        std::uint64_t request_number);
+
+// What a client reads of one planned answer, in scenario time from its head: when its first
+// token comes (none: it carries none), when it ends, and its tokens. It ends with its last
+// token, or breaks with the last token sent before the break (the data plane sends the error
+// event, or cuts the connection, in that token's write): the simulator's stream.
+struct StreamTimes {
+  std::optional<std::int64_t> first_token_ns;
+  std::int64_t end_ns = 0;
+  std::int64_t tokens = 0;
+  bool operator==(const StreamTimes&) const = default;
+};
+StreamTimes stream_times(const StreamConfig& config, const StreamPlan& plan);
+
+// The tokens of the answer sent within elapsed_ns of its head: what a client that gave up
+// then (its timeout) had read.
+std::int64_t tokens_sent_by(const StreamConfig& config, const StreamPlan& plan,
+                            std::int64_t elapsed_ns);
+
+// What the client makes of a broken stream: anthropic's overloaded_error event is the 529 its
+// API answers before a stream starts; openai's cut connection is a broken answer.
+Outcome broken_stream_outcome(Dialect dialect);
 
 }  // namespace stampede

@@ -73,3 +73,49 @@ TEST_CASE("llm pacing: --stream-errors breaks that share of streams, inside the 
   c.errors = 1;
   CHECK(plan_stream(c, 0, 3, 0).break_after == 0);  // an empty answer breaks before its tail
 }
+
+TEST_CASE("llm pacing: a planned answer's first token, end and tokens, as its client reads them") {
+  StreamConfig c;
+  c.first_token_ns = 800 * kNsPerMs;
+  c.token_rate = Rate{20, kNsPerSec};
+  struct Row {
+    StreamPlan plan;
+    StreamTimes times;
+  };
+  const Row rows[] = {
+      // Ends with its last token: token 9 is due 800 ms + 9 x 50 ms after the head.
+      {{10, false, std::nullopt}, {800 * kNsPerMs, 1'250 * kNsPerMs, 10}},
+      {{1, false, std::nullopt}, {800 * kNsPerMs, 800 * kNsPerMs, 1}},
+      // No token: the tail goes with the head.
+      {{0, true, std::nullopt}, {std::nullopt, 0, 0}},
+      // Broken after 4 tokens: the break goes with token 3.
+      {{10, false, 4}, {800 * kNsPerMs, 950 * kNsPerMs, 4}},
+      // Broken before its first token: with the head.
+      {{10, false, 0}, {std::nullopt, 0, 0}},
+  };
+  for (const Row& row : rows) {
+    CAPTURE(row.plan.output_tokens);
+    CHECK(stream_times(c, row.plan) == row.times);
+  }
+}
+
+TEST_CASE("llm pacing: the tokens sent by a moment, a broken answer's stopping at the break") {
+  StreamConfig c;
+  c.first_token_ns = 800 * kNsPerMs;
+  c.token_rate = Rate{20, kNsPerSec};
+  const StreamPlan whole{10, false, std::nullopt};
+  CHECK(tokens_sent_by(c, whole, 0) == 0);
+  CHECK(tokens_sent_by(c, whole, 799 * kNsPerMs) == 0);
+  CHECK(tokens_sent_by(c, whole, 800 * kNsPerMs) == 1);
+  CHECK(tokens_sent_by(c, whole, 849 * kNsPerMs) == 1);
+  CHECK(tokens_sent_by(c, whole, 850 * kNsPerMs) == 2);
+  CHECK(tokens_sent_by(c, whole, 60 * kNsPerSec) == 10);
+  CHECK(tokens_sent_by(c, StreamPlan{10, false, 3}, 60 * kNsPerSec) == 3);
+  c.token_rate.reset();  // every token with the first
+  CHECK(tokens_sent_by(c, whole, 800 * kNsPerMs) == 10);
+}
+
+TEST_CASE("llm pacing: a broken stream is the 529 in anthropic, a broken answer in openai") {
+  CHECK(broken_stream_outcome(Dialect::kAnthropic) == Outcome::kOverloaded);
+  CHECK(broken_stream_outcome(Dialect::kOpenAi) == Outcome::kBadResponse);
+}
