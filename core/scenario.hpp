@@ -64,6 +64,8 @@ struct TokenRange {
   bool operator==(const TokenRange&) const = default;
 };
 inline constexpr std::int64_t kMaxOutputTokens = 1'000'000;
+// A streamed fleet's max_tokens when none is given (fleet.max_tokens, --max-tokens).
+inline constexpr std::int64_t kDefaultMaxTokens = 100;
 struct StreamConfig {
   std::int64_t first_token_ns = 0;  // scenario time from the answer's start to its first token
   std::optional<Rate> token_rate;   // none: the tokens all at once, with the first
@@ -172,6 +174,10 @@ struct FleetConfig {
   std::int64_t timeout_ns = 30'000'000'000;
   std::uint64_t seed = 1;
   std::optional<std::int64_t> tokens;  // declared by every request in provider.token_header
+  // loadgen run and simulate --stream (docs/LLM.md): every request a streamed LLM request in
+  // the provider's dialect, its answer bounded by max_tokens.
+  bool stream = false;
+  std::int64_t max_tokens = kDefaultMaxTokens;
   HopDelay hop_delay;   // occ mode, simulate only: live, fakeprovider --hop-delay emulates it
   TraceSettings trace;  // the trace workload's
 

@@ -60,6 +60,16 @@ Error set_outages(ProviderConfig& p, const json& v) {
   return std::nullopt;
 }
 
+Error set_max_tokens(Scenario& s, const json& v) {
+  const auto n = parse_count(as_text(v));
+  if (!n) return n.error();
+  if (*n < 1 || *n > kMaxOutputTokens)
+    return "'" + as_text(v) + "' is outside 1 to " + std::to_string(kMaxOutputTokens) +
+           ": a streamed request's max_tokens";
+  s.fleet.max_tokens = *n;
+  return std::nullopt;
+}
+
 Problems overlapping_outages(const Scenario& s) {
   auto outages = s.provider.outages;
   std::sort(outages.begin(), outages.end(),
@@ -644,6 +654,24 @@ const std::vector<ScenarioField>& table() {
          if (!s.fleet.tokens) return std::nullopt;
          return *s.fleet.tokens;
        }},
+      {.name = "fleet.stream",
+       .no_flag = "loadgen run and simulate take it as --stream, a flag without a value",
+       .example = "on",
+       .parse = [](Scenario& s,
+                   const json& v) { return assign(parse_on_off(as_text(v)), s.fleet.stream); },
+       // Only when streamed, so a plain fleet's document reads as before.
+       .print = [](const Scenario& s) -> Printed {
+         if (!s.fleet.stream) return std::nullopt;
+         return true;
+       }},
+      {.name = "fleet.max_tokens",
+       .no_flag = "loadgen run and simulate take it as --max-tokens, beside --stream",
+       .example = "400",
+       .parse = set_max_tokens,
+       .print = [](const Scenario& s) -> Printed {
+         if (!s.fleet.stream && s.fleet.max_tokens == kDefaultMaxTokens) return std::nullopt;
+         return s.fleet.max_tokens;
+       }},
       {.name = "fleet.hop_delay",
        .flag = "--hop-delay",
        .in = kLoadgen,
@@ -982,7 +1010,7 @@ const std::vector<ScenarioField>& table() {
       // LLM streams (docs/LLM.md): read only in the anthropic and openai dialects.
       {.name = "provider.first_token",
        .flag = "--first-token",
-       .in = kFakeprovider,
+       .in = kBothBinaries,
        .help = "LLM dialects: time from a streamed answer's start to its first token (scenario "
                "time)",
        .type = "DURATION",
@@ -998,7 +1026,7 @@ const std::vector<ScenarioField>& table() {
        }},
       {.name = "provider.token_rate",
        .flag = "--token-rate",
-       .in = kFakeprovider,
+       .in = kBothBinaries,
        .help = "LLM dialects: tokens a second in each streamed answer, N/s (default: every token "
                "with the first)",
        .type = "RATE",
@@ -1011,7 +1039,7 @@ const std::vector<ScenarioField>& table() {
            [](const Scenario& s) { return if_set(s.provider.stream.token_rate, format_rate); }},
       {.name = "provider.output_tokens",
        .flag = "--output-tokens",
-       .in = kFakeprovider,
+       .in = kBothBinaries,
        .help = "LLM dialects: an answer's tokens, N or MIN-MAX (a seeded draw per request), "
                "bounded by the request's max_tokens (default: max_tokens)",
        .type = "N|MIN-MAX",
@@ -1026,7 +1054,7 @@ const std::vector<ScenarioField>& table() {
            }},
       {.name = "provider.stream_errors",
        .flag = "--stream-errors",
-       .in = kFakeprovider,
+       .in = kBothBinaries,
        .help = "LLM dialects: the share of streamed answers broken after a seeded number of "
                "tokens (anthropic: an overloaded_error event; openai: the connection cut)",
        .type = "FRACTION",
@@ -1132,6 +1160,9 @@ void check_across_fields(const Scenario& s, Problems& errors) {
        "fleet.workload: occ mode runs the storm and queue workloads, not steady or stages");
   check_trace(s, errors);
   check_streams(s.provider, errors);
+  need(s.fleet.stream || !s.given.count("fleet.max_tokens"),
+       "fleet.max_tokens: it bounds the streamed requests' answers; set fleet.stream (--stream) "
+       "too, or leave it out");
   // A trace's arrivals are counted when it is read, and an empty one is refused then.
   need(f.item_count() > 0 || (trace(s) && !f.items),
        "fleet.items: the workload creates no items; give at least 1");

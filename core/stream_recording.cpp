@@ -1,5 +1,7 @@
 #include "stream_recording.hpp"
 
+#include <algorithm>
+
 #include "duration.hpp"
 #include "json_int.hpp"
 #include "saturating.hpp"
@@ -12,6 +14,18 @@ void StreamRecording::merge(const StreamRecording& o) {
   tokens = saturating_add(tokens, o.tokens);
   completed = saturating_add(completed, o.completed);
   broken = saturating_add(broken, o.broken);
+}
+
+void StreamRecording::record(std::optional<std::int64_t> first_token_at,
+                             std::optional<std::int64_t> end_at, std::int64_t tokens_read) {
+  tokens = saturating_add(tokens, tokens_read);
+  if (first_token_at) first_token_ns.record(std::max<std::int64_t>(0, *first_token_at));
+  if (!end_at) {
+    ++broken;
+    return;
+  }
+  ++completed;
+  duration_ns.record(std::max<std::int64_t>(0, *end_at));
 }
 
 namespace {

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 
 #include <nlohmann/json.hpp>
 
@@ -20,6 +21,10 @@ struct StreamRecording {
 
   // Whether any stream was read: a run that streamed none has no section.
   bool any() const { return completed > 0 || broken > 0; }
+  // One stream, its times from the request's write: its first token's (none: none came), its
+  // end's when it completed (none: it broke or was cut off).
+  void record(std::optional<std::int64_t> first_token_ns, std::optional<std::int64_t> end_ns,
+              std::int64_t tokens_read);
   void merge(const StreamRecording& other);
 };
 

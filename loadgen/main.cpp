@@ -367,6 +367,26 @@ std::string parse_error_message(const CLI::App& app, const CLI::ParseError& e,
          " (see '" + help + "')";
 }
 
+// --stream and --max-tokens, run's and simulate's: the scenario's fleet.stream and
+// fleet.max_tokens, --stream a flag without a value.
+void add_stream_flags(CLI::App& cmd, StreamArgs& a, const char* group, const std::string& dialect) {
+  cmd.add_flag("--stream", a.stream,
+               "every request an LLM request in the provider's dialect (anthropic: POST "
+               "/v1/messages; openai: POST /v1/chat/completions), \"stream\": true, its answer "
+               "read as its events arrive: time to first token, tokens, a stream broken mid-way "
+               "a failure the retry policy retries (docs/LLM.md). " +
+                   dialect)
+      ->group(group);
+  cmd.add_option("--max-tokens", a.max_tokens,
+                 "--stream: each request's max_tokens (max_completion_tokens for openai), 1 to "
+                 "1000000 (default " +
+                     std::to_string(kDefaultMaxTokens) + ")")
+      ->type_name("N")
+      ->default_str(std::to_string(kDefaultMaxTokens))  // shown; 0 says it was not given
+      ->check(within(1, kMaxOutputTokens))
+      ->group(group);
+}
+
 CLI::App* add_simulate_command(CLI::App& app, SimulateFlags& sim) {
   auto* simulate = app.add_subcommand(
       "simulate",
@@ -403,6 +423,10 @@ CLI::App* add_simulate_command(CLI::App& app, SimulateFlags& sim) {
       ->capture_default_str()
       ->check(within(1, 1'000'000))
       ->group(kAdvancedGroup);
+  add_stream_flags(*simulate, sim.stream, "Fleet",
+                   "The provider's dialect: --dialect anthropic or openai; its answers are "
+                   "paced by --first-token, --token-rate, --output-tokens and broken by "
+                   "--stream-errors, as fakeprovider's");
   add_shard_flags(*simulate, sim.shard, false);
   simulate->footer(
       "Exit codes: 0 every check holds; 1 one failed (an expectation, --assert, or 'delivered > "
@@ -455,24 +479,9 @@ void add_run_target_flags(CLI::App* run_cmd, RunFlags& run) {
       ->check(CLI::ExistingFile.description(""))
       ->excludes(key_opt)
       ->group("Target");
-  run_cmd
-      ->add_flag(
-          "--stream", run.stream,
-          "every request an LLM request in the provider's dialect (anthropic: POST "
-          "/v1/messages; openai: POST /v1/chat/completions), \"stream\": true, its "
-          "answer read as its events arrive: time to first token, tokens, a stream broken "
-          "mid-way a failure the retry policy retries (docs/LLM.md). The dialect is the scenario's "
-          "provider.dialect, or the one --provider-admin's fakeprovider speaks")
-      ->group("Target");
-  run_cmd
-      ->add_option("--max-tokens", run.max_tokens,
-                   "--stream: each request's max_tokens (max_completion_tokens for openai), 1 "
-                   "to 1000000 (default " +
-                       std::to_string(kDefaultMaxTokens) + ")")
-      ->type_name("N")
-      ->default_str(std::to_string(kDefaultMaxTokens))  // shown; 0 says it was not given
-      ->check(within(1, kMaxOutputTokens))
-      ->group("Target");
+  add_stream_flags(*run_cmd, run.stream, "Target",
+                   "The dialect is the scenario's provider.dialect, or the one --provider-admin's "
+                   "fakeprovider speaks");
   run_cmd
       ->add_flag("--no-trace-headers", run.no_trace_headers,
                  "do not send X-Client-Id, X-Request-Id (the item) and X-Attempt (the send)")

@@ -12,6 +12,7 @@
 #include "live/request.hpp"
 #include "parsed.hpp"
 #include "policy/shard.hpp"
+#include "scenario.hpp"
 
 namespace stampede {
 
@@ -22,6 +23,16 @@ struct ShardArgs {
   std::string shard;
   std::string start_at;  // run only
 };
+
+// --stream and --max-tokens of run and simulate (docs/LLM.md), as given: the scenario's
+// fleet.stream and fleet.max_tokens, each a flag of the commands (--stream takes no value).
+struct StreamArgs {
+  bool stream = false;
+  std::int64_t max_tokens = 0;  // 0: not given
+};
+// The flags onto the scenario: --stream streams it, --max-tokens bounds a streamed fleet's
+// answers (without a stream it means nothing, and is refused).
+void take_stream_flags(const StreamArgs& a, Scenario& scenario, Errors& errors);
 
 // The files, assertions and bounds of a live fleet: run and exec take the same.
 struct FleetOutputArgs {

@@ -180,15 +180,8 @@ void take_outputs(const RunArgs& a, RunCommand& cmd, Errors& errors) {
 // --stream makes the request (run_stream.hpp); what would contradict it is refused here, and
 // the dialect once it is known (with --provider-admin, the one the provider enforces).
 void take_stream(const RunArgs& a, RunCommand& cmd, Errors& errors) {
-  if (!a.stream) {
-    if (a.max_tokens != 0)
-      errors.push_back(
-          "--max-tokens: it sets the streamed requests' max_tokens; give --stream "
-          "too, or leave it out");
-    return;
-  }
-  add_error(stream_args_error(a, cmd), errors);
-  cmd.stream_max_tokens = a.max_tokens != 0 ? a.max_tokens : kDefaultMaxTokens;
+  take_stream_flags(a.stream, cmd.scenario, errors);
+  if (cmd.scenario.fleet.stream) add_error(stream_args_error(a, cmd), errors);
 }
 
 // Beyond one process: how many, and the arguments the workers are given.

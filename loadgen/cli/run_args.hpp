@@ -27,8 +27,7 @@ struct RunArgs {
   bool no_latency_compensation = false;
   bool no_trace_headers = false;
   bool expect_none = false, allow_time_scale = false;
-  bool stream = false;          // --stream
-  std::int64_t max_tokens = 0;  // --max-tokens; 0: not given
+  StreamArgs stream;
   ShardArgs shard;
   TlsFlags tls;
   std::int64_t processes = 0;               // 0: as many as the open-file limit needs

@@ -24,9 +24,6 @@ struct RunCommand : FleetCommand {
   bool shard_given = false;                 // --shard, or the Indexed Job's variables
   std::int64_t connections_per_source = 0;  // 0: from the local port range
   std::vector<std::string> run_args;        // as given after `run`, for the workers
-  // --stream: the max_tokens of every streamed request; the request itself is made once the
-  // provider's dialect is known (the scenario's, or what --provider-admin enforces).
-  std::optional<std::int64_t> stream_max_tokens;
 };
 
 // Runs the fleet against the target, prints the summary, writes the files. Returns the exit

@@ -37,11 +37,25 @@ std::optional<std::string> stream_args_error(const RunArgs& a, const RunCommand&
   return std::nullopt;
 }
 
+std::optional<std::string> simulated_stream_error(const Scenario& scenario) {
+  if (!scenario.fleet.stream) return std::nullopt;
+  const Dialect dialect = scenario.provider.dialect;
+  if (!streams_in(dialect))
+    return "--stream: the scenario's provider is the " + std::string(to_string(dialect)) +
+           " dialect, which has no streamed answers; set provider.dialect to anthropic or "
+           "openai in the --scenario file (docs/LLM.md)";
+  if (scenario.provider.mode == ProviderMode::kOcc)
+    return std::string(
+        "--stream: occ mode sends its own reads and writes, which stream nothing; "
+        "leave out one of them");
+  return std::nullopt;
+}
+
 std::optional<std::string> make_stream_request(RunCommand& cmd) {
-  if (!cmd.stream_max_tokens) return std::nullopt;
+  if (!cmd.scenario.fleet.stream) return std::nullopt;
   const Dialect dialect = cmd.scenario.provider.dialect;
   if (!streams_in(dialect)) return dialect_error(dialect, cmd.provider_admin.has_value());
-  const StreamRequest made = stream_request(dialect, *cmd.stream_max_tokens);
+  const StreamRequest made = stream_request(dialect, cmd.scenario.fleet.max_tokens);
   LiveRequest& r = cmd.request;
   r.stream = dialect;
   r.method = "POST";

@@ -2,6 +2,7 @@
 
 #include <utility>
 
+#include "cli/run_stream.hpp"
 #include "cli/trace_input.hpp"
 #include "gate.hpp"
 
@@ -49,6 +50,8 @@ Checked<SimulateCommand> check_simulate(const Scenario& scenario, const std::str
   SimulateCommand cmd;
   cmd.scenario = scenario;
   take_trace(cmd.scenario, errors);
+  take_stream_flags(a.stream, cmd.scenario, errors);
+  add_error(simulated_stream_error(cmd.scenario), errors);
   take_assertions(a, scenario_path, cmd, errors);
   if (!a.horizon.empty()) {
     if (auto h = take(positive_duration("--horizon", a.horizon), errors)) cmd.horizon_ns = *h;

@@ -21,6 +21,7 @@ struct SimulateArgs {
   bool quiet = false;
   std::int64_t trials = 1;
   ShardArgs shard;
+  StreamArgs stream;
 };
 
 // The simulation to run, or every usage error in the flags, each one line naming its flag.

@@ -7,6 +7,7 @@
 
 #include "cli/junit_writer.hpp"
 #include "cli/progress_line.hpp"
+#include "cli/run_summary.hpp"
 #include "cli/usage_errors.hpp"
 #include "exit_codes.hpp"
 #include "gate.hpp"
@@ -33,9 +34,12 @@ int run_simulate_command(const SimulateCommand& cmd) {
   if (cmd.shard.sharded()) results.shard = ShardInfo{cmd.shard.index, cmd.shard.count, 0};
   printer.clear();
   results.verdicts = evaluate_gate(cmd.assertions, results, metric_context(results));
-  if (!cmd.quiet) std::cout << format_terminal_summary(results) << std::flush;
+  const nlohmann::json doc = to_json(results);
+  // A streamed fleet's line as run prints it (scenario time here, the wall's there).
+  if (!cmd.quiet)
+    std::cout << format_terminal_summary(results) << format_streams_line(doc) << std::flush;
   if (!cmd.out_path.empty()) {
-    if (auto error = write_output(cmd.out_path, to_json(results).dump(1) + "\n")) {
+    if (auto error = write_output(cmd.out_path, doc.dump(1) + "\n")) {
       std::cerr << "loadgen: " << *error << "\n";
       return kExitUnreachable;
     }

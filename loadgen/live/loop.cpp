@@ -401,16 +401,10 @@ void LiveLoop::answered(LiveClient& c, const AttemptAnswer& a) {
 // Wall times from the request's write, as the response times are: what the fleet waited.
 void LiveLoop::record_stream(const LiveClient& c, const StreamAnswer& s) {
   const std::int64_t sent_wall = c.sent_wall_ns ? c.sent_wall_ns : c.handed_wall_ns;
-  StreamRecording& streams = recording.streams;
-  streams.tokens = saturating_add(streams.tokens, s.tokens);
-  if (s.first_token_wall_ns > 0)
-    streams.first_token_ns.record(std::max<std::int64_t>(0, s.first_token_wall_ns - sent_wall));
-  if (!s.completed()) {
-    ++streams.broken;
-    return;
-  }
-  ++streams.completed;
-  streams.duration_ns.record(std::max<std::int64_t>(0, s.end_wall_ns - sent_wall));
+  const auto since_sent = [&](std::int64_t at) { return std::optional(at - sent_wall); };
+  recording.streams.record(
+      s.first_token_wall_ns > 0 ? since_sent(s.first_token_wall_ns) : std::nullopt,
+      s.completed() ? since_sent(s.end_wall_ns) : std::nullopt, s.tokens);
 }
 
 // Adaptive throttling dropped the send on the client: it failed as a 429 that never left, and

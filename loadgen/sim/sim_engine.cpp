@@ -4,6 +4,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "model/llm_pacing.hpp"
 #include "model/provider_policy.hpp"
 #include "policy/arrival_schedule.hpp"
 #include "policy/item_life.hpp"
@@ -193,26 +194,66 @@ class Simulation {
     const Step due = life_.on_send_due(t_ns, cl.item, nullptr, fleet_.guards(c), cl.rng);
     if (due.kind != Step::Kind::kSendNow) return follow(c, t_ns, due);
     const Decision d = admit(c, t_ns);
-    const Outcome seen =
-        d.service_ns > scenario_.fleet.timeout_ns ? Outcome::kTimeout : d.outcome();
+    const Seen seen = seen_of(c, d);
     if (mine(c)) {
       rec_.record_arrival(t_ns, cl.item.sends, d.outcome());
-      rec_.record_send(t_ns, cl.item.sends, seen);
+      rec_.record_send(t_ns, cl.item.sends, seen.outcome);
       if (rec_.trace && cl.item.sends == 1) {
         rec_.trace->record_first_send(t_ns);
         rec_.trace->record_lag(cl.work.intended_ns, t_ns);
       }
     }
     // The client reads a delta-seconds header: whole seconds, rounded up.
-    const PendingAnswer a{seen, d.should_retry || seen == Outcome::kTimeout,
+    const PendingAnswer a{seen.outcome, d.should_retry || seen.outcome == Outcome::kTimeout,
                           d.retry_after_ns ? hint_seconds(*d.retry_after_ns) : -1};
-    const std::int64_t wait = seen == Outcome::kTimeout ? scenario_.fleet.timeout_ns : d.service_ns;
-    if (wait == 0) {
+    if (seen.after_ns == 0) {
       answer(c, t_ns, a);
       return;
     }
     cl.answer = a;
-    schedule(c, saturating_add(t_ns, wait), EventKind::kAnswer);
+    schedule(c, saturating_add(t_ns, seen.after_ns), EventKind::kAnswer);
+  }
+
+  // What the client reads of the provider's decision, and how long after its send: the
+  // decision after its service time, a streamed answer at its end, or its timeout when that
+  // comes first.
+  struct Seen {
+    Outcome outcome = Outcome::kOk;
+    std::int64_t after_ns = 0;
+  };
+  Seen seen_of(std::uint32_t c, const Decision& d) {
+    const std::int64_t timeout = scenario_.fleet.timeout_ns;
+    if (d.service_ns > timeout) return {Outcome::kTimeout, timeout};
+    if (!scenario_.fleet.stream || d.outcome() != Outcome::kOk) return {d.outcome(), d.service_ns};
+    return read_stream(c, d.service_ns);
+  }
+
+  // An admitted streamed answer (--stream), its head sent after the service time. Its length
+  // and break are the provider's draws for the same request number: the provider numbers its
+  // LLM answers as it sends their heads, here as they are admitted (the same order when the
+  // service time is the same for all). Its times are the provider's pacing; recorded as the
+  // live client records what it read.
+  Seen read_stream(std::uint32_t c, std::int64_t head_ns) {
+    const ProviderConfig& p = scenario_.provider;
+    const StreamPlan plan =
+        plan_stream(p.stream, scenario_.fleet.max_tokens, p.seed, llm_answers_++);
+    const StreamTimes times = stream_times(p.stream, plan);
+    const std::int64_t timeout = scenario_.fleet.timeout_ns;
+    const std::int64_t end = saturating_add(head_ns, times.end_ns);
+    std::optional<std::int64_t> first_token;
+    if (times.first_token_ns) first_token = saturating_add(head_ns, *times.first_token_ns);
+    if (end > timeout) {
+      // The client gives up mid-stream, with the tokens sent by then: a stream cut off.
+      if (first_token > timeout) first_token.reset();
+      if (mine(c))
+        rec_.streams.record(first_token, std::nullopt,
+                            tokens_sent_by(p.stream, plan, timeout - head_ns));
+      return {Outcome::kTimeout, timeout};
+    }
+    const bool broken = plan.break_after.has_value();
+    if (mine(c))
+      rec_.streams.record(first_token, broken ? std::nullopt : std::optional(end), times.tokens);
+    return {broken ? broken_stream_outcome(p.dialect) : Outcome::kOk, end};
   }
 
   // As the live provider would: by the tenant and tokens of a trace's item, the fleet's own
@@ -252,6 +293,7 @@ class Simulation {
   const SimOptions& options_;
   const ItemLife life_;
   ProviderPolicy provider_;
+  std::uint64_t llm_answers_ = 0;  // --stream: the streamed answers admitted so far
   const DeclaredTokens tokens_{scenario_.fleet.tokens, false};  // what every request declares
   Workload workload_;
   const ArrivalSchedule schedule_;

@@ -226,6 +226,13 @@ TEST_CASE("flag checks: simulate names every bad flag") {
          a.out = "-";
        },
        {"", "--out: '-' is not stdout here"}},
+      // The defaults' provider is the generic dialect: nothing it answers streams.
+      {"--stream without an LLM dialect",
+       [](SimulateArgs& a) { a.stream.stream = true; },
+       {"--stream: the scenario's provider is the generic dialect"}},
+      {"--max-tokens without --stream",
+       [](SimulateArgs& a) { a.stream.max_tokens = 50; },
+       {"--max-tokens: it sets the streamed requests' max_tokens"}},
   };
   for (const auto& row : rows) {
     CAPTURE(row.name);

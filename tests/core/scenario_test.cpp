@@ -97,6 +97,8 @@ constexpr const char* kEveryField = R"({
     "seed": 7,
     "hop_delay": "5ms,1500us",
     "tokens": 1200,
+    "stream": true,
+    "max_tokens": 400,
     "trace": "access.log",
     "trace_format": "combined",
     "trace_tenant": "remote_addr",
@@ -177,6 +179,8 @@ void check_every_field(const Scenario& s) {
   CHECK(f.seed == 7);
   CHECK(f.hop_delay == HopDelay{5 * kNsPerMs, 1'500'000});
   CHECK(f.tokens == 1200);
+  CHECK(f.stream);
+  CHECK(f.max_tokens == 400);
   CHECK(f.trace.path == "access.log");
   CHECK(f.trace.format == "combined");
   CHECK(f.trace.reorder_ns == 3 * kNsPerSec);
