@@ -67,10 +67,9 @@ class LiveLoop final : public AttemptSink {
   void start_attempt(LiveClient& c, std::int64_t due_wall_ns, std::int64_t woke_wall_ns);
   // The scenario time of an answer that arrived at answered_wall_ns. Compensated: the send's
   // intended time plus the wall time since it was written, unscaled (see
-  // LiveOptions::compensate_latency); from the send as it went when the answer's Retry-After
-  // is followed (provider_clock).
-  std::int64_t answer_time(const LiveClient& c, std::int64_t answered_wall_ns,
-                           bool provider_clock) const;
+  // LiveOptions::compensate_latency), a stream's paced length stretched back; from the send
+  // as it went when the answer's Retry-After is followed (provider_clock).
+  std::int64_t answer_time(const LiveClient& c, const AttemptAnswer& a, bool provider_clock) const;
   // When the attempt went: as the transport was about to write the request, so a burst
   // queued inside it shows in the send lateness, as it is.
   void stamp_send(LiveClient& c);

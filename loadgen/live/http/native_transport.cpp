@@ -342,6 +342,7 @@ void NativeTransport::finish(std::uint32_t i, TransportError transport_error, in
   a.status = status;
   a.answer_began = conn.parser.answer_began();
   a.stream = conn.stream;
+  if (a.stream.streamed) a.stream.head_wall_ns = conn.answered_wall_ns;
   // The clock only when the answer's own arrival is not what counts. A stream is answered
   // when its last bytes came: its item is delivered, or its retry waits, from its end.
   const std::int64_t arrived =

@@ -19,6 +19,7 @@ struct StreamAnswer {
   std::int64_t tokens = 0;
   std::int64_t first_token_wall_ns = 0;  // steady; 0: no token came
   std::int64_t end_wall_ns = 0;          // steady: when its last bytes were read
+  std::int64_t head_wall_ns = 0;         // steady: when its head reached the socket
   // It reached the dialect's end; anything else is a broken stream, retried as a 529 is.
   bool completed() const { return end == StreamAnswerReader::End::kEnded; }
 };
