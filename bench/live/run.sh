@@ -11,6 +11,8 @@
 #                the same nginx, round by round
 #   storm        the acceptance storm (examples/storm.json at --time-scale 0.1): exponential,
 #                then full jitter, each compared with its simulation
+#   stream       the streamed storm (examples/llm_stream_storm.json at STREAM_SCALE, default
+#                0.1): loadgen simulate, then loadgen run against fakeprovider, side by side
 #   compression  the exponential storm at each of SCALES, to find the smallest --time-scale
 #                at which the live run still matches the simulation exactly
 #   fifty        50,000 clients (examples/waves-50k.json at FIFTY_SCALE) through one
@@ -240,6 +242,37 @@ part_storm() {
     storm_run 0.1 "$tmp/storm-$strategy.json"
     show "$tmp/storm-$strategy.json"
   done
+}
+
+# The streamed storm simulated, then run live against fakeprovider: the counts side by side.
+part_stream() {
+  local scenario=$root/examples/llm_stream_storm.json scale=${STREAM_SCALE:-0.1}
+  echo "== a streamed storm: examples/llm_stream_storm.json at --time-scale $scale, beside loadgen simulate"
+  "$loadgen" simulate --scenario "$scenario" --quiet --no-report --out "$tmp/stream-sim.json" || true
+  start_provider --scenario "$scenario" --time-scale "$scale"
+  "${run[@]}" "$loadgen" run --scenario "$scenario" --url "$url" --provider-admin "$admin" \
+    --time-scale "$scale" --quiet --out "$tmp/stream-live.json" || true
+  stop_provider
+  show "$tmp/stream-live.json"
+  python3 - "$tmp/stream-sim.json" "$tmp/stream-live.json" <<'PY'
+import json, sys
+sim, live = (json.load(open(p)) for p in sys.argv[1:3])
+def by_outcome(r):
+    h = r["histograms"]["client_sends_by_outcome"]
+    return {l: sum(b[i] for b in h["counts"]) for i, l in enumerate(h["labels"])}
+def line(name, a, b):
+    rel = (b - a) / a * 100 if a else 0.0
+    print(f"  {name:>14}: simulate {a:>7.0f}  live {b:>7.0f}  ({rel:+.2f}%)")
+line("requests", sim["counts"]["requests"], live["counts"]["requests"])
+line("delivered", sim["counts"]["delivered"], live["counts"]["delivered"])
+so, lo = by_outcome(sim), by_outcome(live)
+for label in so:
+    if so[label] or lo[label]:
+        line(f"sends {label}", so[label], lo[label])
+for key in ("completed", "broken", "tokens_received"):
+    line(f"streams {key}", sim["streams"][key], live["streams"][key])
+line("drain_s", sim["summary"]["drain_s"], live["summary"]["drain_s"])
+PY
 }
 
 part_compression() {
