@@ -84,6 +84,11 @@ Checked<ExecCommand> check_exec(const Scenario& scenario, const std::string& sce
   ExecCommand cmd;
   cmd.scenario = scenario;
   refuse_trace(scenario, "exec", errors);
+  // The program makes its own requests: a streamed fleet is loadgen's, run's.
+  if (scenario.fleet.stream)
+    errors.push_back(
+        "fleet.stream: exec's fleet is the program, which makes its own requests (streamed or "
+        "not); leave fleet.stream out of the --scenario file, or stream with loadgen run");
   take_assertions(a, scenario_path, cmd, errors);
   take_fleet(a, cmd, errors);
   take_target(a, cmd, errors);

@@ -242,6 +242,13 @@ TEST_CASE("flag checks: simulate names every bad flag") {
   }
 }
 
+TEST_CASE("flag checks: exec refuses a streamed fleet, whose requests are the program's") {
+  Scenario streamed = defaults();
+  streamed.fleet.stream = true;
+  check_errors(check_exec(streamed, "", good_exec()),
+               {"fleet.stream: exec's fleet is the program"});
+}
+
 TEST_CASE("flag checks: advise names every bad flag") {
   const std::vector<FlagRow<AdviseArgs>> rows{
       {"good flags", [](AdviseArgs&) {}, {}},
