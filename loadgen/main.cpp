@@ -424,9 +424,9 @@ CLI::App* add_simulate_command(CLI::App& app, SimulateFlags& sim) {
       ->check(within(1, 1'000'000))
       ->group(kAdvancedGroup);
   add_stream_flags(*simulate, sim.stream, "Fleet",
-                   "The provider's dialect: --dialect anthropic or openai; its answers are "
-                   "paced by --first-token, --token-rate, --output-tokens and broken by "
-                   "--stream-errors, as fakeprovider's");
+                   "Simulated: the --scenario file's provider.dialect (anthropic or openai), "
+                   "its answers paced by --first-token, --token-rate, --output-tokens and "
+                   "broken by --stream-errors as fakeprovider's are");
   add_shard_flags(*simulate, sim.shard, false);
   simulate->footer(
       "Exit codes: 0 every check holds; 1 one failed (an expectation, --assert, or 'delivered > "
