@@ -323,20 +323,21 @@ void LiveLoop::start_attempt(LiveClient& c, std::int64_t due_wall_ns, std::int64
   transport_->send(c);
 }
 
+std::int64_t compensated_answer_ns(std::int64_t sent_wall_ns, std::int64_t answered_wall_ns,
+                                   std::int64_t head_wall_ns, double time_scale) {
+  if (head_wall_ns <= 0 || head_wall_ns > answered_wall_ns)
+    return std::max<std::int64_t>(0, answered_wall_ns - sent_wall_ns);
+  const double paced = static_cast<double>(answered_wall_ns - head_wall_ns) / time_scale;
+  return saturating_add(std::max<std::int64_t>(0, head_wall_ns - sent_wall_ns),
+                        saturating_ns(paced));
+}
+
 std::int64_t LiveLoop::answer_time(const LiveClient& c, const AttemptAnswer& a,
                                    bool provider_clock) const {
   if (!shared_.options.compensate_latency) return shared_.clock.to_scenario_ns(a.answered_wall_ns);
   const std::int64_t sent_wall = c.sent_wall_ns ? c.sent_wall_ns : c.handed_wall_ns;
-  std::int64_t on_the_wire = std::max<std::int64_t>(0, a.answered_wall_ns - sent_wall);
-  // A stream's length after its head is the provider's pacing, scenario time it ran at the
-  // time scale: that part is stretched back (the wire before the head is not), so a retry
-  // after a break waits its backoff from the break, as the simulation's does.
-  const std::int64_t head = a.stream.head_wall_ns;
-  if (head > 0 && head <= a.answered_wall_ns) {
-    const double paced =
-        static_cast<double>(a.answered_wall_ns - head) / shared_.clock.time_scale();
-    on_the_wire = saturating_add(std::max<std::int64_t>(0, head - sent_wall), saturating_ns(paced));
-  }
+  const std::int64_t on_the_wire = compensated_answer_ns(
+      sent_wall, a.answered_wall_ns, a.stream.head_wall_ns, shared_.clock.time_scale());
   // A Retry-After counts from when the provider answered, on its clock: from the send as it
   // went, however late, so that no retry goes before the provider said.
   return saturating_add(provider_clock ? std::max(c.send_at_ns, c.sent_ns) : c.send_at_ns,

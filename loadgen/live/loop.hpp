@@ -22,6 +22,14 @@ struct alignas(64) LoopCounters {
 
 // One event loop: its share of the fleet's clients, the timer heap of their next sends, and
 // the transport that carries their attempts (libcurl, or the native HTTP/1.1 client).
+// The scenario time from an attempt's write to its answer, latency compensated: the wire's
+// wall time as it is (the time scale compresses the scenario, not the network), and a
+// stream's part from its head (head_wall_ns, 0: no stream) to its last byte, which is the
+// provider's pacing run at the time scale, stretched back by 1 / time_scale: so a retry after
+// a broken stream waits its backoff from the break, as the simulation's does.
+std::int64_t compensated_answer_ns(std::int64_t sent_wall_ns, std::int64_t answered_wall_ns,
+                                   std::int64_t head_wall_ns, double time_scale);
+
 class LiveLoop final : public AttemptSink {
  public:
   LiveLoop(LiveShared& shared, unsigned index, unsigned loops);
