@@ -78,7 +78,7 @@ TEST_CASE("rendering is deterministic") {
 }
 
 TEST_CASE("the report is well-formed XHTML with its charts, sections and tooltips" *
-          doctest::skip(skip_unless_ci(!has_python()))) {
+          doctest::skip(skip_unless_ci(!has_python())) * doctest::test_suite("long")) {
   TempDir dir;
   const auto exp = golden_results("storm_exponential.results.json");
   const auto fj = golden_results("storm_full_jitter.results.json");
@@ -349,7 +349,7 @@ TEST_CASE("a streamed run's report draws time to first token and stream duration
   CHECK(render_report({fj}, {"fj"}).find("<section id=\"streams\">") == std::string::npos);
 }
 
-TEST_CASE("a million-client simulation's report stays small") {
+TEST_CASE("a million-client simulation's report stays small" * doctest::test_suite("long")) {
   // A sanitizer tree simulates a tenth of the fleet (129 s of TSan's case time for the
   // million): the report's size is bounded by its columns either way.
   const std::int64_t clients = kSanitized ? 100'000 : 1'000'000;
