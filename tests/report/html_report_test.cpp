@@ -71,6 +71,11 @@ TEST_CASE("the report of the fixed-seed storm matches its golden file") {
   check_golden("staging_run.html",
                without_version(
                    render_report({golden_results("staging_run.results.json")}, {"full-jitter"})));
+  // A live streamed run (--stream, some streams broken): time to first token and the streams
+  // open over time.
+  check_golden(
+      "streamed_run.html",
+      without_version(render_report({golden_results("streamed_run.results.json")}, {"streamed"})));
 }
 
 TEST_CASE("rendering is deterministic") {
