@@ -31,7 +31,9 @@ set(browser "\n${browser}\n")
 # The cases of the test suite "long" take the longest in the sanitizer trees (tens of seconds:
 # hundreds of processes, each started under ASan or TSan). A fresh clone has no ctest cost
 # data, so ctest starts the cases in the order they are listed; one of these started last
-# would run on alone past every other. A cost makes ctest start them first.
+# would run on alone past every other. A cost makes ctest start them first. Only cases
+# without a timed premise (a live run matched to its simulation, a real client's sleeps) go
+# in it: they start four at a time, beside one another.
 list_cases(long --test-suite=long)
 set(long "\n${long}\n")
 

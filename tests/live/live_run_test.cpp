@@ -386,8 +386,7 @@ TEST_CASE("a storm against nginx limit_req: delivered matches nginx's access log
   CHECK(limited > 0);
 }
 
-TEST_CASE("the CI example's rehearsal: the per-second default, live and simulated, agree" *
-          doctest::test_suite("long")) {
+TEST_CASE("the CI example's rehearsal: the per-second default, live and simulated, agree") {
   // The pipelines' rehearsal job: fakeprovider from examples/ci/staging.json, the fleet against
   // it with --provider-admin. Without jitter the waves are the simulation's: the 334 refused
   // of 400 back at t=1, 268 at t=3, ... each admitted 66 at a time by the per-second default.

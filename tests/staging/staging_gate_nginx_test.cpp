@@ -200,8 +200,7 @@ TEST_CASE("nginx, no outage: peak_retry_ratio ranks full jitter below exponentia
   CHECK(summary["exponential"]["peak_second"] == summary["full-jitter"]["peak_second"]);
 }
 
-TEST_CASE("nginx: examples/ci/staging.json fails without jitter and passes with full jitter" *
-          doctest::test_suite("long")) {
+TEST_CASE("nginx: examples/ci/staging.json fails without jitter and passes with full jitter") {
   // The example as a team copies it, against nginx's limit_req holding its allowance as a
   // provider that enforces 4000/min a second at a time would: about 67 a second, 66 at once.
   // On the wall's clock (about ten seconds a run): on a scaled one the harness's CPU wait on a
