@@ -284,6 +284,27 @@ const std::vector<ScenarioField>& table() {
          if (s.fleet.trace.tenant.empty()) return std::nullopt;
          return s.fleet.trace.tenant;
        }},
+      {.name = "fleet.trace_tokens",
+       .flag = "--trace-tokens",
+       .in = kLoadgen,
+       .help = "the trace's field that is each item's token count, sent in --token-header and "
+               "charged by the simulated provider: a CSV column or a variable of the log format, "
+               "e.g. upstream_http_x_tokens; none: no tokens from the trace (default: a CSV's "
+               "tokens column; a log, none)",
+       .type = "FIELD",
+       .example = "upstream_http_x_tokens",
+       .parse = [](Scenario& s, const json& v) -> Error {
+         std::string field = as_text(v);
+         if (field.starts_with('$')) field.erase(0, 1);
+         if (field.empty())
+           return "give a field of the trace, e.g. tokens (a CSV column) or a log variable";
+         s.fleet.trace.tokens = std::move(field);
+         return std::nullopt;
+       },
+       .print = [](const Scenario& s) -> Printed {
+         if (s.fleet.trace.tokens.empty()) return std::nullopt;
+         return s.fleet.trace.tokens;
+       }},
       {.name = "fleet.trace_reorder",
        .flag = "--trace-reorder",
        .in = kLoadgen,
@@ -1102,9 +1123,10 @@ void check_trace(const Scenario& s, Problems& errors) {
   const auto& t = s.fleet.trace;
   if (trace(s) && t.path.empty())
     errors.push_back("fleet.trace: the trace workload needs a trace file, e.g. --trace access.log");
-  for (const char* name : {"fleet.trace", "fleet.trace_format", "fleet.trace_tenant",
-                           "fleet.trace_reorder", "fleet.trace_spread", "fleet.speed",
-                           "fleet.scale", "fleet.scale_spread", "fleet.from", "fleet.to"}) {
+  for (const char* name :
+       {"fleet.trace", "fleet.trace_format", "fleet.trace_tenant", "fleet.trace_tokens",
+        "fleet.trace_reorder", "fleet.trace_spread", "fleet.speed", "fleet.scale",
+        "fleet.scale_spread", "fleet.from", "fleet.to"}) {
     if (!trace(s) && s.given.count(name))
       errors.push_back(std::string(name) +
                        ": only the trace workload reads a trace; add --workload trace");

@@ -1,6 +1,9 @@
 #include "stream_recording.hpp"
 
 #include <algorithm>
+#include <stdexcept>
+#include <string>
+#include <vector>
 
 #include "duration.hpp"
 #include "json_int.hpp"
@@ -14,6 +17,35 @@ void StreamRecording::merge(const StreamRecording& o) {
   tokens = saturating_add(tokens, o.tokens);
   completed = saturating_add(completed, o.completed);
   broken = saturating_add(broken, o.broken);
+  open_transitions.merge(o.open_transitions);
+}
+
+void StreamRecording::record_open(std::int64_t start_ns, std::int64_t end_ns) {
+  open_transitions.add(start_ns, kOpened);
+  // An end before its start (clocks read apart) still closes what it opened, in its bin.
+  open_transitions.add(std::max(start_ns, end_ns), kClosed);
+}
+
+std::vector<std::int64_t> open_streams(const BinnedCounts& h) {
+  std::vector<std::int64_t> out(h.bins(), 0);
+  std::int64_t level = 0;
+  for (std::size_t b = 0; b < h.bins(); ++b) {
+    level = saturating_add(level, h.at(b, StreamRecording::kOpened) -
+                                      (h.labels() > 1 ? h.at(b, StreamRecording::kClosed) : 0));
+    out[b] = level;
+  }
+  return out;
+}
+
+OpenStreamsPeak open_streams_peak(const BinnedCounts& h) {
+  OpenStreamsPeak peak;
+  const auto levels = open_streams(h);
+  for (std::size_t b = 0; b < levels.size(); ++b) {
+    if (levels[b] <= peak.open) continue;
+    peak.open = levels[b];
+    peak.second = ns_to_s(static_cast<std::int64_t>(b) * h.bin_ns());
+  }
+  return peak;
 }
 
 void StreamRecording::record(std::optional<std::int64_t> first_token_at,
@@ -30,14 +62,18 @@ void StreamRecording::record(std::optional<std::int64_t> first_token_at,
 
 namespace {
 
+const std::vector<std::string> kOpenLabels{"opened", "closed"};
+
 double ms(std::int64_t ns) {
   return static_cast<double>(ns) / kNsPerMs;
 }
 
 }  // namespace
 
-// The quantiles for a reader, the histograms they come from for a merge.
+// The quantiles and the peak for a reader, the histograms and transitions they come from for
+// a merge.
 nlohmann::json to_json(const StreamRecording& s) {
+  const auto peak = open_streams_peak(s.open_transitions);
   return {{"completed", s.completed},
           {"broken", s.broken},
           {"tokens_received", s.tokens},
@@ -46,7 +82,10 @@ nlohmann::json to_json(const StreamRecording& s) {
           {"duration_p50_ms", ms(s.duration_ns.quantile(0.50))},
           {"duration_p99_ms", ms(s.duration_ns.quantile(0.99))},
           {"first_token_ns", s.first_token_ns.to_json()},
-          {"duration_ns", s.duration_ns.to_json()}};
+          {"duration_ns", s.duration_ns.to_json()},
+          {"open_transitions", s.open_transitions.to_json(kOpenLabels)},
+          {"open_peak", peak.open},
+          {"open_peak_second", peak.second}};
 }
 
 StreamRecording stream_recording_from_json(const nlohmann::json& j) {
@@ -56,6 +95,12 @@ StreamRecording stream_recording_from_json(const nlohmann::json& j) {
   s.tokens = json_int64(j.at("tokens_received"));
   s.first_token_ns = LogHistogram::from_json(j.at("first_token_ns"));
   s.duration_ns = LogHistogram::from_json(j.at("duration_ns"));
+  // Absent from documents written before it: no transitions. The peak is derived, not read.
+  if (const auto it = j.find("open_transitions"); it != j.end()) {
+    s.open_transitions = BinnedCounts::from_json(*it, kOpenLabels);
+    if (s.open_transitions.bin_ns() != kNsPerSec)
+      throw std::runtime_error("streams.open_transitions: bin_ms must be 1000");
+  }
   return s;
 }
 

@@ -5,6 +5,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "binned_counts.hpp"
+#include "duration.hpp"
 #include "log_histogram.hpp"
 
 namespace stampede {
@@ -18,6 +20,12 @@ struct StreamRecording {
   std::int64_t tokens = 0;      // content tokens read, in every stream, broken ones too
   std::int64_t completed = 0;   // streams that reached the dialect's end
   std::int64_t broken = 0;      // streams that ended before it: an error event, or cut
+  // Streams opening and closing per second of scenario time (labels kOpened, kClosed): the
+  // streams open at the end of a bin are the running sum, as the items in backoff are. Kept
+  // as transitions, not levels, so that shards add up.
+  BinnedCounts open_transitions{kNsPerSec, 2};
+  static constexpr std::size_t kOpened = 0;
+  static constexpr std::size_t kClosed = 1;
 
   // Whether any stream was read: a run that streamed none has no section.
   bool any() const { return completed > 0 || broken > 0; }
@@ -25,8 +33,20 @@ struct StreamRecording {
   // end's when it completed (none: it broke or was cut off).
   void record(std::optional<std::int64_t> first_token_ns, std::optional<std::int64_t> end_ns,
               std::int64_t tokens_read);
+  // A stream open from start_ns to end_ns (scenario time), completed or broken.
+  void record_open(std::int64_t start_ns, std::int64_t end_ns);
   void merge(const StreamRecording& other);
 };
+
+// Streams open at the end of each bin of open_transitions, one value a bin.
+std::vector<std::int64_t> open_streams(const BinnedCounts& transitions);
+
+// The most streams open at the end of any bin, and that bin's start (scenario s).
+struct OpenStreamsPeak {
+  std::int64_t open = 0;
+  double second = 0;
+};
+OpenStreamsPeak open_streams_peak(const BinnedCounts& transitions);
 
 nlohmann::json to_json(const StreamRecording& s);
 // The section as to_json writes it; throws on a malformed one (results_from_json says so).

@@ -32,6 +32,9 @@ struct TraceSettings {
   // --trace-tenant: the field whose value is an item's tenant key. Empty: the format's own
   // (a CSV's tenant column; a log has none unless asked); "none": no tenant from the trace.
   std::string tenant;
+  // --trace-tokens: the field whose value is an item's tokens. Empty: the format's own (a
+  // CSV's tokens column; a log has none unless asked); "none": no tokens from the trace.
+  std::string tokens;
   TracePlayback playback;
 };
 

@@ -61,6 +61,10 @@ const std::vector<Chart>& report_charts() {
             "A streamed run's answers as its clients read them (wall time from writing the "
             "request): when the first token came, and when a completed stream ended. Under a "
             "storm, the first token waits behind the retries' queue and the provider's pacing."),
+      entry(kOpenStreamsChart, "open-streams", "Open streams over time",
+            "Streams open at the end of each second of scenario time, each from its request's "
+            "send to its last byte, broken ones too. A provider bound by concurrency fills up "
+            "here while the request rate stays flat."),
       entry(kDeadLetterChart, "dead-letters", "Dead letters by reason",
             "Items given up on, by why, and the items a stop left unfinished: nothing is lost "
             "silently."),
@@ -74,7 +78,8 @@ std::int64_t column_ns_for(const std::vector<Results>& runs) {
   for (const auto& r : runs) {
     const auto& rec = r.recording;
     for (const BinnedCounts* h :
-         {&rec.provider_by_outcome, &rec.provider_by_send, &rec.client_by_outcome, &rec.backoff}) {
+         {&rec.provider_by_outcome, &rec.provider_by_send, &rec.client_by_outcome, &rec.backoff,
+          &rec.streams.open_transitions}) {
       bin_ns = std::max(bin_ns, h->bin_ns());
       bins = std::max(bins, h->bins());
     }

@@ -1,6 +1,6 @@
 // The time charts: arrivals by outcome and by send number, client sends against provider
-// arrivals, items in backoff. Each draws scenario time across, in columns of the shared
-// ChartScale::column_ns.
+// arrivals, items in backoff, streams open. Each draws scenario time across, in columns of the
+// shared ChartScale::column_ns.
 
 #include <algorithm>
 #include <array>
@@ -771,18 +771,20 @@ std::vector<LegendEntry> trace_legend(const std::vector<Results>&) {
   return lines_legend(trace_lines(Results{}));
 }
 
-// 4. Items waiting in backoff.
+// 4. Levels over time: items waiting in backoff, streams open. Each is the running sum of a
+// histogram's two labels (in, out) at the end of each bin, drawn as a filled step line.
 
-constexpr const char* kBackoffColor = "#7b5ea7";
+struct LevelOverTime {
+  const BinnedCounts& transitions;
+  const char* title;  // the chart's, and the y axis's
+  const char* y_label;
+  const char* noun;  // of a column's tooltip: "12 items waiting in backoff"
+  const char* color;
+};
 
-bool has_backoff(const Results& r) {
-  return r.recording.backoff.total() > 0;
-}
-
-// Items asleep at the end of each bin, then the most in any bin of a column: a short
-// spike must not vanish into a wide column.
-std::vector<double> waiting(const Results& r, std::int64_t column_ns) {
-  const auto& h = r.recording.backoff;
+// The level at the end of each bin, then the most in any bin of a column: a short spike must
+// not vanish into a wide column.
+std::vector<double> level_columns(const BinnedCounts& h, std::int64_t column_ns) {
   const auto span_ns = static_cast<std::int64_t>(h.bins()) * h.bin_ns();
   std::vector<double> out(static_cast<std::size_t>((span_ns + column_ns - 1) / column_ns), 0.0);
   std::int64_t level = 0;
@@ -794,29 +796,29 @@ std::vector<double> waiting(const Results& r, std::int64_t column_ns) {
   return out;
 }
 
-ChartScale backoff_extent(const Results& r, std::int64_t column_ns) {
+ChartScale level_extent(const BinnedCounts& h, std::int64_t column_ns) {
   ChartScale s;
   s.column_ns = column_ns;
-  s.x_max = span_s(r.recording.backoff, column_ns);
-  for (double v : waiting(r, column_ns)) s.y_max = std::max(s.y_max, v);
+  s.x_max = span_s(h, column_ns);
+  for (double v : level_columns(h, column_ns)) s.y_max = std::max(s.y_max, v);
   return s;
 }
 
-std::string backoff_chart(const Results& r, const ChartScale& scale) {
-  Plot p("items waiting in backoff", 0, scale.x_max, scale.y_max);
-  p.axes(time_ticks(scale.x_max), "scenario time (s)", "items in backoff");
+std::string level_chart(const Results& r, const LevelOverTime& level, const ChartScale& scale) {
+  Plot p(level.title, 0, scale.x_max, scale.y_max);
+  p.axes(time_ticks(scale.x_max), "scenario time (s)", level.y_label);
   shade_outages(p, r, scale.x_max);
-  const auto levels = waiting(r, scale.column_ns);
+  const auto levels = level_columns(level.transitions, scale.column_ns);
   auto outline = step_line(p, levels, scale.column_ns);
   auto area = outline;
   if (!area.empty()) {
     area.push_back({area.back().x, p.y(0)});
     area.push_back({area.front().x, p.y(0)});
   }
-  p.svg().begin_group({{"fill", kBackoffColor}, {"fill-opacity", "0.35"}});
+  p.svg().begin_group({{"fill", level.color}, {"fill-opacity", "0.35"}});
   p.svg().polygon(area);
   p.svg().end_group();
-  p.svg().begin_group({{"fill", "none"}, {"stroke", kBackoffColor}, {"stroke-width", "1.5"}});
+  p.svg().begin_group({{"fill", "none"}, {"stroke", level.color}, {"stroke-width", "1.5"}});
   p.svg().polyline(outline);
   p.svg().end_group();
   p.svg().begin_group({{"fill", "#000"}, {"fill-opacity", "0"}});
@@ -825,16 +827,59 @@ std::string backoff_chart(const Results& r, const ChartScale& scale) {
     if (levels[c] == 0) continue;
     const double x0 = p.x(static_cast<double>(c) * column_s);
     p.svg().rect(x0, kTop, p.x(static_cast<double>(c + 1) * column_s) - x0, kBottom - kTop,
-                 time_span(c, scale.column_ns) + ": " + format_count(levels[c]) +
-                     " items waiting in backoff");
+                 time_span(c, scale.column_ns) + ": " + format_count(levels[c]) + " " + level.noun);
   }
   p.svg().end_group();
   label_outages(p, r, scale.x_max);
   return p.finish();
 }
 
+constexpr const char* kBackoffColor = "#7b5ea7";
+
+bool has_backoff(const Results& r) {
+  return r.recording.backoff.total() > 0;
+}
+
+LevelOverTime backoff_level(const Results& r) {
+  return {r.recording.backoff, "items waiting in backoff", "items in backoff",
+          "items waiting in backoff", kBackoffColor};
+}
+
+ChartScale backoff_extent(const Results& r, std::int64_t column_ns) {
+  return level_extent(r.recording.backoff, column_ns);
+}
+
+std::string backoff_chart(const Results& r, const ChartScale& scale) {
+  return level_chart(r, backoff_level(r), scale);
+}
+
 std::vector<LegendEntry> backoff_legend(const std::vector<Results>&) {
   return {{"items waiting in backoff (most in each column)", kBackoffColor}};
+}
+
+// 4b. Streams open (--stream): each from its request's send to its last byte.
+
+constexpr const char* kOpenStreamsColor = "#1f8a8a";
+
+bool has_open_streams(const Results& r) {
+  return r.recording.streams.open_transitions.total() > 0;
+}
+
+LevelOverTime open_streams_level(const Results& r) {
+  return {r.recording.streams.open_transitions, "streams open", "streams open", "streams open",
+          kOpenStreamsColor};
+}
+
+ChartScale open_streams_extent(const Results& r, std::int64_t column_ns) {
+  return level_extent(r.recording.streams.open_transitions, column_ns);
+}
+
+std::string open_streams_chart(const Results& r, const ChartScale& scale) {
+  return level_chart(r, open_streams_level(r), scale);
+}
+
+std::vector<LegendEntry> open_streams_legend(const std::vector<Results>&) {
+  return {{"streams open at the end of each second (most in each column)", kOpenStreamsColor}};
 }
 
 }  // namespace
@@ -850,5 +895,7 @@ constexpr ChartKind kFidelityChart{shows_fidelity, fidelity_extent, fidelity_cha
                                    fidelity_legend};
 constexpr ChartKind kTraceChart{has_trace, trace_extent, trace_chart, trace_legend};
 constexpr ChartKind kBackoffChart{has_backoff, backoff_extent, backoff_chart, backoff_legend};
+constexpr ChartKind kOpenStreamsChart{has_open_streams, open_streams_extent, open_streams_chart,
+                                      open_streams_legend};
 
 }  // namespace stampede

@@ -98,7 +98,12 @@ async function main() {
   return failed === 0 ? 0 : 1;
 }
 
-main().then((code) => process.exit(code), (e) => {
-  console.error(`node_fleet.js: ${e && e.stack}`);
-  process.exit(1);
-});
+// bench/sdk/sdk_client.js takes the handshake from here.
+module.exports = {readyAndWait};
+
+if (require.main === module) {
+  main().then((code) => process.exit(code), (e) => {
+    console.error(`node_fleet.js: ${e && e.stack}`);
+    process.exit(1);
+  });
+}

@@ -76,30 +76,9 @@ provider_flags() {
   return 0
 }
 
-# Starts fakeprovider on ephemeral ports with the flags in the file $1; sets base, admin, fp_pid.
-start_provider() {
-  local flags=$1 arrivals=$2 log=$3
-  local args=()
-  mapfile -t args <"$flags"
-  "$provider" --listen 127.0.0.1:0 --admin-listen 127.0.0.1:0 --arrivals-out "$arrivals" \
-    "${args[@]}" >"$log" 2>&1 &
-  fp_pid=$!
-  for _ in $(seq 1 500); do
-    grep -q '^admin on ' "$log" && break
-    kill -0 "$fp_pid" 2>/dev/null || break
-    sleep 0.01
-  done
-  base=$(sed -n 's/^listening on //p' "$log")
-  admin=$(sed -n 's/^admin on //p' "$log")
-  [ -n "$base" ] && [ -n "$admin" ] || { echo "run.sh: fakeprovider did not start:" >&2; cat "$log" >&2; exit 1; }
-}
-
-# SIGTERM makes fakeprovider write its arrival log and exit.
-stop_provider() {
-  kill -TERM "$fp_pid"
-  wait "$fp_pid" || true
-  fp_pid=
-}
+# start_provider and stop_provider.
+# shellcheck source=bench/fakeprovider.sh
+source "$root/bench/fakeprovider.sh"
 
 # The fleet of one library: the URL its client is given, loadgen exec's fleet flags, and CMD.
 # Sets url, fleet (an array).
@@ -132,7 +111,9 @@ run_one() {
   rm -rf "$dir/$lib.logs" "$dir/$lib.bodies" "$dir/$lib".*
   mkdir -p "$dir/$lib.bodies"
   provider_flags "$storm" "$lib" >"$dir/$lib.provider-flags"
-  start_provider "$dir/$lib.provider-flags" "$dir/$lib.arrivals.csv" "$dir/$lib.provider.log"
+  local flags=()
+  mapfile -t flags <"$dir/$lib.provider-flags"
+  start_provider "$dir/$lib.provider.log" "$dir/$lib.arrivals.csv" "${flags[@]}"
   fleet_of "$lib" "$dir/$lib.bodies"
   local rc=0
   "$loadgen" exec --clients "$clients" --allowance "$allowance" --outage "$outage" \

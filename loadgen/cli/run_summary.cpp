@@ -89,7 +89,15 @@ std::string format_streams_line(const nlohmann::json& doc) {
                 static_cast<long long>(s.value("broken", std::int64_t{0})),
                 static_cast<long long>(s.value("tokens_received", std::int64_t{0})),
                 s.value("duration_p50_ms", 0.0), s.value("duration_p99_ms", 0.0));
-  return buf;
+  std::string line = buf;
+  // A document from before the series has no peak: the line as it was.
+  if (s.contains("open_peak")) {
+    std::snprintf(buf, sizeof buf, "streams open: at most %lld at a second's end (t=%.0f s)\n",
+                  static_cast<long long>(s.value("open_peak", std::int64_t{0})),
+                  s.value("open_peak_second", 0.0));
+    line += buf;
+  }
+  return line;
 }
 
 std::string format_who_answered(const nlohmann::json& provider) {

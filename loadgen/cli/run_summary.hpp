@@ -25,7 +25,8 @@ std::string format_processes_line(const nlohmann::json& live);
 std::string format_divergence(const nlohmann::json& doc);
 
 // --stream: "streams: time to first token p50 ... ms, p99 ... ms; N completed, M broken ...",
-// from the results' streams section; empty when the run streamed nothing.
+// and "streams open: at most N at a second's end (t=S s)", from the results' streams section;
+// empty when the run streamed nothing.
 std::string format_streams_line(const nlohmann::json& doc);
 
 // Proxy mode: "who answered: the provider itself 119 outage, 3 request rate exceeded; it

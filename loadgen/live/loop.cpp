@@ -378,7 +378,7 @@ void LiveLoop::answered(LiveClient& c, const AttemptAnswer& a) {
   recording.record_response(
       c.sends, a.answered_wall_ns - (c.sent_wall_ns ? c.sent_wall_ns : c.handed_wall_ns));
   if (a.status >= 100 && a.status <= 999) ++recording.statuses[a.status];
-  if (a.stream.streamed) record_stream(c, a.stream);
+  if (a.stream.streamed) record_stream(c, a);
   count_outcome(outcome);
   if (c.sends == 1) {
     ++first_sends;
@@ -409,8 +409,14 @@ void LiveLoop::answered(LiveClient& c, const AttemptAnswer& a) {
 }
 
 // Wall times from the request's write, as the response times are: what the fleet waited.
-void LiveLoop::record_stream(const LiveClient& c, const StreamAnswer& s) {
+// Open streams over time are in scenario time, as the other per-second counts are: from the
+// send (stamp_send's) to the last byte read.
+void LiveLoop::record_stream(const LiveClient& c, const AttemptAnswer& a) {
+  const StreamAnswer& s = a.stream;
   const std::int64_t sent_wall = c.sent_wall_ns ? c.sent_wall_ns : c.handed_wall_ns;
+  recording.streams.record_open(
+      c.sent_ns,
+      shared_.clock.to_scenario_ns(s.end_wall_ns > 0 ? s.end_wall_ns : a.answered_wall_ns));
   const auto since_sent = [&](std::int64_t at) { return std::optional(at - sent_wall); };
   recording.streams.record(
       s.first_token_wall_ns > 0 ? since_sent(s.first_token_wall_ns) : std::nullopt,

@@ -5,7 +5,8 @@ namespace stampede {
 Parsed<TraceReadOptions> trace_read_options(const TraceSettings& settings) {
   const auto format = TraceFormat::parse(settings.format);
   if (!format) return Parsed<TraceReadOptions>::fail(format.error());
-  return Parsed<TraceReadOptions>::ok({*format, settings.reorder_ns, settings.tenant});
+  return Parsed<TraceReadOptions>::ok(
+      {*format, settings.reorder_ns, settings.tenant, settings.tokens});
 }
 
 namespace {

@@ -109,6 +109,20 @@ std::optional<std::string> read_tenant(std::string_view value, std::int64_t n, s
   return std::nullopt;
 }
 
+// A field's value as the request's tokens: digits, or empty or nginx's "-" for none.
+std::optional<std::string> read_tokens(std::string_view value, std::int64_t n, std::size_t column,
+                                       TraceRecord& record) {
+  if (value.empty() || value == "-") return std::nullopt;
+  std::int64_t tokens = -1;
+  const auto* end = value.data() + value.size();
+  const auto [stop, ec] = std::from_chars(value.data(), end, tokens);
+  if (ec != std::errc() || stop != end || tokens < 0)
+    return trace_position(n, column) + in_quotes(value) +
+           " is not a whole number of tokens: write tokens as digits, e.g. 1200";
+  record.tokens = tokens;
+  return std::nullopt;
+}
+
 std::string joined(const std::vector<std::string>& names) {
   std::string out;
   for (const auto& name : names) out += (out.empty() ? "" : ", ") + name;
@@ -333,13 +347,18 @@ void TraceFormat::settle_csv_roles() {
   }
 }
 
-std::optional<std::string> TraceFormat::choose_tenant(std::string_view field) {
+std::optional<std::string> TraceFormat::choose(Field which, std::string_view field) {
   if (field.empty()) return std::nullopt;
-  const std::string flag = "--trace-tenant " + std::string(field) + ": ";
+  const bool tenant = which == Field::kTenant;
+  const std::size_t role = tenant ? kCsvTenantRole : kCsvTokensRole;
+  const std::string_view plural = tenant ? "tenants" : "tokens";
+  const std::string option = tenant ? "--trace-tenant" : "--trace-tokens";
+  const std::string flag = option + " " + std::string(field) + ": ";
+  auto& piece = tenant ? tenant_piece_ : tokens_piece_;
   if (field == "none") {
-    std::replace(csv_.role.begin(), csv_.role.end(), kCsvTenantRole, kCsvRoles);
+    std::replace(csv_.role.begin(), csv_.role.end(), role, kCsvRoles);
     settle_csv_roles();
-    tenant_piece_.reset();
+    piece.reset();
     return std::nullopt;
   }
   if (kind_ == Kind::kCsv) {
@@ -348,10 +367,11 @@ std::optional<std::string> TraceFormat::choose_tenant(std::string_view field) {
       return flag + "the CSV header has no such column; its columns are " + joined(csv_.names);
     const auto i = static_cast<std::size_t>(at - csv_.names.begin());
     if (i < csv_.role.size() && csv_.role[i] == kCsvTimeRole)
-      return flag + "that is the column of the arrival times: name the column of the tenants";
-    std::replace(csv_.role.begin(), csv_.role.end(), kCsvTenantRole, kCsvRoles);
+      return flag + "that is the column of the arrival times: name the column of the " +
+             std::string(plural);
+    std::replace(csv_.role.begin(), csv_.role.end(), role, kCsvRoles);
     csv_.role.resize(std::max(csv_.role.size(), i + 1), kCsvRoles);
-    csv_.role[i] = kCsvTenantRole;
+    csv_.role[i] = role;
     settle_csv_roles();
     return std::nullopt;
   }
@@ -360,7 +380,7 @@ std::optional<std::string> TraceFormat::choose_tenant(std::string_view field) {
     for (std::size_t i = 0; i < pieces_.size(); ++i) {
       if (!pieces_[i].variable) continue;
       if (pieces_[i].text == field) {
-        tenant_piece_ = i;
+        piece = i;
         return std::nullopt;
       }
       names.push_back(pieces_[i].text);
@@ -371,9 +391,8 @@ std::optional<std::string> TraceFormat::choose_tenant(std::string_view field) {
     return flag + "this log is read by its " + (scan_msec_ ? "$msec" : "$time_iso8601") +
            " time alone, so its fields have no names: give --trace-format 'nginx:<the "
            "log_format that wrote it>'";
-  return flag +
-         "a HAR trace has no field taken as a tenant: give a CSV or a log, or leave out "
-         "--trace-tenant";
+  return flag + "a HAR trace has no field taken as " + (tenant ? "a tenant" : "its tokens") +
+         ": give a CSV or a log, or leave out " + option;
 }
 
 std::optional<std::string> TraceFormat::read(std::string_view line, std::int64_t n,
@@ -396,11 +415,11 @@ std::optional<std::string> TraceFormat::read(std::string_view line, std::int64_t
 
 std::optional<std::string> TraceFormat::read_csv(std::string_view line, std::int64_t n,
                                                  std::vector<TraceRecord>& out) const {
-  struct Field {  // uninitialised: each role read is set below, and only those are used
+  struct Cell {  // uninitialised: each role read is set below, and only those are used
     std::string_view text;
     std::size_t column;
   };
-  std::array<Field, kCsvRoles + 1> by_role;  // the last: the columns without one
+  std::array<Cell, kCsvRoles + 1> by_role;  // the last: the columns without one
   const auto count = csv_field_count(line);
   if (count != csv_.columns)
     return trace_position(n, 1) + std::to_string(count) + " fields where the header has " +
@@ -417,13 +436,7 @@ std::optional<std::string> TraceFormat::read_csv(std::string_view line, std::int
     if (auto error = read_tenant(tenant.text, n, at, r)) return error;
   }
   if (csv_.has[kCsvTokensRole]) {
-    std::int64_t value = -1;
-    const auto* end = tokens.text.data() + tokens.text.size();
-    const auto [stop, ec] = std::from_chars(tokens.text.data(), end, value);
-    if (ec != std::errc() || stop != end || value < 0)
-      return trace_position(n, tokens.column) + in_quotes(tokens.text) +
-             " is not a whole number of tokens: write tokens as digits, e.g. 1200";
-    r.tokens = value;
+    if (auto error = read_tokens(tokens.text, n, tokens.column, r)) return error;
   }
   if (fields_ && csv_.has[kCsvMethodRole]) r.method = method.text;
   if (fields_ && csv_.has[kCsvPathRole]) r.path = path.text;
@@ -452,6 +465,9 @@ std::optional<std::string> TraceFormat::read_log(std::string_view line, std::int
     const std::string_view value = line.substr(at, end - at);
     if (i == tenant_piece_) {
       if (auto error = read_tenant(value, n, at + 1, r)) return error;
+    }
+    if (i == tokens_piece_) {
+      if (auto error = read_tokens(value, n, at + 1, r)) return error;
     }
     if (const auto* how = time_variable(p.text); how && !timed) {
       if (auto error = timed_record(value, *how, n, at + 1, r)) return error;

@@ -49,11 +49,14 @@ class TraceFormat {
   // CSV: the first line is its header, read here rather than as a record.
   bool header_pending() const { return kind_ == Kind::kCsv && csv_.columns == 0; }
   std::optional<std::string> read_header(std::string_view line, std::int64_t n);
-  // Which field is each record's tenant (--trace-tenant), once the format is known (a CSV's
-  // header read): a CSV column or a log format's variable; "" the format's own (a CSV's tenant
-  // column, none for the others); "none" no tenant. The error names the field and the ones
+  // What a record takes from a field the user names: its tenant (--trace-tenant) or its
+  // tokens (--trace-tokens).
+  enum class Field { kTenant, kTokens };
+  // Which field is each record's tenant or tokens, once the format is known (a CSV's header
+  // read): a CSV column or a log format's variable; "" the format's own (a CSV's tenant or
+  // tokens column, none for the others); "none" none. The error names the field and the ones
   // the format has.
-  std::optional<std::string> choose_tenant(std::string_view field);
+  std::optional<std::string> choose(Field which, std::string_view field);
   // Appends the records of line n (none for a blank line, or HAR's lines without a time);
   // the error names the line and column and says how to fix it.
   std::optional<std::string> read(std::string_view line, std::int64_t n,
@@ -90,6 +93,7 @@ class TraceFormat {
   Kind kind_ = Kind::kAuto;
   std::vector<Piece> pieces_;                // kLog
   std::optional<std::size_t> tenant_piece_;  // kLog: the variable that is the tenant
+  std::optional<std::size_t> tokens_piece_;  // kLog: the variable that is the tokens
   bool scan_msec_ = false;                   // kScan: $msec, else $time_iso8601
   CsvColumns csv_;
   bool fields_ = true;  // method and path

@@ -7,13 +7,15 @@ TraceReader::TraceReader(std::istream& in, TraceReadOptions options)
     : lines_(in), options_(std::move(options)) {
   detected_ = options_.format.kind() != TraceFormat::Kind::kAuto;
   if (options_.times_only) options_.format.times_only();
-  if (detected_ && !options_.format.header_pending()) choose_tenant();
+  if (detected_ && !options_.format.header_pending()) choose_fields();
 }
 
 // Once the format is known, before its first record: a field it does not have is refused
 // before any line is played.
-bool TraceReader::choose_tenant() {
-  if (auto error = options_.format.choose_tenant(options_.tenant)) error_ = *error;
+bool TraceReader::choose_fields() {
+  auto error = options_.format.choose(TraceFormat::Field::kTenant, options_.tenant);
+  if (!error) error = options_.format.choose(TraceFormat::Field::kTokens, options_.tokens);
+  if (error) error_ = *error;
   return error_.empty();
 }
 
@@ -31,7 +33,7 @@ std::optional<TraceRecord> TraceReader::next() {
 
 std::optional<std::int64_t> TraceReader::count() {
   counting_ = true;
-  // A --trace-tenant the given format lacks was found before the first line.
+  // A --trace-tenant or --trace-tokens the given format lacks was found before the first line.
   while (error_.empty() && read_line()) {
   }
   if (error_.empty() && records_ == 0) no_records();
@@ -74,11 +76,11 @@ bool TraceReader::read_line() {
     options_.format = *format;
     if (options_.times_only) options_.format.times_only();
     detected_ = true;
-    if (!options_.format.header_pending() && !choose_tenant()) return false;
+    if (!options_.format.header_pending() && !choose_fields()) return false;
   }
   if (options_.format.header_pending()) {
     if (auto error = options_.format.read_header(*line, n)) error_ = *error;
-    return error_.empty() && choose_tenant();
+    return error_.empty() && choose_fields();
   }
   parsed_.clear();
   if (auto error = options_.format.read(*line, n, parsed_)) {

@@ -17,6 +17,7 @@ struct TraceReadOptions {
   TraceFormat format;                   // Kind::kAuto: detected from the first line
   std::int64_t reorder_ns = kNsPerSec;  // TraceSettings::reorder_ns
   std::string tenant{};                 // TraceSettings::tenant
+  std::string tokens{};                 // TraceSettings::tokens
   bool times_only = false;              // TraceFormat::times_only
 };
 
@@ -37,7 +38,7 @@ class TraceReader {
  private:
   void no_records();
   bool read_line();
-  bool choose_tenant();
+  bool choose_fields();
   std::optional<std::string> take(std::vector<TraceRecord>& records);
   TraceRecord pop();
   bool settled() const;

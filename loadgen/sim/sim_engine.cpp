@@ -194,7 +194,7 @@ class Simulation {
     const Step due = life_.on_send_due(t_ns, cl.item, nullptr, fleet_.guards(c), cl.rng);
     if (due.kind != Step::Kind::kSendNow) return follow(c, t_ns, due);
     const Decision d = admit(c, t_ns);
-    const Seen seen = seen_of(c, d);
+    const Seen seen = seen_of(c, t_ns, d);
     if (mine(c)) {
       rec_.record_arrival(t_ns, cl.item.sends, d.outcome());
       rec_.record_send(t_ns, cl.item.sends, seen.outcome);
@@ -221,19 +221,19 @@ class Simulation {
     Outcome outcome = Outcome::kOk;
     std::int64_t after_ns = 0;
   };
-  Seen seen_of(std::uint32_t c, const Decision& d) {
+  Seen seen_of(std::uint32_t c, std::int64_t t_ns, const Decision& d) {
     const std::int64_t timeout = scenario_.fleet.timeout_ns;
     if (d.service_ns > timeout) return {Outcome::kTimeout, timeout};
     if (!scenario_.fleet.stream || d.outcome() != Outcome::kOk) return {d.outcome(), d.service_ns};
-    return read_stream(c, d.service_ns);
+    return read_stream(c, t_ns, d.service_ns);
   }
 
   // An admitted streamed answer (--stream), its head sent after the service time. Its length
   // and break are the provider's draws for the same request number: the provider numbers its
   // LLM answers as it sends their heads, here as they are admitted (the same order when the
   // service time is the same for all). Its times are the provider's pacing; recorded as the
-  // live client records what it read.
-  Seen read_stream(std::uint32_t c, std::int64_t head_ns) {
+  // live client records what it read, open from the send (t_ns) to its end.
+  Seen read_stream(std::uint32_t c, std::int64_t t_ns, std::int64_t head_ns) {
     const ProviderConfig& p = scenario_.provider;
     const StreamPlan plan =
         plan_stream(p.stream, scenario_.fleet.max_tokens, p.seed, llm_answers_++);
@@ -245,14 +245,18 @@ class Simulation {
     if (end > timeout) {
       // The client gives up mid-stream, with the tokens sent by then: a stream cut off.
       if (first_token > timeout) first_token.reset();
-      if (mine(c))
+      if (mine(c)) {
+        rec_.streams.record_open(t_ns, saturating_add(t_ns, timeout));
         rec_.streams.record(first_token, std::nullopt,
                             tokens_sent_by(p.stream, plan, timeout - head_ns));
+      }
       return {Outcome::kTimeout, timeout};
     }
     const bool broken = plan.break_after.has_value();
-    if (mine(c))
+    if (mine(c)) {
+      rec_.streams.record_open(t_ns, saturating_add(t_ns, end));
       rec_.streams.record(first_token, broken ? std::nullopt : std::optional(end), times.tokens);
+    }
     return {broken ? broken_stream_outcome(p.dialect) : Outcome::kOk, end};
   }
 

@@ -64,7 +64,8 @@ Row simulate(std::vector<std::string> args, std::vector<std::string> wanted) {
 
 }  // namespace
 
-TEST_CASE("simulate: every fleet and provider flag given a bad value") {
+TEST_CASE("simulate: every fleet and provider flag given a bad value" *
+          doctest::test_suite("long")) {
   check_all({
       simulate({"--clients", "abc"}, {"fleet.clients", "'abc'"}),
       simulate({"--clients", "-1"}, {"fleet.clients", "'-1'"}),
@@ -143,7 +144,7 @@ TEST_CASE("simulate and run: assertion expressions that do not parse") {
   }
 }
 
-TEST_CASE("run: every target and run flag given a bad value") {
+TEST_CASE("run: every target and run flag given a bad value" * doctest::test_suite("long")) {
   const TempDir dir;
   const auto empty_keys = dir.write("keys.txt", "# none\n\n");
   const auto crlf_keys = dir.write("ctl.txt", "a\x01key\n");
@@ -271,7 +272,8 @@ TEST_CASE("advise: every flag given a bad value") {
   });
 }
 
-TEST_CASE("every scenario key given a bad value, an unknown key, or the wrong shape") {
+TEST_CASE("every scenario key given a bad value, an unknown key, or the wrong shape" *
+          doctest::test_suite("long")) {
   const TempDir dir;
   struct FileRow {
     std::string json;

@@ -2,7 +2,8 @@
 # cases and writes a ctest file that registers each case as its own test, labelled LABEL, or
 # `slow` / `bench` when its name starts so (those also get STAMPEDE_SLOW_TESTS=1, without which
 # they skip themselves, and a timeout of 1500 s); the cases of the test suite "alone" run with
-# no other case beside them; the cases of the test suite "browser" are also labelled `browser`.
+# no other case beside them; the cases of the test suite "browser" are also labelled `browser`;
+# the cases of the test suite "long" start first.
 # The listing is cut into lines by hand, not as a CMake list: case names hold ';' and
 # unbalanced '[' that a list would split or glue.
 # The names of the cases doctest lists with these arguments (a test suite's: OUT between
@@ -27,6 +28,14 @@ set(alone "\n${alone}\n")
 # their time and none of it is our code.
 list_cases(browser --test-suite=browser)
 set(browser "\n${browser}\n")
+# The cases of the test suite "long" take the longest in the sanitizer trees (tens of seconds:
+# hundreds of processes, each started under ASan or TSan). A fresh clone has no ctest cost
+# data, so ctest starts the cases in the order they are listed; one of these started last
+# would run on alone past every other. A cost makes ctest start them first. Only cases
+# without a timed premise (a live run matched to its simulation, a real client's sleeps) go
+# in it: they start four at a time, beside one another.
+list_cases(long --test-suite=long)
+set(long "\n${long}\n")
 
 set(script "")
 set(rest "${listing}")
@@ -53,6 +62,10 @@ while(NOT rest STREQUAL "")
   string(FIND "${browser}" "\n${line}\n" browser_at)
   if(NOT browser_at EQUAL -1)
     list(APPEND label browser)
+  endif()
+  string(FIND "${long}" "\n${line}\n" long_at)
+  if(NOT long_at EQUAL -1)
+    list(APPEND env COST 1000)
   endif()
   string(FIND "${alone}" "\n${line}\n" alone_at)
   if(NOT alone_at EQUAL -1)

@@ -217,4 +217,57 @@ TEST_CASE("a streamed run's streams section: only when it streamed, round-trippe
   auto bad = j;
   bad["streams"].erase("tokens_received");
   CHECK_FALSE(results_from_json(bad));
+  // A document from before the open-streams series reads with none.
+  auto old = j;
+  old["streams"].erase("open_transitions");
+  const auto read_old = results_from_json(old);
+  REQUIRE_MESSAGE(read_old, read_old.error());
+  CHECK(read_old->recording.streams.open_transitions.total() == 0);
+}
+
+TEST_CASE("streams open over time: the running sum of opens and closes at each second's end") {
+  struct Row {
+    std::vector<std::pair<double, double>> streams;  // open from, to (scenario s)
+    std::vector<std::int64_t> open;                  // at the end of each second
+    std::int64_t peak;
+    double peak_second;
+  };
+  const std::vector<Row> rows{
+      {{}, {}, 0, 0},
+      // Open across a second's end: counted there; opened and closed within one: not.
+      {{{0.5, 2.5}}, {1, 1, 0}, 1, 0},
+      {{{0.1, 0.9}}, {0}, 0, 0},
+      {{{0.2, 3.1}, {1.5, 2.5}, {1.7, 4.0}, {3.2, 3.3}}, {1, 3, 2, 1, 0}, 3, 1},
+      // An end read before its start (clocks apart) closes in the start's second.
+      {{{2.5, 2.4}, {0.0, 1.0}}, {1, 0, 0}, 1, 0},
+  };
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    CAPTURE(i);
+    const Row& row = rows[i];
+    StreamRecording s;
+    for (const auto& [from, to] : row.streams)
+      s.record_open(static_cast<std::int64_t>(from * kNsPerSec),
+                    static_cast<std::int64_t>(to * kNsPerSec));
+    CHECK(open_streams(s.open_transitions) == row.open);
+    const auto peak = open_streams_peak(s.open_transitions);
+    CHECK(peak.open == row.peak);
+    CHECK(peak.second == row.peak_second);
+  }
+  // Two shards add up second by second, and so does the section as written and read back.
+  StreamRecording a, b;
+  a.completed = b.completed = 1;
+  a.record_open(0, 3 * kNsPerSec);
+  b.record_open(kNsPerSec / 2, 2 * kNsPerSec);
+  a.merge(b);
+  CHECK(open_streams(a.open_transitions) == std::vector<std::int64_t>{2, 2, 1, 0});
+  const json j = to_json(a);
+  CHECK(j["open_peak"] == 2);
+  CHECK(j["open_peak_second"] == 0.0);
+  CHECK(j["open_transitions"]["labels"] == json::array({"opened", "closed"}));
+  CHECK(open_streams(stream_recording_from_json(j).open_transitions) ==
+        open_streams(a.open_transitions));
+  auto wide = j;
+  wide["open_transitions"]["bin_ms"] = 2000;
+  CHECK_THROWS_WITH(stream_recording_from_json(wide),
+                    "streams.open_transitions: bin_ms must be 1000");
 }

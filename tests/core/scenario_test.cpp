@@ -102,6 +102,7 @@ constexpr const char* kEveryField = R"({
     "trace": "access.log",
     "trace_format": "combined",
     "trace_tenant": "remote_addr",
+    "trace_tokens": "upstream_http_x_tokens",
     "trace_reorder": "3s",
     "trace_spread": "none",
     "speed": 10,
@@ -210,6 +211,7 @@ TEST_CASE("a scenario file sets every field") {
             "fleet.trace: only the trace workload reads a trace; add --workload trace",
             "fleet.trace_format: only the trace workload reads a trace; add --workload trace",
             "fleet.trace_tenant: only the trace workload reads a trace; add --workload trace",
+            "fleet.trace_tokens: only the trace workload reads a trace; add --workload trace",
             "fleet.trace_reorder: only the trace workload reads a trace; add --workload trace",
             "fleet.trace_spread: only the trace workload reads a trace; add --workload trace",
             "fleet.speed: only the trace workload reads a trace; add --workload trace",
@@ -227,8 +229,8 @@ TEST_CASE("a scenario file sets every field") {
 std::string every_compatible_field() {
   json j = json::parse(kEveryField);
   j["fleet"].erase("stages");
-  for (const char* key : {"trace", "trace_format", "trace_tenant", "trace_reorder", "trace_spread",
-                          "speed", "scale", "scale_spread", "from", "to"})
+  for (const char* key : {"trace", "trace_format", "trace_tenant", "trace_tokens", "trace_reorder",
+                          "trace_spread", "speed", "scale", "scale_spread", "from", "to"})
     j["fleet"].erase(key);
   j["provider"]["mode"] = "plain";
   for (const char* stream : {"first_token", "token_rate", "output_tokens", "stream_errors"})

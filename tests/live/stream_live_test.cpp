@@ -71,6 +71,16 @@ void every_stream_whole(const std::string& dialect, const std::vector<std::strin
   CHECK(s["first_token_ns"]["count"] == kItems);
   CHECK(s["first_token_ns"]["min"].get<std::int64_t>() >= 100'000'000);
   CHECK(s["duration_ns"]["count"] == kItems);
+  // Every stream opened and closed once in the open-streams series; never more open than
+  // the fleet has clients.
+  std::int64_t opened = 0, closed = 0;
+  for (const auto& bin : s["open_transitions"]["counts"]) {
+    opened += bin[0].get<std::int64_t>();
+    closed += bin[1].get<std::int64_t>();
+  }
+  CHECK(opened == kItems);
+  CHECK(closed == kItems);
+  CHECK(s["open_peak"].get<std::int64_t>() <= kItems);
 }
 
 }  // namespace
@@ -97,6 +107,7 @@ TEST_CASE("live: the terminal summary says the streams' time to first token and 
   CHECK(r.out.find("streams: time to first token p50 ") != std::string::npos);
   CHECK(r.out.find("; 3 completed, 0 broken (retried as failures), " + std::to_string(3 * kTokens) +
                    " tokens; duration p50 ") != std::string::npos);
+  CHECK(r.out.find("streams open: at most ") != std::string::npos);
 }
 
 TEST_CASE("live: a stream broken mid-way is retried, and every item ends delivered or dead") {

@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include <string>
+#include <vector>
 
 #include "duration.hpp"
 #include "model/llm_pacing.hpp"
@@ -60,6 +61,17 @@ TEST_CASE("simulate --stream: an answer holds its client until its last token") 
   CHECK(s.first_token_ns.count() == 1);
   CHECK(s.duration_ns.count() == 1);
   CHECK(to_json(r).contains("streams"));
+  // Open from its send at t=0 into second 1, where it closed.
+  CHECK(open_streams(s.open_transitions) == std::vector<std::int64_t>{1, 0});
+}
+
+TEST_CASE("simulate --stream: the open streams over time are the fleet's, 300 at once") {
+  Scenario s = streamed(300);
+  const Results r = simulate(s);
+  const OpenStreamsPeak peak = open_streams_peak(r.recording.streams.open_transitions);
+  CHECK(peak.open == 300);
+  CHECK(peak.second == 0);
+  CHECK(open_streams(r.recording.streams.open_transitions).back() == 0);
 }
 
 TEST_CASE("simulate without --stream answers at once and writes no streams section") {

@@ -255,7 +255,7 @@ TEST_CASE("trace: times only keeps each record's time, tokens and tenant, not me
   for (const auto& text : {csv, log}) {
     for (const bool times_only : {false, true}) {
       std::istringstream in(text);
-      TraceReader reader(in, {TraceFormat{}, kNsPerSec, "", times_only});
+      TraceReader reader(in, {TraceFormat{}, kNsPerSec, "", "", times_only});
       const auto r = reader.next();
       REQUIRE(r);
       CHECK(r->line == 1 + (text == csv));

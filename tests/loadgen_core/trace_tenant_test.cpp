@@ -1,5 +1,5 @@
-// --trace-tenant: which field of a trace is each record's tenant key, and the tenant values
-// a header can carry verbatim.
+// --trace-tenant and --trace-tokens: which field of a trace is each record's tenant key and
+// token count, and the tenant values a header can carry verbatim.
 #include <doctest/doctest.h>
 
 #include <sstream>
@@ -120,4 +120,74 @@ TEST_CASE("trace: a tenant field the trace does not have, or a value no header c
 TEST_CASE("trace: the longest tenant a header carries is read whole") {
   const std::string key(kMaxTraceTenant, 'k');
   CHECK(read_tenants("time,tenant\n1," + key + "\n", "auto", "").tenants == key);
+}
+
+namespace {
+
+struct TokensRead {
+  std::string tokens;  // each record's, "|" between, "-" for none
+  std::string error;
+};
+
+TokensRead read_tokens(const std::string& text, const std::string& format,
+                       const std::string& field) {
+  const auto parsed = TraceFormat::parse(format);
+  REQUIRE_MESSAGE(parsed, parsed.error());
+  std::istringstream in(text);
+  TraceReader reader(in, {*parsed, kNsPerSec, "", field});
+  TokensRead out;
+  for (bool first = true; const auto r = reader.next(); first = false)
+    out.tokens += (first ? "" : "|") + (r->tokens ? std::to_string(*r->tokens) : "-");
+  out.error = reader.error();
+  return out;
+}
+
+constexpr const char* kMetered = R"(nginx:$remote_addr $msec "$request" $upstream_http_x_tokens)";
+constexpr const char* kMeteredLines =
+    "10.0.0.1 1767225600.100 \"POST /v1 HTTP/1.1\" 1200\n"
+    "10.0.0.2 1767225600.200 \"POST /v1 HTTP/1.1\" -\n"
+    "10.0.0.1 1767225600.300 \"POST /v1 HTTP/1.1\" 0\n";
+
+}  // namespace
+
+TEST_CASE("trace: --trace-tokens picks the field each record's tokens come from") {
+  struct Row {
+    std::string name, format, field, text, tokens, error;
+  };
+  for (const auto& r : std::vector<Row>{
+           {"a CSV's tokens column by default", "auto", "", "time,tokens\n1,5\n2,7\n", "5|7", ""},
+           {"another CSV column", "csv", "cost", "time,tokens,cost\n1,5,50\n2,7,70\n", "50|70", ""},
+           {"none: not even the tokens column", "auto", "none", "time,tokens\n1,5\n", "-", ""},
+           {"an empty CSV field: none", "auto", "", "time,tokens\n1,\n2,3\n", "-|3", ""},
+           {"a log has none by default", kMetered, "", kMeteredLines, "-|-|-", ""},
+           {"a log variable, nginx's '-' is none", kMetered, "upstream_http_x_tokens",
+            kMeteredLines, "1200|-|0", ""},
+           {"a log variable that is not a count", "combined", "remote_user",
+            "10.0.0.1 - alice [10/Oct/2000:13:55:36 -0700] \"GET / HTTP/1.1\" 200 5 \"-\" "
+            "\"curl\"\n",
+            "",
+            "line 1, column 12: 'alice' is not a whole number of tokens: write tokens as "
+            "digits, e.g. 1200"},
+           {"a CSV column not in the header", "auto", "cost", "time,tokens\n1,5\n", "",
+            "--trace-tokens cost: the CSV header has no such column; its columns are time, "
+            "tokens"},
+           {"the time column", "auto", "time", "time,tokens\n1,5\n", "",
+            "--trace-tokens time: that is the column of the arrival times: name the column of "
+            "the tokens"},
+           {"a variable not in the log format", "combined", "upstream_http_x_tokens",
+            "10.0.0.1 - - [10/Oct/2000:13:55:36 -0700] \"GET / HTTP/1.1\" 200 5 \"-\" "
+            "\"curl\"\n",
+            "",
+            "--trace-tokens upstream_http_x_tokens: the log format has no such variable; its "
+            "variables are remote_addr, remote_user, time_local, request, status, "
+            "body_bytes_sent, http_referer, http_user_agent"},
+           {"HAR", "har", "tokens", "{\"startedDateTime\": \"2026-01-01T00:00:00.1Z\"}\n", "",
+            "--trace-tokens tokens: a HAR trace has no field taken as its tokens: give a CSV or "
+            "a log, or leave out --trace-tokens"},
+       }) {
+    CAPTURE(r.name);
+    const TokensRead got = read_tokens(r.text, r.format, r.field);
+    CHECK(got.error == r.error);
+    CHECK(got.tokens == r.tokens);
+  }
 }

@@ -224,7 +224,8 @@ TEST_CASE("slow: admin: a request trickled past the request deadline is cut, hea
   CHECK(p.stop() == 0);
 }
 
-TEST_CASE("admin: repeated stats and metrics over 50,000 tenants cost about their text") {
+TEST_CASE("admin: repeated stats and metrics over 50,000 tenants cost about their text" *
+          doctest::test_suite("long")) {
   RecordingProvider p({});
   REQUIRE(p.started());
   // Under a sanitizer the resident size is not judged (below): a tenth of the tenants runs the

@@ -302,7 +302,8 @@ TEST_CASE("over https, libcurl's resend on a fresh connection is stopped: one se
   }
 }
 
-TEST_CASE("a client reading slower than the upstream costs a bounded buffer, not the answer") {
+TEST_CASE("a client reading slower than the upstream costs a bounded buffer, not the answer" *
+          doctest::test_suite("long")) {
   // Under a sanitizer the resident size is not judged (below); 8 MiB still passes the pool's
   // 1 MiB pause many times over, where 72 MiB took 132 s of CI's TSan tree.
   constexpr std::size_t kAnswer = (support::kSanitized ? 8 : 72) * kMiB;

@@ -38,7 +38,8 @@ int status_of(const std::string& head) {
 
 }  // namespace
 
-TEST_CASE("admitted requests reach the upstream and come back byte-exact") {
+TEST_CASE("admitted requests reach the upstream and come back byte-exact" *
+          doctest::test_suite("long")) {
   UpstreamServer up;
   REQUIRE(up.started());
   FakeProvider p(in_front_of(up));

@@ -119,7 +119,8 @@ void check_loadgen_run(const nlohmann::json& c) {
 
 }  // namespace
 
-TEST_CASE("the CI examples parse and run loadgen with real flags and kept outputs") {
+TEST_CASE("the CI examples parse and run loadgen with real flags and kept outputs" *
+          doctest::test_suite("long")) {
   if (!require_tool(have_python_yaml(), "python3-yaml", "apt-get install python3-yaml")) return;
   const auto commands = ci_commands();
   std::set<std::string> files_with_run;
@@ -135,7 +136,7 @@ TEST_CASE("the CI examples parse and run loadgen with real flags and kept output
   CHECK(files_with_run.size() == kCiFiles.size());
 }
 
-TEST_CASE("the CI examples' flags are in the binaries' own --help") {
+TEST_CASE("the CI examples' flags are in the binaries' own --help" * doctest::test_suite("long")) {
   if (!require_tool(have_python_yaml(), "python3-yaml", "apt-get install python3-yaml")) return;
   const auto provider_help = run("timeout 10 " + quote(bin_path("fakeprovider")) + " --help");
   REQUIRE_MESSAGE(provider_help.exit_code == 0, provider_help.output);
@@ -167,7 +168,8 @@ TEST_CASE("the CI examples' flags are in the binaries' own --help") {
   CHECK(fakeprovider_commands == 2);
 }
 
-TEST_CASE("the CI checker fails on YAML that is broken or the wrong shape") {
+TEST_CASE("the CI checker fails on YAML that is broken or the wrong shape" *
+          doctest::test_suite("long")) {
   if (!require_tool(have_python_yaml(), "python3-yaml", "apt-get install python3-yaml")) return;
   TempDir dir;
   const auto checker = "timeout 60 python3 " + quote(source_path("tests/report/check_ci_yaml.py"));

@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <limits>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "charts.hpp"
@@ -70,6 +71,11 @@ TEST_CASE("the report of the fixed-seed storm matches its golden file") {
   check_golden("staging_run.html",
                without_version(
                    render_report({golden_results("staging_run.results.json")}, {"full-jitter"})));
+  // A live streamed run (--stream, some streams broken): time to first token and the streams
+  // open over time.
+  check_golden(
+      "streamed_run.html",
+      without_version(render_report({golden_results("streamed_run.results.json")}, {"streamed"})));
 }
 
 TEST_CASE("rendering is deterministic") {
@@ -78,7 +84,7 @@ TEST_CASE("rendering is deterministic") {
 }
 
 TEST_CASE("the report is well-formed XHTML with its charts, sections and tooltips" *
-          doctest::skip(skip_unless_ci(!has_python()))) {
+          doctest::skip(skip_unless_ci(!has_python())) * doctest::test_suite("long")) {
   TempDir dir;
   const auto exp = golden_results("storm_exponential.results.json");
   const auto fj = golden_results("storm_full_jitter.results.json");
@@ -332,9 +338,25 @@ TEST_CASE("a streamed run's report draws time to first token and stream duration
   s.completed = 3;
   s.broken = 1;
   s.tokens = 130;
+  // Open from 0.5 s, 1.2 s, 1.4 s and 1.5 s to 3.5 s, 2.6 s, 3.2 s and 4.1 s: 1, 4, 3, 1 open
+  // at the ends of seconds 0 to 3.
+  for (const auto& [from, to] :
+       std::vector<std::pair<double, double>>{{0.5, 3.5}, {1.2, 2.6}, {1.4, 3.2}, {1.5, 4.1}})
+    s.record_open(static_cast<std::int64_t>(from * kNsPerSec),
+                  static_cast<std::int64_t>(to * kNsPerSec));
   const TempDir dir;
   const auto html = render_report({r}, {"streamed"});
   checked(html, dir, "streams.html");
+  const auto open_at = html.find("<section id=\"open-streams\">");
+  REQUIRE(open_at != std::string::npos);
+  // Beside the time to first token: the next section.
+  CHECK(open_at > html.find("<section id=\"streams\">"));
+  const auto open = html.substr(open_at, html.find("</section>", open_at) - open_at);
+  CHECK(open.find("Open streams over time") != std::string::npos);
+  CHECK(open.find(": 1 streams open</title>") != std::string::npos);
+  CHECK(open.find(": 4 streams open</title>") != std::string::npos);
+  CHECK(open.find(": 3 streams open</title>") != std::string::npos);
+  CHECK(count_of(open, "streams open</title>") == 4);
   const auto start = html.find("<section id=\"streams\">");
   REQUIRE(start != std::string::npos);
   const auto section = html.substr(start, html.find("</section>", start) - start);
@@ -347,9 +369,10 @@ TEST_CASE("a streamed run's report draws time to first token and stream duration
   // A run that streamed nothing has no such chart, not even a placeholder.
   const auto fj = golden_results("storm_full_jitter.results.json");
   CHECK(render_report({fj}, {"fj"}).find("<section id=\"streams\">") == std::string::npos);
+  CHECK(render_report({fj}, {"fj"}).find("<section id=\"open-streams\">") == std::string::npos);
 }
 
-TEST_CASE("a million-client simulation's report stays small") {
+TEST_CASE("a million-client simulation's report stays small" * doctest::test_suite("long")) {
   // A sanitizer tree simulates a tenth of the fleet (129 s of TSan's case time for the
   // million): the report's size is bounded by its columns either way.
   const std::int64_t clients = kSanitized ? 100'000 : 1'000'000;

@@ -54,7 +54,7 @@ std::string replaced(std::string text, const std::string& from, const std::strin
 
 }  // namespace
 
-TEST_CASE("the Kubernetes manifests pass the schema check") {
+TEST_CASE("the Kubernetes manifests pass the schema check" * doctest::test_suite("long")) {
   if (!require_tool(have_python_yaml(), "python3-yaml", "apt-get install python3-yaml")) return;
   TempDir dir;
   write_helps(dir);
@@ -64,7 +64,7 @@ TEST_CASE("the Kubernetes manifests pass the schema check") {
   CHECK(c.output.find("documents ok") != std::string::npos);
 }
 
-TEST_CASE("the schema check catches a broken manifest") {
+TEST_CASE("the schema check catches a broken manifest" * doctest::test_suite("long")) {
   if (!require_tool(have_python_yaml(), "python3-yaml", "apt-get install python3-yaml")) return;
   TempDir dir;
   write_helps(dir);

@@ -60,7 +60,8 @@ const std::vector<std::vector<std::string>> kScenarios{
 
 }  // namespace
 
-TEST_CASE("acceptance: simulate --shard I/N for every I, merged, equals the unsharded run") {
+TEST_CASE("acceptance: simulate --shard I/N for every I, merged, equals the unsharded run" *
+          doctest::test_suite("long")) {
   TempDir dir;
   for (const auto& scenario : kScenarios) {
     const auto whole = dir.file("whole.json");
