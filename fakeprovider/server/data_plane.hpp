@@ -133,7 +133,7 @@ class DataPlane {
   // Held for a hop (provider.hop_delay): decided on the timer's thread when it is over.
   void hold_for_hop(const RequestFacts& facts, Request& r);
   ProviderArrival arrival_of(const RequestFacts& facts, const Request& r) const;
-  void take_admission(const Admission& admission, Request& r);
+  void take_admission(const Admission& admission, std::string_view tenant, Request& r);
   std::int64_t decide_held(Request& r);  // a held request's hop is over: the due time of its answer
   void complete(Request* r);
   // The requests: decided in its loop's turn, together (one turn of the lock),
@@ -157,6 +157,9 @@ class DataPlane {
   std::optional<bool> refuse_llm_body(ClientConnection& c);
   bool answer_llm(ClientConnection& c);
   bool start_llm_answer(ClientConnection& c);
+  // The answer has ended having written output_tokens: its reservation, if it holds one, is
+  // settled (once).
+  void settle_llm(Request& r, std::int64_t output_tokens);
   // The stream's tokens due by now, or its end; then held until the next one is due.
   bool continue_stream(ClientConnection& c);
   // Bytes after what the socket has not taken yet; false when the connection was closed.
