@@ -133,7 +133,7 @@ class DataPlane {
   // Held for a hop (provider.hop_delay): decided on the timer's thread when it is over.
   void hold_for_hop(const RequestFacts& facts, Request& r);
   ProviderArrival arrival_of(const RequestFacts& facts, const Request& r) const;
-  void take_admission(const Admission& admission, std::string_view tenant, Request& r);
+  void take_admission(const Admission& admission, Request& r);
   std::int64_t decide_held(Request& r);  // a held request's hop is over: the due time of its answer
   void complete(Request* r);
   // The requests: decided in its loop's turn, together (one turn of the lock),

@@ -73,13 +73,12 @@ ProviderArrival DataPlane::arrival_of(const RequestFacts& facts, const Request& 
       facts.row,  facts.tokens,     facts.llm};
 }
 
-void DataPlane::take_admission(const Admission& admission, std::string_view tenant, Request& r) {
+void DataPlane::take_admission(const Admission& admission, Request& r) {
   r.decided = true;
   r.body = std::string();
   r.decision = admission.decision;
   r.row_version = admission.row_version;
   r.ticket = admission.ticket;
-  if (r.decision.reservation.held()) r.reserved_by = tenant;
   if (r.decision.service_ns > 0) {
     r.due_steady_ns = saturating_add(ScenarioClock::steady_ns(),
                                      provider_.clock().wall_ns(r.decision.service_ns));
@@ -160,7 +159,10 @@ void DataPlane::settle(const std::vector<ClientConnection*>& conns,
                        const std::vector<Admission>& admitted) {
   for (std::size_t i = 0; i < conns.size(); ++i) {
     ClientConnection& c = *conns[i];
-    take_admission(admitted[i], tenant_of(c.head, provider_.config()), *c.request);
+    take_admission(admitted[i], *c.request);
+    // Kept only by what is settled later: most answers hold nothing.
+    if (c.request->decision.reservation.held())
+      c.request->reserved_by = tenant_of(c.head, provider_.config());
     forward_decided(*c.request);
     c.deciding = false;
     // On to its body, or its answer.
