@@ -352,3 +352,22 @@ TEST_CASE("llm limits: a body refused before admission charges no input or outpu
   CHECK(whole.header("anthropic-ratelimit-input-tokens-remaining") == "0");
   CHECK(whole.header("anthropic-ratelimit-output-tokens-remaining") == "0");
 }
+
+TEST_CASE("llm limits: --max-concurrent refuses while the answers are open, admits when they end") {
+  // The one answer's tokens come 2 s after its head: it is open when the second request comes.
+  FakeProvider p({"--dialect", "openai", "--max-concurrent", "1", "--first-token", "2s",
+                  "--output-tokens", "1", "--retry-after-ms", "on"});
+  REQUIRE(p.started());
+  RawAnswer open(p.data_port(), "/v1/chat/completions", R"({"max_tokens":5,"stream":true})");
+  REQUIRE(open.until("data: ", 1));
+  Connection c(p.data_port());
+  const auto over = c.request("POST", "/v1/chat/completions", {}, R"({"max_tokens":5})");
+  CHECK(over.status == 429);
+  CHECK(over.body.find("concurrent requests") != std::string::npos);
+  // The hint is the open answer's expected end, at most its 2 s away.
+  const long hint_ms = std::stol(over.header("retry-after-ms"));
+  CHECK(hint_ms >= 1);
+  CHECK(hint_ms <= 2000);
+  REQUIRE(open.until("data: [DONE]", 1));
+  CHECK(c.request("POST", "/v1/chat/completions", {}, R"({"max_tokens":5})").status == 200);
+}
