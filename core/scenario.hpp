@@ -101,6 +101,12 @@ struct ProviderConfig {
   std::string token_header = "X-Tokens";
   std::string token_field;  // a top-level JSON body field read when the header is absent
   std::int64_t default_tokens = 1;
+  // LLM limits (docs/LLM.md), per tenant, read from the LLM dialects' request bodies: input
+  // tokens charged at admission, output tokens reserved at max_tokens and settled when the
+  // answer ends, and the answers a tenant may have open at once.
+  std::optional<Rate> input_token_allowance;
+  std::optional<Rate> output_token_allowance;
+  std::optional<std::int64_t> max_concurrent;
   // fakeprovider only: hold each request one hop before deciding it and one more before
   // answering, the simulator's network (fleet.hop_delay) on a real one. None: answer at once.
   std::optional<HopDelay> hop_delay;

@@ -995,6 +995,58 @@ const std::vector<ScenarioField>& table() {
          if (!uses_tokens(s)) return std::nullopt;
          return s.provider.default_tokens;
        }},
+      // LLM limits (docs/LLM.md): read from the LLM dialects' request bodies, in process.
+      {.name = "provider.input_token_allowance",
+       .flag = "--input-token-allowance",
+       .in = kFakeprovider,
+       .help = "LLM dialects: per-tenant input tokens per window, e.g. 40000/min, charged at "
+               "admission: the request's declared count (--token-header), else estimated from "
+               "the body's messages at one token per 4 bytes, rounded up; answered 429 "
+               "input_token_rate_exceeded",
+       .type = "RATE",
+       .example = "40000/min",
+       .parse =
+           [](Scenario& s, const json& v) {
+             return assign(parse_rate(as_text(v)), s.provider.input_token_allowance);
+           },
+       .print =
+           [](const Scenario& s) { return if_set(s.provider.input_token_allowance, format_rate); }},
+      {.name = "provider.output_token_allowance",
+       .flag = "--output-token-allowance",
+       .in = kFakeprovider,
+       .help = "LLM dialects: per-tenant output tokens per window, e.g. 8000/min, reserved at the "
+               "request's max_tokens when it is admitted and settled when its answer ends (the "
+               "unused part given back then); answered 429 output_token_rate_exceeded",
+       .type = "RATE",
+       .example = "8000/min",
+       .parse =
+           [](Scenario& s, const json& v) {
+             return assign(parse_rate(as_text(v)), s.provider.output_token_allowance);
+           },
+       .print =
+           [](const Scenario& s) {
+             return if_set(s.provider.output_token_allowance, format_rate);
+           }},
+      {.name = "provider.max_concurrent",
+       .flag = "--max-concurrent",
+       .in = kFakeprovider,
+       .help = "LLM dialects: answers a tenant may have open at once (streams included); beyond "
+               "them 429 concurrency_exceeded, retry hint from the earliest expected end",
+       .type = "INT",
+       .example = "4",
+       .parse =
+           [](Scenario& s, const json& v) {
+             return assign(parse_count(as_text(v)), s.provider.max_concurrent);
+           },
+       .print = [](const Scenario& s) -> Printed {
+         if (!s.provider.max_concurrent) return std::nullopt;
+         return *s.provider.max_concurrent;
+       },
+       .check =
+           [](const Scenario& s) {
+             return problem_if(s.provider.max_concurrent && *s.provider.max_concurrent <= 0,
+                               "must be at least 1");
+           }},
       // occ mode
       {.name = "provider.mode",
        .flag = "--mode",
@@ -1151,6 +1203,21 @@ void check_streams(const ProviderConfig& p, Problems& errors) {
         "--first-token, --token-rate, --output-tokens and --stream-errors");
 }
 
+// The LLM limits read LLM request bodies, which only the LLM dialects answer, here.
+void check_llm_limits(const ProviderConfig& p, Problems& errors) {
+  if (!p.input_token_allowance && !p.output_token_allowance && !p.max_concurrent) return;
+  if (p.dialect != Dialect::kAnthropic && p.dialect != Dialect::kOpenAi)
+    errors.push_back(
+        "provider.dialect: --input-token-allowance, --output-token-allowance and "
+        "--max-concurrent are read from LLM request bodies; give --dialect anthropic or "
+        "--dialect openai (it is " +
+        std::string(to_string(p.dialect)) + ")");
+  if (!p.upstream.empty())
+    errors.push_back(
+        "provider.upstream: in proxy mode the upstream writes the answers; leave out "
+        "--input-token-allowance, --output-token-allowance and --max-concurrent");
+}
+
 // The rules that involve more than one field: every broken one, each named by a field.
 void check_across_fields(const Scenario& s, Problems& errors) {
   const auto& f = s.fleet;
@@ -1182,6 +1249,7 @@ void check_across_fields(const Scenario& s, Problems& errors) {
        "fleet.workload: occ mode runs the storm and queue workloads, not steady or stages");
   check_trace(s, errors);
   check_streams(s.provider, errors);
+  check_llm_limits(s.provider, errors);
   need(s.fleet.stream || !s.given.count("fleet.max_tokens"),
        "fleet.max_tokens: it bounds the streamed requests' answers; set fleet.stream (--stream) "
        "too, or leave it out");

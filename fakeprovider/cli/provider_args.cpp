@@ -192,6 +192,23 @@ void take_store(const ProviderArgs& a, const std::optional<Scenario>& scenario, 
   if (target && limits) run.store = StoreSettings{*target, *limits};
 }
 
+// The LLM limits hold reservations in this process's provider until the answers end: a worker
+// process or a shared store does not settle them yet.
+void check_llm_limits_local(const ProviderArgs& a, const std::optional<Scenario>& scenario,
+                            Errors& errors) {
+  if (!scenario) return;
+  const ProviderConfig& p = scenario->provider;
+  if (!p.input_token_allowance && !p.output_token_allowance && !p.max_concurrent) return;
+  for (const auto& [flag, used] :
+       {std::pair{"--processes", a.processes > 1}, {"--store", !a.store.empty()}}) {
+    if (used)
+      errors.push_back(std::string(flag) +
+                       ": --input-token-allowance, --output-token-allowance and "
+                       "--max-concurrent are not yet supported with " +
+                       flag + "; run one process without a store");
+  }
+}
+
 // At a stop: at most their longest service time (and two hops, each at most six standard
 // deviations long in all likelihood), and a few seconds more.
 std::int64_t stop_wait_ns(const ProviderConfig& p, double time_scale) {
@@ -241,6 +258,7 @@ Checked<ProviderRun> check_provider_run(const ProviderArgs& a) {
   take_scenario(a, scenario, scale, run, errors);
   take_outputs(a, run, errors);
   take_store(a, scenario, run, errors);
+  check_llm_limits_local(a, scenario, errors);
   return checked(std::move(run), std::move(errors));
 }
 

@@ -26,6 +26,12 @@ constexpr std::string_view kRateLimitedBody =
     R"({"type":"error","error":{"type":"rate_limit_error","reason":"request_rate_exceeded","message":"Number of requests has exceeded your rate limit; retry after the time in Retry-After"}})";
 constexpr std::string_view kTokensBody =
     R"({"type":"error","error":{"type":"rate_limit_error","reason":"token_rate_exceeded","message":"Number of tokens has exceeded your token rate limit; retry after the time in Retry-After"}})";
+constexpr std::string_view kInputTokensBody =
+    R"({"type":"error","error":{"type":"rate_limit_error","reason":"input_token_rate_exceeded","message":"Number of input tokens has exceeded your input token rate limit; retry after the time in Retry-After"}})";
+constexpr std::string_view kOutputTokensBody =
+    R"({"type":"error","error":{"type":"rate_limit_error","reason":"output_token_rate_exceeded","message":"Number of output tokens (reserved at max_tokens until the answer ends) has exceeded your output token rate limit; retry after the time in Retry-After"}})";
+constexpr std::string_view kConcurrencyBody =
+    R"({"type":"error","error":{"type":"rate_limit_error","reason":"concurrency_exceeded","message":"Number of concurrent requests has exceeded your limit; retry after the time in Retry-After"}})";
 constexpr std::string_view kSpendCapBody =
     R"({"type":"error","error":{"type":"rate_limit_error","reason":"spend_cap_exceeded","message":"Your spend cap is used up; do not retry this request"}})";
 constexpr std::string_view kTooLargeBody =
@@ -47,6 +53,12 @@ std::string anthropic_body(const AnswerFormat& f, const AnswerFacts& a) {
   switch (a.reason) {
     case DecisionReason::kTokens:
       return std::string(kTokensBody);
+    case DecisionReason::kInputTokens:
+      return std::string(kInputTokensBody);
+    case DecisionReason::kOutputTokens:
+      return std::string(kOutputTokensBody);
+    case DecisionReason::kConcurrency:
+      return std::string(kConcurrencyBody);
     case DecisionReason::kSpendCap:
       return std::string(kSpendCapBody);
     case DecisionReason::kTooLarge:
@@ -99,6 +111,20 @@ std::string openai_body(const AnswerFormat& f, const AnswerFacts& a) {
       return openai_error(
           "Rate limit reached for tokens; please try again after the time in retry-after", "tokens",
           "rate_limit_exceeded");
+    case DecisionReason::kInputTokens:
+      return openai_error(
+          "Rate limit reached for input tokens; please try again after the time in retry-after",
+          "tokens", "rate_limit_exceeded");
+    case DecisionReason::kOutputTokens:
+      return openai_error(
+          "Rate limit reached for output tokens (reserved at max_completion_tokens until the "
+          "answer ends); please try again after the time in retry-after",
+          "tokens", "rate_limit_exceeded");
+    case DecisionReason::kConcurrency:
+      return openai_error(
+          "Rate limit reached for concurrent requests; please try again after the time in "
+          "retry-after",
+          "requests", "rate_limit_exceeded");
     case DecisionReason::kTooLarge:
       return openai_error(
           "Request too large: it declares more tokens than the whole token "
@@ -152,6 +178,9 @@ AwsError aws_error(const AnswerFacts& a) {
   switch (a.reason) {
     case DecisionReason::kAllowance:
     case DecisionReason::kTokens:
+    case DecisionReason::kInputTokens:
+    case DecisionReason::kOutputTokens:
+    case DecisionReason::kConcurrency:
       return {400, "ThrottlingException", "Rate exceeded"};
     case DecisionReason::kSpendCap:
       return {400, "ServiceQuotaExceededException",
@@ -197,16 +226,22 @@ std::string rfc3339(std::int64_t epoch_s) {
   return strftime_utc(epoch_s, "%Y-%m-%dT%H:%M:%SZ");
 }
 
+bool token_reason(DecisionReason r) {
+  return r == DecisionReason::kTokens || r == DecisionReason::kInputTokens ||
+         r == DecisionReason::kOutputTokens;
+}
+
 // The IETF draft's RateLimit-* fields carry one quota: the one a 429 for tokens is about, or
 // else the one closest to running out, by the fraction left.
 const QuotaFacts& ietf_quota(const AnswerFacts& a) {
-  if (!a.tokens.sent) return a.requests;
-  if (!a.requests.sent || a.reason == DecisionReason::kTokens) return a.tokens;
+  const QuotaFacts& tokens = most_restrictive_tokens(a);
+  if (!tokens.sent) return a.requests;
+  if (!a.requests.sent || token_reason(a.reason)) return tokens;
   const auto left = [](const QuotaFacts& q) {
     return static_cast<double>(q.remaining) /
            static_cast<double>(std::max<std::int64_t>(1, q.limit));
   };
-  return left(a.tokens) < left(a.requests) ? a.tokens : a.requests;
+  return left(tokens) < left(a.requests) ? tokens : a.requests;
 }
 
 std::string reset_text(RateLimitHeaders set, const QuotaFacts& q) {
@@ -228,6 +263,7 @@ void add_ratelimit_headers(RateLimitHeaders set, const AnswerFacts& a, Headers& 
     out.emplace_back(remaining, std::to_string(q.remaining));
     out.emplace_back(reset, reset_text(set, q));
   };
+  const QuotaFacts& tokens = most_restrictive_tokens(a);
   switch (set) {
     case RateLimitHeaders::kNone:
       return;
@@ -236,18 +272,24 @@ void add_ratelimit_headers(RateLimitHeaders set, const AnswerFacts& a, Headers& 
     case RateLimitHeaders::kXRateLimit:
       // The request quota as before; the tokens with a "-Tokens" suffix.
       add_three(a.requests, "X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset");
-      return add_three(a.tokens, "X-RateLimit-Limit-Tokens", "X-RateLimit-Remaining-Tokens",
+      return add_three(tokens, "X-RateLimit-Limit-Tokens", "X-RateLimit-Remaining-Tokens",
                        "X-RateLimit-Reset-Tokens");
     case RateLimitHeaders::kOpenAi:
       add_three(a.requests, "x-ratelimit-limit-requests", "x-ratelimit-remaining-requests",
                 "x-ratelimit-reset-requests");
-      return add_three(a.tokens, "x-ratelimit-limit-tokens", "x-ratelimit-remaining-tokens",
+      return add_three(tokens, "x-ratelimit-limit-tokens", "x-ratelimit-remaining-tokens",
                        "x-ratelimit-reset-tokens");
     case RateLimitHeaders::kAnthropic:
       add_three(a.requests, "anthropic-ratelimit-requests-limit",
                 "anthropic-ratelimit-requests-remaining", "anthropic-ratelimit-requests-reset");
-      return add_three(a.tokens, "anthropic-ratelimit-tokens-limit",
-                       "anthropic-ratelimit-tokens-remaining", "anthropic-ratelimit-tokens-reset");
+      add_three(tokens, "anthropic-ratelimit-tokens-limit", "anthropic-ratelimit-tokens-remaining",
+                "anthropic-ratelimit-tokens-reset");
+      add_three(a.input_tokens, "anthropic-ratelimit-input-tokens-limit",
+                "anthropic-ratelimit-input-tokens-remaining",
+                "anthropic-ratelimit-input-tokens-reset");
+      return add_three(a.output_tokens, "anthropic-ratelimit-output-tokens-limit",
+                       "anthropic-ratelimit-output-tokens-remaining",
+                       "anthropic-ratelimit-output-tokens-reset");
   }
 }
 
@@ -305,8 +347,20 @@ QuotaFacts quota_facts(const QuotaNumbers& q, RateLimitHeaders headers, std::int
   return f;
 }
 
+const QuotaFacts& most_restrictive_tokens(const AnswerFacts& a) {
+  const QuotaFacts* most = &a.tokens;
+  for (const QuotaFacts* q : {&a.input_tokens, &a.output_tokens}) {
+    if (!q->sent) continue;
+    const bool fewer = q->remaining < most->remaining ||
+                       (q->remaining == most->remaining && q->limit < most->limit);
+    if (!most->sent || fewer) most = q;
+  }
+  return *most;
+}
+
 AnswerFacts answer_facts(const Decision& d, const AnswerFormat& format, const QuotaFacts& requests,
-                         const QuotaFacts& tokens) {
+                         const QuotaFacts& tokens, const QuotaFacts& input_tokens,
+                         const QuotaFacts& output_tokens) {
   AnswerFacts a;
   a.status = d.status;
   a.reason = d.reason;
@@ -323,6 +377,8 @@ AnswerFacts answer_facts(const Decision& d, const AnswerFormat& format, const Qu
       format.ratelimit_headers != RateLimitHeaders::kNone) {
     a.requests = requests;
     a.tokens = tokens;
+    a.input_tokens = input_tokens;
+    a.output_tokens = output_tokens;
   }
   return a;
 }

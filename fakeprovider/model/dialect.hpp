@@ -36,7 +36,9 @@ struct AnswerFacts {
   std::optional<std::int64_t> retry_after_ms;
   bool should_retry = true;
   QuotaFacts requests;
-  QuotaFacts tokens;
+  QuotaFacts tokens;  // the token allowance (provider.token_allowance)
+  QuotaFacts input_tokens;
+  QuotaFacts output_tokens;
   bool operator==(const AnswerFacts&) const = default;
 };
 
@@ -64,7 +66,12 @@ QuotaFacts quota_facts(const QuotaNumbers& q, RateLimitHeaders headers, std::int
 bool needs_wall_clock(RateLimitHeaders headers);
 // The facts of a decision (its retry_after_ns jittered already, when it is to be).
 AnswerFacts answer_facts(const Decision& d, const AnswerFormat& format, const QuotaFacts& requests,
-                         const QuotaFacts& tokens);
+                         const QuotaFacts& tokens, const QuotaFacts& input_tokens = {},
+                         const QuotaFacts& output_tokens = {});
+// The token limit the tokens-* headers carry (anthropic's tokens-*, openai's *-tokens, the
+// others' token quota): the most restrictive of those in force, the one with the fewest tokens
+// left (the smaller limit on a tie); not sent when none is.
+const QuotaFacts& most_restrictive_tokens(const AnswerFacts& a);
 
 // The error bodies of the two LLM APIs, for answers written outside render_answer too.
 std::string anthropic_error_body(std::string_view type, std::string_view message);

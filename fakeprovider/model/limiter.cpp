@@ -23,6 +23,12 @@ LimitVerdict FixedWindowLimiter::try_acquire(std::int64_t now_ns, std::int64_t c
   return {false, reset, rate_.count, rate_.count - used_, reset, cost > rate_.count};
 }
 
+void FixedWindowLimiter::refund(std::int64_t /*now_ns*/, std::int64_t admitted_ns,
+                                std::int64_t units) {
+  if (units <= 0 || admitted_ns / rate_.window_ns != window_) return;
+  used_ -= std::min(units, used_);
+}
+
 LimitVerdict SlidingWindowLimiter::try_acquire(std::int64_t now_ns, std::int64_t cost) {
   // An admission at t counts for [t, t + window); a window of centuries, to the end of time.
   while (!admitted_.empty() && saturating_add(admitted_.front().t_ns, rate_.window_ns) <= now_ns) {
@@ -52,6 +58,19 @@ LimitVerdict SlidingWindowLimiter::try_acquire(std::int64_t now_ns, std::int64_t
   return {false, reset, rate_.count, rate_.count - used_, reset};  // unreachable: cost <= count
 }
 
+void SlidingWindowLimiter::refund(std::int64_t /*now_ns*/, std::int64_t admitted_ns,
+                                  std::int64_t units) {
+  // The admissions of that instant, newest first; one that left the window is not here.
+  for (auto it = admitted_.rbegin(); units > 0 && it != admitted_.rend(); ++it) {
+    if (it->t_ns < admitted_ns) break;
+    if (it->t_ns != admitted_ns) continue;
+    const std::int64_t back = std::min(units, it->cost);
+    it->cost -= back;
+    used_ -= back;
+    units -= back;
+  }
+}
+
 LimitVerdict TokenBucketLimiter::try_acquire(std::int64_t now_ns, std::int64_t cost) {
   const __int128 now = static_cast<__int128>(now_ns) * rate_.count;
   const __int128 interval = rate_.window_ns;  // window / count, scaled by count
@@ -70,6 +89,14 @@ LimitVerdict TokenBucketLimiter::try_acquire(std::int64_t now_ns, std::int64_t c
   }
   tat_scaled_ = next_tat;
   return {true, 0, burst_, remaining_at(next_tat), to_ns(next_tat - now)};
+}
+
+void TokenBucketLimiter::refund(std::int64_t now_ns, std::int64_t /*admitted_ns*/,
+                                std::int64_t units) {
+  if (units <= 0) return;
+  const __int128 now = static_cast<__int128>(now_ns) * rate_.count;
+  const __int128 back = static_cast<__int128>(std::min(units, burst_)) * rate_.window_ns;
+  tat_scaled_ = std::max(now, tat_scaled_ - back);
 }
 
 std::int64_t default_burst(const Rate& rate) {
@@ -97,6 +124,12 @@ std::unique_ptr<Limiter> make_limiter(LimiterKind kind, const Rate& rate,
       break;
   }
   return std::make_unique<TokenBucketLimiter>(rate, burst.value_or(default_burst(rate)));
+}
+
+std::unique_ptr<Limiter> make_split_token_limiter(LimiterKind kind, const Rate& rate) {
+  if (kind == LimiterKind::kPerSecond)
+    return std::make_unique<TokenBucketLimiter>(rate, rate.count);
+  return make_limiter(kind, rate, rate.count, QuotaUnit::kTokens);
 }
 
 }  // namespace stampede

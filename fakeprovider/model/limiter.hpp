@@ -29,6 +29,11 @@ class Limiter {
  public:
   virtual ~Limiter() = default;
   virtual LimitVerdict try_acquire(std::int64_t now_ns, std::int64_t cost = 1) = 0;
+  // Gives back units of an admission made at admitted_ns, as when a reservation is settled for
+  // less than it held (docs/LLM.md): the allowance is as if that admission had cost so much
+  // less, from now on. Never more than the admission took, never past a whole allowance: a
+  // refund of units <= 0 changes nothing, and one for a window gone by is gone with it.
+  virtual void refund(std::int64_t now_ns, std::int64_t admitted_ns, std::int64_t units) = 0;
 };
 
 // Fixed windows aligned to the scenario start: [0, w), [w, 2w), ...
@@ -36,6 +41,7 @@ class FixedWindowLimiter final : public Limiter {
  public:
   explicit FixedWindowLimiter(Rate rate) : rate_(rate) {}
   LimitVerdict try_acquire(std::int64_t now_ns, std::int64_t cost = 1) override;
+  void refund(std::int64_t now_ns, std::int64_t admitted_ns, std::int64_t units) override;
 
  private:
   Rate rate_;
@@ -51,6 +57,7 @@ class SlidingWindowLimiter final : public Limiter {
  public:
   explicit SlidingWindowLimiter(Rate rate) : rate_(rate) {}
   LimitVerdict try_acquire(std::int64_t now_ns, std::int64_t cost = 1) override;
+  void refund(std::int64_t now_ns, std::int64_t admitted_ns, std::int64_t units) override;
 
  private:
   struct Admission {
@@ -68,6 +75,9 @@ class TokenBucketLimiter final : public Limiter {
  public:
   TokenBucketLimiter(Rate rate, std::int64_t burst) : rate_(rate), burst_(burst) {}
   LimitVerdict try_acquire(std::int64_t now_ns, std::int64_t cost = 1) override;
+  // Moves the theoretical arrival time back units emission intervals, never before now (a
+  // full bucket): the refund is in the bucket at once, and refills on from there.
+  void refund(std::int64_t now_ns, std::int64_t admitted_ns, std::int64_t units) override;
 
  private:
   Rate rate_;
@@ -96,5 +106,11 @@ LimiterKind enforced_kind(LimiterKind kind, const Rate& rate,
 std::unique_ptr<Limiter> make_limiter(LimiterKind kind, const Rate& rate,
                                       std::optional<std::int64_t> burst,
                                       QuotaUnit unit = QuotaUnit::kRequests);
+
+// The input and output token limits (docs/LLM.md): per-second, the default, is a token bucket
+// that holds the whole window's tokens and refills continuously, as Anthropic documents its
+// ITPM and OTPM limits, so a 4,000-token request fits 10,000/min and what one answer gives
+// back is usable at once; a named kind is itself, holding the whole window.
+std::unique_ptr<Limiter> make_split_token_limiter(LimiterKind kind, const Rate& rate);
 
 }  // namespace stampede

@@ -8,6 +8,7 @@
 #include "duration.hpp"
 #include "enum_table.hpp"
 #include "http_token.hpp"
+#include "model/llm_pacing.hpp"
 #include "saturating.hpp"
 
 namespace stampede {
@@ -26,7 +27,10 @@ std::string_view to_string(DecisionReason r) {
        {DecisionReason::kSpendCap, "spend_cap_exceeded"},
        {DecisionReason::kTooLarge, "request_too_large"},
        {DecisionReason::kBadTokens, "invalid_tokens"},
-       {DecisionReason::kStoreUnavailable, "store_unavailable"}}};
+       {DecisionReason::kStoreUnavailable, "store_unavailable"},
+       {DecisionReason::kInputTokens, "input_token_rate_exceeded"},
+       {DecisionReason::kOutputTokens, "output_token_rate_exceeded"},
+       {DecisionReason::kConcurrency, "concurrency_exceeded"}}};
   static_assert(is_dense(kNames));
   return kNames[static_cast<std::size_t>(r)].second;
 }
@@ -122,6 +126,10 @@ ProviderPolicy::TenantQuota& ProviderPolicy::tenant_quota(std::string_view tenan
       q.tokens = make_limiter(config_.limiter, *config_.token_allowance,
                               config_.token_allowance->count, QuotaUnit::kTokens);
     }
+    if (config_.input_token_allowance)
+      q.input_tokens = make_split_token_limiter(config_.limiter, *config_.input_token_allowance);
+    if (config_.output_token_allowance)
+      q.output_tokens = make_split_token_limiter(config_.limiter, *config_.output_token_allowance);
     it = tenants_.emplace(std::string(tenant), std::move(q)).first;
   }
   last_tenant_ = std::string(tenant);
@@ -164,32 +172,65 @@ std::optional<Decision> ProviderPolicy::verdicts_rejection(const QuotaVerdicts& 
   if (q.allowance) {
     if (auto r = request_rejection(*q.allowance, served)) return r;
   }
+  if (q.concurrency && !q.concurrency->admitted) {
+    Decision r = served;
+    r.status = 429;
+    r.reason = DecisionReason::kConcurrency;
+    if (config_.retry_after) r.retry_after_ns = q.concurrency->retry_after_ns;
+    return r;
+  }
   if (q.tokens) {
     const LimitVerdict& v = *q.tokens;
     served.tokens = QuotaNumbers{v.limit, v.remaining, v.reset_ns};
-    if (!v.admitted) {
-      // The request numbers stay: this request used its request allowance.
-      Decision r = served;
-      r.status = 429;
-      r.reason = v.too_large ? DecisionReason::kTooLarge : DecisionReason::kTokens;
-      r.should_retry = !v.too_large;
-      if (config_.retry_after && !v.too_large) r.retry_after_ns = v.retry_after_ns;
-      return r;
-    }
+    if (auto r = token_rejection(v, DecisionReason::kTokens, served)) return r;
   }
+  return llm_rejection(q, served);
+}
+
+// A token layer's 429: the request numbers stay, as this request used its request allowance.
+std::optional<Decision> ProviderPolicy::token_rejection(const LimitVerdict& v,
+                                                        DecisionReason reason,
+                                                        const Decision& served) const {
+  if (v.admitted) return std::nullopt;
+  Decision r = served;
+  r.status = 429;
+  r.reason = v.too_large ? DecisionReason::kTooLarge : reason;
+  r.should_retry = !v.too_large;
+  if (config_.retry_after && !v.too_large) r.retry_after_ns = v.retry_after_ns;
+  return r;
+}
+
+// The input and output allowances' verdicts, each one's numbers written into `served`.
+std::optional<Decision> ProviderPolicy::llm_rejection(const QuotaVerdicts& q,
+                                                      Decision& served) const {
+  if (q.input_tokens) {
+    const LimitVerdict& v = *q.input_tokens;
+    served.input_tokens = QuotaNumbers{v.limit, v.remaining, v.reset_ns};
+    if (auto r = token_rejection(v, DecisionReason::kInputTokens, served)) return r;
+  }
+  if (q.output_tokens) {
+    const LimitVerdict& v = *q.output_tokens;
+    served.output_tokens = QuotaNumbers{v.limit, v.remaining, v.reset_ns};
+    if (auto r = token_rejection(v, DecisionReason::kOutputTokens, served)) return r;
+  }
+  served.reservation = q.held;
   return std::nullopt;
 }
 
 // Capacity, then the tenant's quotas, all in this process.
+bool ProviderPolicy::has_tenant_quotas() const {
+  return config_.allowance || config_.token_allowance || config_.spend_cap ||
+         config_.input_token_allowance || config_.output_token_allowance || config_.max_concurrent;
+}
+
 QuotaVerdicts ProviderPolicy::local_verdicts(std::int64_t now_ns, std::string_view tenant,
-                                             std::int64_t cost) {
+                                             std::int64_t cost,
+                                             const std::optional<LlmCharge>& llm) {
   QuotaVerdicts q;
   q.t_ns = now_ns;
   if (capacity_) q.capacity = capacity_->try_acquire(now_ns);
-  if ((!q.capacity || q.capacity->admitted) &&
-      (config_.allowance || config_.token_allowance || config_.spend_cap)) {
-    tenant_verdicts(now_ns, tenant_quota(tenant), cost, q);
-  }
+  if ((!q.capacity || q.capacity->admitted) && has_tenant_quotas())
+    tenant_verdicts(now_ns, tenant_quota(tenant), cost, llm, q);
   return q;
 }
 
@@ -197,7 +238,7 @@ QuotaVerdicts ProviderPolicy::local_verdicts(std::int64_t now_ns, std::string_vi
 // script runs the same steps): the spend cap consumes nothing when it rejects; a request the
 // token allowance rejects has used its request allowance; tokens are spent when all admit.
 void ProviderPolicy::tenant_verdicts(std::int64_t now_ns, TenantQuota& t, std::int64_t cost,
-                                     QuotaVerdicts& q) {
+                                     const std::optional<LlmCharge>& llm, QuotaVerdicts& q) {
   if (config_.spend_cap && cost > *config_.spend_cap - t.spent) {
     q.spend_capped = true;
     return;
@@ -206,12 +247,87 @@ void ProviderPolicy::tenant_verdicts(std::int64_t now_ns, TenantQuota& t, std::i
     q.allowance = t.requests->try_acquire(now_ns);
     if (!q.allowance->admitted) return;
   }
-  if (t.tokens) {
+  if (llm) {
+    if (!llm_verdicts(now_ns, t, cost, *llm, q)) return;
+  } else if (t.tokens) {
     q.tokens = t.tokens->try_acquire(now_ns, cost);
     if (!q.tokens->admitted) return;
   }
   // Kept only against a cap, under which it cannot pass INT64_MAX; without one it would.
   if (config_.spend_cap) t.spent += cost;
+}
+
+// Until the answer's last token is due, as its pacing says, with the longest service time:
+// the latest it should end, so a hint from it is never early.
+std::int64_t ProviderPolicy::expected_end_ns(std::int64_t now_ns, const LlmCharge& llm) const {
+  std::int64_t tokens = llm.max_tokens;
+  if (config_.stream.output_tokens) tokens = std::min(tokens, config_.stream.output_tokens->max);
+  const std::int64_t service = std::max(config_.latency_min_ns, config_.latency_max_ns);
+  const std::int64_t stream =
+      llm.stream && tokens > 0 ? token_due_ns(config_.stream, tokens - 1) : 0;
+  return saturating_add(now_ns, saturating_add(service, stream));
+}
+
+bool ProviderPolicy::llm_verdicts(std::int64_t now_ns, TenantQuota& t, std::int64_t cost,
+                                  const LlmCharge& llm, QuotaVerdicts& q) {
+  if (config_.max_concurrent) {
+    const auto open = static_cast<std::int64_t>(t.open.size());
+    const std::int64_t first_end = t.open.empty() ? now_ns : *t.open.begin();
+    const std::int64_t wait = std::max<std::int64_t>(0, first_end - now_ns);
+    const bool admitted = open < *config_.max_concurrent;
+    q.concurrency = LimitVerdict{admitted, admitted ? 0 : wait, *config_.max_concurrent,
+                                 *config_.max_concurrent - open - (admitted ? 1 : 0), wait};
+    if (!admitted) return false;
+  }
+  Reservation& held = q.held;
+  held.t_ns = now_ns;
+  // OpenAI counts the prompt and the larger of max_tokens and the answer it expects.
+  const bool openai = config_.dialect == Dialect::kOpenAi;
+  const std::int64_t most_written =
+      config_.stream.output_tokens ? std::min(llm.max_tokens, config_.stream.output_tokens->max)
+                                   : llm.max_tokens;
+  const std::int64_t charged =
+      openai ? openai_admission_tokens(llm.input_tokens, llm.max_tokens, most_written) : cost;
+  // What the layers before a rejection took is given back: this request used none of it.
+  const auto give_back = [&] {
+    if (q.tokens && q.tokens->admitted) t.tokens->refund(now_ns, now_ns, charged);
+    if (q.input_tokens && q.input_tokens->admitted)
+      t.input_tokens->refund(now_ns, now_ns, llm.input_tokens);
+    return false;
+  };
+  if (t.tokens) {
+    q.tokens = t.tokens->try_acquire(now_ns, charged);
+    if (!q.tokens->admitted) return false;
+    if (openai) held.combined = charged - llm.input_tokens;
+  }
+  if (t.input_tokens) {
+    q.input_tokens = t.input_tokens->try_acquire(now_ns, llm.input_tokens);
+    if (!q.input_tokens->admitted) return give_back();
+  }
+  if (t.output_tokens) {
+    q.output_tokens = t.output_tokens->try_acquire(now_ns, llm.max_tokens);
+    if (!q.output_tokens->admitted) return give_back();
+    held.output = llm.max_tokens;
+  }
+  if (config_.max_concurrent) {
+    held.counted = true;
+    held.expected_end_ns = expected_end_ns(now_ns, llm);
+    t.open.insert(held.expected_end_ns);
+  }
+  return true;
+}
+
+void ProviderPolicy::settle_answer(std::int64_t now_ns, std::string_view tenant,
+                                   const Reservation& r, std::int64_t output_tokens) {
+  if (!r.held()) return;
+  TenantQuota& t = tenant_quota(tenant);
+  if (r.output > 0 && t.output_tokens)
+    t.output_tokens->refund(now_ns, r.t_ns, unused_tokens(r.output, output_tokens));
+  if (r.combined > 0 && t.tokens)
+    t.tokens->refund(now_ns, r.t_ns, unused_tokens(r.combined, output_tokens));
+  if (r.counted) {
+    if (const auto it = t.open.find(r.expected_end_ns); it != t.open.end()) t.open.erase(it);
+  }
 }
 
 std::optional<Decision> ProviderPolicy::before_quotas(std::int64_t now_ns,
@@ -257,11 +373,11 @@ Decision ProviderPolicy::after_quotas(const QuotaVerdicts& q) {
 }
 
 Decision ProviderPolicy::admit(std::int64_t now_ns, std::string_view tenant,
-                               const DeclaredTokens& tokens) {
+                               const DeclaredTokens& tokens, const std::optional<LlmCharge>& llm) {
   if (auto d = before_quotas(now_ns, tokens)) return *d;
   const std::int64_t cost = cost_of(tokens);
   return after_quotas(shared_ ? shared_->decide(now_ns, tenant, cost)
-                              : local_verdicts(now_ns, tenant, cost));
+                              : local_verdicts(now_ns, tenant, cost, llm));
 }
 
 }  // namespace stampede

@@ -7,7 +7,10 @@
 #include <string_view>
 #include <unordered_map>
 
+#include <set>
+
 #include "model/limiter.hpp"
+#include "model/reservation.hpp"
 #include "model/shared_quota.hpp"
 #include "outcome.hpp"
 #include "rng.hpp"
@@ -27,10 +30,14 @@ enum class DecisionReason {
   kTooLarge,          // the request's tokens exceed the whole token allowance: no wait helps
   kBadTokens,         // the token header is not a count
   kStoreUnavailable,  // the shared store (--store) did not answer
+  kInputTokens,       // provider.input_token_allowance
+  kOutputTokens,      // provider.output_token_allowance, at max_tokens reserved
+  kConcurrency,       // provider.max_concurrent answers open
 };
-inline constexpr std::size_t kDecisionReasonCount = 10;
+inline constexpr std::size_t kDecisionReasonCount = 13;
 // served, outage, injected_error, capacity, request_rate_exceeded, token_rate_exceeded,
-// spend_cap_exceeded, request_too_large, invalid_tokens, store_unavailable: the stats' and
+// spend_cap_exceeded, request_too_large, invalid_tokens, store_unavailable,
+// input_token_rate_exceeded, output_token_rate_exceeded, concurrency_exceeded: the stats' and
 // error bodies' names.
 std::string_view to_string(DecisionReason r);
 
@@ -68,9 +75,12 @@ struct Decision {
   std::int64_t remaining = 0;
   std::int64_t reset_ns = 0;
   std::int64_t window_ns = 0;
-  std::optional<QuotaNumbers> tokens;  // the tenant's token allowance, when it has one
-  bool should_retry = true;            // false: sent as x-should-retry: false
-  std::int64_t service_ns = 0;         // how long to take before answering
+  std::optional<QuotaNumbers> tokens;         // the tenant's token allowance, when it has one
+  std::optional<QuotaNumbers> input_tokens;   // its input-token allowance
+  std::optional<QuotaNumbers> output_tokens;  // its output-token allowance
+  Reservation reservation;                    // held until the answer ends (settle_answer)
+  bool should_retry = true;                   // false: sent as x-should-retry: false
+  std::int64_t service_ns = 0;                // how long to take before answering
   // When the quota layers decided: the arrival's time, or a shared store's later one; none when
   // they were not asked.
   std::optional<std::int64_t> quota_t_ns;
@@ -96,7 +106,15 @@ class ProviderPolicy {
   // shared: where capacity and the allowances live when not in this process (not owned).
   explicit ProviderPolicy(const ProviderConfig& config, SharedQuota* shared = nullptr);
 
-  Decision admit(std::int64_t now_ns, std::string_view tenant, const DeclaredTokens& tokens = {});
+  // llm: what an LLM request's body asks (docs/LLM.md), for the input and output allowances,
+  // max_concurrent and OpenAI's way of counting the token allowance.
+  Decision admit(std::int64_t now_ns, std::string_view tenant, const DeclaredTokens& tokens = {},
+                 const std::optional<LlmCharge>& llm = std::nullopt);
+  // The answer admitted with this reservation has ended, having written output_tokens: what
+  // it reserved and did not use goes back to the tenant's buckets now, and it is no longer
+  // open. Once per admission that holds something, in time order with admit.
+  void settle_answer(std::int64_t now_ns, std::string_view tenant, const Reservation& r,
+                     std::int64_t output_tokens);
 
   // admit in three steps, for a caller that asks the shared store itself, outside its lock
   // (LockedProvider): before_quotas, then, when it has no answer, the store's decide with
@@ -120,14 +138,29 @@ class ProviderPolicy {
   struct TenantQuota {
     std::unique_ptr<Limiter> requests;
     std::unique_ptr<Limiter> tokens;
+    std::unique_ptr<Limiter> input_tokens;
+    std::unique_ptr<Limiter> output_tokens;
+    std::multiset<std::int64_t> open;  // the expected ends of its open LLM answers
     std::int64_t spent = 0;
   };
+  std::optional<Decision> token_rejection(const LimitVerdict& v, DecisionReason reason,
+                                          const Decision& served) const;
+  std::optional<Decision> llm_rejection(const QuotaVerdicts& q, Decision& served) const;
+  // The LLM layers (docs/LLM.md): max_concurrent, then the token allowance charged OpenAI's
+  // way, the input tokens, the output tokens reserved; a layer that rejects gives back what
+  // the ones before it charged. False when one rejected.
+  bool llm_verdicts(std::int64_t now_ns, TenantQuota& t, std::int64_t cost, const LlmCharge& llm,
+                    QuotaVerdicts& q);
+  std::int64_t expected_end_ns(std::int64_t now_ns, const LlmCharge& llm) const;
   Decision quota_rejection(const LimitVerdict& v, int status, DecisionReason reason) const;
   TenantQuota& tenant_quota(std::string_view tenant);
-  void tenant_verdicts(std::int64_t now_ns, TenantQuota& t, std::int64_t cost, QuotaVerdicts& q);
+  void tenant_verdicts(std::int64_t now_ns, TenantQuota& t, std::int64_t cost,
+                       const std::optional<LlmCharge>& llm, QuotaVerdicts& q);
   std::optional<Decision> request_rejection(const LimitVerdict& v, Decision& served) const;
   std::optional<Decision> verdicts_rejection(const QuotaVerdicts& q, Decision& served) const;
-  QuotaVerdicts local_verdicts(std::int64_t now_ns, std::string_view tenant, std::int64_t cost);
+  QuotaVerdicts local_verdicts(std::int64_t now_ns, std::string_view tenant, std::int64_t cost,
+                               const std::optional<LlmCharge>& llm);
+  bool has_tenant_quotas() const;
 
   ProviderConfig config_;
   SharedQuota* shared_;

@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "model/limiter.hpp"
+#include "model/reservation.hpp"
 #include "parsed.hpp"
 #include "scenario.hpp"
 
@@ -19,6 +20,12 @@ struct QuotaVerdicts {
   bool spend_capped = false;  // the cost is more than what is left of the spend cap
   std::optional<LimitVerdict> allowance;
   std::optional<LimitVerdict> tokens;  // the token allowance, at the request's cost
+  // In process only, for an LLM request (docs/LLM.md): its answers open against
+  // provider.max_concurrent, its input tokens, its output tokens reserved at max_tokens.
+  std::optional<LimitVerdict> concurrency;
+  std::optional<LimitVerdict> input_tokens;
+  std::optional<LimitVerdict> output_tokens;
+  Reservation held;  // what an admission holds until its answer ends
   // The scenario time the limits decided at: the arrival's, or later when a shared store had
   // already decided a later arrival of another replica (limits need time in order).
   std::int64_t t_ns = 0;

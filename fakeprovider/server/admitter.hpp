@@ -37,6 +37,7 @@ struct ProviderArrival {
   std::string_view client_id;  // its client header's key; may be empty
   RowRequest row;              // occ mode's row request
   DeclaredTokens tokens;
+  std::optional<LlmCharge> llm;  // an LLM request's body: what it asks of the token limits
 };
 
 // A loop's own line to a provider in another process, or to a shared store (StoreLine): one
@@ -73,6 +74,12 @@ class Admitter {
   virtual AdmissionLine* line(std::size_t /*loop*/) { return nullptr; }
   // Proxy mode: what the upstream answered an admitted arrival.
   virtual void note_upstream(const AdmissionTicket& ticket, int upstream) = 0;
+  // An LLM answer admitted holding a reservation has ended (written, broken, or its client
+  // gone), having written output_tokens (docs/LLM.md): the tokens it did not use go back now
+  // and it is no longer open. Learnt later, as note_upstream is; a provider in another
+  // process holds no reservations (the flags that make them are refused with --processes).
+  virtual void settle_answer(const AdmissionTicket& /*ticket*/, std::string_view /*tenant*/,
+                             const Reservation& /*r*/, std::int64_t /*output_tokens*/) {}
   // One network hop of provider.hop_delay, in scenario time, from the provider's own stream.
   virtual std::int64_t draw_hop_ns() = 0;
 };

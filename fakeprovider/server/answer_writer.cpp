@@ -62,7 +62,9 @@ AnswerWriter::Key AnswerWriter::key_of(const Decision& d,
   Key key;
   key.facts = answer_facts(
       d, format_, d.has_quota ? quota_key({d.limit, d.remaining, d.reset_ns}) : QuotaFacts{},
-      d.tokens ? quota_key(*d.tokens) : QuotaFacts{});
+      d.tokens ? quota_key(*d.tokens) : QuotaFacts{},
+      d.input_tokens ? quota_key(*d.input_tokens) : QuotaFacts{},
+      d.output_tokens ? quota_key(*d.output_tokens) : QuotaFacts{});
   key.row_version = row_version;
   return key;
 }

@@ -157,6 +157,9 @@ class DataPlane {
   std::optional<bool> refuse_llm_body(ClientConnection& c);
   bool answer_llm(ClientConnection& c);
   bool start_llm_answer(ClientConnection& c);
+  // The answer has ended having written output_tokens: its reservation, if it holds one, is
+  // settled (once).
+  void settle_llm(Request& r, std::int64_t output_tokens);
   // The stream's tokens due by now, or its end; then held until the next one is due.
   bool continue_stream(ClientConnection& c);
   // Bytes after what the socket has not taken yet; false when the connection was closed.

@@ -117,6 +117,7 @@ struct DataPlane::Held {
   RowOp row_op = RowOp::kNone;
   std::optional<std::string> if_match;
   DeclaredTokens tokens;
+  std::optional<LlmCharge> llm;
 };
 
 // A request forwarded (proxy mode): the exchange, and the connection waiting on it.
@@ -151,6 +152,7 @@ struct DataPlane::RequestFacts {
   SendHeaders sends;
   RowRequest row;
   DeclaredTokens tokens;
+  std::optional<LlmCharge> llm;  // an LLM request's, once its body is read
 };
 
 // An LLM answer being streamed (docs/LLM.md): its bytes, its draws, and how far it has gone.
@@ -181,6 +183,8 @@ struct DataPlane::Request {
   bool llm = false;
   std::optional<LlmRequest> asked;
   std::unique_ptr<LlmStream> stream;
+  // Its tenant, kept while its decision holds a reservation: settled when the answer ends.
+  std::string reserved_by;
 };
 
 inline DataPlane::Loop::~Loop() {

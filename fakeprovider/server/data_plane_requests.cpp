@@ -63,13 +63,14 @@ void DataPlane::hold_for_hop(const RequestFacts& facts, Request& r) {
       saturating_add(r.seen_steady_ns, provider_.clock().wall_ns(provider_.draw_hop_ns()));
   r.held = std::make_unique<Held>(
       Held{loop_index, arrives_ns, std::string(facts.tenant), std::string(client_id), send, row.op,
-           row.if_match ? std::optional<std::string>(*row.if_match) : std::nullopt, facts.tokens});
+           row.if_match ? std::optional<std::string>(*row.if_match) : std::nullopt, facts.tokens,
+           facts.llm});
 }
 
 ProviderArrival DataPlane::arrival_of(const RequestFacts& facts, const Request& r) const {
   return {
       loop_index, r.seen_steady_ns, facts.tenant, claim_send(facts.sends), facts.sends.client.value,
-      facts.row,  facts.tokens};
+      facts.row,  facts.tokens,     facts.llm};
 }
 
 void DataPlane::take_admission(const Admission& admission, Request& r) {
@@ -91,11 +92,12 @@ std::int64_t DataPlane::decide_held(Request& r) {
                        h.if_match ? std::optional<std::string_view>(*h.if_match) : std::nullopt};
   // Decided at its arrival, a hop after it was sent: the timer runs the callbacks it holds in
   // deadline order, so the row sees the writes in that order however late this thread runs.
-  const auto a =
-      provider_.admit({h.loop, h.arrives_steady_ns, h.tenant, h.send, h.client_id, row, h.tokens});
+  const auto a = provider_.admit(
+      {h.loop, h.arrives_steady_ns, h.tenant, h.send, h.client_id, row, h.tokens, h.llm});
   r.decision = a.decision;
   r.row_version = a.row_version;
   r.ticket = a.ticket;
+  if (r.decision.reservation.held()) r.reserved_by = h.tenant;
   r.served = true;  // the service time and the hop back, together
   const std::int64_t back_ns =
       provider_.clock().wall_ns(saturating_add(a.decision.service_ns, provider_.draw_hop_ns()));
@@ -106,6 +108,8 @@ std::int64_t DataPlane::decide_held(Request& r) {
 
 void DataPlane::complete(Request* r) {
   if (!r) return;
+  // Its client gone before its answer ended: what it wrote is what it used.
+  settle_llm(*r, r->stream ? r->stream->next : 0);
   // A client gone while its request is forwarded: the upstream's answer is not wanted, and what
   // it answered so far is its count.
   if (r->proxied && r->proxied->pool) {
@@ -121,7 +125,8 @@ void DataPlane::decide(ClientConnection& c) {
   Request& r = *c.request;
   const std::string_view path = request_path(c.head.target, c.path_scratch);
   const RequestFacts facts{tenant_of(c.head, p), send_headers_of(c.head, provider_.send_rules()),
-                           row_request_of(c.head, p, path), declared_tokens_of(c.head, p, r.body)};
+                           row_request_of(c.head, p, path), declared_tokens_of(c.head, p, r.body),
+                           llm_charge_of(c.head, p, r.asked)};
   // Held for a hop; the rest are asked about in the turn's batch, of this process's provider,
   // or on the loop's line to the store or to the process that owns the provider.
   if (provider_.config().hop_delay) {
@@ -155,6 +160,9 @@ void DataPlane::settle(const std::vector<ClientConnection*>& conns,
   for (std::size_t i = 0; i < conns.size(); ++i) {
     ClientConnection& c = *conns[i];
     take_admission(admitted[i], *c.request);
+    // Kept only by what is settled later: most answers hold nothing.
+    if (c.request->decision.reservation.held())
+      c.request->reserved_by = tenant_of(c.head, provider_.config());
     forward_decided(*c.request);
     c.deciding = false;
     // On to its body, or its answer.

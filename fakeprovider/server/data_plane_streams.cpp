@@ -93,11 +93,12 @@ bool DataPlane::start_llm_answer(ClientConnection& c) {
   const LlmRequest& asked = *r.asked;
   const std::uint64_t number = llm_requests_.fetch_add(1, std::memory_order_relaxed);
   const StreamPlan plan = plan_stream(p.stream, asked.max_tokens, p.seed, number);
-  const std::int64_t input_tokens = token_header_count(c.head, p).value_or(asked.input_tokens);
+  const std::int64_t input_tokens = llm_charge_of(c.head, p, r.asked)->input_tokens;
   const StreamFacts facts{p.dialect, input_tokens, plan.output_tokens, asked.include_usage,
                           plan.hit_max_tokens};
   const std::string_view canned = answers_.bytes(r.decision, r.row_version);
   if (!asked.stream) {
+    settle_llm(r, plan.output_tokens);  // its whole answer is written now
     const std::string body = llm_answer_body(facts);
     return write_bytes(c, llm_head(canned, "application/json",
                                    "Content-Length: " + std::to_string(body.size()), c.keep_alive) +
@@ -135,6 +136,7 @@ bool DataPlane::continue_stream(ClientConnection& c) {
     return true;
   }
   s.ended = true;
+  settle_llm(*c.request, s.next);  // its last token is out: broken or not, s.next were written
   if (s.plan.break_after) {
     provider_.note_upstream(c.request->ticket, kStreamBroken);
     // OpenAI's stream has no error event: the connection is cut, its chunked body unfinished.
@@ -149,6 +151,13 @@ bool DataPlane::continue_stream(ClientConnection& c) {
   }
   if (s.chunked) bytes += kLastChunk;
   return send_more(c, bytes);
+}
+
+void DataPlane::settle_llm(Request& r, std::int64_t output_tokens) {
+  Reservation& held = r.decision.reservation;
+  if (!held.held()) return;
+  provider_.settle_answer(r.ticket, r.reserved_by, held, output_tokens);
+  held = {};
 }
 
 bool DataPlane::send_more(ClientConnection& c, std::string_view bytes) {

@@ -34,7 +34,7 @@ LockedProvider::Admission LockedProvider::admit(const Arrival& a) {
   if (options_.store) return admit_all({&a, 1}).front();
   Lock lock(mu_);
   const std::int64_t t_ns = arrival_t_ns(a.seen_steady_ns);
-  const Decided out = settle(t_ns, policy_.admit(t_ns, a.tenant, a.tokens), a);
+  const Decided out = settle(t_ns, policy_.admit(t_ns, a.tenant, a.tokens, a.llm), a);
   lock.unlock();
   const Ticket ticket = record(a.thread, out, a);
   return {out.t_ns, out.decision, out.row_version, ticket};
@@ -61,7 +61,7 @@ std::vector<LockedProvider::Admission> LockedProvider::admit_all(
     const Arrival& a = arrivals[i];
     const std::int64_t t_ns = arrival_t_ns(a.seen_steady_ns);
     if (!options_.store) {
-      out[i] = settle(t_ns, policy_.admit(t_ns, a.tenant, a.tokens), a);
+      out[i] = settle(t_ns, policy_.admit(t_ns, a.tenant, a.tokens, a.llm), a);
     } else if (auto d = policy_.before_quotas(t_ns, a.tokens)) {
       out[i] = settle(t_ns, *d, a);
     } else {
@@ -172,6 +172,14 @@ void LockedProvider::note_upstream(const Ticket& ticket, int upstream) {
   if (r.epoch != ticket.epoch) return;
   r.stats.record_upstream(upstream);
   if (ticket.log_row) r.log.set_upstream(*ticket.log_row, upstream);
+}
+
+void LockedProvider::settle_answer(const Ticket& ticket, std::string_view tenant,
+                                   const Reservation& r, std::int64_t output_tokens) {
+  if (!r.held()) return;
+  const Lock lock(mu_);
+  if (ticket.epoch != epoch_) return;
+  policy_.settle_answer(arrival_t_ns(ScenarioClock::steady_ns()), tenant, r, output_tokens);
 }
 
 // Keyed by who the request is and which send: a client's hints do not depend on the others'.

@@ -71,7 +71,7 @@ class LockedProvider : public Admitter {
   Admission admit(std::size_t thread, std::int64_t seen_steady_ns, std::string_view tenant,
                   const SendClaim& send, std::string_view client_id, const RowRequest& row = {},
                   const DeclaredTokens& tokens = {}) {
-    return admit({thread, seen_steady_ns, tenant, send, client_id, row, tokens});
+    return admit({thread, seen_steady_ns, tenant, send, client_id, row, tokens, std::nullopt});
   }
 
   // The arrivals admitted as admit would admit them one after another, in their order; those
@@ -88,6 +88,10 @@ class LockedProvider : public Admitter {
   // kUpstreamFailed / kUpstreamTimedOut), counted apart from the provider's own outcomes and
   // written beside its row of the log. Nothing, for an arrival from before the last reset.
   void note_upstream(const Ticket& ticket, int upstream) override;
+  // Settled at the answer's end, in time order with the admissions; nothing for an admission
+  // from before the last reset (its limiters are gone).
+  void settle_answer(const Ticket& ticket, std::string_view tenant, const Reservation& r,
+                     std::int64_t output_tokens) override;
 
   // One network hop of provider.hop_delay, in scenario time, from the provider's own stream of
   // hops. Only with a hop delay configured.

@@ -80,4 +80,11 @@ std::optional<std::int64_t> token_header_count(const RequestHead& head, const Pr
   return parse_declared_tokens(lookup(head, p.token_header)).count;
 }
 
+std::optional<LlmCharge> llm_charge_of(const RequestHead& head, const ProviderConfig& p,
+                                       const std::optional<LlmRequest>& asked) {
+  if (!asked) return std::nullopt;
+  return LlmCharge{token_header_count(head, p).value_or(asked->input_tokens), asked->max_tokens,
+                   asked->stream};
+}
+
 }  // namespace stampede

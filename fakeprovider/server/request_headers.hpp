@@ -4,6 +4,7 @@
 #include <optional>
 #include <string_view>
 
+#include "model/llm_request.hpp"
 #include "model/provider_policy.hpp"
 #include "model/request_framing.hpp"
 #include "model/send_attribution.hpp"
@@ -33,6 +34,10 @@ DeclaredTokens declared_tokens_of(const RequestHead& head, const ProviderConfig&
 // The count provider.token_header declares, whether or not a token quota is in force: an LLM
 // answer's usage reports it as the prompt's tokens. None when absent or malformed.
 std::optional<std::int64_t> token_header_count(const RequestHead& head, const ProviderConfig& p);
+// What an LLM request asks of the token limits: its declared input tokens (the token header),
+// else the estimate from its body; none for a request that is not one.
+std::optional<LlmCharge> llm_charge_of(const RequestHead& head, const ProviderConfig& p,
+                                       const std::optional<LlmRequest>& asked);
 
 // The most of a body kept to read provider.token_field from.
 inline constexpr std::size_t kMaxTokenBody = 1 << 20;

@@ -68,7 +68,10 @@ constexpr const char* kEveryField = R"({
     "first_token": "800ms",
     "token_rate": "20/s",
     "output_tokens": "50-400",
-    "stream_errors": 0.05
+    "stream_errors": 0.05,
+    "input_token_allowance": "40000/min",
+    "output_token_allowance": "8000/min",
+    "max_concurrent": 4
   },
   "fleet": {
     "clients": 400,
@@ -144,6 +147,9 @@ void check_every_field(const Scenario& s) {
   CHECK(p.spend_cap == 1'000'000);
   CHECK(p.token_header == "X-Request-Tokens");
   CHECK(p.stream == StreamConfig{800 * kNsPerMs, Rate{20, kNsPerSec}, TokenRange{50, 400}, 0.05});
+  CHECK(p.input_token_allowance == Rate{40000, 60 * kNsPerSec});
+  CHECK(p.output_token_allowance == Rate{8000, 60 * kNsPerSec});
+  CHECK(p.max_concurrent == 4);
   CHECK(p.token_field == "max_tokens");
   CHECK(p.default_tokens == 250);
   CHECK(p.hop_delay == HopDelay{20 * kNsPerMs, 3 * kNsPerMs});
@@ -222,7 +228,12 @@ TEST_CASE("a scenario file sets every field") {
             "provider.dialect: --first-token, --token-rate, --output-tokens and --stream-errors "
             "shape LLM answers; give --dialect anthropic or --dialect openai (it is aws)",
             "provider.upstream: in proxy mode the upstream writes the answers; leave out "
-            "--first-token, --token-rate, --output-tokens and --stream-errors"});
+            "--first-token, --token-rate, --output-tokens and --stream-errors",
+            "provider.dialect: --input-token-allowance, --output-token-allowance and "
+            "--max-concurrent are read from LLM request bodies; give --dialect anthropic or "
+            "--dialect openai (it is aws)",
+            "provider.upstream: in proxy mode the upstream writes the answers; leave out "
+            "--input-token-allowance, --output-token-allowance and --max-concurrent"});
 }
 
 // The file above less what excludes the rest: no stages, plain mode, no streams (aws, proxied).
@@ -233,7 +244,8 @@ std::string every_compatible_field() {
                           "trace_spread", "speed", "scale", "scale_spread", "from", "to"})
     j["fleet"].erase(key);
   j["provider"]["mode"] = "plain";
-  for (const char* stream : {"first_token", "token_rate", "output_tokens", "stream_errors"})
+  for (const char* stream : {"first_token", "token_rate", "output_tokens", "stream_errors",
+                             "input_token_allowance", "output_token_allowance", "max_concurrent"})
     j["provider"].erase(stream);
   return j.dump();
 }

@@ -10,7 +10,9 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <memory>
 #include <string>
+#include <vector>
 
 #include "model/llm_pacing.hpp"
 #include "model/llm_stream.hpp"
@@ -295,4 +297,77 @@ TEST_CASE("llm stream: an HTTP/1.0 client gets the events unchunked, ended by th
   CHECK(a.head().find("Transfer-Encoding") == std::string::npos);
   CHECK(a.head().find("Connection: close\r\n") != std::string::npos);
   CHECK(a.raw().substr(a.head().size()) == model_stream({Dialect::kAnthropic, 0, 2, false, false}));
+}
+
+TEST_CASE("llm limits: output tokens reserved at max_tokens refuse the 11th, refunded at the end") {
+  // 40,960 output tokens a minute: ten reservations of 4096 fill it. The answers' one
+  // 50-token part comes 3 s after their heads, so they are all open when the 11th comes.
+  FakeProvider p({"--dialect", "anthropic", "--output-token-allowance", "40960/min",
+                  "--output-tokens", "50", "--first-token", "3s"});
+  REQUIRE(p.started());
+  const std::string body = R"({"max_tokens":4096,"stream":true})";
+  std::vector<std::unique_ptr<RawAnswer>> open;
+  for (int i = 0; i < 10; ++i) {
+    open.push_back(std::make_unique<RawAnswer>(p.data_port(), "/v1/messages", body));
+    REQUIRE(open.back()->until("event: message_start", 1));
+    CHECK(open.back()->head().find("HTTP/1.1 200") == 0);
+  }
+  Connection c(p.data_port());
+  const auto over = c.request("POST", "/v1/messages", {}, R"({"max_tokens":4096})");
+  CHECK(over.status == 429);
+  CHECK(over.body.find("output_token_rate_exceeded") != std::string::npos);
+  CHECK(over.has("retry-after"));
+  CHECK(over.header("anthropic-ratelimit-output-tokens-limit") == "40960");
+  // Each ends having written 50 tokens: 4046 of each reservation go back as it ends.
+  for (auto& a : open) REQUIRE(a->until("event: message_stop", 1));
+  const auto next = c.request("POST", "/v1/messages", {}, R"({"max_tokens":4096})");
+  REQUIRE(next.status == 200);
+  // 10 x 4046 back, 4096 reserved again (with what refilled meanwhile, up to a full bucket).
+  const long remaining = std::stol(next.header("anthropic-ratelimit-output-tokens-remaining"));
+  CHECK(remaining >= 40960 - 10 * 50 - 4096);
+  CHECK(remaining <= 40960 - 4096);
+}
+
+TEST_CASE("llm limits: a body refused before admission charges no input or output tokens") {
+  FakeProvider p({"--dialect", "anthropic", "--input-token-allowance", "10/min",
+                  "--output-token-allowance", "100/min", "--max-concurrent", "1"});
+  REQUIRE(p.started());
+  Connection c(p.data_port());
+  const std::string prompt =
+      R"("messages":[{"role":"user","content":"0123456789012345678901234567890123456789"}])";
+  for (const std::string& bad :
+       {std::string("{") + prompt + "}", std::string(R"({"max_tokens":-1,)") + prompt + "}",
+        std::string("not json")}) {
+    CAPTURE(bad);
+    CHECK(c.request("POST", "/v1/messages", {}, bad).status == 400);
+  }
+  // A max_tokens past any allowance can never be admitted: 429 not to retry, nothing kept.
+  const auto huge = c.request("POST", "/v1/messages", {}, R"({"max_tokens":18446744073709551615})");
+  CHECK(huge.status == 429);
+  CHECK(huge.header("x-should-retry") == "false");
+  // All ten input tokens and all 100 output tokens are still there.
+  const auto whole =
+      c.request("POST", "/v1/messages", {}, std::string(R"({"max_tokens":100,)") + prompt + "}");
+  CHECK(whole.status == 200);
+  CHECK(whole.header("anthropic-ratelimit-input-tokens-remaining") == "0");
+  CHECK(whole.header("anthropic-ratelimit-output-tokens-remaining") == "0");
+}
+
+TEST_CASE("llm limits: --max-concurrent refuses while the answers are open, admits when they end") {
+  // The one answer's tokens come 2 s after its head: it is open when the second request comes.
+  FakeProvider p({"--dialect", "openai", "--max-concurrent", "1", "--first-token", "2s",
+                  "--output-tokens", "1", "--retry-after-ms", "on"});
+  REQUIRE(p.started());
+  RawAnswer open(p.data_port(), "/v1/chat/completions", R"({"max_tokens":5,"stream":true})");
+  REQUIRE(open.until("data: ", 1));
+  Connection c(p.data_port());
+  const auto over = c.request("POST", "/v1/chat/completions", {}, R"({"max_tokens":5})");
+  CHECK(over.status == 429);
+  CHECK(over.body.find("concurrent requests") != std::string::npos);
+  // The hint is the open answer's expected end, at most its 2 s away.
+  const long hint_ms = std::stol(over.header("retry-after-ms"));
+  CHECK(hint_ms >= 1);
+  CHECK(hint_ms <= 2000);
+  REQUIRE(open.until("data: [DONE]", 1));
+  CHECK(c.request("POST", "/v1/chat/completions", {}, R"({"max_tokens":5})").status == 200);
 }

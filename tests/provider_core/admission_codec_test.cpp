@@ -20,9 +20,9 @@ std::string_view payload_of(const std::string& frame) {
 TEST_CASE("arrivals cross with their strings, send claims, rows and tokens") {
   SendClaim counted{SendClaim::Kind::kCounted, SendRule::kItemHeader, 0, 77, 99};
   const std::vector<ProviderArrival> in{
-      {0, 123, "tenant-a", {}, "", {}, {}},
-      {5, -4, "", counted, "client-9", {RowOp::kWrite, std::string_view("\"3\"")}, {42, false}},
-      {2, 1LL << 62, "t", {}, "c", {RowOp::kRead, std::string_view("")}, {std::nullopt, true}},
+      {0, 123, "tenant-a", {}, "", {}, {}, {}},
+      {5, -4, "", counted, "client-9", {RowOp::kWrite, std::string_view("\"3\"")}, {42, false}, {}},
+      {2, 1LL << 62, "t", {}, "c", {RowOp::kRead, std::string_view("")}, {std::nullopt, true}, {}},
   };
   const std::string frame = arrivals_frame(in);
   const auto head = read_frame_header(std::string_view(frame).substr(0, kFrameHeaderBytes));
@@ -84,7 +84,7 @@ TEST_CASE("admissions, notes and hops cross whole") {
 
 TEST_CASE("a payload cut short, padded or of an unknown kind is refused") {
   const std::string arrivals =
-      arrivals_frame(std::vector<ProviderArrival>{{1, 2, "ten", {}, "cl", {}, {}}});
+      arrivals_frame(std::vector<ProviderArrival>{{1, 2, "ten", {}, "cl", {}, {}, {}}});
   const std::string admissions = admissions_frame(std::vector<Admission>{{1, {}, {}, {}}});
   const std::string_view a = payload_of(arrivals);
   const std::string_view b = payload_of(admissions);

@@ -180,6 +180,22 @@ const std::vector<FlagRow>& flag_rows() {
        },
        {"provider.upstream: in proxy mode the upstream writes the answers; leave out "
         "--first-token, --token-rate, --output-tokens and --stream-errors"}},
+      {"the LLM limits outside the LLM dialects",
+       [](ProviderArgs& a) { a.values["provider.max_concurrent"] = {"0"}; },
+       {"provider.max_concurrent: must be at least 1; provider.dialect: --input-token-allowance, "
+        "--output-token-allowance and --max-concurrent are read from LLM request bodies; give "
+        "--dialect anthropic or --dialect openai (it is generic)"}},
+      {"the LLM limits with --processes and --store",
+       [](ProviderArgs& a) {
+         a.values["provider.dialect"] = {"anthropic"};
+         a.values["provider.output_token_allowance"] = {"40960/min"};
+         a.processes = 2;
+         a.store = "redis://127.0.0.1:9";
+       },
+       {"--processes: --input-token-allowance, --output-token-allowance and --max-concurrent are "
+        "not yet supported with --processes; run one process without a store",
+        "--store: --input-token-allowance, --output-token-allowance and --max-concurrent are not "
+        "yet supported with --store; run one process without a store"}},
       {"an output in no folder",
        [](ProviderArgs& a) { a.stats_out = "/nonexistent/stats.json"; },
        {"--stats-out: ..."}},
@@ -314,6 +330,18 @@ TEST_CASE("fakeprovider's flags: the stream flags set the provider's StreamConfi
   a.values["provider.output_tokens"] = {"200"};
   CHECK(checked_provider_run(a).scenario.provider.stream.output_tokens == TokenRange{200, 200});
   CHECK(checked_provider_run({}).scenario.provider.stream == StreamConfig{});
+}
+
+TEST_CASE("fakeprovider's flags: the LLM limits set the provider's") {
+  ProviderArgs a;
+  a.values["provider.dialect"] = {"openai"};
+  a.values["provider.input_token_allowance"] = {"40000/min"};
+  a.values["provider.output_token_allowance"] = {"8000/min"};
+  a.values["provider.max_concurrent"] = {"4"};
+  const ProviderConfig got = checked_provider_run(a).scenario.provider;
+  CHECK(got.input_token_allowance == Rate{40000, 60 * kNsPerSec});
+  CHECK(got.output_token_allowance == Rate{8000, 60 * kNsPerSec});
+  CHECK(got.max_concurrent == 4);
 }
 
 TEST_CASE("fakeprovider's flags: proxy mode reads the scenario's upstream and the send rules") {

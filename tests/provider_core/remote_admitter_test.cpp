@@ -73,7 +73,7 @@ bool readable(int fd) {
 
 std::vector<ProviderArrival> arrivals(std::size_t loop, std::vector<std::int64_t> times) {
   std::vector<ProviderArrival> out;
-  for (const std::int64_t t : times) out.push_back({loop, t, "tenant", {}, "client", {}, {}});
+  for (const std::int64_t t : times) out.push_back({loop, t, "tenant", {}, "client", {}, {}, {}});
   return out;
 }
 
