@@ -12,20 +12,25 @@ using namespace stampede;
 
 namespace {
 
-struct TenantRead {
-  std::string tenants;  // each record's, "|" between, "-" for none
+// Each record's tenant and tokens, "|" between records, "-" for none.
+struct FieldsRead {
+  std::string tenants;
+  std::string tokens;
   std::string error;
 };
 
-TenantRead read_tenants(const std::string& text, const std::string& format,
-                        const std::string& field) {
+FieldsRead read_fields(const std::string& text, const std::string& format,
+                       const std::string& tenant, const std::string& tokens = "") {
   const auto parsed = TraceFormat::parse(format);
   REQUIRE_MESSAGE(parsed, parsed.error());
   std::istringstream in(text);
-  TraceReader reader(in, {*parsed, kNsPerSec, field});
-  TenantRead out;
-  for (bool first = true; const auto r = reader.next(); first = false)
-    out.tenants += (first ? "" : "|") + r->tenant.value_or("-");
+  TraceReader reader(in, {*parsed, kNsPerSec, tenant, tokens});
+  FieldsRead out;
+  for (bool first = true; const auto r = reader.next(); first = false) {
+    const std::string between = first ? "" : "|";
+    out.tenants += between + r->tenant.value_or("-");
+    out.tokens += between + (r->tokens ? std::to_string(*r->tokens) : "-");
+  }
   out.error = reader.error();
   return out;
 }
@@ -64,7 +69,7 @@ TEST_CASE("trace: --trace-tenant picks the field each record's tenant comes from
             kKeyedLines, "key-a|-|Bearer sk-9"},
        }) {
     CAPTURE(r.name);
-    const TenantRead got = read_tenants(r.text, r.format, r.field);
+    const FieldsRead got = read_fields(r.text, r.format, r.field);
     CHECK(got.error == "");
     CHECK(got.tenants == r.tenants);
   }
@@ -111,7 +116,7 @@ TEST_CASE("trace: a tenant field the trace does not have, or a value no header c
             "have: fix the line or give another --trace-tenant"},
        }) {
     CAPTURE(r.name);
-    const TenantRead got = read_tenants(r.text, r.format, r.field);
+    const FieldsRead got = read_fields(r.text, r.format, r.field);
     CHECK(got.error == r.error);
     CHECK(got.tenants == "");  // refused before its first record
   }
@@ -119,28 +124,10 @@ TEST_CASE("trace: a tenant field the trace does not have, or a value no header c
 
 TEST_CASE("trace: the longest tenant a header carries is read whole") {
   const std::string key(kMaxTraceTenant, 'k');
-  CHECK(read_tenants("time,tenant\n1," + key + "\n", "auto", "").tenants == key);
+  CHECK(read_fields("time,tenant\n1," + key + "\n", "auto", "").tenants == key);
 }
 
 namespace {
-
-struct TokensRead {
-  std::string tokens;  // each record's, "|" between, "-" for none
-  std::string error;
-};
-
-TokensRead read_tokens(const std::string& text, const std::string& format,
-                       const std::string& field) {
-  const auto parsed = TraceFormat::parse(format);
-  REQUIRE_MESSAGE(parsed, parsed.error());
-  std::istringstream in(text);
-  TraceReader reader(in, {*parsed, kNsPerSec, "", field});
-  TokensRead out;
-  for (bool first = true; const auto r = reader.next(); first = false)
-    out.tokens += (first ? "" : "|") + (r->tokens ? std::to_string(*r->tokens) : "-");
-  out.error = reader.error();
-  return out;
-}
 
 constexpr const char* kMetered = R"(nginx:$remote_addr $msec "$request" $upstream_http_x_tokens)";
 constexpr const char* kMeteredLines =
@@ -186,7 +173,7 @@ TEST_CASE("trace: --trace-tokens picks the field each record's tokens come from"
             "a log, or leave out --trace-tokens"},
        }) {
     CAPTURE(r.name);
-    const TokensRead got = read_tokens(r.text, r.format, r.field);
+    const FieldsRead got = read_fields(r.text, r.format, "", r.field);
     CHECK(got.error == r.error);
     CHECK(got.tokens == r.tokens);
   }
