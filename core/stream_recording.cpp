@@ -73,19 +73,22 @@ double ms(std::int64_t ns) {
 // The quantiles and the peak for a reader, the histograms and transitions they come from for
 // a merge.
 nlohmann::json to_json(const StreamRecording& s) {
+  nlohmann::json j = {{"completed", s.completed},
+                      {"broken", s.broken},
+                      {"tokens_received", s.tokens},
+                      {"first_token_p50_ms", ms(s.first_token_ns.quantile(0.50))},
+                      {"first_token_p99_ms", ms(s.first_token_ns.quantile(0.99))},
+                      {"duration_p50_ms", ms(s.duration_ns.quantile(0.50))},
+                      {"duration_p99_ms", ms(s.duration_ns.quantile(0.99))},
+                      {"first_token_ns", s.first_token_ns.to_json()},
+                      {"duration_ns", s.duration_ns.to_json()},
+                      {"open_transitions", s.open_transitions.to_json(kOpenLabels)}};
+  // No series (merged only from documents older than it): no peak, rather than a peak of 0.
+  if (s.open_transitions.bins() == 0) return j;
   const auto peak = open_streams_peak(s.open_transitions);
-  return {{"completed", s.completed},
-          {"broken", s.broken},
-          {"tokens_received", s.tokens},
-          {"first_token_p50_ms", ms(s.first_token_ns.quantile(0.50))},
-          {"first_token_p99_ms", ms(s.first_token_ns.quantile(0.99))},
-          {"duration_p50_ms", ms(s.duration_ns.quantile(0.50))},
-          {"duration_p99_ms", ms(s.duration_ns.quantile(0.99))},
-          {"first_token_ns", s.first_token_ns.to_json()},
-          {"duration_ns", s.duration_ns.to_json()},
-          {"open_transitions", s.open_transitions.to_json(kOpenLabels)},
-          {"open_peak", peak.open},
-          {"open_peak_second", peak.second}};
+  j["open_peak"] = peak.open;
+  j["open_peak_second"] = peak.second;
+  return j;
 }
 
 StreamRecording stream_recording_from_json(const nlohmann::json& j) {

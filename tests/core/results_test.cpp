@@ -270,4 +270,10 @@ TEST_CASE("streams open over time: the running sum of opens and closes at each s
   wide["open_transitions"]["bin_ms"] = 2000;
   CHECK_THROWS_WITH(stream_recording_from_json(wide),
                     "streams.open_transitions: bin_ms must be 1000");
+  // Streams without the series (documents older than it, merged): no peak, not a peak of 0.
+  StreamRecording unseries;
+  unseries.completed = 3;
+  const json none = to_json(unseries);
+  CHECK_FALSE(none.contains("open_peak"));
+  CHECK_FALSE(none.contains("open_peak_second"));
 }
