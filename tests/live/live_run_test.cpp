@@ -410,7 +410,15 @@ TEST_CASE("the CI example's rehearsal: the per-second default, live and simulate
   // admitted at once: that default let the 400 through in 400 requests.
   CHECK(std::abs(c["difference"]["requests"].get<double>()) <= 1414 * 0.3);
   const auto& s = r.results["summary"];
-  CHECK(s["peak_retry_second"] == 1);
-  CHECK(s["peak_retries"].get<double>() >= 250);
-  CHECK(s["peak_retries"].get<double>() <= 334);
+  if (kTimingExact) {
+    CHECK(s["peak_retry_second"] == 1);
+    CHECK(s["peak_retries"].get<double>() >= 250);
+    CHECK(s["peak_retries"].get<double>() <= 334);
+  } else {
+    // Under TSan the first 400 sends take more than a second, so the t=1 wave spreads into
+    // t=2 and meets the t=3 wave early (CI saw the peak at second 2): retries still come back
+    // in waves after the first second, never with the first sends.
+    CHECK(s["peak_retry_second"].get<double>() >= 1);
+    CHECK(s["peak_retries"].get<double>() >= 250);
+  }
 }
