@@ -1,8 +1,8 @@
 // LLM answers on the data plane (docs/LLM.md): an admitted POST /v1/messages (anthropic) or
 // /v1/chat/completions (openai) is answered from its body, in one JSON body or as a stream of
 // events, each token sent when the pacing says (model/llm_pacing) from the loop the connection
-// is on: between tokens the connection waits on the timer, as it does for a service time, so
-// an open stream costs its buffer and a timer entry, never a thread.
+// is on: between tokens the connection waits on its loop's due queue, as it does for a service
+// time, so an open stream costs its buffer and a queue entry, never a thread or a hand-off.
 #include <sys/socket.h>
 
 #include <string>
