@@ -104,6 +104,7 @@ void DataPlane::stop(std::int64_t max_wait_ns) {
   signal_loops(&Loop::stop);
   for (auto& loop : loops_) {
     if (loop->thread.joinable()) loop->thread.join();
+    token_lateness_.merge(loop->token_lateness);
   }
   loops_.clear();
   listen_fd_ = -1;

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "listen_address.hpp"
+#include "log_histogram.hpp"
 #include "model/request_framing.hpp"
 #include "server/admitter.hpp"
 #include "server/answer_writer.hpp"
@@ -110,6 +111,9 @@ class DataPlane {
   // Stops accepting, lets requests in flight finish (at most max_wait_ns of wall time, then
   // cuts their service time short), and stops.
   void stop(std::int64_t max_wait_ns);
+  // After stop: how late each streamed token was written against its due time (ns), so a
+  // pacing error can be told apart from its reader's.
+  const LogHistogram& token_lateness() const { return token_lateness_; }
 
  private:
   struct Request;
@@ -244,6 +248,7 @@ class DataPlane {
   Admitter& provider_;
   const AnswerWriter answers_;  // in the provider's dialect
   DeadlineTimer timer_;
+  LogHistogram token_lateness_;                // the loops', gathered when they stop
   std::unique_ptr<ArrivalStamps> stamper_;     // null when arrivals are stamped on reading
   std::unique_ptr<ProxyEvents> proxy_events_;  // proxy mode only
   std::vector<std::unique_ptr<Loop>> loops_;

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "body_framing.hpp"
+#include "log_histogram.hpp"
 #include "model/llm_pacing.hpp"
 #include "model/llm_request.hpp"
 #include "model/llm_stream.hpp"
@@ -102,6 +103,7 @@ struct DataPlane::Loop {
   std::vector<ClientConnection*> due_now;
   int due_fd = -1;
   std::int64_t armed_ns = DueQueue<ClientConnection*>::kNone;
+  LogHistogram token_lateness;  // ns from each streamed token's due time to its write
   std::vector<ProviderArrival> batch;
   std::vector<ClientConnection*> batch_conns;
   std::vector<ClientConnection*> line_asked;  // their question is in flight on the line

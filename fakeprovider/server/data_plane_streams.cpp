@@ -128,8 +128,10 @@ bool DataPlane::continue_stream(ClientConnection& c) {
   // The provider is stopping: what is left goes now, so no stream is cut by the stop.
   const bool stopping = c.loop->drop_upstream.load();
   std::string bytes;
-  for (; s.next < last && (stopping || due(s.next) <= now); ++s.next)
+  for (; s.next < last && (stopping || due(s.next) <= now); ++s.next) {
+    if (!stopping) c.loop->token_lateness.record(now - due(s.next));
     bytes += piece(s.chunked, stream_token(s.facts, s.next));
+  }
   if (s.next < last) {
     if (!send_more(c, bytes)) return false;
     hold_until(c, due(s.next), /*decide_first=*/false);
