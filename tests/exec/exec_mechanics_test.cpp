@@ -420,6 +420,12 @@ TEST_CASE("usage errors are one line naming the flag") {
            {{"--clients", "3", "--url", url, "--provider-admin", admin, "--logs",
              dir.file("no/such/parent"), "--", "true"},
             "--logs: cannot make the folder"},
+           {{"--clients", "3", "--url", url, "--provider-admin", admin, "--workload", "trace", "--",
+             "true"},
+            "the trace workload needs a trace file, e.g. --trace"},
+           {{"--clients", "3", "--url", url, "--provider-admin", admin, "--workload", "queue", "--",
+             "true"},
+            "--workload: exec runs storm (the fleet released together) or trace"},
            // CMD's own flags before "--" are loadgen's: the line says where they go.
            {{"--clients", "3", "--url", url, "--provider-admin", admin, "curl", "-s"},
             "loadgen exec takes CMD and its ARGS after --"},
