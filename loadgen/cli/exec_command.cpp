@@ -416,6 +416,12 @@ int say_problems(const ExecCommand& cmd, const FleetRun& run, const Results& r) 
         std::to_string(run.processes.size()) + " processes: " + std::strerror(error));
     code = kExitUnreachable;
   }
+  if (run.start_failures > 0) {
+    say(std::to_string(run.start_failures) +
+        " arrivals' processes could not be started (the first: " + run.start_error +
+        "); their items are unfinished");
+    code = kExitUnreachable;
+  }
   for (const auto& w : run.warnings) say("warning: " + w);
   if (run.released && r.provider_side && r.recording.requests == 0)
     say("warning: the provider saw no request from the fleet; does CMD send to {url} (" +

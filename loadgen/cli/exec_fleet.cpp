@@ -281,7 +281,7 @@ ProcessGroup::Launched ExecFleet::fork_child(std::size_t index, pid_t group, Fle
 }
 
 // Each arrival due by now: a free client runs it as one process, or it is dropped. An item
-// whose process cannot be started is said, and stays unfinished.
+// whose process cannot be started is counted, and stays unfinished.
 void ExecFleet::start_due_arrivals(std::int64_t now_ns) {
   while (arrivals_pending() && run_.release_steady_ns + next_->due_ns <= now_ns) {
     ExecArrival arrival = std::move(*next_);
@@ -295,7 +295,7 @@ void ExecFleet::start_due_arrivals(std::int64_t now_ns) {
     arrival.item.client = *client;
     if (auto e =
             group_.add([&](std::size_t i, pid_t group) { return spawn_item(i, group, arrival); })) {
-      run_.warnings.push_back(*e);
+      if (run_.start_failures++ == 0) run_.start_error = *e;
       pool_.release(*client);
       continue;
     }

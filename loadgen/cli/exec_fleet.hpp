@@ -88,6 +88,8 @@ struct FleetRun {
   // With arrivals: those that found every client busy, and the playback's record (each
   // process's start is its item's first send as loadgen sees it).
   std::int64_t dropped = 0;
+  std::int64_t start_failures = 0;  // arrivals whose process could not be started: unfinished
+  std::string start_error;          // the first one's
   std::optional<TraceRecording> trace;
 };
 
