@@ -1,6 +1,7 @@
 #include "cli/run_stream.hpp"
 
 #include "http/llm_stream.hpp"
+#include "policy/llm_request_body.hpp"
 
 namespace stampede {
 namespace {
