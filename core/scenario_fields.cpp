@@ -666,7 +666,9 @@ const std::vector<ScenarioField>& table() {
        .flag = "--tokens",
        .in = kLoadgen,
        .help = "tokens every request declares, sent in the provider's token header (X-Tokens); the "
-               "simulator charges them against the provider's token allowance and spend cap",
+               "simulator charges them against the provider's token allowance and spend cap, and "
+               "with --stream as each LLM request's input tokens (without it, the provider's "
+               "estimate from the body: a token per 4 bytes of its message)",
        .type = "INT",
        .example = "2000",
        .parse = [](Scenario& s,
