@@ -137,7 +137,7 @@ TEST_CASE("live: the max_tokens trap fails at 4096 and passes at 512, as simulat
     CHECK(simulated == row.requests);
     // Each wave's 40 admissions need a full bucket; the refill in a wave's spread cannot add
     // a 41st unless the wave's sends spread over 1.5 s of scenario time (150 ms of wall), as
-    // they may under TSan.
-    CHECK(std::abs(live - simulated) <= (kTimingExact ? 0.01 : 0.05) * simulated);
+    // they may under TSan, where only the gate's verdicts are exact.
+    CHECK(std::abs(live - simulated) <= (kTimingExact ? 0.01 : 0.2) * simulated);
   }
 }
