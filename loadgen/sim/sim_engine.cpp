@@ -71,28 +71,32 @@ class TenantKeys {
   std::unordered_map<std::string, std::uint32_t> ids_;
 };
 
-// What every request of a streamed fleet asks of the provider's LLM limits (docs/LLM.md): what
-// the provider reads from the body the live fleet sends, its input tokens the declared
-// --tokens when the fleet declares them, else the estimate from that body. None: the fleet
-// sends no LLM request.
+// The body every request of an LLM fleet sends (--stream, or --max-tokens without it).
+std::string fleet_llm_body(const Scenario& s) {
+  return stream_request(s.provider.dialect, s.fleet.max_tokens, s.fleet.stream).body;
+}
+
+// What every request of an LLM fleet asks of the provider's LLM limits (docs/LLM.md): what the
+// provider reads from the body the live fleet sends, its input tokens the declared --tokens
+// when the fleet declares them, else the estimate from that body. None: the fleet sends no LLM
+// request.
 std::optional<LlmCharge> fleet_llm_charge(const Scenario& s) {
-  if (!s.fleet.stream) return std::nullopt;
-  const ReadLlmRequest read = read_llm_request(
-      s.provider.dialect, stream_request(s.provider.dialect, s.fleet.max_tokens).body);
+  if (!sends_llm_requests(s)) return std::nullopt;
+  const ReadLlmRequest read = read_llm_request(s.provider.dialect, fleet_llm_body(s));
   if (!read.request) return std::nullopt;  // a dialect that streams nothing: refused before
   const LlmRequest& asked = *read.request;
   return LlmCharge{s.fleet.tokens.value_or(asked.input_tokens), asked.max_tokens, asked.stream};
 }
 
-// What every request of the fleet declares: --tokens in the token header, else, for a streamed
+// What every request of the fleet declares: --tokens in the token header, else, for an LLM
 // fleet against a provider that counts tokens from a body field (provider.token_field), the
 // field of the body it sends, as the live provider reads it.
 DeclaredTokens fleet_declared_tokens(const Scenario& s) {
   const ProviderConfig& p = s.provider;
   const bool counts = p.token_allowance || p.spend_cap;
-  if (s.fleet.tokens || !s.fleet.stream || p.token_field.empty() || !counts)
+  if (s.fleet.tokens || !sends_llm_requests(s) || p.token_field.empty() || !counts)
     return {s.fleet.tokens, false};
-  return declared_tokens_in_body(stream_request(p.dialect, s.fleet.max_tokens).body, p.token_field);
+  return declared_tokens_in_body(fleet_llm_body(s), p.token_field);
 }
 
 // What an admitted LLM answer holds until it ends, and the tokens it will have written then.
@@ -259,9 +263,15 @@ class Simulation {
   Seen seen_of(std::uint32_t c, std::int64_t t_ns, const Decision& d) {
     const std::int64_t timeout = scenario_.fleet.timeout_ns;
     if (d.service_ns > timeout) return {Outcome::kTimeout, timeout, 0};
-    if (!scenario_.fleet.stream || d.outcome() != Outcome::kOk)
-      return {d.outcome(), d.service_ns, 0};
-    return read_stream(c, t_ns, d.service_ns);
+    if (d.outcome() != Outcome::kOk) return {d.outcome(), d.service_ns, 0};
+    if (scenario_.fleet.stream) return read_stream(c, t_ns, d.service_ns);
+    // An LLM answer in one body: as long as the provider's draw for its number, all written
+    // when it is answered.
+    if (!llm_) return {Outcome::kOk, d.service_ns, 0};
+    const ProviderConfig& p = scenario_.provider;
+    return {
+        Outcome::kOk, d.service_ns,
+        plan_stream(p.stream, scenario_.fleet.max_tokens, p.seed, llm_answers_++).output_tokens};
   }
 
   // An admitted streamed answer (--stream), its head sent after the service time. Its length
@@ -349,7 +359,7 @@ class Simulation {
   const SimOptions& options_;
   const ItemLife life_;
   ProviderPolicy provider_;
-  std::uint64_t llm_answers_ = 0;  // --stream: the streamed answers admitted so far
+  std::uint64_t llm_answers_ = 0;  // the LLM answers admitted so far
   const DeclaredTokens tokens_ = fleet_declared_tokens(scenario_);
   const std::optional<LlmCharge> llm_ = fleet_llm_charge(scenario_);
   // By client: the admitted LLM answers still open that hold a reservation (few at a time).

@@ -90,3 +90,19 @@ TEST_CASE("simulate: openai's token allowance charges max(max_tokens) and settle
   CHECK(refused(r) == 4);
   CHECK(r.recording.requests == 6);
 }
+
+TEST_CASE("simulate: unstreamed, max_tokens still reserves, settled when the one body is sent") {
+  // --max-tokens without --stream: each request an LLM request answered in one body after
+  // the provider's service time (1 s here), its 50 tokens written then.
+  Scenario s = storm(11, "4096",
+                     {{"provider.output_token_allowance", "40960/min"},
+                      {"provider.latency", "1s"},
+                      {"fleet.base", "400ms"}});
+  s.fleet.stream = false;
+  const Results r = simulate(s);
+  CHECK(r.recording.delivered == 11);
+  CHECK_FALSE(r.recording.streams.any());
+  // Refused at 0, 0.4 and 0.8 s; the ten answered at 1 s give back 4,046 each: in at 1.2 s.
+  CHECK(refused(r) == 3);
+  CHECK(r.recording.requests == 14);
+}
