@@ -169,7 +169,7 @@ const std::vector<ScenarioField>& table() {
        .help = "storm (default: each client sends at t=0), steady (open model: items arrive at "
                "--rate or --stages whatever the clients' backoff, each taken by a free client or "
                "dropped), queue (items drained by the clients) or trace (the open model's "
-               "arrivals from --trace; simulate and run)",
+               "arrivals from --trace; exec: a process at each)",
        .type = "WORKLOAD",
        .default_text = "storm",
        .example = "queue",
@@ -1178,11 +1178,8 @@ void check_trace(const Scenario& s, Problems& errors) {
   const auto& t = s.fleet.trace;
   if (trace(s) && t.path.empty())
     errors.push_back("fleet.trace: the trace workload needs a trace file, e.g. --trace access.log");
-  for (const char* name :
-       {"fleet.trace", "fleet.trace_format", "fleet.trace_tenant", "fleet.trace_tokens",
-        "fleet.trace_reorder", "fleet.trace_spread", "fleet.speed", "fleet.scale",
-        "fleet.scale_spread", "fleet.from", "fleet.to"}) {
-    if (!trace(s) && s.given.count(name))
+  for (const auto name : trace_field_names()) {
+    if (!trace(s) && s.given.count(std::string(name)))
       errors.push_back(std::string(name) +
                        ": only the trace workload reads a trace; add --workload trace");
   }
@@ -1282,6 +1279,21 @@ const ScenarioField* find_field(std::string_view name) {
     if (f.name == name) return &f;
   }
   return nullptr;
+}
+
+const std::vector<std::string_view>& trace_field_names() {
+  static const std::vector<std::string_view> names{"fleet.trace",
+                                                   "fleet.trace_format",
+                                                   "fleet.trace_tenant",
+                                                   "fleet.trace_tokens",
+                                                   "fleet.trace_reorder",
+                                                   "fleet.trace_spread",
+                                                   "fleet.speed",
+                                                   "fleet.scale",
+                                                   "fleet.scale_spread",
+                                                   "fleet.from",
+                                                   "fleet.to"};
+  return names;
 }
 
 std::optional<std::string> set_field(Scenario& s, std::string_view field, const json& value) {

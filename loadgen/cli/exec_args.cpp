@@ -77,6 +77,29 @@ void take_outputs(const ExecArgs& a, ExecCommand& cmd, Errors& errors) {
                     errors);
 }
 
+// The storm (the fleet held and released together) or a trace's arrivals, each one process of
+// one client (docs/TRACE.md); the trace read through now, so a bad line is a usage error.
+void take_workload(const ExecArgs& a, Scenario& scenario, Errors& errors) {
+  const auto workload = scenario.fleet.workload;
+  if (workload != WorkloadKind::kStorm && workload != WorkloadKind::kTrace) {
+    errors.push_back(
+        "--workload: exec runs storm (the fleet released together) or trace (a "
+        "process at each arrival), not " +
+        std::string(to_string(workload)));
+    return;
+  }
+  if (workload != WorkloadKind::kTrace) return;
+  take_trace(scenario, errors);
+  if (a.per_process != 1)
+    errors.push_back(
+        "--per-process: with --workload trace each arrival is one process of one "
+        "client; leave --per-process out");
+  if (a.wait_ready)
+    errors.push_back(
+        "--wait-ready: with --workload trace each process starts at its arrival's "
+        "time, nothing is held; leave --wait-ready out");
+}
+
 }  // namespace
 
 Checked<ExecCommand> check_exec(const Scenario& scenario, const std::string& scenario_path,
@@ -84,7 +107,7 @@ Checked<ExecCommand> check_exec(const Scenario& scenario, const std::string& sce
   Errors errors;
   ExecCommand cmd;
   cmd.scenario = scenario;
-  refuse_trace(scenario, "exec", errors);
+  take_workload(a, cmd.scenario, errors);
   // The program makes its own requests: a fleet of LLM requests is loadgen's, run's.
   if (sends_llm_requests(scenario)) {
     const char* field = scenario.fleet.stream ? "fleet.stream" : "fleet.max_tokens";

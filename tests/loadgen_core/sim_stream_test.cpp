@@ -62,7 +62,7 @@ TEST_CASE("simulate --stream: an answer holds its client until its last token") 
   CHECK(s.duration_ns.count() == 1);
   CHECK(to_json(r).contains("streams"));
   // Open from its send at t=0 into second 1, where it closed.
-  CHECK(open_streams(s.open_transitions) == std::vector<std::int64_t>{1, 0});
+  CHECK(running_levels(s.open_transitions) == std::vector<std::int64_t>{1, 0});
 }
 
 TEST_CASE("simulate --stream: the open streams over time are the fleet's, 300 at once") {
@@ -71,7 +71,7 @@ TEST_CASE("simulate --stream: the open streams over time are the fleet's, 300 at
   const OpenStreamsPeak peak = open_streams_peak(r.recording.streams.open_transitions);
   CHECK(peak.open == 300);
   CHECK(peak.second == 0);
-  CHECK(open_streams(r.recording.streams.open_transitions).back() == 0);
+  CHECK(running_levels(r.recording.streams.open_transitions).back() == 0);
 }
 
 TEST_CASE("simulate without --stream answers at once and writes no streams section") {
