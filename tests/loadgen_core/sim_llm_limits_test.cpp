@@ -106,3 +106,22 @@ TEST_CASE("simulate: unstreamed, max_tokens still reserves, settled when the one
   CHECK(refused(r) == 3);
   CHECK(r.recording.requests == 14);
 }
+
+TEST_CASE("simulate: a stream the client's timeout cuts is settled then, at the tokens sent") {
+  // One reservation at a time. The first stream is cut by the 1.1 s timeout, 6 tokens sent
+  // (at 1.00 to 1.10 s): 4,090 go back then, so the second agent, refused at 0, 0.4 and
+  // 0.8 s, is admitted at 1.2 s, long before the refill alone (68 a second) would let it in.
+  Scenario s = storm(2, "4096",
+                     {{"provider.output_token_allowance", "4096/min"},
+                      {"fleet.base", "400ms"},
+                      {"fleet.timeout", "1100ms"},
+                      {"fleet.max_attempts", "4"}});
+  const Results r = simulate(s);
+  const BinnedCounts& arrivals = r.recording.provider_by_outcome;
+  const auto ok = static_cast<std::size_t>(Outcome::kOk);
+  const auto rate_limited = static_cast<std::size_t>(Outcome::kRateLimited);
+  REQUIRE(arrivals.bins() >= 2);
+  CHECK(arrivals.at(0, ok) == 1);
+  CHECK(arrivals.at(0, rate_limited) == 3);
+  CHECK(arrivals.at(1, ok) == 1);  // the second agent, at 1.2 s
+}
