@@ -65,7 +65,7 @@ Error set_max_tokens(Scenario& s, const json& v) {
   if (!n) return n.error();
   if (*n < 1 || *n > kMaxOutputTokens)
     return "'" + as_text(v) + "' is outside 1 to " + std::to_string(kMaxOutputTokens) +
-           ": a streamed request's max_tokens";
+           ": an LLM request's max_tokens";
   s.fleet.max_tokens = *n;
   return std::nullopt;
 }
@@ -666,7 +666,9 @@ const std::vector<ScenarioField>& table() {
        .flag = "--tokens",
        .in = kLoadgen,
        .help = "tokens every request declares, sent in the provider's token header (X-Tokens); the "
-               "simulator charges them against the provider's token allowance and spend cap",
+               "simulator charges them against the provider's token allowance and spend cap, and "
+               "with --stream as each LLM request's input tokens (without it, the provider's "
+               "estimate from the body: a token per 4 bytes of its message)",
        .type = "INT",
        .example = "2000",
        .parse = [](Scenario& s,
@@ -686,11 +688,12 @@ const std::vector<ScenarioField>& table() {
          return true;
        }},
       {.name = "fleet.max_tokens",
-       .no_flag = "loadgen run and simulate take it as --max-tokens, beside --stream",
+       .no_flag = "loadgen run and simulate take it as --max-tokens (with --stream, streamed)",
        .example = "400",
        .parse = set_max_tokens,
        .print = [](const Scenario& s) -> Printed {
-         if (!s.fleet.stream && s.fleet.max_tokens == kDefaultMaxTokens) return std::nullopt;
+         // Given without a stream, it makes the fleet's requests LLM requests all the same.
+         if (!s.fleet.stream && !s.given.count("fleet.max_tokens")) return std::nullopt;
          return s.fleet.max_tokens;
        }},
       {.name = "fleet.hop_delay",
@@ -1247,9 +1250,6 @@ void check_across_fields(const Scenario& s, Problems& errors) {
   check_trace(s, errors);
   check_streams(s.provider, errors);
   check_llm_limits(s.provider, errors);
-  need(s.fleet.stream || !s.given.count("fleet.max_tokens"),
-       "fleet.max_tokens: it bounds the streamed requests' answers; set fleet.stream (--stream) "
-       "too, or leave it out");
   // A trace's arrivals are counted when it is read, and an empty one is refused then.
   need(f.item_count() > 0 || (trace(s) && !f.items),
        "fleet.items: the workload creates no items; give at least 1");

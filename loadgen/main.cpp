@@ -385,9 +385,13 @@ void add_stream_flags(CLI::App& cmd, StreamArgs& a, const char* group, const std
                    dialect)
       ->group(group);
   cmd.add_option("--max-tokens", a.max_tokens,
-                 "--stream: each request's max_tokens (max_completion_tokens for openai), 1 to "
-                 "1000000 (default " +
-                     std::to_string(kDefaultMaxTokens) + ")")
+                 "each request's max_tokens (max_completion_tokens for openai), 1 to 1000000 "
+                 "(default " +
+                     std::to_string(kDefaultMaxTokens) +
+                     " with --stream): the bound on its answer, and what the provider's "
+                     "output-token allowance reserves until the answer ends (docs/LLM.md, the "
+                     "max_tokens trap). Without --stream: every request an LLM request in the "
+                     "provider's dialect, answered in one body")
       ->type_name("N")
       ->default_str(std::to_string(kDefaultMaxTokens))  // shown; 0 says it was not given
       ->check(within(1, kMaxOutputTokens))

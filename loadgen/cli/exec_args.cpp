@@ -5,6 +5,7 @@
 #include "cli/trace_input.hpp"
 #include "duration.hpp"
 #include "gate.hpp"
+#include "policy/llm_request_body.hpp"
 #include "scenario_clock.hpp"
 
 namespace stampede {
@@ -107,11 +108,14 @@ Checked<ExecCommand> check_exec(const Scenario& scenario, const std::string& sce
   ExecCommand cmd;
   cmd.scenario = scenario;
   take_workload(a, cmd.scenario, errors);
-  // The program makes its own requests: a streamed fleet is loadgen's, run's.
-  if (scenario.fleet.stream)
-    errors.push_back(
-        "fleet.stream: exec's fleet is the program, which makes its own requests (streamed or "
-        "not); leave fleet.stream out of the --scenario file, or stream with loadgen run");
+  // The program makes its own requests: a fleet of LLM requests is loadgen's, run's.
+  if (sends_llm_requests(scenario)) {
+    const char* field = scenario.fleet.stream ? "fleet.stream" : "fleet.max_tokens";
+    errors.push_back(std::string(field) +
+                     ": exec's fleet is the program, which makes its own requests (LLM, "
+                     "streamed or not); leave " +
+                     field + " out of the --scenario file, or send them with loadgen run");
+  }
   take_assertions(a, scenario_path, cmd, errors);
   take_fleet(a, cmd, errors);
   take_target(a, cmd, errors);

@@ -138,13 +138,19 @@ TEST_CASE(
   CHECK(r.recording.requests == 300 + broken);
 }
 
-TEST_CASE("simulate --stream: fleet.max_tokens bounds the answers, and means nothing unstreamed") {
+TEST_CASE("simulate --stream: fleet.max_tokens bounds the answers; unstreamed, it asks one body") {
   Scenario s = streamed(1);
   s.provider.stream.output_tokens.reset();  // the answer is max_tokens long
   s.fleet.max_tokens = 3;
   CHECK(simulate(s).recording.streams.tokens == 3);
-  Scenario unstreamed;
-  REQUIRE_FALSE(set_field(unstreamed, "fleet.max_tokens", "3"));
-  CHECK(validate(unstreamed).size() == 1);
+  // Given without a stream, the fleet's requests are LLM requests all the same, each answered
+  // in one body: no streams section, the client held for the service time alone.
+  Scenario unstreamed = streamed(1);
+  unstreamed.fleet.stream = false;
+  CHECK(validate(unstreamed).empty());
+  const Results one_body = simulate(unstreamed);
+  CHECK(one_body.recording.delivered == 1);
+  CHECK(one_body.recording.drain_ns == 0);
+  CHECK_FALSE(one_body.recording.streams.any());
   CHECK(set_field(unstreamed, "fleet.max_tokens", "0"));
 }
