@@ -298,9 +298,13 @@ def limits_claims(sdk, records, stats, exec_results, arrivals, output_tokens, pe
             sdk_gap = r["sends"][i + 1]["sent_ms"] - r["sends"][i]["got_ms"]
             extra.append((int(rs[i + 1]["t_ns"]) - int(rs[i]["t_ns"])) / 1e6 - sdk_gap)
     if extra:
+        trips = [s["got_ms"] - s["sent_ms"] for _, _, s in refusals]
         out.append(("the provider's arrival-to-arrival gap minus the SDK's got-429-to-next-fetch gap, ms (a figure: "
-                    "the time from the SDK's fetch call to the provider's arrival stamp, less the 429's way back)", None,
-                    f"min {min(extra):+.0f}, median {statistics.median(extra):+.0f}, max {max(extra):+.0f} over {len(extra)} retries"))
+                    "the 429's way back to the SDK plus the retry's way to the provider, beside the 429s' "
+                    "round trips as the SDK's fetch saw them)", None,
+                    f"min {min(extra):+.0f}, median {statistics.median(extra):+.0f}, max {max(extra):+.0f} "
+                    f"over {len(extra)} retries; round trips min {min(trips):.0f}, median "
+                    f"{statistics.median(trips):.0f}, max {max(trips):.0f}"))
     waits = stats.get("hint_waits")
     if waits:
         out.append(("the same waits as the provider judged them, arrival to arrival (a figure)", None,
