@@ -14,6 +14,7 @@ results). Prints one PASS or FAIL line a claim, with its figures; exits 1 when o
 import csv
 import glob
 import json
+import math
 import os
 import statistics
 import sys
@@ -245,9 +246,12 @@ def limits_claims(sdk, records, stats, exec_results, arrivals, output_tokens, pe
         if reason == "output_token_rate_exceeded":
             left = int(h.get(remaining_header, "-1"))
             # The hint is the time the bucket takes to refill to max_tokens: the header's
-            # remaining is whole tokens, so within one token's refill (and the ms rounding up).
+            # remaining is whole tokens, so within one token's refill, rounded up to the
+            # hint's unit (a ms with retry-after-ms, else a second).
             need = (r["max_tokens"] - left) / rate_per_ms
-            ok = 0 <= left < r["max_tokens"] and need - 1 / rate_per_ms - 1 <= hints_of(sdk, h) <= need + 1
+            unit = 1 if retry_after_ms == "on" else 1000
+            lo, hi = (math.ceil(t / unit) * unit for t in (need - 1 / rate_per_ms - 1, need + 1))
+            ok = 0 <= left < r["max_tokens"] and lo <= hints_of(sdk, h) <= hi
         elif reason == "request_rate_exceeded":
             ok = h.get(requests_header) == "0" and hints_of(sdk, h) <= 1000
         elif reason == "concurrency_exceeded":
@@ -258,7 +262,7 @@ def limits_claims(sdk, records, stats, exec_results, arrivals, output_tokens, pe
             disagree.append((reason, r["max_tokens"], h))
     out.append(("each 429's body names the limit that refused, and its headers agree (output tokens: "
                 f"{remaining_header} below max_tokens and the hint its refill at {output_allowance} "
-                f"within one token; requests: {requests_header} 0, hint <= 1 s)",
+                f"within one token, rounded up; requests: {requests_header} 0, hint <= 1 s)",
                 bool(refusals) and not disagree,
                 f"{len(refusals) - len(disagree)} of {len(refusals)} agree"
                 + (f"; first not: {disagree[0]}" if disagree else "")))
