@@ -231,7 +231,8 @@ def limits_claims(sdk, records, stats, exec_results, arrivals, output_tokens, pe
                 f"{min(hints, default=0):.0f}-{max(hints, default=0):.0f} ms"
                 + (f"; first bad: {bad[0]['headers']}" if bad else "")))
     long_hints = [h for h in hints if h is not None and h >= 60000]
-    out.append(("hints under 60 s (the bound older SDK versions put on a hint; these take longer ones)",
+    out.append(("hints under 60 s (a figure: neither SDK here bounds a hint at 60 s; anthropic "
+                "takes (0, 2^31 - 1] ms, openai any number)",
                 None, f"{len(hints) - len(long_hints)} of {len(hints)}"))
 
     # The body names the limit that refused, and the headers agree with it.
