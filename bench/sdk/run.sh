@@ -9,17 +9,17 @@
 #
 # MODE=limits (issue 44): the same fleet against the LLM token limits instead of broken
 # streams: each client's max_tokens twenty times larger (80 to 380), reserved against an output
-# token allowance below the fleet's sum, and the request allowance (MAX_CONCURRENT=N adds
-# --max-concurrent), with
-# retry-after-ms beside Retry-After as the real APIs send it; half the fleet names one model and
-# half another; sdk_client.js records every response the SDK's fetch got, and check.py holds
-# each 429's headers, the SDK's wait after it, and the provider's counts against the fleet's.
+# token allowance below the fleet's sum (OUTPUT_TOKEN_ALLOWANCE), with retry-after-ms beside
+# Retry-After as the real APIs send it (RETRY_AFTER_MS=off for Retry-After alone), and
+# --max-concurrent with MAX_CONCURRENT=N; half the fleet names one model and half another.
+# sdk_client.js records every response the SDK's fetch got, and check.py holds each 429's
+# headers, the SDK's wait after it, and the provider's counts against the fleet's.
 #
 #   bench/sdk/run.sh [BUILD_DIR]
 #   SDKS=anthropic CLIENTS=20 bench/sdk/run.sh build
 #   MODE=limits bench/sdk/run.sh build
 #
-# Everything lands in BUILD_DIR/bench-sdk/SDK/ (OUT=... to change): records/ (each client's),
+# Everything lands in BUILD_DIR/bench-sdk/SDK/ (MODE=limits: bench-sdk-limits/; OUT=... to change): records/ (each client's),
 # exec.json and summary.txt (loadgen exec's), stats.json, provider-results.json, arrivals.csv
 # and provider.log (the provider's), logs/ (each process's output). Exits 1 when a claim failed.
 set -euo pipefail
@@ -51,6 +51,7 @@ case $mode in
     [ -n "${MAX_CONCURRENT:-}" ] && limits+=(--max-concurrent "$MAX_CONCURRENT")
     check_args=(limits "$output_allowance" "$retry_after_ms")
     export SDK_MAX_TOKENS_SCALE=${MAX_TOKENS_SCALE:-20}
+    out=${OUT:-$build/bench-sdk-limits}  # beside the streams mode's, not over it
     ;;
   *) echo "run.sh: unknown MODE '$mode' (streams, limits)" >&2; exit 2 ;;
 esac
