@@ -148,6 +148,9 @@ def claims(sdk, records, stats, exec_results, arrivals, output_tokens, per_proce
     return out
 
 
+EARLY_MS = 2  # Node's timers fire at the ms they were set for, give or take its rounding
+LATE_MS = 50  # beyond the process's longest event-loop delay, which check.py adds
+
 # What each limit's 429 says in the body: anthropic names it in error.reason; openai's error
 # object has only type (requests or tokens), so its message says which.
 OPENAI_MESSAGES = {
@@ -188,6 +191,10 @@ def sdk_hint_ms(sdk, headers):
     if sdk == "anthropic" and hint is not None and not 0 < hint <= 2 ** 31 - 1:
         return None
     return hint
+
+
+def hints_of(sdk, headers):
+    return sdk_hint_ms(sdk, headers) or 0
 
 
 def per_minute(rate):
@@ -345,8 +352,8 @@ def limits_claims(sdk, records, stats, exec_results, arrivals, output_tokens, pe
     for r, _, s in sends:
         m = by_model.setdefault(r["model"], {"sends": 0, "served": 0, "429": 0})
         m["sends"] += 1
-        m["served" if s.get("status") == 200 else "429" if s.get("status") == 429 else "other"] = \
-            m.get("served" if s.get("status") == 200 else "429" if s.get("status") == 429 else "other", 0) + 1
+        key = "served" if s.get("status") == 200 else str(s.get("status"))
+        m[key] = m.get(key, 0) + 1
     provider_models = stats.get("models")
     if provider_models is None:
         out.append(("per model: the fleet's counts (the provider keeps none per model in this build, "
@@ -355,14 +362,6 @@ def limits_claims(sdk, records, stats, exec_results, arrivals, output_tokens, pe
         out.append(("per model: the provider's counts (a figure beside the fleet's; the comparison is left)",
                     None, f"fleet {json.dumps(by_model, sort_keys=True)}, provider {json.dumps(provider_models)[:400]}"))
     return out
-
-
-EARLY_MS = 2  # Node's timers fire at the ms they were set for, give or take its rounding
-LATE_MS = 50
-
-
-def hints_of(sdk, headers):
-    return sdk_hint_ms(sdk, headers) or 0
 
 
 def main():
