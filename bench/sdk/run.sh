@@ -7,10 +7,19 @@
 # allowance below the fleet), so the SDK retries. check.py then holds each claim against the
 # provider's record and prints PASS or FAIL with its figures.
 #
+# MODE=limits (issue 44): the same fleet against the LLM token limits instead of broken
+# streams: each client's max_tokens twenty times larger (80 to 380), reserved against an output
+# token allowance below the fleet's sum (OUTPUT_TOKEN_ALLOWANCE), with retry-after-ms beside
+# Retry-After as the real APIs send it (RETRY_AFTER_MS=off for Retry-After alone), and
+# --max-concurrent with MAX_CONCURRENT=N; half the fleet names one model and half another.
+# sdk_client.js records every response the SDK's fetch got, and check.py holds each 429's
+# headers, the SDK's wait after it, and the provider's counts against the fleet's.
+#
 #   bench/sdk/run.sh [BUILD_DIR]
 #   SDKS=anthropic CLIENTS=20 bench/sdk/run.sh build
+#   MODE=limits bench/sdk/run.sh build
 #
-# Everything lands in BUILD_DIR/bench-sdk/SDK/ (OUT=... to change): records/ (each client's),
+# Everything lands in BUILD_DIR/bench-sdk/SDK/ (MODE=limits: bench-sdk-limits/; OUT=... to change): records/ (each client's),
 # exec.json and summary.txt (loadgen exec's), stats.json, provider-results.json, arrivals.csv
 # and provider.log (the provider's), logs/ (each process's output). Exits 1 when a claim failed.
 set -euo pipefail
@@ -25,9 +34,27 @@ sdks=${SDKS:-"openai anthropic"}
 clients=${CLIENTS:-20}
 per_process=${PER_PROCESS:-1}  # clients a node process: 1, so exec counts each stream's outcome
 allowance=${ALLOWANCE:-8/s}  # below the fleet: its first sends are partly refused, and retried
+[ "${MODE:-}" = limits ] && allowance=${ALLOWANCE:-20/s}  # above the first sends: the output-token limit refuses
 output_tokens=${OUTPUT_TOKENS:-12}
-stream_errors=${STREAM_ERRORS:-0.25}
+mode=${MODE:-streams}
 pacing=(--first-token "${FIRST_TOKEN:-150ms}" --token-rate "${TOKEN_RATE:-40/s}")
+limits=()
+check_args=(streams)
+case $mode in
+  streams) stream_errors=${STREAM_ERRORS:-0.25} ;;
+  limits)
+    stream_errors=${STREAM_ERRORS:-0}
+    output_allowance=${OUTPUT_TOKEN_ALLOWANCE:-2000/min}
+    retry_after_ms=${RETRY_AFTER_MS:-on}
+    limits=(--output-token-allowance "$output_allowance" --retry-after-ms "$retry_after_ms")
+    # Checked before the token limits, it refuses first when it binds: off unless asked.
+    [ -n "${MAX_CONCURRENT:-}" ] && limits+=(--max-concurrent "$MAX_CONCURRENT")
+    check_args=(limits "$output_allowance" "$retry_after_ms")
+    export SDK_MAX_TOKENS_SCALE=${MAX_TOKENS_SCALE:-20}
+    out=${OUT:-$build/bench-sdk-limits}  # beside the streams mode's, not over it
+    ;;
+  *) echo "run.sh: unknown MODE '$mode' (streams, limits)" >&2; exit 2 ;;
+esac
 
 for tool in node npm curl python3; do
   command -v "$tool" >/dev/null || { echo "run.sh: needs $tool" >&2; exit 2; }
@@ -57,13 +84,16 @@ run_sdk() {
   # The openai SDK sends its key as Authorization: the fleet is one tenant either way.
   [ "$sdk" = openai ] && tenant=(--tenant-header Authorization)
   start_provider "$dir/provider.log" "$dir/arrivals.csv" --dialect "$sdk" "${tenant[@]}" --allowance "$allowance" "${pacing[@]}" \
-    --output-tokens "$output_tokens" --stream-errors "$stream_errors" --seed 41
+    --output-tokens "$output_tokens" --stream-errors "$stream_errors" --seed 41 "${limits[@]}"
+  # MODE=limits: half the fleet names one model and half another.
+  local models=
   case $sdk in
-    openai) url=$base/v1 ;;  # the SDK appends /chat/completions
-    anthropic) url=$base ;;  # appends /v1/messages
+    openai) url=$base/v1 models=gpt-4o-mini,gpt-4o ;;  # the SDK appends /chat/completions
+    anthropic) url=$base models=claude-sonnet-4-5,claude-haiku-4-5 ;;  # appends /v1/messages
   esac
+  [ "$mode" = limits ] || models=
   local rc=0
-  SDK_RECORDS=$dir/records "$loadgen" exec --clients "$clients" --per-process "$per_process" --wait-ready \
+  SDK_MODELS=$models SDK_RECORDS=$dir/records "$loadgen" exec --clients "$clients" --per-process "$per_process" --wait-ready \
     --allowance "$allowance" --url "$url" --provider-admin "$admin" --max-duration "${MAX_DURATION:-300s}" \
     --out "$dir/exec.json" --no-report --logs "$dir/logs" \
     -- node "$here/sdk_client.js" "$sdk" >"$dir/summary.txt" 2>&1 || rc=$?
@@ -78,12 +108,12 @@ run_sdk() {
   fi
   echo "$sdk $(node -p "require('$here/node_modules/$([ "$sdk" = anthropic ] && echo @anthropic-ai/sdk || echo openai)/package.json').version"):" \
     "$(grep -m1 '^delivered' "$dir/summary.txt" || echo '?')"
-  python3 "$here/check.py" "$sdk" "$dir" "$output_tokens" "$per_process"
+  python3 "$here/check.py" "$sdk" "$dir" "$output_tokens" "$per_process" "${check_args[@]}"
 }
 
 echo "commit $(git -C "$root" rev-parse --short HEAD), $(date -u '+%Y-%m-%d %H:%M UTC'), node $(node --version)," \
-  "$clients clients, allowance $allowance, --output-tokens $output_tokens, --stream-errors $stream_errors," \
-  "${pacing[*]}"
+  "MODE=$mode, $clients clients, allowance $allowance, --output-tokens $output_tokens, --stream-errors $stream_errors," \
+  "${pacing[*]}${limits:+ ${limits[*]}}${SDK_MAX_TOKENS_SCALE:+, max_tokens x$SDK_MAX_TOKENS_SCALE}"
 failed=0
 for sdk in $sdks; do
   case $sdk in openai | anthropic) ;; *) echo "run.sh: unknown SDK '$sdk' in SDKS (openai, anthropic)" >&2; exit 2 ;; esac
