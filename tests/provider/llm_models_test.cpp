@@ -45,4 +45,7 @@ TEST_CASE("llm models: each model its own allowance, an unlisted one 404, the st
   CHECK(models.at("big").at("requests") == 2);
   CHECK(models.at("big").at("totals").at("ok") == 2);
   CHECK_FALSE(models.contains("other"));  // refused before the limiters, charged nothing
+  // The provider's own results carry the same counts.
+  const auto results = nlohmann::json::parse(http(p.admin_port(), "GET", "/admin/results").body);
+  CHECK(results.at("provider_results").at("models") == models);
 }
