@@ -126,4 +126,14 @@ BinnedCounts BinnedCounts::from_json(const nlohmann::json& j,
   return out;
 }
 
+std::vector<std::int64_t> running_levels(const BinnedCounts& h) {
+  std::vector<std::int64_t> out(h.bins(), 0);
+  std::int64_t level = 0;
+  for (std::size_t b = 0; b < h.bins(); ++b) {
+    level = saturating_add(level, h.at(b, 0) - (h.labels() > 1 ? h.at(b, 1) : 0));
+    out[b] = level;
+  }
+  return out;
+}
+
 }  // namespace stampede

@@ -72,4 +72,8 @@ class BinnedCounts {
   std::size_t last_offset_ = 0;
 };
 
+// A level that label 0 raises and label 1 lowers (streams opened and closed, items entering
+// and leaving backoff), at the end of each bin.
+std::vector<std::int64_t> running_levels(const BinnedCounts& transitions);
+
 }  // namespace stampede

@@ -65,7 +65,7 @@ Error set_max_tokens(Scenario& s, const json& v) {
   if (!n) return n.error();
   if (*n < 1 || *n > kMaxOutputTokens)
     return "'" + as_text(v) + "' is outside 1 to " + std::to_string(kMaxOutputTokens) +
-           ": a streamed request's max_tokens";
+           ": an LLM request's max_tokens";
   s.fleet.max_tokens = *n;
   return std::nullopt;
 }
@@ -251,7 +251,7 @@ const std::vector<ScenarioField>& table() {
        .help = "storm (default: each client sends at t=0), steady (open model: items arrive at "
                "--rate or --stages whatever the clients' backoff, each taken by a free client or "
                "dropped), queue (items drained by the clients) or trace (the open model's "
-               "arrivals from --trace; simulate and run)",
+               "arrivals from --trace; exec: a process at each)",
        .type = "WORKLOAD",
        .default_text = "storm",
        .example = "queue",
@@ -748,7 +748,9 @@ const std::vector<ScenarioField>& table() {
        .flag = "--tokens",
        .in = kLoadgen,
        .help = "tokens every request declares, sent in the provider's token header (X-Tokens); the "
-               "simulator charges them against the provider's token allowance and spend cap",
+               "simulator charges them against the provider's token allowance and spend cap, and "
+               "with --stream as each LLM request's input tokens (without it, the provider's "
+               "estimate from the body: a token per 4 bytes of its message)",
        .type = "INT",
        .example = "2000",
        .parse = [](Scenario& s,
@@ -768,11 +770,12 @@ const std::vector<ScenarioField>& table() {
          return true;
        }},
       {.name = "fleet.max_tokens",
-       .no_flag = "loadgen run and simulate take it as --max-tokens, beside --stream",
+       .no_flag = "loadgen run and simulate take it as --max-tokens (with --stream, streamed)",
        .example = "400",
        .parse = set_max_tokens,
        .print = [](const Scenario& s) -> Printed {
-         if (!s.fleet.stream && s.fleet.max_tokens == kDefaultMaxTokens) return std::nullopt;
+         // Given without a stream, it makes the fleet's requests LLM requests all the same.
+         if (!s.fleet.stream && !s.given.count("fleet.max_tokens")) return std::nullopt;
          return s.fleet.max_tokens;
        }},
       {.name = "fleet.hop_delay",
@@ -1273,11 +1276,8 @@ void check_trace(const Scenario& s, Problems& errors) {
   const auto& t = s.fleet.trace;
   if (trace(s) && t.path.empty())
     errors.push_back("fleet.trace: the trace workload needs a trace file, e.g. --trace access.log");
-  for (const char* name :
-       {"fleet.trace", "fleet.trace_format", "fleet.trace_tenant", "fleet.trace_tokens",
-        "fleet.trace_reorder", "fleet.trace_spread", "fleet.speed", "fleet.scale",
-        "fleet.scale_spread", "fleet.from", "fleet.to"}) {
-    if (!trace(s) && s.given.count(name))
+  for (const auto name : trace_field_names()) {
+    if (!trace(s) && s.given.count(std::string(name)))
       errors.push_back(std::string(name) +
                        ": only the trace workload reads a trace; add --workload trace");
   }
@@ -1356,9 +1356,6 @@ void check_across_fields(const Scenario& s, Problems& errors) {
   check_streams(s.provider, errors);
   check_llm_limits(s.provider, errors);
   check_models(s.provider, errors);
-  need(s.fleet.stream || !s.given.count("fleet.max_tokens"),
-       "fleet.max_tokens: it bounds the streamed requests' answers; set fleet.stream (--stream) "
-       "too, or leave it out");
   // A trace's arrivals are counted when it is read, and an empty one is refused then.
   need(f.item_count() > 0 || (trace(s) && !f.items),
        "fleet.items: the workload creates no items; give at least 1");
@@ -1388,6 +1385,21 @@ const ScenarioField* find_field(std::string_view name) {
     if (f.name == name) return &f;
   }
   return nullptr;
+}
+
+const std::vector<std::string_view>& trace_field_names() {
+  static const std::vector<std::string_view> names{"fleet.trace",
+                                                   "fleet.trace_format",
+                                                   "fleet.trace_tenant",
+                                                   "fleet.trace_tokens",
+                                                   "fleet.trace_reorder",
+                                                   "fleet.trace_spread",
+                                                   "fleet.speed",
+                                                   "fleet.scale",
+                                                   "fleet.scale_spread",
+                                                   "fleet.from",
+                                                   "fleet.to"};
+  return names;
 }
 
 std::optional<std::string> set_field(Scenario& s, std::string_view field, const json& value) {

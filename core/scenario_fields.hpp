@@ -49,5 +49,7 @@ struct ScenarioField {
 // Every field, in the order --help lists their flags.
 const std::vector<ScenarioField>& scenario_fields();
 const ScenarioField* find_field(std::string_view name);
+// The fields only the trace workload reads: its file and how it is played.
+const std::vector<std::string_view>& trace_field_names();
 
 }  // namespace stampede

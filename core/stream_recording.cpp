@@ -26,20 +26,9 @@ void StreamRecording::record_open(std::int64_t start_ns, std::int64_t end_ns) {
   open_transitions.add(std::max(start_ns, end_ns), kClosed);
 }
 
-std::vector<std::int64_t> open_streams(const BinnedCounts& h) {
-  std::vector<std::int64_t> out(h.bins(), 0);
-  std::int64_t level = 0;
-  for (std::size_t b = 0; b < h.bins(); ++b) {
-    level = saturating_add(level, h.at(b, StreamRecording::kOpened) -
-                                      (h.labels() > 1 ? h.at(b, StreamRecording::kClosed) : 0));
-    out[b] = level;
-  }
-  return out;
-}
-
 OpenStreamsPeak open_streams_peak(const BinnedCounts& h) {
   OpenStreamsPeak peak;
-  const auto levels = open_streams(h);
+  const auto levels = running_levels(h);
   for (std::size_t b = 0; b < levels.size(); ++b) {
     if (levels[b] <= peak.open) continue;
     peak.open = levels[b];

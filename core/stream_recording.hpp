@@ -38,9 +38,6 @@ struct StreamRecording {
   void merge(const StreamRecording& other);
 };
 
-// Streams open at the end of each bin of open_transitions, one value a bin.
-std::vector<std::int64_t> open_streams(const BinnedCounts& transitions);
-
 // The most streams open at the end of any bin, and that bin's start (scenario s).
 struct OpenStreamsPeak {
   std::int64_t open = 0;

@@ -67,7 +67,7 @@ CLI::Option* add_assert_flag(
   return cmd.add_option("--assert", asserts, help)->type_name("'METRIC OP VALUE'");
 }
 
-// exec takes the provider's flags only: the fleet's policy is the program's own.
+// exec takes the provider's flags and the trace's: the fleet's policy is the program's own.
 void add_scenario_flags(CLI::App& cmd, ScenarioArgs& args, bool fleet = true) {
   cmd.add_option("--scenario", args.path, "scenario file (JSON); flags override its fields")
       ->type_name("FILE")
@@ -90,6 +90,11 @@ void add_scenario_flags(CLI::App& cmd, ScenarioArgs& args, bool fleet = true) {
   };
   if (fleet) declare("fleet", "Fleet");
   declare("provider", fleet ? "Provider (simulated)" : "Provider (as started: the summary's peak)");
+  if (fleet) return;
+  // exec's fleet is the program, but a trace's arrivals can start it (docs/TRACE.md).
+  for (const auto name : {std::string_view("fleet.workload"), std::string_view("fleet.seed")})
+    add(*find_field(name), "Trace");
+  for (const auto name : trace_field_names()) add(*find_field(name), "Trace");
 }
 
 Parsed<Scenario> scenario_from(const ScenarioArgs& args) {
@@ -288,7 +293,8 @@ void add_exec_flags(CLI::App& exec_cmd, ExecFlags& a) {
   exec_cmd
       .add_option("--logs", a.logs,
                   "each process's stdout and stderr to DIR/client-ID.log (ID its first client; "
-                  "the folder is made if missing); default: read and dropped")
+                  "with --workload trace DIR/item-N.log; the folder is made if missing); "
+                  "default: read and dropped")
       ->type_name("DIR")
       ->group("Output");
   exec_cmd
@@ -314,7 +320,8 @@ void add_exec_flags(CLI::App& exec_cmd, ExecFlags& a) {
   one_value_each_time(*exec_cmd.get_option("--assert"));
   exec_cmd
       .add_option("CMD", a.command,
-                  "CMD [ARGS...] after --; {url} and {client} in ARGS are replaced")
+                  "CMD [ARGS...] after --; {url} and {client} in ARGS are replaced (with "
+                  "--workload trace also {item} and {tenant})")
       ->type_name("ARGS")
       ->required();
 }
@@ -378,9 +385,13 @@ void add_stream_flags(CLI::App& cmd, StreamArgs& a, const char* group, const std
                    dialect)
       ->group(group);
   cmd.add_option("--max-tokens", a.max_tokens,
-                 "--stream: each request's max_tokens (max_completion_tokens for openai), 1 to "
-                 "1000000 (default " +
-                     std::to_string(kDefaultMaxTokens) + ")")
+                 "each request's max_tokens (max_completion_tokens for openai), 1 to 1000000 "
+                 "(default " +
+                     std::to_string(kDefaultMaxTokens) +
+                     " with --stream): the bound on its answer, and what the provider's "
+                     "output-token allowance reserves until the answer ends (docs/LLM.md, the "
+                     "max_tokens trap). Without --stream: every request an LLM request in the "
+                     "provider's dialect, answered in one body")
       ->type_name("N")
       ->default_str(std::to_string(kDefaultMaxTokens))  // shown; 0 says it was not given
       ->check(within(1, kMaxOutputTokens))
@@ -673,6 +684,11 @@ CLI::App* add_exec_command(CLI::App& app, ExecFlags& exec) {
       "and STAMPEDE_PER_PROCESS. Its exit status is its clients' outcome: 0 delivered, anything "
       "else dead-lettered; still running at a stop (a signal, --max-duration, --timeout): "
       "unfinished, and killed (SIGTERM, SIGKILL after --grace).\n"
+      "--workload trace --trace FILE: at each arrival of the trace one process runs CMD as a free "
+      "client, at most --clients at once; an arrival that finds every client busy is dropped and "
+      "counted. Each gets STAMPEDE_ITEM, and STAMPEDE_TENANT, STAMPEDE_TOKENS, STAMPEDE_METHOD and "
+      "STAMPEDE_PATH when its line has them; --speed, --scale, --from and --to play the trace as "
+      "in run (docs/TRACE.md).\n"
       "Exit codes: 0 every assertion holds; 1 some failed, or a stop left clients unfinished; 2 "
       "usage error (CMD not found, too many processes, a provider not at --time-scale 1, a "
       "--provider-admin that is not a fakeprovider), or a check the fleet cannot judge (a "

@@ -87,15 +87,20 @@ std::optional<std::string> ProcessGroup::start(std::size_t count, const Launch& 
   }
   members_.reserve(count);
   for (std::size_t i = 0; i < count; ++i) {
-    const Launched launched = launch(i, options_.hold_group ? holder_ : 0);
-    if (launched.pid <= 0) {
+    if (auto e = add(launch)) {
       kill_started();
-      return launched.error;
+      return e;
     }
-    index_of_[launched.pid] = members_.size();
-    members_.push_back({launched.pid, false, {}});
-    ++running_;
   }
+  return std::nullopt;
+}
+
+std::optional<std::string> ProcessGroup::add(const Launch& launch) {
+  const Launched launched = launch(members_.size(), options_.hold_group ? holder_ : 0);
+  if (launched.pid <= 0) return launched.error;
+  index_of_[launched.pid] = members_.size();
+  members_.push_back({launched.pid, false, {}});
+  ++running_;
   return std::nullopt;
 }
 

@@ -50,6 +50,9 @@ class ProcessGroup {
   // The holder (hold_group), then count members in order. When one cannot start, those
   // started are killed and reaped (none of them had anything to finish) and its error returned.
   std::optional<std::string> start(std::size_t count, const Launch& launch);
+  // One more member after the start, as index members().size(): a fleet that starts its
+  // members as they fall due. When it cannot start, the rest run on and its error is returned.
+  std::optional<std::string> add(const Launch& launch);
 
   // fork() for a Launch: in the child, which joins group (when not 0) and gets death_signal
   // when its owner dies (PR_SET_PDEATHSIG; it exits at once if the owner died before), 0; in

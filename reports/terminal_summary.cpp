@@ -106,6 +106,10 @@ std::string format_terminal_summary(const Results& r) {
   // LLM quotas only when set, so other scenarios' summaries read as before.
   std::string quotas;
   if (p.token_allowance) quotas += ", tokens " + format_rate(*p.token_allowance);
+  if (p.input_token_allowance) quotas += ", input tokens " + format_rate(*p.input_token_allowance);
+  if (p.output_token_allowance)
+    quotas += ", output tokens " + format_rate(*p.output_token_allowance);
+  if (p.max_concurrent) quotas += ", " + std::to_string(*p.max_concurrent) + " open at once";
   if (p.spend_cap) quotas += ", spend cap " + std::to_string(*p.spend_cap) + " tokens";
   out += fmt("provider: allowance %s (%s)%s%s%s\n",
              p.allowance ? format_rate(*p.allowance).c_str() : "unlimited",

@@ -787,11 +787,10 @@ struct LevelOverTime {
 std::vector<double> level_columns(const BinnedCounts& h, std::int64_t column_ns) {
   const auto span_ns = static_cast<std::int64_t>(h.bins()) * h.bin_ns();
   std::vector<double> out(static_cast<std::size_t>((span_ns + column_ns - 1) / column_ns), 0.0);
-  std::int64_t level = 0;
-  for (std::size_t b = 0; b < h.bins(); ++b) {
-    level += h.at(b, 0) - (h.labels() > 1 ? h.at(b, 1) : 0);
+  const auto levels = running_levels(h);
+  for (std::size_t b = 0; b < levels.size(); ++b) {
     auto& v = out[static_cast<std::size_t>(static_cast<std::int64_t>(b) * h.bin_ns() / column_ns)];
-    v = std::max(v, static_cast<double>(level));
+    v = std::max(v, static_cast<double>(levels[b]));
   }
   return out;
 }

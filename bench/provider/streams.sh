@@ -9,7 +9,8 @@
 #   CPU per token event: the server's utime + stime over the run (/proc/PID/stat) over the
 #     tokens the two clients read;
 #   pacing error: how late each sampled token came, client side, against its stream's first
-#     token + k / RATE and against its head + FIRST + k / RATE (p50, p99, max, ms).
+#     token + k / RATE and against its head + FIRST + k / RATE (p50, p99, max, ms); and
+#     fakeprovider's own, every token's write against its due time (its line at stop).
 # Loopback only; every load bounded: STREAMS streams of TOKENS tokens, loadgen's --max-duration
 # and the sampler's timeout. Figures: bench/provider/README.md.
 #
@@ -120,6 +121,10 @@ for server in $servers; do
     echo "$server round $r: $(round)"
     kill "$srv_pid"
     wait "$srv_pid" 2>/dev/null || true
+    # fakeprovider's own measure, at its writes: what the clients' figures add is theirs.
+    if [ "$server" = fakeprovider ]; then
+      sed -n 's/^fakeprovider: \(.*written late.*\)/  server side: \1/p' "$tmp/provider.err"
+    fi
   done
 done
 echo "load average at the end $(cut -d' ' -f1-3 /proc/loadavg)"

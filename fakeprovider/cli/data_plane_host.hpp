@@ -20,6 +20,11 @@ class DataPlaneHost {
   int port() const { return workers_ ? workers_->port : plane_->port(); }
   // The workers finish what they hold, asking for decisions until they exit.
   std::optional<std::string> stop(std::int64_t max_wait_ns);
+  // After stop, the data plane in this process: its streamed tokens' lateness (none with
+  // workers, whose planes end in their own processes).
+  const LogHistogram* token_lateness() const {
+    return plane_ ? &plane_->token_lateness() : nullptr;
+  }
 
  private:
   std::optional<DataPlaneWorkers> workers_;

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/data_plane_host.hpp"
+#include "duration.hpp"
 #include "exit_codes.hpp"
 #include "json_text.hpp"
 #include "one_line.hpp"
@@ -117,6 +118,15 @@ void say_serving(const ProviderRun& run, int data_port, int admin_port) {
   std::cout << std::flush;
 }
 
+// The pacing's own error, apart from what any reader adds (docs/LLM.md).
+void say_token_lateness(const LogHistogram& late) {
+  std::cerr << "fakeprovider: " << late.count()
+            << (late.count() == 1 ? " streamed token" : " streamed tokens")
+            << " written late by p50 " << format_duration_rounded(late.quantile(0.5)) << ", p99 "
+            << format_duration_rounded(late.quantile(0.99)) << ", max "
+            << format_duration_rounded(late.max()) << "\n";
+}
+
 // The files asked for, each written whatever became of the others; 0 or kRuntimeError.
 int write_outputs(const ProviderRun& run, const LockedProvider& provider,
                   const StatsDocument& stats) {
@@ -175,6 +185,8 @@ int serve_provider(const ProviderRun& run) {
   std::cerr << "fakeprovider: stopped on " << strsignal(signal_number) << " after " << requests
             << (requests == 1 ? " request (" : " requests (")
             << outcome_summary(stats->head.at("totals")) << ")\n";
+  if (const LogHistogram* late = data_plane.token_lateness(); late && late->count() > 0)
+    say_token_lateness(*late);
   return code;
 }
 

@@ -7,6 +7,7 @@
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/resource.h>
+#include <sys/timerfd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -71,9 +72,10 @@ std::optional<std::string> DataPlane::start() {
 std::unique_ptr<DataPlane::Loop> DataPlane::make_loop() {
   auto loop = std::make_unique<Loop>();
   loop->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+  loop->due_fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
   if (proxying()) loop->upstream = UpstreamPool::make(*config_.upstream, *proxy_events_);
   loop->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
-  return loop->epoll_fd >= 0 ? std::move(loop) : nullptr;
+  return loop->epoll_fd >= 0 && loop->due_fd >= 0 ? std::move(loop) : nullptr;
 }
 
 void DataPlane::stop(std::int64_t max_wait_ns) {
@@ -102,6 +104,7 @@ void DataPlane::stop(std::int64_t max_wait_ns) {
   signal_loops(&Loop::stop);
   for (auto& loop : loops_) {
     if (loop->thread.joinable()) loop->thread.join();
+    token_lateness_.merge(loop->token_lateness);
   }
   loops_.clear();
   listen_fd_ = -1;

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "listen_address.hpp"
+#include "log_histogram.hpp"
 #include "model/request_framing.hpp"
 #include "server/admitter.hpp"
 #include "server/answer_writer.hpp"
@@ -94,7 +95,7 @@ struct DataPlaneConfig {
 // set and bytes); data_plane_requests.cpp a request's life (admission, hops and service times,
 // answer); data_plane_forward.cpp a request's forward and data_plane_relay.cpp its answer
 // relayed to the connection; data_plane_streams.cpp the LLM dialects' answers, streamed a
-// token at a time from the timer. request_headers.* what is read from the headers;
+// token at a time from the loop's due queue. request_headers.* what is read from the headers;
 // answer_writer.* the answers' bytes.
 class DataPlane {
  public:
@@ -110,6 +111,9 @@ class DataPlane {
   // Stops accepting, lets requests in flight finish (at most max_wait_ns of wall time, then
   // cuts their service time short), and stops.
   void stop(std::int64_t max_wait_ns);
+  // After stop: how late each streamed token was written against its due time (ns), so a
+  // pacing error can be told apart from its reader's.
+  const LogHistogram& token_lateness() const { return token_lateness_; }
 
  private:
   struct Request;
@@ -137,8 +141,9 @@ class DataPlane {
   std::int64_t decide_held(Request& r);  // a held request's hop is over: the due time of its answer
   void complete(Request* r);
   // The requests: decided in its loop's turn, together (one turn of the lock),
-  // in the order their bytes came in, and answered; a hop or a service time hands the
-  // connection to the timer, which hands it back.
+  // in the order their bytes came in, and answered. A hop hands the connection to the timer's
+  // thread, which decides it in deadline order across the loops and hands it back; a service
+  // time or a stream's next token waits on the loop's own due queue (hold_until).
   void decide(ClientConnection& c);
   void admit_batch(Loop& loop);
   static void sort_by_arrival(std::vector<ProviderArrival>& arrivals,
@@ -146,10 +151,13 @@ class DataPlane {
   void settle(const std::vector<ClientConnection*>& conns, const std::vector<Admission>& admitted);
   bool answer(ClientConnection& c);
   void hold_until(ClientConnection& c, std::int64_t due_steady_ns, bool decide_first);
-  void take_resumed(Loop& loop);
+  void take_resumed(Loop& loop);  // handed back by the timer's thread
+  void take_due(Loop& loop);      // the loop's own waits that are over
+  void arm_due(Loop& loop);       // its timerfd at the earliest wait
+  void resume(ClientConnection& c);
 
   // LLM answers (data_plane_streams.cpp): one body, or a stream whose tokens go out when the
-  // pacing says, the connection handed to the timer between them.
+  // pacing says, the connection on its loop's due queue between them.
   struct LlmStream;
   bool is_llm_request(ClientConnection& c) const;
   // Reads an LLM request's body into the request: nothing when it asks what the dialect takes
@@ -240,6 +248,7 @@ class DataPlane {
   Admitter& provider_;
   const AnswerWriter answers_;  // in the provider's dialect
   DeadlineTimer timer_;
+  LogHistogram token_lateness_;                // the loops', gathered when they stop
   std::unique_ptr<ArrivalStamps> stamper_;     // null when arrivals are stamped on reading
   std::unique_ptr<ProxyEvents> proxy_events_;  // proxy mode only
   std::vector<std::unique_ptr<Loop>> loops_;

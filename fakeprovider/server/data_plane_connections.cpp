@@ -46,6 +46,10 @@ void* upstream_marker() {
   static char marker;
   return &marker;
 }
+void* due_marker() {
+  static char marker;
+  return &marker;
+}
 
 bool expects_continue(const RequestHead& head) {
   const std::string_view* expect = head.find("Expect");
@@ -60,6 +64,10 @@ void DataPlane::run_loop(Loop& loop) {
   wake.events = EPOLLIN;
   wake.data.ptr = wake_marker();
   epoll_ctl(loop.epoll_fd, EPOLL_CTL_ADD, loop.wake_fd, &wake);
+  epoll_event due{};
+  due.events = EPOLLIN;
+  due.data.ptr = due_marker();
+  epoll_ctl(loop.epoll_fd, EPOLL_CTL_ADD, loop.due_fd, &due);
   if (loop.upstream) {
     // The pool's own epoll set, level-triggered: readable while any of its sockets has news.
     epoll_event pool{};
@@ -79,6 +87,8 @@ void DataPlane::run_loop(Loop& loop) {
       if (const int upstream_ms = loop.upstream->timeout_ms(); upstream_ms >= 0)
         wait_ms = std::min(wait_ms, upstream_ms);
     }
+    if (loop.drop_upstream.load() && !loop.due.empty()) wait_ms = 0;
+    arm_due(loop);
     const int n = epoll_wait(loop.epoll_fd, events, kMaxEvents, wait_ms);
     loop.turn_ns = ScenarioClock::steady_ns();
     // The pool first, before anything of this turn puts a request on one of its idle
@@ -96,6 +106,10 @@ void DataPlane::run_loop(Loop& loop) {
         continue;
       } else if (ptr == listen_marker()) {
         accept_connections(loop);
+      } else if (ptr == due_marker()) {
+        std::uint64_t expirations;
+        if (read(loop.due_fd, &expirations, sizeof expirations) < 0) expirations = 0;
+        loop.armed_ns = DueQueue<ClientConnection*>::kNone;  // fired: disarmed
       } else if (ptr == line_marker()) {
         take_line_answer(loop);
       } else if (ptr == wake_marker()) {
@@ -107,6 +121,7 @@ void DataPlane::run_loop(Loop& loop) {
         on_event(*static_cast<ClientConnection*>(ptr), events[i].events);
       }
     }
+    take_due(loop);
     admit_batch(loop);
     take_relays(loop);
     if (loop.turn_ns >= loop.next_sweep_ns) {

@@ -19,11 +19,13 @@
 #include <vector>
 
 #include "body_framing.hpp"
+#include "log_histogram.hpp"
 #include "model/llm_pacing.hpp"
 #include "model/llm_request.hpp"
 #include "model/llm_stream.hpp"
 #include "request_head.hpp"
 #include "server/data_plane.hpp"
+#include "server/due_queue.hpp"
 #include "upstream/forward_headers.hpp"
 #include "upstream/relayed_answer.hpp"
 #include "upstream/upstream_pool.hpp"
@@ -95,6 +97,13 @@ struct DataPlane::Loop {
   int epoll_fd = -1;
   bool listening = false;
   std::vector<ClientConnection*> resumed;  // under handed_mu
+  // What this loop waits out itself (service times, streams' next tokens), and the timerfd
+  // armed at the earliest of them.
+  DueQueue<ClientConnection*> due;
+  std::vector<ClientConnection*> due_now;
+  int due_fd = -1;
+  std::int64_t armed_ns = DueQueue<ClientConnection*>::kNone;
+  LogHistogram token_lateness;  // ns from each streamed token's due time to its write
   std::vector<ProviderArrival> batch;
   std::vector<ClientConnection*> batch_conns;
   std::vector<ClientConnection*> line_asked;  // their question is in flight on the line
@@ -196,6 +205,7 @@ inline DataPlane::Loop::~Loop() {
   }
   for (ClientConnection* c : released) delete c;
   if (wake_fd >= 0) close(wake_fd);
+  if (due_fd >= 0) close(due_fd);
   if (epoll_fd >= 0) close(epoll_fd);
 }
 

@@ -4,6 +4,7 @@
 // server's connections hand their requests here (data_plane_connections.cpp).
 #include <sys/eventfd.h>
 #include <sys/socket.h>
+#include <sys/timerfd.h>
 
 #include <algorithm>
 #include <string_view>
@@ -212,6 +213,10 @@ bool DataPlane::answer(ClientConnection& c) {
 void DataPlane::hold_until(ClientConnection& c, std::int64_t due_steady_ns, bool decide_first) {
   c.waiting = true;
   waiting_.fetch_add(1, std::memory_order_relaxed);
+  if (!decide_first) {
+    c.loop->due.push(due_steady_ns, &c);
+    return;
+  }
   ClientConnection* conn = &c;
   const auto hand_back = [this, conn] {
     Loop& loop = *conn->loop;
@@ -222,10 +227,6 @@ void DataPlane::hold_until(ClientConnection& c, std::int64_t due_steady_ns, bool
     eventfd_write(loop.wake_fd, 1);
     waiting_.fetch_sub(1, std::memory_order_relaxed);
   };
-  if (!decide_first) {
-    timer_.schedule(due_steady_ns, hand_back);
-    return;
-  }
   // The hop in is over: decided on the timer's thread, in deadline order, so the row sees the
   // writes in that order however late a loop runs; then answered a hop later.
   timer_.schedule(due_steady_ns, [this, conn, hand_back] {
@@ -239,15 +240,41 @@ void DataPlane::take_resumed(Loop& loop) {
     std::lock_guard lock(loop.handed_mu);
     resumed.swap(loop.resumed);
   }
-  for (ClientConnection* c : resumed) {
-    c->waiting = false;
-    if (c->fd < 0) {  // closed while it waited
-      release(*c);
-      continue;
-    }
-    // What came in meanwhile is read after the answer: its edge has passed.
-    if (answer(*c) && serve(*c)) read_requests(*c);
+  for (ClientConnection* c : resumed) resume(*c);
+}
+
+void DataPlane::take_due(Loop& loop) {
+  if (loop.due.empty()) return;
+  // A stop sends what is left at once: no connection waits out its time.
+  const std::int64_t now_ns =
+      loop.drop_upstream.load() ? DueQueue<ClientConnection*>::kNone : ScenarioClock::steady_ns();
+  loop.due_now.clear();
+  loop.due.take_due(now_ns, loop.due_now);
+  waiting_.fetch_sub(static_cast<std::int64_t>(loop.due_now.size()), std::memory_order_relaxed);
+  for (ClientConnection* c : loop.due_now) resume(*c);
+}
+
+void DataPlane::arm_due(Loop& loop) {
+  const std::int64_t next_ns = loop.due.next_due();
+  if (next_ns == loop.armed_ns) return;
+  // One setting a turn, not one a wait: the timerfd wakes the loop at the earliest due.
+  itimerspec at{};
+  if (next_ns != DueQueue<ClientConnection*>::kNone) {
+    const std::int64_t ns = std::max<std::int64_t>(next_ns, 1);
+    at.it_value = {static_cast<time_t>(ns / kNsPerSec), static_cast<long>(ns % kNsPerSec)};
   }
+  timerfd_settime(loop.due_fd, TFD_TIMER_ABSTIME, &at, nullptr);
+  loop.armed_ns = next_ns;
+}
+
+void DataPlane::resume(ClientConnection& c) {
+  c.waiting = false;
+  if (c.fd < 0) {  // closed while it waited
+    release(c);
+    return;
+  }
+  // What came in meanwhile is read after the answer: its edge has passed.
+  if (answer(c) && serve(c)) read_requests(c);
 }
 
 }  // namespace stampede

@@ -1,8 +1,8 @@
 // LLM answers on the data plane (docs/LLM.md): an admitted POST /v1/messages (anthropic) or
 // /v1/chat/completions (openai) is answered from its body, in one JSON body or as a stream of
 // events, each token sent when the pacing says (model/llm_pacing) from the loop the connection
-// is on: between tokens the connection waits on the timer, as it does for a service time, so
-// an open stream costs its buffer and a timer entry, never a thread.
+// is on: between tokens the connection waits on its loop's due queue, as it does for a service
+// time, so an open stream costs its buffer and a queue entry, never a thread or a hand-off.
 #include <sys/socket.h>
 
 #include <string>
@@ -135,8 +135,10 @@ bool DataPlane::continue_stream(ClientConnection& c) {
   // The provider is stopping: what is left goes now, so no stream is cut by the stop.
   const bool stopping = c.loop->drop_upstream.load();
   std::string bytes;
-  for (; s.next < last && (stopping || due(s.next) <= now); ++s.next)
+  for (; s.next < last && (stopping || due(s.next) <= now); ++s.next) {
+    if (!stopping) c.loop->token_lateness.record(now - due(s.next));
     bytes += piece(s.chunked, stream_token(s.facts, s.next));
+  }
   if (s.next < last) {
     if (!send_more(c, bytes)) return false;
     hold_until(c, due(s.next), /*decide_first=*/false);

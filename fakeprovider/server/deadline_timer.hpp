@@ -10,8 +10,8 @@
 
 namespace stampede {
 
-// Runs callbacks at their deadlines (steady_clock ns) on one thread of its own, so waiting out
-// a service time never holds a server thread.
+// Runs callbacks at their deadlines (steady_clock ns) on one thread of its own: the data
+// plane's network hops, decided in deadline order whichever loop read them.
 class DeadlineTimer {
  public:
   DeadlineTimer();

@@ -5,6 +5,7 @@
 #include "cli/trace_input.hpp"
 #include "duration.hpp"
 #include "gate.hpp"
+#include "policy/llm_request_body.hpp"
 #include "scenario_clock.hpp"
 
 namespace stampede {
@@ -76,6 +77,29 @@ void take_outputs(const ExecArgs& a, ExecCommand& cmd, Errors& errors) {
                     errors);
 }
 
+// The storm (the fleet held and released together) or a trace's arrivals, each one process of
+// one client (docs/TRACE.md); the trace read through now, so a bad line is a usage error.
+void take_workload(const ExecArgs& a, Scenario& scenario, Errors& errors) {
+  const auto workload = scenario.fleet.workload;
+  if (workload != WorkloadKind::kStorm && workload != WorkloadKind::kTrace) {
+    errors.push_back(
+        "--workload: exec runs storm (the fleet released together) or trace (a "
+        "process at each arrival), not " +
+        std::string(to_string(workload)));
+    return;
+  }
+  if (workload != WorkloadKind::kTrace) return;
+  take_trace(scenario, errors);
+  if (a.per_process != 1)
+    errors.push_back(
+        "--per-process: with --workload trace each arrival is one process of one "
+        "client; leave --per-process out");
+  if (a.wait_ready)
+    errors.push_back(
+        "--wait-ready: with --workload trace each process starts at its arrival's "
+        "time, nothing is held; leave --wait-ready out");
+}
+
 }  // namespace
 
 Checked<ExecCommand> check_exec(const Scenario& scenario, const std::string& scenario_path,
@@ -83,12 +107,15 @@ Checked<ExecCommand> check_exec(const Scenario& scenario, const std::string& sce
   Errors errors;
   ExecCommand cmd;
   cmd.scenario = scenario;
-  refuse_trace(scenario, "exec", errors);
-  // The program makes its own requests: a streamed fleet is loadgen's, run's.
-  if (scenario.fleet.stream)
-    errors.push_back(
-        "fleet.stream: exec's fleet is the program, which makes its own requests (streamed or "
-        "not); leave fleet.stream out of the --scenario file, or stream with loadgen run");
+  take_workload(a, cmd.scenario, errors);
+  // The program makes its own requests: a fleet of LLM requests is loadgen's, run's.
+  if (sends_llm_requests(scenario)) {
+    const char* field = scenario.fleet.stream ? "fleet.stream" : "fleet.max_tokens";
+    errors.push_back(std::string(field) +
+                     ": exec's fleet is the program, which makes its own requests (LLM, "
+                     "streamed or not); leave " +
+                     field + " out of the --scenario file, or send them with loadgen run");
+  }
   take_assertions(a, scenario_path, cmd, errors);
   take_fleet(a, cmd, errors);
   take_target(a, cmd, errors);

@@ -31,6 +31,7 @@
 #include "live/provider_admin.hpp"
 #include "live_fields.hpp"
 #include "one_line.hpp"
+#include "policy/open_arrivals.hpp"
 #include "report_format.hpp"
 #include "scenario_clock.hpp"
 #include "terminal_summary.hpp"
@@ -221,6 +222,34 @@ std::optional<std::pair<int, std::string>> check_provider(const ProviderAdmin& a
   return std::nullopt;
 }
 
+bool plays_trace(const ExecCommand& cmd) {
+  return cmd.scenario.fleet.workload == WorkloadKind::kTrace;
+}
+
+// The trace's arrivals, streamed from its file as they fall due (never read whole): each
+// line's item with its tenant, tokens, method and path. A file that can no longer be read
+// (it was read through before the run) has no more arrivals: its items stay unfinished.
+ExecArrivals trace_arrivals(const FleetConfig& fleet) {
+  struct Playback {
+    std::unique_ptr<std::istream> file;
+    std::unique_ptr<TraceArrivalStream> stream;
+  };
+  auto play = std::make_shared<Playback>();
+  play->file = open_trace(fleet);
+  const auto read = trace_read_options(fleet.trace);
+  if (play->file && read)
+    play->stream = std::make_unique<TraceArrivalStream>(*play->file, *read, fleet.trace, fleet.seed,
+                                                        fleet.item_count(), 0, 1, true);
+  return [play]() -> std::optional<ExecArrival> {
+    const auto next = play->stream ? play->stream->peek() : std::nullopt;
+    if (!next) return std::nullopt;
+    const TraceRecord& r = play->stream->peek_record();
+    ExecArrival a{next->intended_ns, {next->id, 0, r.tenant, r.tokens, r.method, r.path}};
+    play->stream->pop();
+    return a;
+  };
+}
+
 FleetSpec fleet_spec(const ExecCommand& cmd, std::string program) {
   FleetSpec spec;
   spec.program = std::move(program);
@@ -233,6 +262,7 @@ FleetSpec fleet_spec(const ExecCommand& cmd, std::string program) {
   spec.wait_ready = cmd.wait_ready;
   spec.logs_dir = cmd.logs_dir;
   spec.log_limit_bytes = cmd.log_limit_bytes;
+  if (plays_trace(cmd)) spec.arrivals = trace_arrivals(cmd.scenario.fleet);
   return spec;
 }
 
@@ -247,15 +277,19 @@ std::int64_t last_ok_second_end_ns(const BinnedCounts& by_outcome) {
   return 0;
 }
 
-void record_outcomes(const FleetRun& run, Recording& rec) {
+// A trace's items are its arrivals (trace_items): the dropped, and those a stop left unplayed,
+// are counted beside the processes'; each item's latency counts from its arrival's time.
+void record_outcomes(const FleetRun& run, std::optional<std::int64_t> trace_items, Recording& rec) {
   for (const auto& p : run.processes) {
     rec.items += p.slot.clients;
-    const std::int64_t life_ns = std::max<std::int64_t>(p.end_steady_ns - run.release_steady_ns, 0);
+    const std::int64_t since_release_ns =
+        std::max<std::int64_t>(p.end_steady_ns - run.release_steady_ns, 0);
+    const std::int64_t life_ns = std::max<std::int64_t>(since_release_ns - p.due_ns, 0);
     switch (outcome_of(p.end)) {
       case ExecOutcome::kDelivered:
         rec.delivered += p.slot.clients;
         rec.item_latency_ns.record(life_ns, p.slot.clients);
-        rec.drain_ns = std::max(rec.drain_ns, life_ns);
+        rec.drain_ns = std::max(rec.drain_ns, since_release_ns);
         break;
       case ExecOutcome::kDeadLettered:
         rec.dead_lettered += p.slot.clients;
@@ -265,6 +299,11 @@ void record_outcomes(const FleetRun& run, Recording& rec) {
         break;
     }
   }
+  if (!trace_items) return;
+  rec.items = *trace_items;
+  rec.dropped = run.dropped;
+  rec.unfinished = rec.items - rec.delivered - rec.dead_lettered - rec.dropped;
+  rec.trace = run.trace;
 }
 
 std::string_view dead_letter_reason(const FleetProcess& p) {
@@ -283,13 +322,13 @@ std::string format_exec_dead_letters(const FleetRun& run) {
           static_cast<double>(std::max<std::int64_t>(p.end_steady_ns - run.release_steady_ns, 0)) /
           1e9;
       for (std::int64_t c = 0; c < p.slot.clients; ++c) {
-        out += nlohmann::json{{"client", p.slot.first_client + c},
-                              {"process", p.slot.index},
-                              {"reason", dead_letter_reason(p)},
-                              {"end", end_label(p.end)},
-                              {"t_s", t_s}}
-                   .dump() +
-               "\n";
+        nlohmann::json line{{"client", p.slot.first_client + c},
+                            {"process", p.slot.index},
+                            {"reason", dead_letter_reason(p)},
+                            {"end", end_label(p.end)},
+                            {"t_s", t_s}};
+        if (p.item) line["item"] = *p.item;
+        out += line.dump() + "\n";
       }
     }
   }
@@ -332,11 +371,14 @@ ExecSection exec_section(const ExecCommand& cmd, const FleetRun& run,
 std::string describe_fleet(const ExecCommand& cmd, const FleetRun& run) {
   std::map<std::string, std::int64_t> ends;
   for (const auto& p : run.processes) ++ends[end_label(p.end)];
+  const std::string how = plays_trace(cmd) ? "one at each arrival of the trace, at most " +
+                                                 std::to_string(cmd.clients) + " at once, " +
+                                                 std::to_string(run.dropped) + " arrivals dropped"
+                          : cmd.wait_ready ? "released once every one said ready"
+                                           : "held before exec, released together";
   std::string text = "fleet: " + std::to_string(run.processes.size()) + " processes of " +
                      cmd.command + " (" + std::to_string(cmd.per_process) +
-                     (cmd.per_process == 1 ? " client" : " clients") + " each), " +
-                     (cmd.wait_ready ? "released once every one said ready"
-                                     : "held before exec, released together") +
+                     (cmd.per_process == 1 ? " client" : " clients") + " each), " + how +
                      "; exits:";
   for (const auto& [label, n] : ends) text += " " + label + " x" + std::to_string(n);
   return text + "\n";
@@ -372,6 +414,12 @@ int say_problems(const ExecCommand& cmd, const FleetRun& run, const Results& r) 
   if (failed > 0) {
     say("exec CMD '" + cmd.command + "': could not be run in " + std::to_string(failed) + " of " +
         std::to_string(run.processes.size()) + " processes: " + std::strerror(error));
+    code = kExitUnreachable;
+  }
+  if (run.start_failures > 0) {
+    say(std::to_string(run.start_failures) +
+        " arrivals' processes could not be started (the first: " + run.start_error +
+        "); their items are unfinished");
     code = kExitUnreachable;
   }
   for (const auto& w : run.warnings) say("warning: " + w);
@@ -549,7 +597,9 @@ FleetEnd exec_results(const ExecCommand& cmd, const FleetRun& run, const Provide
   Results& r = end.results;
   r.engine = "exec";
   r.scenario = cmd.scenario;
-  record_outcomes(run, r.recording);
+  record_outcomes(run,
+                  plays_trace(cmd) ? std::optional(cmd.scenario.fleet.item_count()) : std::nullopt,
+                  r.recording);
   ProviderSection provider;
   int code = take_provider_stats(cmd, run, admin, r, provider);
   provider.settings = cmd.provider_settings;
@@ -613,7 +663,8 @@ class ExecVariant : public FleetVariant {
   }
 
   std::optional<int> drive() override {
-    watch_.emplace(admin_, cmd_.clients);
+    // A trace's first sends are its items', not one per client.
+    watch_.emplace(admin_, plays_trace(cmd_) ? cmd_.scenario.fleet.item_count() : cmd_.clients);
     if (auto e =
             release(*fleet_, cmd_, admin_, *watch_, start_ns_, dashboard_ ? &*dashboard_ : nullptr))
       return refuse(cmd_, kExitUnreachable, *e + "; none was released");

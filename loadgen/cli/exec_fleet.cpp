@@ -166,34 +166,71 @@ std::optional<std::string> ExecFleet::open_channels() {
 
 std::optional<std::string> ExecFleet::spawn() {
   if (auto e = open_channels()) return e;
-  const auto n = static_cast<std::size_t>(process_count(spec_.clients, spec_.per_process));
+  // With arrivals, the processes start as they fall due: only the group's holder now.
+  const auto n = spec_.arrivals
+                     ? std::size_t{0}
+                     : static_cast<std::size_t>(process_count(spec_.clients, spec_.per_process));
   run_.processes.reserve(n);
   if (auto e = group_.start(n, [&](std::size_t i, pid_t group) { return spawn_one(i, group); }))
     return e;
   // Only the children write these now: their ends are the ends that count.
   close_fd(ready_fds_[1]);
-  close_fd(exec_error_fds_[1]);
+  if (spec_.arrivals) {
+    for (std::int64_t c = 0; c < spec_.clients; ++c) pool_.release(static_cast<std::uint32_t>(c));
+    run_.trace.emplace();
+    next_ = spec_.arrivals();
+  } else {
+    close_fd(exec_error_fds_[1]);
+  }
   run_.spawned_steady_ns = ScenarioClock::steady_ns();
   return std::nullopt;
 }
 
 ProcessGroup::Launched ExecFleet::spawn_one(std::size_t index, pid_t group) {
-  const auto failed = [&](const std::string& e) {
-    const std::int64_t n = process_count(spec_.clients, spec_.per_process);
-    return ProcessGroup::Launched{-1, "cannot start process " + std::to_string(index + 1) + " of " +
-                                          std::to_string(n) + ": " + e};
-  };
-  const ExecProcess slot =
-      process_at(static_cast<std::int64_t>(index), spec_.clients, spec_.per_process);
+  FleetProcess p;
+  p.slot = process_at(static_cast<std::int64_t>(index), spec_.clients, spec_.per_process);
   std::vector<std::string> argv{spec_.command};
-  for (auto& a : expand_arguments(spec_.args, spec_.url, slot.first_client))
+  for (auto& a : expand_arguments(spec_.args, spec_.url, p.slot.first_client))
     argv.push_back(std::move(a));
-  auto variables = process_variables(slot, spec_.clients, spec_.url);
+  auto variables = process_variables(p.slot, spec_.clients, spec_.url);
   if (spec_.wait_ready) {
     variables.emplace_back("STAMPEDE_READY_FD", std::to_string(kReadyFd));
     variables.emplace_back("STAMPEDE_RELEASE_FD", std::to_string(kReleaseFd));
   }
   auto env = process_environment(spec_.environment, variables);
+  const std::int64_t n = process_count(spec_.clients, spec_.per_process);
+  auto launched = fork_child(index, group, p, std::move(argv), std::move(env),
+                             "client-" + std::to_string(p.slot.first_client) + ".log");
+  if (launched.pid < 0)
+    launched.error = "cannot start process " + std::to_string(index + 1) + " of " +
+                     std::to_string(n) + ": " + launched.error;
+  return launched;
+}
+
+ProcessGroup::Launched ExecFleet::spawn_item(std::size_t index, pid_t group,
+                                             const ExecArrival& arrival) {
+  const ExecItem& item = arrival.item;
+  FleetProcess p;
+  p.slot = {static_cast<std::int64_t>(index), item.client, 1};
+  p.item = item.item;
+  p.due_ns = arrival.due_ns;
+  std::vector<std::string> argv{spec_.command};
+  for (auto& a : item_arguments(spec_.args, spec_.url, item)) argv.push_back(std::move(a));
+  auto env = process_environment(spec_.environment, item_variables(item, spec_.clients, spec_.url));
+  // A client runs many items in turn: each process's log is its item's.
+  auto launched = fork_child(index, group, p, std::move(argv), std::move(env),
+                             "item-" + std::to_string(item.item) + ".log");
+  if (launched.pid < 0)
+    launched.error =
+        "cannot start item " + std::to_string(item.item) + "'s process: " + launched.error;
+  return launched;
+}
+
+ProcessGroup::Launched ExecFleet::fork_child(std::size_t index, pid_t group, FleetProcess p,
+                                             std::vector<std::string> argv,
+                                             std::vector<std::string> env,
+                                             const std::string& log_name) {
+  const auto failed = [](const std::string& e) { return ProcessGroup::Launched{-1, e}; };
   const auto argv_p = pointers(argv);
   const auto env_p = pointers(env);
 
@@ -201,8 +238,7 @@ ProcessGroup::Launched ExecFleet::spawn_one(std::size_t index, pid_t group) {
   if (pipe2(out, O_CLOEXEC) != 0) return failed(errno_text("pipe"));
   int log_fd = -1;
   if (!spec_.logs_dir.empty()) {
-    const std::string path =
-        spec_.logs_dir + "/client-" + std::to_string(slot.first_client) + ".log";
+    const std::string path = spec_.logs_dir + "/" + log_name;
     log_fd = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (log_fd < 0) {
       const auto e = errno_text(("--logs: " + path).c_str());
@@ -236,14 +272,39 @@ ProcessGroup::Launched ExecFleet::spawn_one(std::size_t index, pid_t group) {
   ev.events = EPOLLIN;
   ev.data.u64 = tag(Tag::kOutput, index);
   epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, out[0], &ev);
-  FleetProcess p;
-  p.slot = slot;
   p.pid = pid;
   run_.processes.push_back(p);
   out_fds_.push_back(out[0]);
   log_fds_.push_back(log_fd);
   logs_.emplace_back(spec_.log_limit_bytes);
   return {pid, {}};
+}
+
+// Each arrival due by now: a free client runs it as one process, or it is dropped. An item
+// whose process cannot be started is counted, and stays unfinished.
+void ExecFleet::start_due_arrivals(std::int64_t now_ns) {
+  while (arrivals_pending() && run_.release_steady_ns + next_->due_ns <= now_ns) {
+    ExecArrival arrival = std::move(*next_);
+    next_ = spec_.arrivals();
+    run_.trace->record_arrival(arrival.due_ns);
+    const auto client = pool_.take();
+    if (!client) {
+      ++run_.dropped;
+      continue;
+    }
+    arrival.item.client = *client;
+    if (auto e =
+            group_.add([&](std::size_t i, pid_t group) { return spawn_item(i, group, arrival); })) {
+      if (run_.start_failures++ == 0) run_.start_error = *e;
+      pool_.release(*client);
+      continue;
+    }
+    const std::int64_t started_ns = ScenarioClock::steady_ns() - run_.release_steady_ns;
+    run_.trace->record_first_send(started_ns);
+    run_.trace->record_lag(arrival.due_ns, started_ns);
+  }
+  // No more processes to start: the exec-error pipe's end is the last child's.
+  if (!next_) close_fd(exec_error_fds_[1]);
 }
 
 void ExecFleet::release() {
@@ -265,6 +326,7 @@ void ExecFleet::reap(std::int64_t now_ns) {
     p.ended = true;
     p.end = group_.members()[r.index].end;  // running_at_stop kept from the stop
     p.end_steady_ns = now_ns;
+    if (spec_.arrivals) pool_.release(static_cast<std::uint32_t>(p.slot.first_client));
   }
 }
 
@@ -277,6 +339,7 @@ void ExecFleet::read_output(std::size_t i) {
     if (n <= 0) {
       epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, out_fds_[i], nullptr);
       close_fd(out_fds_[i]);
+      close_log(i);
       return;
     }
     run_.processes[i].output_bytes += n;
@@ -289,6 +352,15 @@ void ExecFleet::read_output(std::size_t i) {
       close_fd(log_fds_[i]);
     }
   }
+}
+
+// The output's end, or the fleet's: a trace's fleet starts a process an arrival, so each
+// log is closed as its output ends rather than all held to the end.
+void ExecFleet::close_log(std::size_t i) {
+  run_.processes[i].log_dropped = logs_[i].dropped();
+  const auto note = logs_[i].truncation_note();
+  if (log_fds_[i] >= 0 && !note.empty()) write_all(log_fds_[i], note.data(), note.size());
+  close_fd(log_fds_[i]);
 }
 
 void ExecFleet::read_exec_errors() {
@@ -345,6 +417,7 @@ std::int64_t ExecFleet::next_wake_ns(const FleetBounds& bounds, std::int64_t now
     wake = std::min(wake, bounds.deadline_steady_ns);
     if (run_.released && bounds.timeout_ns)
       wake = std::min(wake, run_.release_steady_ns + *bounds.timeout_ns);
+    if (run_.released && next_) wake = std::min(wake, run_.release_steady_ns + next_->due_ns);
   } else if (const auto kill_at = group_.pending_kill_ns()) {
     wake = std::min(wake, *kill_at);
   }
@@ -383,7 +456,8 @@ std::optional<std::string> ExecFleet::run(
     } else {
       group_.kill_if_due(now);
     }
-    if (group_.running() == 0) break;
+    if (run_.released) start_due_arrivals(now);
+    if (group_.running() == 0 && !arrivals_pending()) break;
     if (tick_ && now >= next_tick_ns) {
       tick_(run_);
       next_tick_ns = now + kTickNs;
@@ -409,10 +483,7 @@ void ExecFleet::finish() {
       if (run_.processes[i].output_bytes == before) break;
     }
     close_fd(out_fds_[i]);
-    run_.processes[i].log_dropped = logs_[i].dropped();
-    const auto note = logs_[i].truncation_note();
-    if (log_fds_[i] >= 0 && !note.empty()) write_all(log_fds_[i], note.data(), note.size());
-    close_fd(log_fds_[i]);
+    close_log(i);
   }
   read_exec_errors();
   group_.close_group();

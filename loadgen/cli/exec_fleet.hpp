@@ -11,7 +11,9 @@
 
 #include "cli/exec_plan.hpp"
 #include "cli/signal_descriptor.hpp"
+#include "policy/arrival_schedule.hpp"
 #include "process/process_group.hpp"
+#include "trace_recording.hpp"
 
 namespace stampede {
 
@@ -25,6 +27,19 @@ namespace stampede {
 // when it is ready (one byte to $STAMPEDE_READY_FD) and waits for the release itself (reads
 // $STAMPEDE_RELEASE_FD to its end), so its start-up (an interpreter, imports, a client
 // object) is done before the release too.
+//
+// With arrivals (exec --workload trace) nothing is held: the fleet is released empty, and at
+// each arrival's time one process runs the program as a free client, at most `clients` at
+// once; an arrival that finds every client busy is dropped and counted (the open model).
+
+// An arrival of the trace: due this long after the release, and its item (the fleet sets
+// its client).
+struct ExecArrival {
+  std::int64_t due_ns = 0;
+  ExecItem item;
+};
+// The arrivals in time order, one at each call; none: no more.
+using ExecArrivals = std::function<std::optional<ExecArrival>()>;
 
 struct FleetSpec {
   std::string program;            // the path execve runs: CMD, looked up in PATH beforehand
@@ -37,6 +52,7 @@ struct FleetSpec {
   bool wait_ready = false;
   std::string logs_dir;  // each process's output to client-ID.log here; empty: read, dropped
   std::int64_t log_limit_bytes = 64 * 1024;
+  ExecArrivals arrivals;  // set: one process per arrival, per_process 1, no wait_ready
 };
 
 struct FleetBounds {
@@ -54,9 +70,11 @@ struct FleetProcess {
   bool ended = false;
   ProcessEnd end;
   std::int64_t end_steady_ns = 0;
-  std::int64_t output_bytes = 0;  // everything it wrote to stdout and stderr
-  std::int64_t log_dropped = 0;   // beyond --log-limit
-  int exec_errno = 0;             // the program could not be run (execve failed)
+  std::int64_t output_bytes = 0;     // everything it wrote to stdout and stderr
+  std::int64_t log_dropped = 0;      // beyond --log-limit
+  int exec_errno = 0;                // the program could not be run (execve failed)
+  std::optional<std::int64_t> item;  // an arrival's process: its item
+  std::int64_t due_ns = 0;           // an arrival's process: its time after the release
 };
 
 struct FleetRun {
@@ -67,6 +85,12 @@ struct FleetRun {
   std::int64_t release_steady_ns = 0;
   std::int64_t end_steady_ns = 0;
   std::vector<std::string> warnings;  // log files that could not be written
+  // With arrivals: those that found every client busy, and the playback's record (each
+  // process's start is its item's first send as loadgen sees it).
+  std::int64_t dropped = 0;
+  std::int64_t start_failures = 0;  // arrivals whose process could not be started: unfinished
+  std::string start_error;          // the first one's
+  std::optional<TraceRecording> trace;
 };
 
 class ExecFleet {
@@ -97,8 +121,15 @@ class ExecFleet {
  private:
   std::optional<std::string> open_channels();
   ProcessGroup::Launched spawn_one(std::size_t index, pid_t group);
+  ProcessGroup::Launched spawn_item(std::size_t index, pid_t group, const ExecArrival& arrival);
+  ProcessGroup::Launched fork_child(std::size_t index, pid_t group, FleetProcess p,
+                                    std::vector<std::string> argv, std::vector<std::string> env,
+                                    const std::string& log_name);
+  void start_due_arrivals(std::int64_t now_ns);
+  bool arrivals_pending() const { return next_.has_value() && run_.stopped == FleetStop::kNone; }
   void handle(std::uint64_t tag, std::int64_t now_ns);
   void read_output(std::size_t index);
+  void close_log(std::size_t index);
   void read_exec_errors();
   void reap(std::int64_t now_ns);
   void stop(FleetStop why, std::int64_t now_ns, const FleetBounds& bounds);
@@ -122,6 +153,8 @@ class ExecFleet {
   std::int64_t ready_ = 0;    // bytes read from the ready pipe
   bool signal_stop_ = false;  // the first SIGINT or SIGTERM: the loop stops the fleet
   std::function<void(const FleetRun&)> tick_;
+  std::optional<ExecArrival> next_;  // with arrivals: the next one due
+  ClientPool pool_;                  // with arrivals: the clients not running a process
 };
 
 }  // namespace stampede

@@ -11,18 +11,12 @@
 
 namespace stampede {
 
-void take_stream_flags(const StreamArgs& a, Scenario& scenario, Errors& errors) {
+void take_stream_flags(const StreamArgs& a, Scenario& scenario) {
   if (a.stream) {
     scenario.fleet.stream = true;
     scenario.given.emplace("fleet.stream");
   }
   if (a.max_tokens == 0) return;
-  if (!scenario.fleet.stream) {
-    errors.push_back(
-        "--max-tokens: it sets the streamed requests' max_tokens; give --stream too (or "
-        "fleet.stream in the --scenario file), or leave it out");
-    return;
-  }
   scenario.fleet.max_tokens = a.max_tokens;
   scenario.given.emplace("fleet.max_tokens");
 }

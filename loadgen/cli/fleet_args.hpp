@@ -30,9 +30,9 @@ struct StreamArgs {
   bool stream = false;
   std::int64_t max_tokens = 0;  // 0: not given
 };
-// The flags onto the scenario: --stream streams it, --max-tokens bounds a streamed fleet's
-// answers (without a stream it means nothing, and is refused).
-void take_stream_flags(const StreamArgs& a, Scenario& scenario, Errors& errors);
+// The flags onto the scenario: --stream streams it, --max-tokens bounds its answers (without
+// --stream, it makes every request an LLM request answered in one body).
+void take_stream_flags(const StreamArgs& a, Scenario& scenario);
 
 // The files, assertions and bounds of a live fleet: run and exec take the same.
 struct FleetOutputArgs {

@@ -7,6 +7,7 @@
 #include "cli/trace_input.hpp"
 #include "enum_table.hpp"
 #include "gate.hpp"
+#include "policy/llm_request_body.hpp"
 #include "scenario_clock.hpp"
 
 namespace stampede {
@@ -180,8 +181,8 @@ void take_outputs(const RunArgs& a, RunCommand& cmd, Errors& errors) {
 // --stream makes the request (run_stream.hpp); what would contradict it is refused here, and
 // the dialect once it is known (with --provider-admin, the one the provider enforces).
 void take_stream(const RunArgs& a, RunCommand& cmd, Errors& errors) {
-  take_stream_flags(a.stream, cmd.scenario, errors);
-  if (cmd.scenario.fleet.stream) add_error(stream_args_error(a, cmd), errors);
+  take_stream_flags(a.stream, cmd.scenario);
+  if (sends_llm_requests(cmd.scenario)) add_error(stream_args_error(a, cmd), errors);
 }
 
 // Beyond one process: how many, and the arguments the workers are given.

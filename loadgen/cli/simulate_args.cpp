@@ -50,7 +50,7 @@ Checked<SimulateCommand> check_simulate(const Scenario& scenario, const std::str
   SimulateCommand cmd;
   cmd.scenario = scenario;
   take_trace(cmd.scenario, errors);
-  take_stream_flags(a.stream, cmd.scenario, errors);
+  take_stream_flags(a.stream, cmd.scenario);
   add_error(simulated_stream_error(cmd.scenario), errors);
   take_assertions(a, scenario_path, cmd, errors);
   if (!a.horizon.empty()) {

@@ -27,11 +27,4 @@ void take_trace(Scenario& scenario, Errors& errors) {
   fleet.items = std::min(fleet.items.value_or(*count), *count);
 }
 
-void refuse_trace(const Scenario& scenario, std::string_view command, Errors& errors) {
-  if (scenario.fleet.workload == WorkloadKind::kTrace)
-    errors.push_back(
-        "--workload trace: loadgen " + std::string(command) +
-        " does not replay a trace yet; replay it with loadgen simulate or loadgen run");
-}
-
 }  // namespace stampede

@@ -1,7 +1,5 @@
 #pragma once
 
-#include <string_view>
-
 #include "checked.hpp"
 #include "scenario.hpp"
 
@@ -11,8 +9,5 @@ namespace stampede {
 // runs, so a bad line is a usage error naming its line and column; its arrivals become the
 // items (--items, when given, cuts them short).
 void take_trace(Scenario& scenario, Errors& errors);
-
-// The commands that do not replay a trace yet say so rather than run something else.
-void refuse_trace(const Scenario& scenario, std::string_view command, Errors& errors);
 
 }  // namespace stampede

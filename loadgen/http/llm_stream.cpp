@@ -8,22 +8,6 @@ bool streams_in(Dialect dialect) {
   return dialect == Dialect::kAnthropic || dialect == Dialect::kOpenAi;
 }
 
-StreamRequest stream_request(Dialect dialect, std::int64_t max_tokens) {
-  const nlohmann::json messages = nlohmann::json::array(
-      {{{"role", "user"}, {"content", "stampede: a streamed answer, please"}}});
-  if (dialect == Dialect::kOpenAi) {
-    // max_completion_tokens is what current models read; fakeprovider reads it first.
-    const nlohmann::json body{{"model", "stampede"},
-                              {"max_completion_tokens", max_tokens},
-                              {"messages", messages},
-                              {"stream", true}};
-    return {"/v1/chat/completions", body.dump()};
-  }
-  const nlohmann::json body{
-      {"model", "stampede"}, {"max_tokens", max_tokens}, {"messages", messages}, {"stream", true}};
-  return {"/v1/messages", body.dump()};
-}
-
 void StreamAnswerReader::reset(Dialect dialect) {
   *this = StreamAnswerReader(dialect);
 }

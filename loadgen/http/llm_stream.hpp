@@ -9,19 +9,12 @@
 
 namespace stampede {
 
-// A streamed LLM request as loadgen run --stream sends it, and its answer as it arrives
-// (docs/LLM.md): the Anthropic Messages API's or OpenAI's Chat Completions'. Pure.
+// A streamed LLM answer as loadgen run --stream reads it, as it arrives (docs/LLM.md): the
+// Anthropic Messages API's or OpenAI's Chat Completions'; the request is
+// policy/llm_request_body's. Pure.
 
 // Whether loadgen can stream in this dialect: anthropic and openai.
 bool streams_in(Dialect dialect);
-
-// What every streamed request is: POST to the dialect's path with a JSON body carrying the
-// model, max_tokens, one user message and "stream": true.
-struct StreamRequest {
-  std::string path;  // "/v1/messages" or "/v1/chat/completions"
-  std::string body;
-};
-StreamRequest stream_request(Dialect dialect, std::int64_t max_tokens);
 
 // One streamed answer's body, read as it arrives: its events, the content tokens among them
 // (anthropic: content_block_delta; openai: a chunk whose delta has content), and how it ended

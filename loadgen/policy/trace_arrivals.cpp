@@ -41,8 +41,9 @@ Parsed<std::int64_t> count_trace_arrivals(std::istream& in, const TraceSettings&
 
 TraceArrivalStream::TraceArrivalStream(std::istream& in, const TraceReadOptions& read,
                                        const TraceSettings& settings, std::uint64_t seed,
-                                       std::int64_t total, std::int64_t first, std::int64_t stride)
-    : reader_(in, times_only(read)),
+                                       std::int64_t total, std::int64_t first, std::int64_t stride,
+                                       bool requests)
+    : reader_(in, requests ? read : times_only(read)),
       player_(reader_, settings.playback, seed),
       total_(total),
       stride_(stride) {

@@ -22,11 +22,13 @@ Parsed<std::int64_t> count_trace_arrivals(std::istream& in, const TraceSettings&
 // One stream of a played trace's arrivals as the open model's items: arrival k is item k, and
 // a stream takes first, first + stride, ... below the total (a sharded fleet's part, as
 // ArrivalStream). Each stream reads the trace itself, so every one draws the same arrivals.
+// Its records carry their times, tenants and tokens; with requests, their methods and paths too
+// (exec tells each process its line's).
 class TraceArrivalStream {
  public:
   TraceArrivalStream(std::istream& in, const TraceReadOptions& read, const TraceSettings& settings,
                      std::uint64_t seed, std::int64_t total, std::int64_t first,
-                     std::int64_t stride);
+                     std::int64_t stride, bool requests = false);
 
   // The next arrival, or none: the stream is done. Never earlier than the one before.
   std::optional<WorkItem> peek() const { return next_; }

@@ -5,9 +5,11 @@
 #include <vector>
 
 #include "model/llm_pacing.hpp"
+#include "model/llm_request.hpp"
 #include "model/provider_policy.hpp"
 #include "policy/arrival_schedule.hpp"
 #include "policy/item_life.hpp"
+#include "policy/llm_request_body.hpp"
 #include "policy/open_arrivals.hpp"
 #include "policy/workload.hpp"
 #include "saturating.hpp"
@@ -67,6 +69,40 @@ class TenantKeys {
  private:
   std::vector<std::string> keys_{""};
   std::unordered_map<std::string, std::uint32_t> ids_;
+};
+
+// The body every request of an LLM fleet sends (--stream, or --max-tokens without it).
+std::string fleet_llm_body(const Scenario& s) {
+  return stream_request(s.provider.dialect, s.fleet.max_tokens, s.fleet.stream).body;
+}
+
+// What every request of an LLM fleet asks of the provider's LLM limits (docs/LLM.md): what the
+// provider reads from the body the live fleet sends, its input tokens the declared --tokens
+// when the fleet declares them, else the estimate from that body. None: the fleet sends no LLM
+// request.
+std::optional<LlmCharge> fleet_llm_charge(const Scenario& s) {
+  if (!sends_llm_requests(s)) return std::nullopt;
+  const ReadLlmRequest read = read_llm_request(s.provider.dialect, fleet_llm_body(s));
+  if (!read.request) return std::nullopt;  // a dialect that streams nothing: refused before
+  const LlmRequest& asked = *read.request;
+  return LlmCharge{s.fleet.tokens.value_or(asked.input_tokens), asked.max_tokens, asked.stream};
+}
+
+// What every request of the fleet declares: --tokens in the token header, else, for an LLM
+// fleet against a provider that counts tokens from a body field (provider.token_field), the
+// field of the body it sends, as the live provider reads it.
+DeclaredTokens fleet_declared_tokens(const Scenario& s) {
+  const ProviderConfig& p = s.provider;
+  const bool counts = p.token_allowance || p.spend_cap;
+  if (s.fleet.tokens || !sends_llm_requests(s) || p.token_field.empty() || !counts)
+    return {s.fleet.tokens, false};
+  return declared_tokens_in_body(fleet_llm_body(s), p.token_field);
+}
+
+// What an admitted LLM answer holds until it ends, and the tokens it will have written then.
+struct HeldAnswer {
+  Reservation reservation;
+  std::int64_t output_tokens = 0;
 };
 
 // How far ahead in the agenda the loop prefetches a client's state: enough events to cover a
@@ -195,6 +231,8 @@ class Simulation {
     if (due.kind != Step::Kind::kSendNow) return follow(c, t_ns, due);
     const Decision d = admit(c, t_ns);
     const Seen seen = seen_of(c, t_ns, d);
+    // Settled when the client reads the answer's end: the provider's last write, at once.
+    if (d.reservation.held()) held_[c] = HeldAnswer{d.reservation, seen.tokens};
     if (mine(c)) {
       rec_.record_arrival(t_ns, cl.item.sends, d.outcome());
       rec_.record_send(t_ns, cl.item.sends, seen.outcome);
@@ -220,12 +258,20 @@ class Simulation {
   struct Seen {
     Outcome outcome = Outcome::kOk;
     std::int64_t after_ns = 0;
+    std::int64_t tokens = 0;  // an LLM answer's output tokens written by then
   };
   Seen seen_of(std::uint32_t c, std::int64_t t_ns, const Decision& d) {
     const std::int64_t timeout = scenario_.fleet.timeout_ns;
-    if (d.service_ns > timeout) return {Outcome::kTimeout, timeout};
-    if (!scenario_.fleet.stream || d.outcome() != Outcome::kOk) return {d.outcome(), d.service_ns};
-    return read_stream(c, t_ns, d.service_ns);
+    if (d.service_ns > timeout) return {Outcome::kTimeout, timeout, 0};
+    if (d.outcome() != Outcome::kOk) return {d.outcome(), d.service_ns, 0};
+    if (scenario_.fleet.stream) return read_stream(c, t_ns, d.service_ns);
+    // An LLM answer in one body: as long as the provider's draw for its number, all written
+    // when it is answered.
+    if (!llm_) return {Outcome::kOk, d.service_ns, 0};
+    const ProviderConfig& p = scenario_.provider;
+    return {
+        Outcome::kOk, d.service_ns,
+        plan_stream(p.stream, scenario_.fleet.max_tokens, p.seed, llm_answers_++).output_tokens};
   }
 
   // An admitted streamed answer (--stream), its head sent after the service time. Its length
@@ -245,32 +291,48 @@ class Simulation {
     if (end > timeout) {
       // The client gives up mid-stream, with the tokens sent by then: a stream cut off.
       if (first_token > timeout) first_token.reset();
+      const std::int64_t sent = tokens_sent_by(p.stream, plan, timeout - head_ns);
       if (mine(c)) {
         rec_.streams.record_open(t_ns, saturating_add(t_ns, timeout));
-        rec_.streams.record(first_token, std::nullopt,
-                            tokens_sent_by(p.stream, plan, timeout - head_ns));
+        rec_.streams.record(first_token, std::nullopt, sent);
       }
-      return {Outcome::kTimeout, timeout};
+      return {Outcome::kTimeout, timeout, sent};
     }
     const bool broken = plan.break_after.has_value();
     if (mine(c)) {
       rec_.streams.record_open(t_ns, saturating_add(t_ns, end));
       rec_.streams.record(first_token, broken ? std::nullopt : std::optional(end), times.tokens);
     }
-    return {broken ? broken_stream_outcome(p.dialect) : Outcome::kOk, end};
+    return {broken ? broken_stream_outcome(p.dialect) : Outcome::kOk, end, times.tokens};
   }
 
   // As the live provider would: by the tenant and tokens of a trace's item, the fleet's own
-  // (no tenant key, --tokens) otherwise.
+  // (no tenant key, --tokens) otherwise; a streamed fleet's requests charged as its LLM bodies.
   Decision admit(std::uint32_t c, std::int64_t t_ns) {
-    if (senders_.empty()) return provider_.admit(t_ns, {}, tokens_);
+    if (senders_.empty()) return provider_.admit(t_ns, {}, tokens_, llm_);
     const TraceSender& s = senders_[c];
-    return provider_.admit(t_ns, tenant_keys_.key(s.tenant),
-                           s.tokens ? DeclaredTokens{s.tokens, false} : tokens_);
+    std::optional<LlmCharge> llm = llm_;
+    if (llm && s.tokens) llm->input_tokens = *s.tokens;  // its line's, in the token header
+    return provider_.admit(t_ns, tenant_of(c), s.tokens ? DeclaredTokens{s.tokens, false} : tokens_,
+                           llm);
+  }
+
+  std::string_view tenant_of(std::uint32_t c) const {
+    return senders_.empty() ? std::string_view() : tenant_keys_.key(senders_[c].tenant);
+  }
+
+  // The answer the client reads now has ended at the provider: what it reserved and did not
+  // write goes back now, as the live provider's data plane settles it at its last write.
+  void settle(std::uint32_t c, std::int64_t t_ns) {
+    const auto it = held_.find(c);
+    if (it == held_.end()) return;
+    provider_.settle_answer(t_ns, tenant_of(c), it->second.reservation, it->second.output_tokens);
+    held_.erase(it);
   }
 
   void answer(std::uint32_t c, std::int64_t t_ns, PendingAnswer a) {
     auto& cl = fleet_[c];
+    if (!held_.empty()) settle(c, t_ns);
     Answer answer{a.outcome, 0, std::nullopt, std::nullopt, std::nullopt};
     if (a.retry_after_s >= 0) answer.retry_after_ns = std::int64_t{a.retry_after_s} * kNsPerSec;
     if (!a.should_retry) answer.should_retry = false;
@@ -297,8 +359,11 @@ class Simulation {
   const SimOptions& options_;
   const ItemLife life_;
   ProviderPolicy provider_;
-  std::uint64_t llm_answers_ = 0;  // --stream: the streamed answers admitted so far
-  const DeclaredTokens tokens_{scenario_.fleet.tokens, false};  // what every request declares
+  std::uint64_t llm_answers_ = 0;  // the LLM answers admitted so far
+  const DeclaredTokens tokens_ = fleet_declared_tokens(scenario_);
+  const std::optional<LlmCharge> llm_ = fleet_llm_charge(scenario_);
+  // By client: the admitted LLM answers still open that hold a reservation (few at a time).
+  std::unordered_map<std::uint32_t, HeldAnswer> held_;
   Workload workload_;
   const ArrivalSchedule schedule_;
   std::vector<OpenArrivals> streams_;  // the open model only: one per shard

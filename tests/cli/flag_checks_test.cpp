@@ -230,9 +230,11 @@ TEST_CASE("flag checks: simulate names every bad flag") {
       {"--stream without an LLM dialect",
        [](SimulateArgs& a) { a.stream.stream = true; },
        {"--stream: the scenario's provider is the generic dialect"}},
-      {"--max-tokens without --stream",
+      // Without --stream, --max-tokens asks for LLM requests answered in one body: an LLM
+      // dialect's too.
+      {"--max-tokens without an LLM dialect",
        [](SimulateArgs& a) { a.stream.max_tokens = 50; },
-       {"--max-tokens: it sets the streamed requests' max_tokens"}},
+       {"--max-tokens: the scenario's provider is the generic dialect"}},
   };
   for (const auto& row : rows) {
     CAPTURE(row.name);
@@ -247,6 +249,11 @@ TEST_CASE("flag checks: exec refuses a streamed fleet, whose requests are the pr
   streamed.fleet.stream = true;
   check_errors(check_exec(streamed, "", good_exec()),
                {"fleet.stream: exec's fleet is the program"});
+  // A max_tokens given makes LLM requests too, answered in one body: the program's as well.
+  Scenario one_body = defaults();
+  REQUIRE_FALSE(set_field(one_body, "fleet.max_tokens", "512"));
+  check_errors(check_exec(one_body, "", good_exec()),
+               {"fleet.max_tokens: exec's fleet is the program"});
 }
 
 TEST_CASE("flag checks: advise names every bad flag") {

@@ -130,3 +130,16 @@ TEST_CASE("summary: dead-lettered items say why, the commonest reason first") {
   INFO(text);
   CHECK(has(text, "dead-lettered 40 (30 not retryable, 10 attempts exhausted), unfinished 0\n"));
 }
+
+TEST_CASE("summary: the provider line names every LLM limit in force, and only those") {
+  auto r = run_results();
+  CHECK(has(format_terminal_summary(r), "provider: allowance 10/s (per-second)\n"));
+  r.scenario.provider.input_token_allowance = *parse_rate("30000/min");
+  r.scenario.provider.output_token_allowance = *parse_rate("8000/min");
+  r.scenario.provider.max_concurrent = 4;
+  const auto text = format_terminal_summary(r);
+  INFO(text);
+  CHECK(has(text,
+            "provider: allowance 10/s (per-second), input tokens 30000/min, output tokens "
+            "8000/min, 4 open at once\n"));
+}

@@ -229,14 +229,15 @@ TEST_CASE("simulate --workload trace: bad input exits 2 naming its line and colu
   const auto folder = run_binary("loadgen", simulate(dir.path(), dir.file("o.json")));
   CHECK(folder.code == 2);
   CHECK(contains(folder.err, "line 1: the trace could not be read (a directory"));
-  // exec has no --workload flag, but a scenario file may name the workload.
-  const auto scenario = dir.write("trace.json", R"({"fleet": {"workload": "trace", "trace": ")" +
-                                                    dir.write("t.csv", "time\n1\n") + R"("}})");
+  // exec reads the trace through before anything starts, as run does: a scenario file's too.
+  const auto scenario =
+      dir.write("trace.json", R"({"fleet": {"workload": "trace", "trace": ")" +
+                                  dir.write("t.csv", "time\n1.0\n2.x\n") + R"("}})");
   const auto exec = run_binary(
       "loadgen", {"exec", "--scenario", scenario, "--clients", "2", "--url", "http://127.0.0.1:9/",
                   "--provider-admin", "http://127.0.0.1:9", "-q", "--", "true"});
   CHECK(exec.code == 2);
-  CHECK(contains(exec.err, "loadgen exec does not replay a trace yet"));
+  CHECK(contains(exec.err, "line 3, column 1: '2.x' is not"));
   const auto other = run_binary("loadgen", {"simulate", "--speed", "2", "-q", "--no-report"});
   CHECK(other.code == 2);
   CHECK(contains(other.err, "fleet.speed: only the trace workload reads a trace"));

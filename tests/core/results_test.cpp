@@ -248,7 +248,7 @@ TEST_CASE("streams open over time: the running sum of opens and closes at each s
     for (const auto& [from, to] : row.streams)
       s.record_open(static_cast<std::int64_t>(from * kNsPerSec),
                     static_cast<std::int64_t>(to * kNsPerSec));
-    CHECK(open_streams(s.open_transitions) == row.open);
+    CHECK(running_levels(s.open_transitions) == row.open);
     const auto peak = open_streams_peak(s.open_transitions);
     CHECK(peak.open == row.peak);
     CHECK(peak.second == row.peak_second);
@@ -259,13 +259,13 @@ TEST_CASE("streams open over time: the running sum of opens and closes at each s
   a.record_open(0, 3 * kNsPerSec);
   b.record_open(kNsPerSec / 2, 2 * kNsPerSec);
   a.merge(b);
-  CHECK(open_streams(a.open_transitions) == std::vector<std::int64_t>{2, 2, 1, 0});
+  CHECK(running_levels(a.open_transitions) == std::vector<std::int64_t>{2, 2, 1, 0});
   const json j = to_json(a);
   CHECK(j["open_peak"] == 2);
   CHECK(j["open_peak_second"] == 0.0);
   CHECK(j["open_transitions"]["labels"] == json::array({"opened", "closed"}));
-  CHECK(open_streams(stream_recording_from_json(j).open_transitions) ==
-        open_streams(a.open_transitions));
+  CHECK(running_levels(stream_recording_from_json(j).open_transitions) ==
+        running_levels(a.open_transitions));
   auto wide = j;
   wide["open_transitions"]["bin_ms"] = 2000;
   CHECK_THROWS_WITH(stream_recording_from_json(wide),

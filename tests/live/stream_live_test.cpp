@@ -150,7 +150,8 @@ TEST_CASE("live: --stream without an LLM dialect, or with libcurl, is refused wi
        "--stream: the provider at --provider-admin speaks the generic dialect"},
       {{"--url", url, "--provider-admin", generic.admin(), "--stream", "--http-client", "libcurl"},
        "--stream: the libcurl client (--http-client libcurl) does not read streams"},
-      {{"--url", url, "--max-tokens", "10"}, "--max-tokens: it sets the streamed requests'"},
+      {{"--url", url, "--max-tokens", "10"},
+       "--max-tokens: the scenario's provider is the generic dialect"},
       {{"--url", url, "--provider-admin", generic.admin(), "--stream", "--body", "{}"},
        "--body: --stream sends the dialect's own request"},
   };

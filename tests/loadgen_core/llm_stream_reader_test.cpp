@@ -10,6 +10,7 @@
 
 #include "http/llm_stream.hpp"
 #include "model/llm_stream.hpp"
+#include "policy/llm_request_body.hpp"
 
 using namespace stampede;
 using StreamEnd = StreamAnswerReader::End;

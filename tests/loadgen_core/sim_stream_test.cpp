@@ -62,7 +62,7 @@ TEST_CASE("simulate --stream: an answer holds its client until its last token") 
   CHECK(s.duration_ns.count() == 1);
   CHECK(to_json(r).contains("streams"));
   // Open from its send at t=0 into second 1, where it closed.
-  CHECK(open_streams(s.open_transitions) == std::vector<std::int64_t>{1, 0});
+  CHECK(running_levels(s.open_transitions) == std::vector<std::int64_t>{1, 0});
 }
 
 TEST_CASE("simulate --stream: the open streams over time are the fleet's, 300 at once") {
@@ -71,7 +71,7 @@ TEST_CASE("simulate --stream: the open streams over time are the fleet's, 300 at
   const OpenStreamsPeak peak = open_streams_peak(r.recording.streams.open_transitions);
   CHECK(peak.open == 300);
   CHECK(peak.second == 0);
-  CHECK(open_streams(r.recording.streams.open_transitions).back() == 0);
+  CHECK(running_levels(r.recording.streams.open_transitions).back() == 0);
 }
 
 TEST_CASE("simulate without --stream answers at once and writes no streams section") {
@@ -138,13 +138,19 @@ TEST_CASE(
   CHECK(r.recording.requests == 300 + broken);
 }
 
-TEST_CASE("simulate --stream: fleet.max_tokens bounds the answers, and means nothing unstreamed") {
+TEST_CASE("simulate --stream: fleet.max_tokens bounds the answers; unstreamed, it asks one body") {
   Scenario s = streamed(1);
   s.provider.stream.output_tokens.reset();  // the answer is max_tokens long
   s.fleet.max_tokens = 3;
   CHECK(simulate(s).recording.streams.tokens == 3);
-  Scenario unstreamed;
-  REQUIRE_FALSE(set_field(unstreamed, "fleet.max_tokens", "3"));
-  CHECK(validate(unstreamed).size() == 1);
+  // Given without a stream, the fleet's requests are LLM requests all the same, each answered
+  // in one body: no streams section, the client held for the service time alone.
+  Scenario unstreamed = streamed(1);
+  unstreamed.fleet.stream = false;
+  CHECK(validate(unstreamed).empty());
+  const Results one_body = simulate(unstreamed);
+  CHECK(one_body.recording.delivered == 1);
+  CHECK(one_body.recording.drain_ns == 0);
+  CHECK_FALSE(one_body.recording.streams.any());
   CHECK(set_field(unstreamed, "fleet.max_tokens", "0"));
 }

@@ -97,6 +97,24 @@ TEST_CASE("process group: a member that cannot start leaves none of the others r
   }
 }
 
+TEST_CASE("process group: members added after the start join it; one that cannot start, alone") {
+  ProcessGroup group({{0, false, false}, true});
+  REQUIRE_FALSE(group.start(0, forked(waits)));
+  REQUIRE_FALSE(group.add(forked(waits)));
+  const auto error = group.add([](std::size_t i, pid_t) {
+    return ProcessGroup::Launched{-1, "cannot start member " + std::to_string(i)};
+  });
+  REQUIRE(error);
+  CHECK(*error == "cannot start member 1");
+  REQUIRE_FALSE(group.add(forked(waits)));
+  // The failed one left the others running, and the next took its index.
+  CHECK(group.members().size() == 2);
+  CHECK(group.running() == 2);
+  group.stop(SIGTERM, std::nullopt);
+  group.wait_all();
+  for (const auto& m : group.members()) CHECK(m.end.term_signal == SIGTERM);
+}
+
 TEST_CASE("process group: a stop's SIGKILL goes once due, to a member deaf to SIGTERM") {
   ProcessGroup group({{0, false, true}, false});
   REQUIRE_FALSE(group.start(1, forked(ignores_sigterm)));

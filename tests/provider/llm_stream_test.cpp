@@ -133,6 +133,9 @@ TEST_CASE("llm stream: anthropic's events arrive one by one at the pace, byte fo
   CHECK(a.head().find("Transfer-Encoding: chunked\r\n") != std::string::npos);
   CHECK(a.body() == model_stream({Dialect::kAnthropic, 0, 3, false, false}));
   CHECK(p.stats().at("streams_broken") == 0);
+  // The pacing's own error, told on the way out: every token, measured at its write.
+  CHECK(p.stop() == 0);
+  CHECK(p.err().find("fakeprovider: 3 streamed tokens written late by p50 ") != std::string::npos);
 }
 
 TEST_CASE("llm stream: openai's chunks arrive one by one, the usage chunk, then [DONE]") {
@@ -286,6 +289,8 @@ TEST_CASE("llm stream: a stop mid-stream sends the rest at once, the stream ends
   CHECK(p.stop() == 0);
   REQUIRE(a.until("0\r\n\r\n", 1));
   CHECK(a.body() == model_stream({Dialect::kAnthropic, 0, 3, false, false}));
+  // Only the first went at its time: the two the stop sent early were not late.
+  CHECK(p.err().find("fakeprovider: 1 streamed token written late by p50 ") != std::string::npos);
 }
 
 TEST_CASE("llm stream: an HTTP/1.0 client gets the events unchunked, ended by the close") {
