@@ -23,6 +23,7 @@ void write_read(const ProviderSection& p, json& j) {
   j["time_scale"] = p.time_scale;
   if (!p.reasons.is_null()) j["reasons"] = p.reasons;
   if (!p.upstream.is_null()) j["upstream"] = p.upstream;
+  if (!p.models.is_null()) j["models"] = p.models;
   if (p.connections_refused) j["connections_refused"] = *p.connections_refused;
   if (p.arrivals_by_outcome)
     j["arrivals_by_outcome"] = p.arrivals_by_outcome->to_json(outcome_labels());
@@ -35,6 +36,7 @@ void read_read(const json& j, ProviderSection& p) {
   p.time_scale = j.at("time_scale").get<double>();
   p.reasons = j.value("reasons", json());
   p.upstream = j.value("upstream", json());
+  p.models = j.value("models", json());
   if (j.contains("connections_refused"))
     p.connections_refused = json_int64(j.at("connections_refused"));
   if (j.contains("arrivals_by_outcome"))

@@ -32,6 +32,7 @@ struct ProviderSection {
   double time_scale = 1;
   nlohmann::json reasons;   // arrivals by the layer that answered; null: not counted
   nlohmann::json upstream;  // proxy mode's upstream counts; null: not counted
+  nlohmann::json models;    // arrivals by provider.models' rows; null: not counted
   // Connections it turned away since the reset; none from a provider that does not count them
   // (a merged section: unless every replica counted them).
   std::optional<std::int64_t> connections_refused;

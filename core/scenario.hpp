@@ -76,6 +76,21 @@ struct StreamConfig {
   bool operator==(const StreamConfig&) const = default;
 };
 
+// provider.models: one model's own limits, under the provider's own field names
+// (docs/LLM.md#per-model); a limit not given is unlimited for that model.
+struct ModelLimits {
+  std::string name;  // the LLM request body's "model"
+  std::optional<Rate> allowance;
+  std::optional<Rate> token_allowance;
+  std::optional<Rate> input_token_allowance;
+  std::optional<Rate> output_token_allowance;
+  std::optional<std::int64_t> max_concurrent;
+  bool operator==(const ModelLimits&) const = default;
+};
+// A model name longer is the dialect's 400; a scenario lists at most so many models.
+inline constexpr std::size_t kMaxModelName = 256;
+inline constexpr std::size_t kMaxModels = 64;
+
 struct ProviderConfig {
   std::optional<Rate> allowance;  // per tenant; none = unlimited
   LimiterKind limiter = LimiterKind::kPerSecond;
@@ -107,6 +122,10 @@ struct ProviderConfig {
   std::optional<Rate> input_token_allowance;
   std::optional<Rate> output_token_allowance;
   std::optional<std::int64_t> max_concurrent;
+  // Per model: each listed model's requests are held to its own limits instead of the five
+  // above; an unlisted one to those, or, with models_only, answered 404 not_found_error.
+  std::vector<ModelLimits> models;
+  bool models_only = false;
   // fakeprovider only: hold each request one hop before deciding it and one more before
   // answering, the simulator's network (fleet.hop_delay) on a real one. None: answer at once.
   std::optional<HopDelay> hop_delay;

@@ -120,6 +120,88 @@ bool occ(const Scenario& s) {
   return s.provider.mode == ProviderMode::kOcc;
 }
 
+// provider.models' limits: each model's field is the provider's own, read and checked by that
+// field's entry in the table, so a model spells and checks a limit as the provider does.
+struct ModelField {
+  const char* key;
+  std::optional<Rate> ModelLimits::*rate = nullptr;
+  std::optional<Rate> ProviderConfig::*provider_rate = nullptr;
+};
+constexpr ModelField kModelRates[] = {
+    {"allowance", &ModelLimits::allowance, &ProviderConfig::allowance},
+    {"token_allowance", &ModelLimits::token_allowance, &ProviderConfig::token_allowance},
+    {"input_token_allowance", &ModelLimits::input_token_allowance,
+     &ProviderConfig::input_token_allowance},
+    {"output_token_allowance", &ModelLimits::output_token_allowance,
+     &ProviderConfig::output_token_allowance},
+};
+constexpr const char* kModelKeys =
+    "allowance, token_allowance, input_token_allowance, output_token_allowance, max_concurrent";
+
+// A scenario holding one model's limits as the provider's own, for the table's entries.
+Scenario as_provider_limits(const ModelLimits& m) {
+  Scenario s;
+  for (const auto& f : kModelRates) s.provider.*f.provider_rate = m.*f.rate;
+  s.provider.max_concurrent = m.max_concurrent;
+  return s;
+}
+
+Error set_model(ModelLimits& m, const json& entry) {
+  if (!entry.is_object())
+    return "expected an object of limits, e.g. {\"allowance\": \"1/min\"}, got " + entry.dump();
+  Scenario s;
+  for (const auto& [key, value] : entry.items()) {
+    const ScenarioField* f = find_field("provider." + key);
+    const bool known =
+        key == "max_concurrent" || std::any_of(std::begin(kModelRates), std::end(kModelRates),
+                                               [&](const ModelField& r) { return key == r.key; });
+    if (!known || f == nullptr) return "unknown key '" + key + "'; a model takes " + kModelKeys;
+    if (value.is_null()) return key + ": null is not a value; leave the key out instead";
+    if (auto e = f->parse(s, value)) return key + ": " + *e;
+    if (f->check) {
+      if (const auto problems = f->check(s); !problems.empty()) return key + ": " + problems[0];
+    }
+  }
+  for (const auto& f : kModelRates) m.*f.rate = s.provider.*f.provider_rate;
+  m.max_concurrent = s.provider.max_concurrent;
+  return std::nullopt;
+}
+
+// {"small": {"allowance": "1/min"}, ...}: a file's object, or its text from a flag.
+Error set_models(Scenario& s, const json& v) {
+  const json models = v.is_string() ? json::parse(v.get<std::string>(), nullptr, false) : v;
+  if (!models.is_object())
+    return "expected an object of model names and their limits, e.g. {\"small\": "
+           "{\"allowance\": \"1/min\"}}";
+  if (models.size() > kMaxModels) return "at most " + std::to_string(kMaxModels) + " models";
+  std::vector<ModelLimits> list;
+  for (const auto& [name, entry] : models.items()) {
+    if (name.empty() || name.size() > kMaxModelName)
+      return "a model's name is 1 to " + std::to_string(kMaxModelName) + " bytes";
+    ModelLimits m;
+    m.name = name;
+    if (auto e = set_model(m, entry)) return name + ": " + *e;
+    list.push_back(std::move(m));
+  }
+  s.provider.models = std::move(list);
+  return std::nullopt;
+}
+
+Printed print_models(const Scenario& s) {
+  if (s.provider.models.empty()) return std::nullopt;
+  json out = json::object();
+  for (const auto& m : s.provider.models) {
+    const Scenario limits = as_provider_limits(m);
+    json entry = json::object();
+    for (const auto& f : kModelRates) {
+      if (auto v = find_field(std::string("provider.") + f.key)->print(limits)) entry[f.key] = *v;
+    }
+    if (auto v = find_field("provider.max_concurrent")->print(limits)) entry["max_concurrent"] = *v;
+    out[m.name] = std::move(entry);
+  }
+  return out;
+}
+
 // The fleet's section first, then the provider's: --help lists them in this order. Built on
 // first use, so a binary's own static setup may already read it.
 const std::vector<ScenarioField>& table() {
@@ -1050,6 +1132,22 @@ const std::vector<ScenarioField>& table() {
              return problem_if(s.provider.max_concurrent && *s.provider.max_concurrent <= 0,
                                "must be at least 1");
            }},
+      {.name = "provider.models",
+       .no_flag = "a scenario file's map of model names to their limits",
+       .example = "{\"small\": {\"allowance\": \"1/min\", \"max_concurrent\": 2}}",
+       .parse = set_models,
+       .print = print_models},
+      {.name = "provider.models_only",
+       .no_flag = "a scenario file's, beside provider.models",
+       .example = "on",
+       .parse =
+           [](Scenario& s, const json& v) {
+             return assign(parse_on_off(as_text(v)), s.provider.models_only);
+           },
+       .print = [](const Scenario& s) -> Printed {
+         if (!s.provider.models_only) return std::nullopt;
+         return true;
+       }},
       // occ mode
       {.name = "provider.mode",
        .flag = "--mode",
@@ -1189,33 +1287,40 @@ void check_trace(const Scenario& s, Problems& errors) {
                      "; give a window that ends after it starts");
 }
 
-// Streams are answered by the LLM dialects here: settings nothing would read are refused.
-void check_streams(const ProviderConfig& p, Problems& errors) {
-  if (p.stream == StreamConfig{}) return;
+// Settings only the LLM dialects' own answers read, here: refused where nothing would read
+// them. why: what they do, after their names.
+void need_llm_answers(const ProviderConfig& p, const std::string& settings, const char* why,
+                      Problems& errors) {
   if (p.dialect != Dialect::kAnthropic && p.dialect != Dialect::kOpenAi)
-    errors.push_back(
-        "provider.dialect: --first-token, --token-rate, --output-tokens and --stream-errors "
-        "shape LLM answers; give --dialect anthropic or --dialect openai (it is " +
-        std::string(to_string(p.dialect)) + ")");
+    errors.push_back("provider.dialect: " + settings + " " + why +
+                     "; give --dialect anthropic or --dialect openai (it is " +
+                     std::string(to_string(p.dialect)) + ")");
   if (!p.upstream.empty())
     errors.push_back(
-        "provider.upstream: in proxy mode the upstream writes the answers; leave out "
-        "--first-token, --token-rate, --output-tokens and --stream-errors");
+        "provider.upstream: in proxy mode the upstream writes the answers; leave out " + settings);
 }
 
-// The LLM limits read LLM request bodies, which only the LLM dialects answer, here.
+void check_streams(const ProviderConfig& p, Problems& errors) {
+  if (p.stream == StreamConfig{}) return;
+  need_llm_answers(p, "--first-token, --token-rate, --output-tokens and --stream-errors",
+                   "shape LLM answers", errors);
+}
+
+// The LLM limits read LLM request bodies, in this process's limiters.
 void check_llm_limits(const ProviderConfig& p, Problems& errors) {
   if (!p.input_token_allowance && !p.output_token_allowance && !p.max_concurrent) return;
-  if (p.dialect != Dialect::kAnthropic && p.dialect != Dialect::kOpenAi)
+  need_llm_answers(p, "--input-token-allowance, --output-token-allowance and --max-concurrent",
+                   "are read from LLM request bodies", errors);
+}
+
+void check_models(const ProviderConfig& p, Problems& errors) {
+  if (p.models_only && p.models.empty())
     errors.push_back(
-        "provider.dialect: --input-token-allowance, --output-token-allowance and "
-        "--max-concurrent are read from LLM request bodies; give --dialect anthropic or "
-        "--dialect openai (it is " +
-        std::string(to_string(p.dialect)) + ")");
-  if (!p.upstream.empty())
-    errors.push_back(
-        "provider.upstream: in proxy mode the upstream writes the answers; leave out "
-        "--input-token-allowance, --output-token-allowance and --max-concurrent");
+        "provider.models_only: it refuses every model provider.models does not list; list "
+        "some");
+  if (p.models.empty()) return;
+  need_llm_answers(p, "provider.models", "is read from LLM request bodies", errors);
+  if (p.spend_cap) errors.push_back("provider.spend_cap: not yet supported with provider.models");
 }
 
 // The rules that involve more than one field: every broken one, each named by a field.
@@ -1250,6 +1355,7 @@ void check_across_fields(const Scenario& s, Problems& errors) {
   check_trace(s, errors);
   check_streams(s.provider, errors);
   check_llm_limits(s.provider, errors);
+  check_models(s.provider, errors);
   // A trace's arrivals are counted when it is read, and an empty one is refused then.
   need(f.item_count() > 0 || (trace(s) && !f.items),
        "fleet.items: the workload creates no items; give at least 1");

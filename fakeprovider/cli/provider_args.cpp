@@ -198,14 +198,17 @@ void check_llm_limits_local(const ProviderArgs& a, const std::optional<Scenario>
                             Errors& errors) {
   if (!scenario) return;
   const ProviderConfig& p = scenario->provider;
-  if (!p.input_token_allowance && !p.output_token_allowance && !p.max_concurrent) return;
-  for (const auto& [flag, used] :
-       {std::pair{"--processes", a.processes > 1}, {"--store", !a.store.empty()}}) {
-    if (used)
-      errors.push_back(std::string(flag) +
-                       ": --input-token-allowance, --output-token-allowance and "
-                       "--max-concurrent are not yet supported with " +
-                       flag + "; run one process without a store");
+  const bool llm_limits = p.input_token_allowance || p.output_token_allowance || p.max_concurrent;
+  for (const auto& [limits, set] :
+       {std::pair{"--input-token-allowance, --output-token-allowance and --max-concurrent are",
+                  llm_limits},
+        {"provider.models is", !p.models.empty()}}) {
+    for (const auto& [flag, used] :
+         {std::pair{"--processes", a.processes > 1}, {"--store", !a.store.empty()}}) {
+      if (set && used)
+        errors.push_back(std::string(flag) + ": " + limits + " not yet supported with " + flag +
+                         "; run one process without a store");
+    }
   }
 }
 

@@ -35,7 +35,16 @@ const char* openai_kind(const json& v) {
 }
 
 // One problem with one field, in the words each API uses for it.
-enum class Problem { kNotJson, kNotObject, kNotBoolean, kNotInteger, kMissing, kNegative };
+enum class Problem {
+  kNotJson,
+  kNotObject,
+  kNotBoolean,
+  kNotInteger,
+  kNotString,
+  kTooLong,
+  kMissing,
+  kNegative
+};
 
 std::string anthropic_error(Problem p, const std::string& field) {
   std::string message;
@@ -51,6 +60,13 @@ std::string anthropic_error(Problem p, const std::string& field) {
       break;
     case Problem::kNotInteger:
       message = field + ": Input should be a valid integer";
+      break;
+    case Problem::kNotString:
+      message = field + ": Input should be a valid string";
+      break;
+    case Problem::kTooLong:
+      message =
+          field + ": String should have at most " + std::to_string(kMaxModelName) + " characters";
       break;
     case Problem::kMissing:
       message = field + ": Field required";
@@ -78,10 +94,19 @@ std::string openai_problem(Problem p, const std::string& field, const json& v) {
           "invalid_type");
     case Problem::kNotBoolean:
     case Problem::kNotInteger:
+    case Problem::kNotString:
       return openai_error_body("Invalid type for '" + field + "': expected " +
-                                   (p == Problem::kNotBoolean ? "a boolean" : "an integer") +
+                                   (p == Problem::kNotBoolean   ? "a boolean"
+                                    : p == Problem::kNotInteger ? "an integer"
+                                                                : "a string") +
                                    ", but got " + openai_kind(v) + " instead.",
                                "invalid_request_error", field, "invalid_type");
+    case Problem::kTooLong:
+      return openai_error_body(
+          "Invalid '" + field + "': string too long. Expected a string with maximum length " +
+              std::to_string(kMaxModelName) + ", but got a string with length " +
+              std::to_string(v.get_ref<const std::string&>().size()) + " instead.",
+          "invalid_request_error", field, "string_above_max_length");
     case Problem::kMissing:
       return openai_error_body("Missing required parameter: '" + field + "'.",
                                "invalid_request_error", field, "missing_required_parameter");
@@ -138,6 +163,17 @@ struct Reader {
     return true;
   }
 
+  // Optional here (provider.models_only refuses a request without one, as a model not listed).
+  bool model(const json& body, std::string& to) {
+    const auto it = body.find("model");
+    if (it == body.end() || it->is_null()) return true;
+    if (!it->is_string()) return fail(Problem::kNotString, "model", *it);
+    if (it->get_ref<const std::string&>().size() > kMaxModelName)
+      return fail(Problem::kTooLong, "model", *it);
+    to = it->get<std::string>();
+    return true;
+  }
+
   bool max_tokens(const json& body, std::int64_t& to) {
     // OpenAI's newer name first; its older one is still read.
     const char* key = "max_tokens";
@@ -165,7 +201,8 @@ struct Reader {
     if (body.is_discarded()) return fail(Problem::kNotJson);
     if (!body.is_object()) return fail(Problem::kNotObject, {}, body);
     LlmRequest r;
-    if (!boolean(body, "stream", "stream", r.stream) || !max_tokens(body, r.max_tokens))
+    if (!model(body, r.model) || !boolean(body, "stream", "stream", r.stream) ||
+        !max_tokens(body, r.max_tokens))
       return false;
     if (dialect == Dialect::kOpenAi) {
       const auto options = body.find("stream_options");

@@ -18,6 +18,9 @@ struct LlmRequest {
   // Estimated from the text of the messages (and anthropic's system): a token for every 4
   // bytes, rounded up; the prompt the usage reports when the request declares no count.
   std::int64_t input_tokens = 0;
+  // Its "model", for provider.models (empty when absent); a string of at most kMaxModelName
+  // bytes, else the request is answered 400.
+  std::string model{};
   bool operator==(const LlmRequest&) const = default;
 };
 

@@ -112,44 +112,53 @@ Decision ProviderPolicy::quota_rejection(const LimitVerdict& v, int status,
   return d;
 }
 
-ProviderPolicy::TenantQuota& ProviderPolicy::tenant_quota(std::string_view tenant) {
+ProviderPolicy::TenantQuota& ProviderPolicy::tenant_quota(std::string_view tenant,
+                                                          std::size_t row) {
+  // Per (tenant, model): a tenant's requests to one model leave another's limits alone. A
+  // tenant key holds no NUL (it is a header's), so the row after one cannot be mistaken.
+  if (config_.models.empty()) row = 0;
   // Most runs have one tenant: skip the hash when it is the same as last time.
-  if (last_quota_ && tenant == last_tenant_) return *last_quota_;
-  auto it = tenants_.find(std::string(tenant));
+  if (last_quota_ && tenant == last_tenant_ && row == last_row_) return *last_quota_;
+  std::string key(tenant);
+  if (!config_.models.empty()) (key += '\0') += std::to_string(row);
+  auto it = tenants_.find(key);
   if (it == tenants_.end()) {
     TenantQuota q;
-    if (config_.allowance)
-      q.requests = make_limiter(config_.limiter, *config_.allowance, config_.burst);
+    q.limits = limits_of_row(config_, row);
+    const ModelLimits& l = q.limits;
+    if (l.allowance) q.requests = make_limiter(config_.limiter, *l.allowance, config_.burst);
     // A token bucket holds the whole window's tokens, as Anthropic's does: a one-second burst
     // would turn away any request larger than a second's worth.
-    if (config_.token_allowance) {
-      q.tokens = make_limiter(config_.limiter, *config_.token_allowance,
-                              config_.token_allowance->count, QuotaUnit::kTokens);
+    if (l.token_allowance) {
+      q.tokens = make_limiter(config_.limiter, *l.token_allowance, l.token_allowance->count,
+                              QuotaUnit::kTokens);
     }
-    if (config_.input_token_allowance)
-      q.input_tokens = make_split_token_limiter(config_.limiter, *config_.input_token_allowance);
-    if (config_.output_token_allowance)
-      q.output_tokens = make_split_token_limiter(config_.limiter, *config_.output_token_allowance);
-    it = tenants_.emplace(std::string(tenant), std::move(q)).first;
+    if (l.input_token_allowance)
+      q.input_tokens = make_split_token_limiter(config_.limiter, *l.input_token_allowance);
+    if (l.output_token_allowance)
+      q.output_tokens = make_split_token_limiter(config_.limiter, *l.output_token_allowance);
+    it = tenants_.emplace(key, std::move(q)).first;
   }
   last_tenant_ = std::string(tenant);
+  last_row_ = row;
   last_quota_ = &it->second;
   return *last_quota_;
 }
 
 // The request allowance's verdict: its 429, or its numbers written into `served`.
 std::optional<Decision> ProviderPolicy::request_rejection(const LimitVerdict& v,
+                                                          std::int64_t window_ns,
                                                           Decision& served) const {
   if (!v.admitted) {
     auto r = quota_rejection(v, 429, DecisionReason::kAllowance);
-    r.window_ns = config_.allowance->window_ns;
+    r.window_ns = window_ns;
     return r;
   }
   served.has_quota = true;
   served.limit = v.limit;
   served.remaining = v.remaining;
   served.reset_ns = v.reset_ns;
-  served.window_ns = config_.allowance->window_ns;
+  served.window_ns = window_ns;
   return std::nullopt;
 }
 
@@ -170,7 +179,9 @@ std::optional<Decision> ProviderPolicy::verdicts_rejection(const QuotaVerdicts& 
     return d;
   }
   if (q.allowance) {
-    if (auto r = request_rejection(*q.allowance, served)) return r;
+    const std::int64_t window =
+        q.allowance_window_ns > 0 ? q.allowance_window_ns : config_.allowance->window_ns;
+    if (auto r = request_rejection(*q.allowance, window, served)) return r;
   }
   if (q.concurrency && !q.concurrency->admitted) {
     Decision r = served;
@@ -220,7 +231,8 @@ std::optional<Decision> ProviderPolicy::llm_rejection(const QuotaVerdicts& q,
 // Capacity, then the tenant's quotas, all in this process.
 bool ProviderPolicy::has_tenant_quotas() const {
   return config_.allowance || config_.token_allowance || config_.spend_cap ||
-         config_.input_token_allowance || config_.output_token_allowance || config_.max_concurrent;
+         config_.input_token_allowance || config_.output_token_allowance ||
+         config_.max_concurrent || !config_.models.empty();
 }
 
 QuotaVerdicts ProviderPolicy::local_verdicts(std::int64_t now_ns, std::string_view tenant,
@@ -229,8 +241,15 @@ QuotaVerdicts ProviderPolicy::local_verdicts(std::int64_t now_ns, std::string_vi
   QuotaVerdicts q;
   q.t_ns = now_ns;
   if (capacity_) q.capacity = capacity_->try_acquire(now_ns);
-  if ((!q.capacity || q.capacity->admitted) && has_tenant_quotas())
-    tenant_verdicts(now_ns, tenant_quota(tenant), cost, llm, q);
+  if ((!q.capacity || q.capacity->admitted) && has_tenant_quotas()) {
+    // A request that is not an LLM one has no model: the top level's limits.
+    const std::size_t row =
+        route_model(config_, llm ? std::string_view(llm->model) : std::string_view{}).row;
+    TenantQuota& t = tenant_quota(tenant, row);
+    if (t.limits.allowance) q.allowance_window_ns = t.limits.allowance->window_ns;
+    tenant_verdicts(now_ns, t, cost, llm, q);
+    q.held.model_row = row;
+  }
   return q;
 }
 
@@ -270,13 +289,14 @@ std::int64_t ProviderPolicy::expected_end_ns(std::int64_t now_ns, const LlmCharg
 
 bool ProviderPolicy::llm_verdicts(std::int64_t now_ns, TenantQuota& t, std::int64_t cost,
                                   const LlmCharge& llm, QuotaVerdicts& q) {
-  if (config_.max_concurrent) {
+  const std::optional<std::int64_t>& max_concurrent = t.limits.max_concurrent;
+  if (max_concurrent) {
     const auto open = static_cast<std::int64_t>(t.open.size());
     const std::int64_t first_end = t.open.empty() ? now_ns : *t.open.begin();
     const std::int64_t wait = std::max<std::int64_t>(0, first_end - now_ns);
-    const bool admitted = open < *config_.max_concurrent;
-    q.concurrency = LimitVerdict{admitted, admitted ? 0 : wait, *config_.max_concurrent,
-                                 *config_.max_concurrent - open - (admitted ? 1 : 0), wait};
+    const bool admitted = open < *max_concurrent;
+    q.concurrency = LimitVerdict{admitted, admitted ? 0 : wait, *max_concurrent,
+                                 *max_concurrent - open - (admitted ? 1 : 0), wait};
     if (!admitted) return false;
   }
   Reservation& held = q.held;
@@ -309,7 +329,7 @@ bool ProviderPolicy::llm_verdicts(std::int64_t now_ns, TenantQuota& t, std::int6
     if (!q.output_tokens->admitted) return give_back();
     held.output = llm.max_tokens;
   }
-  if (config_.max_concurrent) {
+  if (max_concurrent) {
     held.counted = true;
     held.expected_end_ns = expected_end_ns(now_ns, llm);
     t.open.insert(held.expected_end_ns);
@@ -320,7 +340,7 @@ bool ProviderPolicy::llm_verdicts(std::int64_t now_ns, TenantQuota& t, std::int6
 void ProviderPolicy::settle_answer(std::int64_t now_ns, std::string_view tenant,
                                    const Reservation& r, std::int64_t output_tokens) {
   if (!r.held()) return;
-  TenantQuota& t = tenant_quota(tenant);
+  TenantQuota& t = tenant_quota(tenant, r.model_row);
   if (r.output > 0 && t.output_tokens)
     t.output_tokens->refund(now_ns, r.t_ns, unused_tokens(r.output, output_tokens));
   if (r.combined > 0 && t.tokens)

@@ -10,6 +10,7 @@
 #include <set>
 
 #include "model/limiter.hpp"
+#include "model/model_limits.hpp"
 #include "model/reservation.hpp"
 #include "model/shared_quota.hpp"
 #include "outcome.hpp"
@@ -134,8 +135,10 @@ class ProviderPolicy {
 
  private:
   std::optional<Decision> outage(std::int64_t now_ns) const;
-  // A tenant's quotas: a limiter per allowance it has, and the tokens it has spent.
+  // A tenant's quotas (per model it asks for, with provider.models): a limiter per allowance it
+  // has, and the tokens it has spent.
   struct TenantQuota {
+    ModelLimits limits;  // the provider's top-level limits, or its model's
     std::unique_ptr<Limiter> requests;
     std::unique_ptr<Limiter> tokens;
     std::unique_ptr<Limiter> input_tokens;
@@ -153,10 +156,12 @@ class ProviderPolicy {
                     QuotaVerdicts& q);
   std::int64_t expected_end_ns(std::int64_t now_ns, const LlmCharge& llm) const;
   Decision quota_rejection(const LimitVerdict& v, int status, DecisionReason reason) const;
-  TenantQuota& tenant_quota(std::string_view tenant);
+  // row: route_model's; ignored without provider.models.
+  TenantQuota& tenant_quota(std::string_view tenant, std::size_t row);
   void tenant_verdicts(std::int64_t now_ns, TenantQuota& t, std::int64_t cost,
                        const std::optional<LlmCharge>& llm, QuotaVerdicts& q);
-  std::optional<Decision> request_rejection(const LimitVerdict& v, Decision& served) const;
+  std::optional<Decision> request_rejection(const LimitVerdict& v, std::int64_t window_ns,
+                                            Decision& served) const;
   std::optional<Decision> verdicts_rejection(const QuotaVerdicts& q, Decision& served) const;
   QuotaVerdicts local_verdicts(std::int64_t now_ns, std::string_view tenant, std::int64_t cost,
                                const std::optional<LlmCharge>& llm);
@@ -168,6 +173,7 @@ class ProviderPolicy {
   std::unique_ptr<Limiter> capacity_;
   std::unordered_map<std::string, TenantQuota> tenants_;
   std::string last_tenant_;
+  std::size_t last_row_ = 0;
   TenantQuota* last_quota_ = nullptr;
 };
 

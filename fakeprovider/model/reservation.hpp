@@ -1,7 +1,9 @@
 #pragma once
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
+#include <string>
 
 namespace stampede {
 
@@ -11,6 +13,7 @@ struct LlmCharge {
   std::int64_t input_tokens = 0;  // declared (provider.token_header), else estimated from the body
   std::int64_t max_tokens = 0;    // reserved against the output-token allowance
   bool stream = false;            // for when its answer is expected to end
+  std::string model{};            // the body's, for provider.models; empty when absent
   bool operator==(const LlmCharge&) const = default;
 };
 
@@ -21,6 +24,7 @@ struct Reservation {
   std::int64_t combined = 0;  // openai: the token allowance's charge for the output
   bool counted = false;       // open against max_concurrent until it ends
   std::int64_t expected_end_ns = 0;  // when counted: the end its retry hints are from
+  std::size_t model_row = 0;         // provider.models: the (tenant, model) quota it is held in
   bool held() const { return output > 0 || combined > 0 || counted; }
   bool operator==(const Reservation&) const = default;
 };

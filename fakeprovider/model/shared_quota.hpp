@@ -19,6 +19,9 @@ struct QuotaVerdicts {
   std::optional<LimitVerdict> capacity;
   bool spend_capped = false;  // the cost is more than what is left of the spend cap
   std::optional<LimitVerdict> allowance;
+  // In process: the request allowance's window, which a model's own (provider.models) may set;
+  // 0: the provider's.
+  std::int64_t allowance_window_ns = 0;
   std::optional<LimitVerdict> tokens;  // the token allowance, at the request's cost
   // In process only, for an LLM request (docs/LLM.md): its answers open against
   // provider.max_concurrent, its input tokens, its output tokens reserved at max_tokens.

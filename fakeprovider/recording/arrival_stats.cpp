@@ -81,7 +81,8 @@ ArrivalStats::ArrivalStats(std::int64_t bin_ns) {
 }
 
 void ArrivalStats::record(std::int64_t t_ns, std::string_view tenant, Outcome outcome,
-                          const SendAttribution& send, DecisionReason reason) {
+                          const SendAttribution& send, DecisionReason reason,
+                          std::string_view model) {
   ++sends_.by_status[static_cast<std::size_t>(send.status)];
   if (send.attributed()) {
     ++sends_.attributed_by_rule[static_cast<std::size_t>(send.rule)];
@@ -100,12 +101,25 @@ void ArrivalStats::record(std::int64_t t_ns, std::string_view tenant, Outcome ou
     ++t->by_outcome[o];
     ++t->by_reason[why];
   }
+  if (model.empty()) return;
+  auto m = models_.find(model);
+  if (m == models_.end()) m = models_.emplace(std::string(model), Totals{}).first;
+  ++m->second.requests;
+  ++m->second.by_outcome[o];
+  ++m->second.by_reason[why];
 }
 
 json ArrivalStats::upstream_json() const {
   json out = json::object();
   for (std::size_t i = 0; i < upstream_.size(); ++i) out[kUpstreamNames[i]] = upstream_[i];
   return out;
+}
+
+json ArrivalStats::models_json() const {
+  if (models_.empty()) return nullptr;
+  json models = json::object();
+  for (const auto& [key, t] : models_) models[key] = tenant_json(t);
+  return models;
 }
 
 void ArrivalStats::record_upstream(int upstream) {
@@ -135,6 +149,7 @@ void ArrivalStats::merge_counts(const ArrivalStats& other) {
     sends_.attributed_by_rule[i] += other.sends_.attributed_by_rule[i];
   for (std::size_t i = 0; i < kUpstreamCounts; ++i) upstream_[i] += other.upstream_[i];
   streams_broken_ += other.streams_broken_;
+  for (const auto& [key, t] : other.models_) models_[key] += t;
 }
 
 json ArrivalStats::tenant_json(const Totals& t) {
@@ -153,6 +168,8 @@ json ArrivalStats::to_json(std::int64_t clock_ns, double time_scale, bool with_t
               {"send_attribution", send_attribution_json(sends_)},
               {"upstream", upstream_json()},
               {"streams_broken", streams_broken_}};
+  // Only with provider.models, so other documents read as before.
+  if (!models_.empty()) doc["models"] = models_json();
   if (!with_tenants) return doc;
   json tenants = json::object();
   for (const auto& [key, t] : tenants_) tenants[key] = tenant_json(t);

@@ -45,9 +45,11 @@ class ArrivalStats {
   explicit ArrivalStats(std::int64_t bin_ns);
 
   // send: which send of its item it is, if known: an unattributed arrival counts by outcome,
-  // not by send. reason: the layer that answered.
+  // not by send. reason: the layer that answered. model: its row of provider.models (a listed
+  // model's name, or "other": model_row_name), empty when the provider counts no models.
   void record(std::int64_t t_ns, std::string_view tenant, Outcome outcome,
-              const SendAttribution& send, DecisionReason reason = DecisionReason::kServed);
+              const SendAttribution& send, DecisionReason reason = DecisionReason::kServed,
+              std::string_view model = {});
   // upstream: the upstream's status, or kUpstreamFailed / kUpstreamTimedOut (arrival_log.hpp);
   // a status other than 429 or 5xx counts nothing.
   // kStreamBroken counts a broken LLM stream.
@@ -64,7 +66,12 @@ class ArrivalStats {
   std::int64_t streams_broken() const { return streams_broken_; }
   // {"upstream_429": N, "upstream_5xx": N, "upstream_error": N}
   nlohmann::json upstream_json() const;
+  // {"small": {"requests": N, "totals": {...}, "reasons": {...}}, "other": ...}; null without
+  // provider.models.
+  nlohmann::json models_json() const;
   const std::map<std::string, Totals, std::less<>>& tenants() const { return tenants_; }
+  // By provider.models' rows: bounded by the models listed, plus "other".
+  const std::map<std::string, Totals, std::less<>>& models() const { return models_; }
   const BinnedCounts& by_outcome() const { return bins_.provider_by_outcome; }
   const BinnedCounts& by_send() const { return bins_.provider_by_send; }
 
@@ -88,6 +95,7 @@ class ArrivalStats {
   UpstreamCounts upstream_{};
   std::int64_t streams_broken_ = 0;
   std::map<std::string, Totals, std::less<>> tenants_;
+  std::map<std::string, Totals, std::less<>> models_;
 };
 
 }  // namespace stampede

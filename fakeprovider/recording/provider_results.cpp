@@ -208,6 +208,8 @@ json provider_results_json(const ArrivalStats& stats, const RetryRecord& record,
   // The LLM dialects: their streams broken mid-way (--stream-errors), served all the same.
   if (config.dialect == Dialect::kAnthropic || config.dialect == Dialect::kOpenAi)
     doc["provider_results"]["streams_broken"] = stats.streams_broken();
+  // provider.models: the arrivals by model (its listed ones and "other").
+  if (!config.models.empty()) doc["provider_results"]["models"] = stats.models_json();
   return doc;
 }
 

@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "model/llm_request.hpp"
+#include "model/model_limits.hpp"
 #include "recording/arrival_log.hpp"
 #include "saturating.hpp"
 #include "server/answer_writer.hpp"
@@ -73,13 +74,19 @@ std::optional<bool> DataPlane::refuse_llm_body(ClientConnection& c) {
                                        llm_body_too_long(dialect, kMaxTokenBody), !c.keep_alive));
   }
   ReadLlmRequest read = read_llm_request(dialect, r.body);
+  int status = 400;
   if (read.request) {
-    r.asked = *read.request;
-    return std::nullopt;
+    // provider.models_only: a model not listed is not served, and charged nothing.
+    if (!route_model(provider_.config(), read.request->model).refused) {
+      r.asked = std::move(*read.request);
+      return std::nullopt;
+    }
+    status = 404;
+    read.error_body = unknown_model_body(dialect, read.request->model);
   }
   if (stamper_) stamper_->answered(c.fd);
-  return write_bytes(
-      c, answer_bytes(400, {{"Content-Type", "application/json"}}, read.error_body, !c.keep_alive));
+  return write_bytes(c, answer_bytes(status, {{"Content-Type", "application/json"}},
+                                     read.error_body, !c.keep_alive));
 }
 
 bool DataPlane::answer_llm(ClientConnection& c) {

@@ -5,6 +5,7 @@
 #include <iostream>
 #include <mutex>
 
+#include "model/model_limits.hpp"
 #include "model/retry_hint.hpp"
 #include "saturating.hpp"
 
@@ -159,7 +160,11 @@ LockedProvider::Ticket LockedProvider::record_locked(Recorder& r, std::size_t th
   Ticket ticket{thread % recorders_.size(), out.epoch, std::nullopt};
   if (r.epoch != out.epoch) return ticket;
   const Decision& d = out.decision;
-  r.stats.record(out.t_ns, a.tenant, d.outcome(), out.attribution, d.reason);
+  const ProviderConfig& p = options_.config;
+  // By model only with provider.models (an empty name counts none).
+  const std::string_view model =
+      model_row_name(p, route_model(p, a.llm ? std::string_view(a.llm->model) : "").row);
+  r.stats.record(out.t_ns, a.tenant, d.outcome(), out.attribution, d.reason, model);
   if (options_.keep_log)
     ticket.log_row = r.log.record(out.seq, out.stamp_t_ns, out.t_ns, a.tenant, d.status,
                                   out.attribution, a.client_id);

@@ -84,7 +84,7 @@ std::optional<LlmCharge> llm_charge_of(const RequestHead& head, const ProviderCo
                                        const std::optional<LlmRequest>& asked) {
   if (!asked) return std::nullopt;
   return LlmCharge{token_header_count(head, p).value_or(asked->input_tokens), asked->max_tokens,
-                   asked->stream};
+                   asked->stream, asked->model};
 }
 
 }  // namespace stampede

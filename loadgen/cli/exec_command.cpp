@@ -608,7 +608,8 @@ FleetEnd exec_results(const ExecCommand& cmd, const FleetRun& run, const Provide
   r.verdicts = evaluate_gate(cmd.assertions, r, metric_context(r, per_item));
   if (!cmd.quiet) {
     summary_stream(cmd.out_path) << format_terminal_summary(r)
-                                 << format_who_answered(to_json(provider)) << "\n"
+                                 << format_who_answered(to_json(provider))
+                                 << format_by_model(to_json(provider)) << "\n"
                                  << describe_fleet(cmd, run)
                                  << (run.released ? watch.describe() + "\n" : "") << std::flush;
   }

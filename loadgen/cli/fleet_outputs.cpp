@@ -118,6 +118,7 @@ ProviderSection provider_section(const TargetUrl& admin, const ProviderStats& st
   section.time_scale = stats.time_scale;
   section.reasons = stats.reasons;
   section.upstream = stats.upstream;
+  section.models = stats.models;
   section.connections_refused = stats.connections_refused;
   return section;
 }

@@ -100,6 +100,23 @@ std::string format_streams_line(const nlohmann::json& doc) {
   return line;
 }
 
+// A provider's reasons other than "served", each as "N words" ("3 request rate exceeded");
+// served: that one's count.
+std::string refusals_in_words(const nlohmann::json& reasons, std::int64_t& served) {
+  std::string own;
+  for (const auto& [reason, n] : reasons.items()) {
+    if (!n.is_number_integer()) continue;
+    if (reason == "served") {
+      served = n.get<std::int64_t>();
+    } else if (n.get<std::int64_t>() > 0) {
+      std::string words = reason;
+      std::replace(words.begin(), words.end(), '_', ' ');
+      own += (own.empty() ? "" : ", ") + std::to_string(n.get<std::int64_t>()) + " " + words;
+    }
+  }
+  return own;
+}
+
 std::string format_who_answered(const nlohmann::json& provider) {
   const auto upstream = provider.value("upstream", nlohmann::json());
   const auto reasons = provider.value("reasons", nlohmann::json());
@@ -107,19 +124,9 @@ std::string format_who_answered(const nlohmann::json& provider) {
   // Every provider counts an upstream; only one in proxy mode (its settings say) has one.
   const auto settings = provider.value("settings", nlohmann::json());
   if (!settings.is_object() || settings.value("proxy", false) != true) return "";
-  std::string own;
+  // "served" in proxy mode is what went on to the upstream, whatever it answered.
   std::int64_t forwarded = 0;
-  for (const auto& [reason, n] : reasons.items()) {
-    if (!n.is_number_integer()) continue;
-    // "served" in proxy mode is what went on to the upstream, whatever it answered.
-    if (reason == "served") {
-      forwarded = n.get<std::int64_t>();
-    } else if (n.get<std::int64_t>() > 0) {
-      std::string words = reason;
-      std::replace(words.begin(), words.end(), '_', ' ');
-      own += (own.empty() ? "" : ", ") + std::to_string(n.get<std::int64_t>()) + " " + words;
-    }
-  }
+  const std::string own = refusals_in_words(reasons, forwarded);
   const auto count = [&](const char* key) {
     const auto n = upstream.value(key, nlohmann::json());
     return n.is_number_integer() ? std::to_string(n.get<std::int64_t>()) : std::string("?");
@@ -132,10 +139,27 @@ std::string format_who_answered(const nlohmann::json& provider) {
          "passed through\n";
 }
 
+std::string format_by_model(const nlohmann::json& provider) {
+  const auto models = provider.value("models", nlohmann::json());
+  if (!models.is_object() || models.empty()) return "";
+  std::string line;
+  for (const auto& [name, m] : models.items()) {
+    if (!m.is_object()) continue;
+    const auto requests = m.value("requests", nlohmann::json());
+    std::int64_t served = 0;
+    const std::string refused = refusals_in_words(m.value("reasons", nlohmann::json()), served);
+    line += (line.empty() ? "" : "; ") + name + " " + std::to_string(served) + " served of " +
+            (requests.is_number_integer() ? std::to_string(requests.get<std::int64_t>()) : "?") +
+            (refused.empty() ? "" : " (" + refused + ")");
+  }
+  return line.empty() ? "" : "provider by model: " + line + "\n";
+}
+
 void print_run_summary(const Results& r, const nlohmann::json& doc, const std::string& out_path) {
   std::string text = format_divergence(doc) + format_terminal_summary(r) +
                      format_streams_line(doc) +
-                     format_who_answered(doc.value("provider", nlohmann::json::object()));
+                     format_who_answered(doc.value("provider", nlohmann::json::object())) +
+                     format_by_model(doc.value("provider", nlohmann::json::object()));
   if (doc.contains("comparison")) text += "\n" + format_comparison(doc.at("comparison"));
   text += format_harness_line(doc.at("live"));
   text += format_processes_line(doc.at("live"));

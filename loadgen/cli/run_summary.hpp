@@ -35,6 +35,11 @@ std::string format_streams_line(const nlohmann::json& doc);
 // when the provider is not in proxy mode (its settings say), or they were not read.
 std::string format_who_answered(const nlohmann::json& provider);
 
+// provider.models (docs/LLM.md#per-model): "provider by model: big 2 served of 2; small 1
+// served of 2 (1 request rate exceeded)", from the results' provider section; empty when it
+// counted no models.
+std::string format_by_model(const nlohmann::json& provider);
+
 // The divergence (if loud), the terminal summary, the comparison (if the document has one) and the
 // harness's lines, where the summary goes (stdout, or stderr when the results go to stdout).
 void print_run_summary(const Results& r, const nlohmann::json& doc, const std::string& out_path);

@@ -32,6 +32,7 @@ Parsed<ProviderStats> parse_provider_stats(const nlohmann::json& j) {
     s.by_send = BinnedCounts::from_json(j.at("arrivals_by_send"));
     if (const auto it = j.find("reasons"); it != j.end() && it->is_object()) s.reasons = *it;
     if (const auto it = j.find("upstream"); it != j.end() && it->is_object()) s.upstream = *it;
+    if (const auto it = j.find("models"); it != j.end() && it->is_object()) s.models = *it;
     if (const auto it = j.find("connections_refused"); it != j.end())
       s.connections_refused = it->get<std::int64_t>();
     if (s.by_send.labels() != send_labels().size())

@@ -26,6 +26,9 @@ struct ProviderStats {
   // Proxy mode's count of the upstream's own 429s, 5xx and failures ({"upstream_429": N,
   // ...}); null from a provider that does not count them.
   nlohmann::json upstream;
+  // Arrivals by provider.models' rows ({"small": {"requests": N, ...}, "other": ...}); null
+  // from a provider that counts none.
+  nlohmann::json models;
   // Connections it turned away since the reset (at --max-connections, out of descriptors);
   // none from a provider that does not count them.
   std::optional<std::int64_t> connections_refused;

@@ -85,7 +85,9 @@ std::optional<LlmCharge> fleet_llm_charge(const Scenario& s) {
   const ReadLlmRequest read = read_llm_request(s.provider.dialect, fleet_llm_body(s));
   if (!read.request) return std::nullopt;  // a dialect that streams nothing: refused before
   const LlmRequest& asked = *read.request;
-  return LlmCharge{s.fleet.tokens.value_or(asked.input_tokens), asked.max_tokens, asked.stream};
+  // Its model too: the provider's limits for that model (provider.models), as live.
+  return LlmCharge{s.fleet.tokens.value_or(asked.input_tokens), asked.max_tokens, asked.stream,
+                   asked.model};
 }
 
 // What every request of the fleet declares: --tokens in the token header, else, for an LLM

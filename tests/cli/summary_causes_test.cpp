@@ -15,6 +15,7 @@
 #include "support/scripted_server.hpp"
 
 using namespace support;
+using stampede::format_by_model;
 using stampede::format_who_answered;
 
 TEST_CASE("summary causes: the provider's own refusals apart from the upstream's answers") {
@@ -53,6 +54,17 @@ TEST_CASE("summary causes: the provider's own refusals apart from the upstream's
       CHECK(text.rfind(row.says, 0) == 0);
     }
   }
+}
+
+TEST_CASE("summary causes: the provider's counts by model, refusals named") {
+  CHECK(format_by_model(nlohmann::json::parse(R"({"reasons": {"served": 3}})")).empty());
+  CHECK(format_by_model(nlohmann::json::parse(R"({"models": {}})")).empty());
+  CHECK(format_by_model(nlohmann::json::parse(R"({"models": {
+          "big": {"requests": 2, "reasons": {"served": 2, "outage": 0}},
+          "small": {"requests": 2, "reasons": {"served": 1, "request_rate_exceeded": 1}},
+          "other": {"reasons": {}}}})")) ==
+        "provider by model: big 2 served of 2; other 0 served of ?; small 1 served of 2 (1 "
+        "request rate exceeded)\n");
 }
 
 TEST_CASE("summary causes: a run through the proxy to an upstream answering 404 says whose") {

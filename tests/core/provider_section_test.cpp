@@ -41,6 +41,7 @@ TEST_CASE("provider section: every form is written and read back as it was") {
   unread.settings = {{"port", 8080}};
   ProviderSection exec = read_one();
   exec.results = {{"hint_waits", {{"retries", 4}}}};
+  exec.models = {{"small", {{"requests", 2}}}, {"other", {{"requests", 1}}}};
   ProviderSection exec_without = read_one();
   exec_without.results_error = "no provider_results section";
   ProviderSection merged;
@@ -58,6 +59,8 @@ TEST_CASE("provider section: every form is written and read back as it was") {
         json{{"admin", unread.admin}, {"error", *unread.error}, {"settings", unread.settings}});
   CHECK_FALSE(to_json(merged).contains("admin"));
   CHECK_FALSE(to_json(read_one()).contains("upstream"));  // not counted: left out
+  CHECK_FALSE(to_json(read_one()).contains("models"));
+  CHECK(to_json(exec).at("models") == exec.models);
 }
 
 TEST_CASE("provider section: a malformed one is refused, naming the field") {

@@ -70,6 +70,17 @@ TEST_CASE("simulate: max_concurrent holds a third stream out until one of two en
   CHECK(r.recording.requests == 7);
 }
 
+TEST_CASE("simulate: the fleet's model (stampede) is held to its own limits, not the top level's") {
+  // The top level's one open answer would hold two streams out; stampede's own two, one.
+  const Results r =
+      simulate(storm(3, "100",
+                     {{"provider.max_concurrent", "1"},
+                      {"provider.models", R"({"stampede": {"max_concurrent": 2}})"}}));
+  CHECK(r.recording.delivered == 3);
+  CHECK(refused(r) == 4);  // as with provider.max_concurrent 2 alone
+  CHECK(r.recording.requests == 7);
+}
+
 TEST_CASE("simulate: input tokens are the declared --tokens, else the body's estimate") {
   // The body loadgen sends is one short message: 9 tokens by the provider's estimate.
   const Results estimated =

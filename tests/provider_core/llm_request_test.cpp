@@ -22,7 +22,7 @@ struct LlmBodyCase {
 
 const std::vector<LlmBodyCase> kLlmBodyCases{
     {"anthropic streamed", Dialect::kAnthropic, R"({"model":"m","max_tokens":64,"stream":true})",
-     LlmRequest{true, 64, false}},
+     LlmRequest{true, 64, false, 0, "m"}},
     {"anthropic not streamed", Dialect::kAnthropic, R"({"max_tokens":0})", LlmRequest{false, 0}},
     {"anthropic stream null", Dialect::kAnthropic, R"({"max_tokens":5,"stream":null})",
      LlmRequest{false, 5}},

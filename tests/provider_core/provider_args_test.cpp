@@ -196,6 +196,17 @@ const std::vector<FlagRow>& flag_rows() {
         "not yet supported with --processes; run one process without a store",
         "--store: --input-token-allowance, --output-token-allowance and --max-concurrent are not "
         "yet supported with --store; run one process without a store"}},
+      {"provider.models with --processes and --store",
+       [](ProviderArgs& a) {
+         a.values["provider.dialect"] = {"anthropic"};
+         a.values["provider.models"] = {R"({"small": {"allowance": "1/min"}})"};
+         a.processes = 2;
+         a.store = "redis://127.0.0.1:9";
+       },
+       {"--processes: provider.models is not yet supported with --processes; run one process "
+        "without a store",
+        "--store: provider.models is not yet supported with --store; run one process without a "
+        "store"}},
       {"an output in no folder",
        [](ProviderArgs& a) { a.stats_out = "/nonexistent/stats.json"; },
        {"--stats-out: ..."}},
