@@ -354,13 +354,15 @@ def limits_claims(sdk, records, stats, exec_results, arrivals, output_tokens, pe
         m["sends"] += 1
         key = "served" if s.get("status") == 200 else str(s.get("status"))
         m[key] = m.get(key, 0) + 1
-    provider_models = stats.get("models")
-    if provider_models is None:
-        out.append(("per model: the fleet's counts (the provider keeps none per model in this build, "
-                    "so not checked)", None, json.dumps(by_model, sort_keys=True)))
-    else:
-        out.append(("per model: the provider's counts (a figure beside the fleet's; the comparison is left)",
-                    None, f"fleet {json.dumps(by_model, sort_keys=True)}, provider {json.dumps(provider_models)[:400]}"))
+    provider_models = {
+        name: {"sends": m["requests"], "served": m["totals"]["ok"], "429": m["totals"]["429"]}
+        for name, m in stats.get("models", {}).items()}
+    fleet_models = {name: {"sends": m["sends"], "served": m["served"], "429": m.get("429", 0)}
+                    for name, m in by_model.items()}
+    out.append(("per model: the provider's counts (provider.models) = what the fleet sent under each name",
+                bool(provider_models) and provider_models == fleet_models,
+                f"fleet {json.dumps(fleet_models, sort_keys=True)}, provider "
+                f"{json.dumps(provider_models, sort_keys=True)}"))
     return out
 
 

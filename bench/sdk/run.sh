@@ -44,7 +44,7 @@ case $mode in
   streams) stream_errors=${STREAM_ERRORS:-0.25} ;;
   limits)
     stream_errors=${STREAM_ERRORS:-0}
-    output_allowance=${OUTPUT_TOKEN_ALLOWANCE:-2000/min}
+    output_allowance=${OUTPUT_TOKEN_ALLOWANCE:-1000/min}  # each model's: the fleet asks about 2,060 a model
     retry_after_ms=${RETRY_AFTER_MS:-on}
     limits=(--output-token-allowance "$output_allowance" --retry-after-ms "$retry_after_ms")
     # Checked before the token limits, it refuses first when it binds: off unless asked.
@@ -83,15 +83,26 @@ run_sdk() {
   mkdir -p "$dir/records"
   # The openai SDK sends its key as Authorization: the fleet is one tenant either way.
   [ "$sdk" = openai ] && tenant=(--tenant-header Authorization)
-  start_provider "$dir/provider.log" "$dir/arrivals.csv" --dialect "$sdk" "${tenant[@]}" --allowance "$allowance" "${pacing[@]}" \
-    --output-tokens "$output_tokens" --stream-errors "$stream_errors" --seed 41 "${limits[@]}"
-  # MODE=limits: half the fleet names one model and half another.
-  local models=
+  # MODE=limits: half the fleet names one model and half another, each listed in the
+  # provider's provider.models with the same limits, so the provider counts them apart.
+  local models= scenario=()
   case $sdk in
-    openai) url=$base/v1 models=gpt-4o-mini,gpt-4o ;;  # the SDK appends /chat/completions
-    anthropic) url=$base models=claude-sonnet-4-5,claude-haiku-4-5 ;;  # appends /v1/messages
+    openai) models=gpt-4o-mini,gpt-4o ;;
+    anthropic) models=claude-sonnet-4-5,claude-haiku-4-5 ;;
   esac
-  [ "$mode" = limits ] || models=
+  if [ "$mode" = limits ]; then
+    local entry="{\"allowance\": \"$allowance\", \"output_token_allowance\": \"$output_allowance\"}"
+    echo "{\"provider\": {\"models\": {\"${models%,*}\": $entry, \"${models#*,}\": $entry}}}" >"$dir/models.json"
+    scenario=(--scenario "$dir/models.json")
+  else
+    models=
+  fi
+  start_provider "$dir/provider.log" "$dir/arrivals.csv" "${scenario[@]}" --dialect "$sdk" "${tenant[@]}" --allowance "$allowance" "${pacing[@]}" \
+    --output-tokens "$output_tokens" --stream-errors "$stream_errors" --seed 41 "${limits[@]}"
+  case $sdk in
+    openai) url=$base/v1 ;;  # the SDK appends /chat/completions
+    anthropic) url=$base ;;  # appends /v1/messages
+  esac
   local rc=0
   SDK_MODELS=$models SDK_RECORDS=$dir/records "$loadgen" exec --clients "$clients" --per-process "$per_process" --wait-ready \
     --allowance "$allowance" --url "$url" --provider-admin "$admin" --max-duration "${MAX_DURATION:-300s}" \
