@@ -136,8 +136,16 @@ TEST_CASE("live: the max_tokens trap fails at 4096 and passes at 512, as simulat
     MESSAGE("requests: live " << live << ", simulated " << simulated);
     CHECK(simulated == row.requests);
     // Each wave's 40 admissions need a full bucket; the refill in a wave's spread cannot add
-    // a 41st unless the wave's sends spread over 1.5 s of scenario time (150 ms of wall), as
-    // they may under TSan, where only the gate's verdicts are exact.
-    CHECK(std::abs(live - simulated) <= (kTimingExact ? 0.01 : 0.2) * simulated);
+    // a 41st unless the wave's sends spread over 1.5 s of scenario time (150 ms of wall).
+    // Under TSan they do, and the streams' ends (the refunds) come late too: CI saw 760
+    // requests live against 600. There the gate's verdicts are what no timing changes: the
+    // trap amplifies past the 1.1 it allows, and 512 fits at once.
+    if (kTimingExact) {
+      CHECK(std::abs(live - simulated) <= 0.01 * simulated);
+    } else if (row.code == 1) {
+      CHECK(live > 1.1 * 200);
+    } else {
+      CHECK(live == simulated);
+    }
   }
 }
