@@ -100,7 +100,7 @@ bool DataPlane::start_llm_answer(ClientConnection& c) {
   const LlmRequest& asked = *r.asked;
   const std::uint64_t number = llm_requests_.fetch_add(1, std::memory_order_relaxed);
   const StreamPlan plan = plan_stream(p.stream, asked.max_tokens, p.seed, number);
-  const std::int64_t input_tokens = llm_charge_of(c.head, p, r.asked)->input_tokens;
+  const std::int64_t input_tokens = llm_input_tokens(c.head, p, asked);
   const StreamFacts facts{p.dialect, input_tokens, plan.output_tokens, asked.include_usage,
                           plan.hit_max_tokens};
   const std::string_view canned = answers_.bytes(r.decision, r.row_version);
@@ -135,8 +135,12 @@ bool DataPlane::continue_stream(ClientConnection& c) {
   // The provider is stopping: what is left goes now, so no stream is cut by the stop.
   const bool stopping = c.loop->drop_upstream.load();
   std::string bytes;
-  for (; s.next < last && (stopping || due(s.next) <= now); ++s.next) {
-    if (!stopping) c.loop->token_lateness.record(now - due(s.next));
+  for (; s.next < last; ++s.next) {
+    if (!stopping) {
+      const std::int64_t due_ns = due(s.next);
+      if (due_ns > now) break;
+      c.loop->token_lateness.record(now - due_ns);
+    }
     bytes += piece(s.chunked, stream_token(s.facts, s.next));
   }
   if (s.next < last) {

@@ -80,11 +80,16 @@ std::optional<std::int64_t> token_header_count(const RequestHead& head, const Pr
   return parse_declared_tokens(lookup(head, p.token_header)).count;
 }
 
+std::int64_t llm_input_tokens(const RequestHead& head, const ProviderConfig& p,
+                              const LlmRequest& asked) {
+  return token_header_count(head, p).value_or(asked.input_tokens);
+}
+
 std::optional<LlmCharge> llm_charge_of(const RequestHead& head, const ProviderConfig& p,
                                        const std::optional<LlmRequest>& asked) {
   if (!asked) return std::nullopt;
-  return LlmCharge{token_header_count(head, p).value_or(asked->input_tokens), asked->max_tokens,
-                   asked->stream, asked->model};
+  return LlmCharge{llm_input_tokens(head, p, *asked), asked->max_tokens, asked->stream,
+                   asked->model};
 }
 
 }  // namespace stampede

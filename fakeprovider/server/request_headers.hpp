@@ -34,8 +34,11 @@ DeclaredTokens declared_tokens_of(const RequestHead& head, const ProviderConfig&
 // The count provider.token_header declares, whether or not a token quota is in force: an LLM
 // answer's usage reports it as the prompt's tokens. None when absent or malformed.
 std::optional<std::int64_t> token_header_count(const RequestHead& head, const ProviderConfig& p);
-// What an LLM request asks of the token limits: its declared input tokens (the token header),
-// else the estimate from its body; none for a request that is not one.
+// An LLM request's input tokens: declared in the token header, else the estimate from its body.
+std::int64_t llm_input_tokens(const RequestHead& head, const ProviderConfig& p,
+                              const LlmRequest& asked);
+// What an LLM request asks of the token limits (llm_input_tokens, max_tokens, its model); none
+// for a request that is not one.
 std::optional<LlmCharge> llm_charge_of(const RequestHead& head, const ProviderConfig& p,
                                        const std::optional<LlmRequest>& asked);
 

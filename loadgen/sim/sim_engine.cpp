@@ -313,10 +313,10 @@ class Simulation {
   Decision admit(std::uint32_t c, std::int64_t t_ns) {
     if (senders_.empty()) return provider_.admit(t_ns, {}, tokens_, llm_);
     const TraceSender& s = senders_[c];
+    if (!s.tokens) return provider_.admit(t_ns, tenant_of(c), tokens_, llm_);
     std::optional<LlmCharge> llm = llm_;
-    if (llm && s.tokens) llm->input_tokens = *s.tokens;  // its line's, in the token header
-    return provider_.admit(t_ns, tenant_of(c), s.tokens ? DeclaredTokens{s.tokens, false} : tokens_,
-                           llm);
+    if (llm) llm->input_tokens = *s.tokens;  // its line's, in the token header
+    return provider_.admit(t_ns, tenant_of(c), DeclaredTokens{s.tokens, false}, llm);
   }
 
   std::string_view tenant_of(std::uint32_t c) const {
