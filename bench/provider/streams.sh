@@ -18,7 +18,11 @@
 #
 # Environment: STREAMS (default 5000), SAMPLE (default 200), RATE (tokens/s, default 20),
 # TOKENS (per stream, default 200: 10 s streams), FIRST (ms to the first token, default 200),
-# REPEAT (rounds per server, default 2), SERVERS (default "fakeprovider node").
+# REPEAT (rounds per server, default 2), SERVERS (default "fakeprovider node"), RAMP (seconds over
+# which loadgen's streams start, at an even rate: 0, the default, starts them all at once, so
+# every stream's tokens fall due in the same instant; real streams start apart), PIN (1: the
+# server on CPU 0 with one data-plane thread, loadgen and the sampler on the other CPUs, so the
+# server's pacing is measured without the clients taking its core).
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -29,7 +33,18 @@ tokens=${TOKENS:-200}
 first=${FIRST:-200}
 repeat=${REPEAT:-2}
 servers=${SERVERS:-fakeprovider node}
-stream_s=$(((first + tokens * 1000 / rate) / 1000 + 1))
+ramp=${RAMP:-0}
+pin=${PIN:-0}
+server_args=() client_cpus=()
+if [ "$pin" = 1 ]; then
+  server_args=(--threads 1)
+  client_cpus=(taskset -c "1-$(($(nproc) - 1))")
+fi
+stream_s=$(((first + tokens * 1000 / rate) / 1000 + 1 + ramp))
+fleet=(--clients $((streams - sample)))
+if [ "$ramp" -gt 0 ]; then
+  fleet+=(--workload steady --rate "$(((streams - sample) / ramp))/s" --duration "${ramp}s")
+fi
 
 # shellcheck source=bench/provider/common.sh
 . "$root/bench/provider/common.sh"
@@ -39,12 +54,17 @@ loadgen=$build/bin/loadgen
 [ -x "$loadgen" ] || { echo "streams.sh: no $loadgen; build first (make build)" >&2; exit 2; }
 echo '{"provider": {"dialect": "anthropic"}}' >"$tmp/scenario.json"
 
+pin_server() {
+  if [ "$pin" = 1 ]; then taskset -a -p -c 0 "$srv_pid" >/dev/null; fi
+}
+
 # Starts the server named $1; sets srv_pid and port.
 start_server() {
   if [ "$1" = fakeprovider ]; then
     start_provider --dialect anthropic --first-token "${first}ms" --token-rate "$rate/s" \
-      --output-tokens "$tokens" --max-connections $((streams + 1000))
+      --output-tokens "$tokens" --max-connections $((streams + 1000)) "${server_args[@]}"
     srv_pid=$fp_pid port=$data_port
+    pin_server
     return
   fi
   : >"$tmp/node.out"
@@ -56,6 +76,7 @@ start_server() {
     sleep 0.01
   done
   port=$(sed -n '1s/.*://p' "$tmp/node.out")
+  pin_server
   [ -n "$port" ] || { echo "streams.sh: node did not start" >&2; exit 1; }
 }
 
@@ -68,12 +89,12 @@ round() {
   idle=$(rss_kb "$srv_pid")
   before=$(cpu_ticks "$srv_pid")
   : >"$tmp/samples"
-  /usr/bin/time -f "%U %S" -o "$tmp/loadgen.cpu" "$loadgen" run --url "http://127.0.0.1:$port" --scenario "$tmp/scenario.json" --stream \
-    --clients $((streams - sample)) --max-tokens "$tokens" --strategy none --max-attempts 1 \
+  "${client_cpus[@]}" /usr/bin/time -f "%U %S" -o "$tmp/loadgen.cpu" "$loadgen" run --url "http://127.0.0.1:$port" --scenario "$tmp/scenario.json" --stream \
+    "${fleet[@]}" --max-tokens "$tokens" --strategy none --max-attempts 1 \
     --timeout $((stream_s * 5))s --max-duration $((stream_s * 6))s --expect-none \
     --no-report -q --out "$tmp/loadgen.json" 2>"$tmp/loadgen.err" &
   lg_pid=$!
-  /usr/bin/time -f "%U %S" -o "$tmp/pacing.cpu" python3 "$root/bench/provider/stream_pacing.py" "$port" "$sample" "$tokens" "$rate" "$first" \
+  "${client_cpus[@]}" /usr/bin/time -f "%U %S" -o "$tmp/pacing.cpu" python3 "$root/bench/provider/stream_pacing.py" "$port" "$sample" "$tokens" "$rate" "$first" \
     $((stream_s * 6)) >"$tmp/pacing.json" &
   sp_pid=$!
   while kill -0 "$lg_pid" 2>/dev/null || kill -0 "$sp_pid" 2>/dev/null; do
@@ -112,7 +133,8 @@ print(line)
 PY
 }
 
-echo "$streams streams of $tokens tokens at $rate/s, first token ${first}ms, $sample sampled;" \
+echo "$streams streams of $tokens tokens at $rate/s, first token ${first}ms, $sample sampled," \
+  "loadgen's started over ${ramp}s;" \
   "load average $(cut -d' ' -f1-3 /proc/loadavg)"
 # A fresh server each round: its idle RSS is the one before any stream.
 for server in $servers; do
