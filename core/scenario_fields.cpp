@@ -745,12 +745,14 @@ const std::vector<ScenarioField>& table() {
        .parse = [](Scenario& s, const json& v) { return set_seed(s.fleet.seed, v); },
        .print = [](const Scenario& s) -> Printed { return s.fleet.seed; }},
       {.name = "fleet.tokens",
-       .flag = "--tokens",
+       .flag = "--input-tokens",
+       .old_flag = "--tokens",
        .in = kLoadgen,
-       .help = "tokens every request declares, sent in the provider's token header (X-Tokens); the "
-               "simulator charges them against the provider's token allowance and spend cap, and "
-               "with --stream as each LLM request's input tokens (without it, the provider's "
-               "estimate from the body: a token per 4 bytes of its message)",
+       .help = "input tokens every request declares, sent in the provider's token header "
+               "(X-Tokens): charged at admission against the provider's input-token allowance, "
+               "token allowance and spend cap (simulate charges them the same way); without it, an "
+               "LLM request's input tokens are the provider's estimate from the body (a token per "
+               "4 bytes of its messages' text) and a plain request's the provider's default",
        .type = "INT",
        .example = "2000",
        .parse = [](Scenario& s,

@@ -28,6 +28,8 @@ struct ScenarioField {
   // "--base". loadgen spells a provider flag that a fleet flag already has "--provider-...",
   // and fakeprovider spells it so too (loadgen_flag), this short one kept as an old spelling.
   std::string_view flag{};
+  // An earlier spelling of the flag, still taken (and named as old) for the scripts that use it.
+  std::string_view old_flag{};
   unsigned in = kNoFlag;       // FlagIn bits: the binaries that declare the flag
   std::string_view no_flag{};  // why there is none, when there is none
   std::string_view help{};

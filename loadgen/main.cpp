@@ -20,6 +20,7 @@
 #include "last_resort.hpp"
 #include "live/http/tls_settings.hpp"
 #include "nearest_name.hpp"
+#include "old_spelling.hpp"
 #include "report_command.hpp"
 #include "scenario_flags.hpp"
 
@@ -77,6 +78,9 @@ void add_scenario_flags(CLI::App& cmd, ScenarioArgs& args, bool fleet = true) {
         cmd.add_option(loadgen_flag(f), args.values[std::string(f.name)], std::string(f.help));
     opt->group(group);
     describe_value(*opt, f);
+    if (!f.old_flag.empty())
+      keep_old_spelling(cmd, *opt, std::string(f.old_flag), args.values[std::string(f.name)],
+                        "loadgen");
     if (!fleet) {
       one_value_each_time(*opt);  // the last of a flag given twice still wins, as in run
     } else if (!f.list) {

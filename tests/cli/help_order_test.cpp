@@ -6,7 +6,11 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
+#include "support/files.hpp"
 #include "support/process.hpp"
+#include "support/temp_dir.hpp"
 
 using namespace support;
 
@@ -205,4 +209,35 @@ TEST_CASE("help order: a provider flag has one name in both binaries; the old on
   CHECK(line_of_flag(provider, hop) < provider.size());
   const auto simulate = lines_of(run_binary("loadgen", {"simulate", "--help"}).out);
   CHECK(line_of_flag(simulate, hop) < simulate.size());
+}
+
+TEST_CASE("help order: loadgen's --tokens is now --input-tokens; the old name still works") {
+  for (const auto* command : {"run", "simulate"}) {
+    CAPTURE(command);
+    const auto lines = lines_of(run_binary("loadgen", {command, "--help"}).out);
+    CHECK(line_of_flag(lines, "--input-tokens") < lines.size());
+    CHECK(line_of_flag(lines, "--tokens") == lines.size());
+  }
+  const auto old = run_binary("loadgen", {"simulate", "--tokens", "-5"});
+  CHECK(old.code == 2);
+  CHECK(old.err.find("loadgen: --tokens is now --input-tokens") != std::string::npos);
+  CHECK(old.err.find("--input-tokens (fleet.tokens): '-5'") != std::string::npos);
+  // The old name's value reaches the field: a run with it charges as the new name's does.
+  const TempDir dir;
+  auto with = [&](const std::string& flag) {
+    const auto out = dir.file(flag.substr(2) + ".json");
+    const auto run =
+        run_binary("loadgen", {"simulate", "--clients", "3", "--token-allowance", "250/h",
+                               "--limiter", "fixed-window", flag, "100", "--max-attempts", "1",
+                               "--out", out, "--no-report", "-q"});
+    CHECK(run.code == 0);
+    return nlohmann::json::parse(read_file(out));
+  };
+  const auto by_old = with("--tokens"), by_new = with("--input-tokens");
+  CHECK(by_new["scenario"]["fleet"]["tokens"] == 100);
+  // Two items of 100 tokens fit the 250: the third is refused and, with one attempt, lost.
+  CHECK(by_new["counts"]["delivered"] == 2);
+  CHECK(by_new["counts"]["dead_lettered"] == 1);
+  CHECK(by_old["counts"] == by_new["counts"]);
+  CHECK(by_old["histograms"] == by_new["histograms"]);
 }

@@ -27,8 +27,8 @@ std::vector<std::string> quotas(const std::string& spend_cap) {
 
 Run storm(const FakeProvider& p, const std::string& spend_cap) {
   std::vector<std::string> args{"--url", p.url(), "--provider-admin", p.admin(), "--clients", "30",
-                                "--tokens", "100", "--strategy", "exponential", "--retry-after",
-                                "exact",
+                                "--input-tokens", "100", "--strategy", "exponential",
+                                "--retry-after", "exact",
                                 // A spend cap retried would run into this, not on forever.
                                 "--max-attempts", "10"};
   for (const auto& a : quotas(spend_cap)) args.push_back(a);
