@@ -6,6 +6,7 @@
 
 #include "model/llm_pacing.hpp"
 #include "model/llm_request.hpp"
+#include "model/model_limits.hpp"
 #include "model/provider_policy.hpp"
 #include "policy/arrival_schedule.hpp"
 #include "policy/item_life.hpp"
@@ -231,6 +232,7 @@ class Simulation {
     // Dropped on the client by an adaptive throttle: no send, no arrival, a 429 all the same.
     const Step due = life_.on_send_due(t_ns, cl.item, nullptr, fleet_.guards(c), cl.rng);
     if (due.kind != Step::Kind::kSendNow) return follow(c, t_ns, due);
+    if (model_refused_) return refuse_model(c, t_ns);
     const Decision d = admit(c, t_ns);
     const Seen seen = seen_of(c, t_ns, d);
     // Settled when the client reads the answer's end: the provider's last write, at once.
@@ -308,6 +310,13 @@ class Simulation {
     return {broken ? broken_stream_outcome(p.dialect) : Outcome::kOk, end, times.tokens};
   }
 
+  // provider.models_only and the fleet's model not listed: the provider answers 404 at once,
+  // before any limit, and counts no arrival; the client never retries a 4xx.
+  void refuse_model(std::uint32_t c, std::int64_t t_ns) {
+    if (mine(c)) rec_.record_send(t_ns, fleet_[c].item.sends, Outcome::kClientError);
+    answer(c, t_ns, PendingAnswer{Outcome::kClientError, false, -1});
+  }
+
   // As the live provider would: by the tenant and tokens of a trace's item, the fleet's own
   // (no tenant key, --tokens) otherwise; a streamed fleet's requests charged as its LLM bodies.
   Decision admit(std::uint32_t c, std::int64_t t_ns) {
@@ -364,6 +373,7 @@ class Simulation {
   std::uint64_t llm_answers_ = 0;  // the LLM answers admitted so far
   const DeclaredTokens tokens_ = fleet_declared_tokens(scenario_);
   const std::optional<LlmCharge> llm_ = fleet_llm_charge(scenario_);
+  const bool model_refused_ = llm_ && route_model(scenario_.provider, llm_->model).refused;
   // By client: the admitted LLM answers still open that hold a reservation (few at a time).
   std::unordered_map<std::uint32_t, HeldAnswer> held_;
   Workload workload_;

@@ -136,3 +136,18 @@ TEST_CASE("simulate: a stream the client's timeout cuts is settled then, at the 
   CHECK(arrivals.at(0, rate_limited) == 3);
   CHECK(arrivals.at(1, ok) == 1);  // the second agent, at 1.2 s
 }
+
+TEST_CASE("simulate: provider.models_only refuses the fleet's model with a 404, no arrival") {
+  auto s = storm(5, "512", {{"provider.models", R"({"small": {"allowance": "100/s"}})"}});
+  const Results listed = simulate(s);  // the fleet's model is unlisted: the top-level limits
+  CHECK(listed.recording.delivered == 5);
+  REQUIRE_FALSE(set_field(s, "provider.models_only", "on"));
+  REQUIRE(validate(s).empty());
+  const Results r = simulate(s);
+  CHECK(r.recording.delivered == 0);
+  CHECK(r.recording.dead_lettered == 5);
+  CHECK(r.recording.requests == 5);  // a 4xx is never retried
+  CHECK(r.recording.provider_by_outcome.total() == 0);
+  CHECK(r.recording.client_by_outcome.total() == 5);
+  CHECK(r.recording.streams.completed == 0);
+}
