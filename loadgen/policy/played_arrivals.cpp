@@ -1,0 +1,120 @@
+#include "policy/played_arrivals.hpp"
+
+#include <unistd.h>
+
+#include <cstring>
+
+namespace stampede {
+namespace {
+
+// A block's size: the reads back cost nothing beside the decoding, and a reader holds one.
+constexpr std::size_t kBlock = std::size_t{256} << 10;
+// An arrival's bytes at most: its time and flags, its tenant's length and bytes, its tokens.
+constexpr std::size_t kMaxArrival = 10 + 2 + kMaxTraceTenant + 10;
+// The low bits of an arrival's first number: which of its record's fields follow.
+constexpr std::uint64_t kHasTenant = 2, kHasTokens = 1, kFlagBits = 2;
+
+void put(std::vector<unsigned char>& out, std::uint64_t v) {
+  for (; v >= 0x80; v >>= 7) out.push_back(static_cast<unsigned char>(v | 0x80));
+  out.push_back(static_cast<unsigned char>(v));
+}
+
+std::uint64_t get(const unsigned char*& at) {
+  std::uint64_t v = 0;
+  for (int shift = 0;; shift += 7) {
+    const unsigned char b = *at++;
+    v |= static_cast<std::uint64_t>(b & 0x7F) << shift;
+    if (b < 0x80) return v;
+  }
+}
+
+// Tokens are not negative in a trace, but a sign costs nothing to keep.
+std::uint64_t zigzag(std::int64_t v) {
+  return (static_cast<std::uint64_t>(v) << 1) ^ static_cast<std::uint64_t>(v >> 63);
+}
+std::int64_t unzigzag(std::uint64_t v) {
+  return static_cast<std::int64_t>(v >> 1) ^ -static_cast<std::int64_t>(v & 1);
+}
+
+}  // namespace
+
+PlayedArrivals::PlayedArrivals() {
+  block_.reserve(kBlock);
+}
+PlayedArrivals::~PlayedArrivals() = default;
+
+void PlayedArrivals::add(std::int64_t at_ns, const TraceRecord& record) {
+  if (lost_) return;
+  // A time the delta and its flags cannot hold: none played, but the run reads the trace then.
+  if (at_ns < last_ns_ || static_cast<std::uint64_t>(at_ns - last_ns_) >> (64 - kFlagBits)) {
+    lost_ = true;
+    return;
+  }
+  if (block_.size() + kMaxArrival > kBlock) spill();
+  const auto delta = static_cast<std::uint64_t>(at_ns - last_ns_);
+  put(block_,
+      delta << kFlagBits | (record.tenant ? kHasTenant : 0) | (record.tokens ? kHasTokens : 0));
+  if (record.tenant) {
+    put(block_, record.tenant->size());
+    block_.insert(block_.end(), record.tenant->begin(), record.tenant->end());
+  }
+  if (record.tokens) put(block_, zigzag(*record.tokens));
+  last_ns_ = at_ns;
+  ++count_;
+}
+
+// The full block goes to the file, at its end: reads back at an offset leave no position shared.
+void PlayedArrivals::spill() {
+  if (!file_) file_.reset(std::tmpfile());
+  const std::uint64_t from = spilled_.empty() ? 0 : spilled_.back();
+  if (!file_ || ::pwrite(fileno(file_.get()), block_.data(), block_.size(),
+                         static_cast<off_t>(from)) != static_cast<ssize_t>(block_.size())) {
+    lost_ = true;
+    return;
+  }
+  spilled_.push_back(from + block_.size());
+  block_.clear();
+}
+
+bool PlayedArrivals::Reader::next(std::int64_t& at_ns, TraceRecord& record) {
+  if (at_ == end_ && !load()) return false;
+  const std::uint64_t head = get(at_);
+  last_ns_ += static_cast<std::int64_t>(head >> kFlagBits);
+  at_ns = last_ns_;
+  if (head & kHasTenant) {
+    const auto size = static_cast<std::size_t>(get(at_));
+    record.tenant.emplace().assign(reinterpret_cast<const char*>(at_), size);
+    at_ += size;
+  } else {
+    record.tenant.reset();
+  }
+  if (head & kHasTokens)
+    record.tokens = unzigzag(get(at_));
+  else
+    record.tokens.reset();
+  return true;
+}
+
+// The next block with arrivals in it: a spilled one read back, then the one still in memory.
+bool PlayedArrivals::Reader::load() {
+  const auto& spilled = played_.spilled_;
+  while (at_ == end_) {
+    if (block_ < spilled.size()) {
+      const std::uint64_t from = block_ == 0 ? 0 : spilled[block_ - 1];
+      buffer_.resize(spilled[block_] - from);
+      const auto got = ::pread(fileno(played_.file_.get()), buffer_.data(), buffer_.size(),
+                               static_cast<off_t>(from));
+      if (got != static_cast<ssize_t>(buffer_.size())) return false;
+      at_ = reinterpret_cast<const unsigned char*>(buffer_.data());
+    } else if (block_ == spilled.size()) {
+      at_ = played_.block_.data();
+    } else {
+      return false;
+    }
+    end_ = at_ + (block_ < spilled.size() ? buffer_.size() : played_.block_.size());
+    ++block_;
+  }
+  return true;
+}
+
+}  // namespace stampede
