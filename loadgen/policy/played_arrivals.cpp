@@ -2,7 +2,7 @@
 
 #include <unistd.h>
 
-#include <cstring>
+#include <algorithm>
 
 namespace stampede {
 namespace {
@@ -14,9 +14,10 @@ constexpr std::size_t kMaxArrival = 10 + 2 + kMaxTraceTenant + 10;
 // The low bits of an arrival's first number: which of its record's fields follow.
 constexpr std::uint64_t kHasTenant = 2, kHasTokens = 1, kFlagBits = 2;
 
-void put(std::vector<unsigned char>& out, std::uint64_t v) {
-  for (; v >= 0x80; v >>= 7) out.push_back(static_cast<unsigned char>(v | 0x80));
-  out.push_back(static_cast<unsigned char>(v));
+unsigned char* put(unsigned char* out, std::uint64_t v) {
+  for (; v >= 0x80; v >>= 7) *out++ = static_cast<unsigned char>(v | 0x80);
+  *out++ = static_cast<unsigned char>(v);
+  return out;
 }
 
 std::uint64_t get(const unsigned char*& at) {
@@ -38,9 +39,7 @@ std::int64_t unzigzag(std::uint64_t v) {
 
 }  // namespace
 
-PlayedArrivals::PlayedArrivals() {
-  block_.reserve(kBlock);
-}
+PlayedArrivals::PlayedArrivals() : block_(new unsigned char[kBlock]) {}
 PlayedArrivals::~PlayedArrivals() = default;
 
 void PlayedArrivals::add(std::int64_t at_ns, const TraceRecord& record) {
@@ -50,15 +49,18 @@ void PlayedArrivals::add(std::int64_t at_ns, const TraceRecord& record) {
     lost_ = true;
     return;
   }
-  if (block_.size() + kMaxArrival > kBlock) spill();
+  if (size_ + kMaxArrival > kBlock) spill();
+  if (lost_) return;
   const auto delta = static_cast<std::uint64_t>(at_ns - last_ns_);
-  put(block_,
-      delta << kFlagBits | (record.tenant ? kHasTenant : 0) | (record.tokens ? kHasTokens : 0));
+  unsigned char* out = block_.get() + size_;
+  out = put(out, delta << kFlagBits | (record.tenant ? kHasTenant : 0) |
+                     (record.tokens ? kHasTokens : 0));
   if (record.tenant) {
-    put(block_, record.tenant->size());
-    block_.insert(block_.end(), record.tenant->begin(), record.tenant->end());
+    out = put(out, record.tenant->size());
+    out = std::copy(record.tenant->begin(), record.tenant->end(), out);
   }
-  if (record.tokens) put(block_, zigzag(*record.tokens));
+  if (record.tokens) out = put(out, zigzag(*record.tokens));
+  size_ = static_cast<std::size_t>(out - block_.get());
   last_ns_ = at_ns;
   ++count_;
 }
@@ -67,13 +69,13 @@ void PlayedArrivals::add(std::int64_t at_ns, const TraceRecord& record) {
 void PlayedArrivals::spill() {
   if (!file_) file_.reset(std::tmpfile());
   const std::uint64_t from = spilled_.empty() ? 0 : spilled_.back();
-  if (!file_ || ::pwrite(fileno(file_.get()), block_.data(), block_.size(),
-                         static_cast<off_t>(from)) != static_cast<ssize_t>(block_.size())) {
+  if (!file_ || ::pwrite(fileno(file_.get()), block_.get(), size_, static_cast<off_t>(from)) !=
+                    static_cast<ssize_t>(size_)) {
     lost_ = true;
     return;
   }
-  spilled_.push_back(from + block_.size());
-  block_.clear();
+  spilled_.push_back(from + size_);
+  size_ = 0;
 }
 
 bool PlayedArrivals::Reader::next(std::int64_t& at_ns, TraceRecord& record) {
@@ -83,7 +85,9 @@ bool PlayedArrivals::Reader::next(std::int64_t& at_ns, TraceRecord& record) {
   at_ns = last_ns_;
   if (head & kHasTenant) {
     const auto size = static_cast<std::size_t>(get(at_));
-    record.tenant.emplace().assign(reinterpret_cast<const char*>(at_), size);
+    // Assigned into the string already there: no allocation once it is long enough.
+    if (!record.tenant) record.tenant.emplace();
+    record.tenant->assign(reinterpret_cast<const char*>(at_), size);
     at_ += size;
   } else {
     record.tenant.reset();
@@ -107,11 +111,11 @@ bool PlayedArrivals::Reader::load() {
       if (got != static_cast<ssize_t>(buffer_.size())) return false;
       at_ = reinterpret_cast<const unsigned char*>(buffer_.data());
     } else if (block_ == spilled.size()) {
-      at_ = played_.block_.data();
+      at_ = played_.block_.get();
     } else {
       return false;
     }
-    end_ = at_ + (block_ < spilled.size() ? buffer_.size() : played_.block_.size());
+    end_ = at_ + (block_ < spilled.size() ? buffer_.size() : played_.size_);
     ++block_;
   }
   return true;

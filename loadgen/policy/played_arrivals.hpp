@@ -53,7 +53,8 @@ class PlayedArrivals {
   struct Close {
     void operator()(std::FILE* file) const { std::fclose(file); }
   };
-  std::vector<unsigned char> block_;  // the block being written: the last, at the end
+  std::unique_ptr<unsigned char[]> block_;  // the block being written: the last, at the end
+  std::size_t size_ = 0;                    // its bytes written
   std::unique_ptr<std::FILE, Close> file_;
   std::vector<std::uint64_t> spilled_;  // each spilled block's end in the file
   std::int64_t last_ns_ = 0;
