@@ -79,9 +79,10 @@ void read_request(std::string_view request, TraceRecord& record) {
         return std::isupper(static_cast<unsigned char>(c));
       }))
     return;
-  record.method = method;
   const std::string_view rest = request.substr(space + 1);
-  record.path = rest.substr(0, rest.find(' '));
+  TraceRequest& fill = record.fill_request();
+  fill.method = method;
+  fill.path = rest.substr(0, rest.find(' '));
 }
 
 // A field's value as the tenant, or the error naming where it is: it is sent verbatim in a
@@ -132,8 +133,8 @@ std::string joined(const std::vector<std::string>& names) {
 // A log variable the record keeps: the request, or its method and path apart.
 void log_field(std::string_view name, std::string_view value, TraceRecord& record) {
   if (name == "request") read_request(value, record);
-  if (name == "request_method") record.method = value;
-  if (name == "uri" || name == "request_uri") record.path = value;
+  if (name == "request_method") record.fill_request().method = value;
+  if (name == "uri" || name == "request_uri") record.fill_request().path = value;
 }
 
 std::string_view trim(std::string_view text) {
@@ -226,7 +227,7 @@ void scan_request(std::string_view line, TraceRecord& record) {
   for (auto q = line.find('"'); q != std::string_view::npos; q = line.find('"', q + 1)) {
     const auto end = line.find('"', q + 1);
     read_request(line.substr(q + 1, end == std::string_view::npos ? end : end - q - 1), record);
-    if (!record.method.empty()) return;
+    if (!record.method().empty()) return;
     if (end == std::string_view::npos) return;
     q = end;
   }
@@ -448,8 +449,8 @@ std::optional<std::string> TraceFormat::read_csv(std::string_view line, std::int
   if (csv_.has[kCsvTokensRole]) {
     if (auto error = read_tokens(tokens.text, n, tokens.column, r)) return error;
   }
-  if (fields_ && csv_.has[kCsvMethodRole]) r.method = method.text;
-  if (fields_ && csv_.has[kCsvPathRole]) r.path = path.text;
+  if (fields_ && csv_.has[kCsvMethodRole]) r.fill_request().method = method.text;
+  if (fields_ && csv_.has[kCsvPathRole]) r.fill_request().path = path.text;
   return std::nullopt;
 }
 
