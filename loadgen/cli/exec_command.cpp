@@ -244,7 +244,9 @@ ExecArrivals trace_arrivals(const FleetConfig& fleet) {
     const auto next = play->stream ? play->stream->peek() : std::nullopt;
     if (!next) return std::nullopt;
     const TraceRecord& r = play->stream->peek_record();
-    ExecArrival a{next->intended_ns, {next->id, 0, r.tenant, r.tokens, r.method, r.path}};
+    ExecArrival a{
+        next->intended_ns,
+        {next->id, 0, r.tenant, r.tokens, std::string(r.method()), std::string(r.path())}};
     play->stream->pop();
     return a;
   };

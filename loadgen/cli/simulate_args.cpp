@@ -49,7 +49,11 @@ Checked<SimulateCommand> check_simulate(const Scenario& scenario, const std::str
   Errors errors;
   SimulateCommand cmd;
   cmd.scenario = scenario;
-  take_trace(cmd.scenario, errors);
+  // Kept as they are checked: the run plays them back rather than reading the trace again.
+  if (scenario.fleet.workload == WorkloadKind::kTrace)
+    cmd.played = std::make_shared<PlayedArrivals>();
+  take_trace(cmd.scenario, errors, cmd.played.get());
+  if (cmd.played && cmd.played->size() == 0) cmd.played.reset();  // no trace was read
   take_stream_flags(a.stream, cmd.scenario);
   add_error(simulated_stream_error(cmd.scenario), errors);
   take_assertions(a, scenario_path, cmd, errors);

@@ -22,6 +22,7 @@ int run_simulate_command(const SimulateCommand& cmd) {
   SimOptions options;
   if (cmd.horizon_ns > 0) options.horizon_ns = cmd.horizon_ns;
   options.shard = cmd.shard;
+  if (cmd.played && cmd.played->kept()) options.played = cmd.played.get();
   // As run's: redrawn each second on a terminal, a plain line every 10 s in a CI log, so a
   // simulation of a million clients never looks hung.
   ProgressPrinter printer(!cmd.quiet, isatty(STDERR_FILENO) != 0, kProgressEveryDefaultNs,

@@ -1,9 +1,11 @@
 #pragma once
 
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "assertion.hpp"
+#include "policy/played_arrivals.hpp"
 #include "policy/shard.hpp"
 #include "scenario.hpp"
 
@@ -19,6 +21,9 @@ struct SimulateCommand {
   bool quiet = false;
   std::int64_t trials = 1;  // > 1: report the means (sim_trials.hpp)
   Shard shard;              // record only this shard's clients
+  // The trace workload: its arrivals as checking the trace played them, for the run to play
+  // back (the trace read once); none, or not all kept: the run reads the trace again.
+  std::shared_ptr<PlayedArrivals> played;
 };
 
 // Runs the simulation, prints the summary, writes the results. Returns the exit code:

@@ -9,7 +9,7 @@
 
 namespace stampede {
 
-void take_trace(Scenario& scenario, Errors& errors) {
+void take_trace(Scenario& scenario, Errors& errors, PlayedArrivals* keep) {
   auto& fleet = scenario.fleet;
   if (fleet.workload != WorkloadKind::kTrace || fleet.trace.path.empty()) return;
   const std::string flag = "--trace " + fleet.trace.path + ": ";
@@ -19,7 +19,7 @@ void take_trace(Scenario& scenario, Errors& errors) {
                      "); give the path of a readable trace file");
     return;
   }
-  const auto count = count_trace_arrivals(file, fleet.trace, fleet.seed);
+  const auto count = count_trace_arrivals(file, fleet.trace, fleet.seed, keep);
   if (!count) {
     errors.push_back(flag + count.error());
     return;

@@ -6,8 +6,12 @@ namespace stampede {
 
 OpenArrivals::OpenArrivals(const ArrivalSchedule& schedule, const FleetConfig& fleet,
                            std::unique_ptr<std::istream> trace, std::int64_t first,
-                           std::int64_t stride)
+                           std::int64_t stride, const PlayedArrivals* played)
     : steady_(schedule, first, stride), file_(std::move(trace)) {
+  if (played) {
+    trace_ = std::make_unique<TraceArrivalStream>(*played, fleet.item_count(), first, stride);
+    return;
+  }
   if (!file_) return;
   // The options were checked when the trace was counted; a file changed since then ends
   // its arrivals where it stops reading.

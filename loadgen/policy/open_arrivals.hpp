@@ -13,17 +13,19 @@ namespace stampede {
 
 // One part of the open model's arrivals (a shard's, a live loop's): the steady schedule's, or,
 // for the trace workload, a trace's, read from the file the caller opened (checked whole
-// before the run: count_trace_arrivals) and handed in.
+// before the run: count_trace_arrivals) and handed in, or played back from the arrivals that
+// check kept (played: simulate reads the trace once).
 class OpenArrivals {
  public:
   OpenArrivals(const ArrivalSchedule& schedule, const FleetConfig& fleet,
-               std::unique_ptr<std::istream> trace, std::int64_t first, std::int64_t stride);
+               std::unique_ptr<std::istream> trace, std::int64_t first, std::int64_t stride,
+               const PlayedArrivals* played = nullptr);
 
   // A trace workload never falls back to the steady schedule: a trace that can no longer be
   // read has no more arrivals, and its items stay unfinished for the checks to see.
   std::optional<WorkItem> peek() const {
-    if (!file_) return steady_.peek();
-    return trace_ ? trace_->peek() : std::nullopt;
+    if (trace_) return trace_->peek();
+    return file_ ? std::nullopt : steady_.peek();
   }
   // The trace line of peek()'s item, whose tenant and tokens are the item's; null for the
   // steady schedule's.
@@ -31,8 +33,8 @@ class OpenArrivals {
     return trace_ && trace_->peek() ? &trace_->peek_record() : nullptr;
   }
   void pop() {
-    if (!file_) return steady_.pop();
-    if (trace_) trace_->pop();
+    if (trace_) return trace_->pop();
+    if (!file_) steady_.pop();
   }
 
  private:

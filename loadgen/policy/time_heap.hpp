@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -60,14 +61,17 @@ class TimeHeap {
   }
   bool empty() const { return in_order_.empty() && out_of_order_.empty(); }
   std::int64_t earliest_ns() const { return next().t_ns; }
-  T pop() {
+  // The earliest value, moved once (into the optional its taker returns): a record carrying
+  // strings is moved as few times as it can be.
+  std::optional<T> pop() {
+    std::optional<T> value;
     if (from_heap()) {
       std::pop_heap(out_of_order_.begin(), out_of_order_.end(), later);
-      T value = std::move(out_of_order_.back().value);
+      value.emplace(std::move(out_of_order_.back().value));
       out_of_order_.pop_back();
       return value;
     }
-    T value = std::move(in_order_.front().value);
+    value.emplace(std::move(in_order_.front().value));
     in_order_.pop_front();
     return value;
   }

@@ -18,20 +18,22 @@ TraceReadOptions times_only(TraceReadOptions read) {
 }  // namespace
 
 Parsed<std::int64_t> count_trace_arrivals(std::istream& in, const TraceSettings& settings,
-                                          std::uint64_t seed) {
+                                          std::uint64_t seed, PlayedArrivals* keep) {
   const auto read = trace_read_options(settings);
   if (!read) return Parsed<std::int64_t>::fail(read.error());
   TraceReader reader(in, times_only(*read));
-  // Every record played once, none cut: the count is the records', read without sorting.
+  // Every record played once, none cut, none kept: the count is the records', read without
+  // sorting.
   const auto& play = settings.playback;
-  if (play.scale == 1 && play.from_ns == 0 && !play.to_ns) {
+  if (!keep && play.scale == 1 && play.from_ns == 0 && !play.to_ns) {
     const auto records = reader.count();
     if (!records) return Parsed<std::int64_t>::fail(reader.error());
     return Parsed<std::int64_t>::ok(*records);
   }
   TracePlayer player(reader, settings.playback, seed);
   std::int64_t count = 0;
-  while (player.next()) ++count;
+  for (; auto arrival = player.next(); ++count)
+    if (keep) keep->add(arrival->at_ns, arrival->record);
   if (!player.error().empty()) return Parsed<std::int64_t>::fail(player.error());
   if (count == 0)
     return Parsed<std::int64_t>::fail(
@@ -43,22 +45,35 @@ TraceArrivalStream::TraceArrivalStream(std::istream& in, const TraceReadOptions&
                                        const TraceSettings& settings, std::uint64_t seed,
                                        std::int64_t total, std::int64_t first, std::int64_t stride,
                                        bool requests)
-    : reader_(in, requests ? read : times_only(read)),
-      player_(reader_, settings.playback, seed),
-      total_(total),
-      stride_(stride) {
+    : total_(total), stride_(stride) {
+  reader_.emplace(in, requests ? read : times_only(read));
+  player_.emplace(*reader_, settings.playback, seed);
   advance(first + 1);
+}
+
+TraceArrivalStream::TraceArrivalStream(const PlayedArrivals& played, std::int64_t total,
+                                       std::int64_t first, std::int64_t stride)
+    : played_(std::in_place, played), total_(total), stride_(stride) {
+  advance(first + 1);
+}
+
+// The next arrival into record_, from the trace or played back; false at the end.
+bool TraceArrivalStream::next_arrival(std::int64_t& at_ns) {
+  if (played_) return played_->next(at_ns, record_);
+  auto arrival = player_->next();
+  if (!arrival) return false;
+  at_ns = arrival->at_ns;
+  record_ = std::move(arrival->record);
+  return true;
 }
 
 void TraceArrivalStream::advance(std::int64_t steps) {
   next_.reset();
-  std::optional<TraceArrival> arrival;
+  std::int64_t at_ns = 0;
   for (; steps > 0; --steps) {
-    arrival = player_.next();
-    if (!arrival || ++index_ >= total_) return;
+    if (!next_arrival(at_ns) || ++index_ >= total_) return;
   }
-  next_ = WorkItem{index_, arrival->at_ns};
-  record_ = std::move(arrival->record);
+  next_ = WorkItem{index_, at_ns};
 }
 
 }  // namespace stampede

@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "parsed.hpp"
+#include "policy/played_arrivals.hpp"
 #include "policy/trace_playback.hpp"
 #include "policy/workload.hpp"
 #include "trace_settings.hpp"
@@ -15,9 +16,10 @@ namespace stampede {
 Parsed<TraceReadOptions> trace_read_options(const TraceSettings& settings);
 
 // Reads the trace through to its end as the run will play it, before anything runs: every
-// error it has, or its arrivals' count (the items of the run). Memory as the run's.
+// error it has, or its arrivals' count (the items of the run). Memory as the run's. With keep,
+// the arrivals go there as they are played, for the run to play back (simulate's one pass).
 Parsed<std::int64_t> count_trace_arrivals(std::istream& in, const TraceSettings& settings,
-                                          std::uint64_t seed);
+                                          std::uint64_t seed, PlayedArrivals* keep = nullptr);
 
 // One stream of a played trace's arrivals as the open model's items: arrival k is item k, and
 // a stream takes first, first + stride, ... below the total (a sharded fleet's part, as
@@ -29,6 +31,10 @@ class TraceArrivalStream {
   TraceArrivalStream(std::istream& in, const TraceReadOptions& read, const TraceSettings& settings,
                      std::uint64_t seed, std::int64_t total, std::int64_t first,
                      std::int64_t stride, bool requests = false);
+  // The same arrivals played back from what count_trace_arrivals kept, for the same settings
+  // and seed: their records carry their tenants and tokens alone.
+  TraceArrivalStream(const PlayedArrivals& played, std::int64_t total, std::int64_t first,
+                     std::int64_t stride);
 
   // The next arrival, or none: the stream is done. Never earlier than the one before.
   std::optional<WorkItem> peek() const { return next_; }
@@ -38,9 +44,12 @@ class TraceArrivalStream {
 
  private:
   void advance(std::int64_t steps);
+  bool next_arrival(std::int64_t& at_ns);
 
-  TraceReader reader_;
-  TracePlayer player_;
+  // The trace read and played, or the arrivals played back.
+  std::optional<TraceReader> reader_;
+  std::optional<TracePlayer> player_;
+  std::optional<PlayedArrivals::Reader> played_;
   std::int64_t index_ = -1;  // the arrival next_ is
   std::int64_t total_;
   std::int64_t stride_;

@@ -79,9 +79,10 @@ void read_request(std::string_view request, TraceRecord& record) {
         return std::isupper(static_cast<unsigned char>(c));
       }))
     return;
-  record.method = method;
   const std::string_view rest = request.substr(space + 1);
-  record.path = rest.substr(0, rest.find(' '));
+  TraceRequest& fill = record.fill_request();
+  fill.method = method;
+  fill.path = rest.substr(0, rest.find(' '));
 }
 
 // A field's value as the tenant, or the error naming where it is: it is sent verbatim in a
@@ -132,8 +133,8 @@ std::string joined(const std::vector<std::string>& names) {
 // A log variable the record keeps: the request, or its method and path apart.
 void log_field(std::string_view name, std::string_view value, TraceRecord& record) {
   if (name == "request") read_request(value, record);
-  if (name == "request_method") record.method = value;
-  if (name == "uri" || name == "request_uri") record.path = value;
+  if (name == "request_method") record.fill_request().method = value;
+  if (name == "uri" || name == "request_uri") record.fill_request().path = value;
 }
 
 std::string_view trim(std::string_view text) {
@@ -226,7 +227,7 @@ void scan_request(std::string_view line, TraceRecord& record) {
   for (auto q = line.find('"'); q != std::string_view::npos; q = line.find('"', q + 1)) {
     const auto end = line.find('"', q + 1);
     read_request(line.substr(q + 1, end == std::string_view::npos ? end : end - q - 1), record);
-    if (!record.method.empty()) return;
+    if (!record.method().empty()) return;
     if (end == std::string_view::npos) return;
     q = end;
   }
@@ -398,19 +399,29 @@ std::optional<std::string> TraceFormat::choose(Field which, std::string_view fie
 std::optional<std::string> TraceFormat::read(std::string_view line, std::int64_t n,
                                              std::vector<TraceRecord>& out) const {
   if (blank(line)) return std::nullopt;
+  // The records are made in place (a record carries strings: one move fewer each), and a
+  // line's error leaves none of its records behind.
+  const std::size_t before = out.size();
+  std::optional<std::string> error;
   switch (kind_) {
     case Kind::kCsv:
-      return read_csv(line, n, out);
-    case Kind::kHar:
-      return read_har(line, n, out);
-    case Kind::kLog:
-      return read_log(line, n, out);
-    case Kind::kScan:
-      return read_scan(line, n, out);
-    case Kind::kAuto:
+      error = read_csv(line, n, out);
       break;
+    case Kind::kHar:
+      error = read_har(line, n, out);
+      break;
+    case Kind::kLog:
+      error = read_log(line, n, out);
+      break;
+    case Kind::kScan:
+      error = read_scan(line, n, out);
+      break;
+    case Kind::kAuto:
+      return trace_position(n, 1) +
+             "the trace's format is not known yet: " + std::string(kAccepted);
   }
-  return trace_position(n, 1) + "the trace's format is not known yet: " + std::string(kAccepted);
+  if (error) out.resize(before);
+  return error;
 }
 
 std::optional<std::string> TraceFormat::read_csv(std::string_view line, std::int64_t n,
@@ -429,7 +440,7 @@ std::optional<std::string> TraceFormat::read_csv(std::string_view line, std::int
                    by_role[csv_.role[i]] = {text, column};
                  });
   const auto& [time, tenant, tokens, method, path, unused] = by_role;
-  TraceRecord r;
+  TraceRecord& r = out.emplace_back();
   if (auto error = timed_record(time.text, kCsvTime, n, time.column, r)) return error;
   if (csv_.has[kCsvTenantRole]) {
     const auto at = static_cast<std::size_t>(tenant.text.data() - line.data()) + 1;
@@ -438,15 +449,14 @@ std::optional<std::string> TraceFormat::read_csv(std::string_view line, std::int
   if (csv_.has[kCsvTokensRole]) {
     if (auto error = read_tokens(tokens.text, n, tokens.column, r)) return error;
   }
-  if (fields_ && csv_.has[kCsvMethodRole]) r.method = method.text;
-  if (fields_ && csv_.has[kCsvPathRole]) r.path = path.text;
-  out.push_back(std::move(r));
+  if (fields_ && csv_.has[kCsvMethodRole]) r.fill_request().method = method.text;
+  if (fields_ && csv_.has[kCsvPathRole]) r.fill_request().path = path.text;
   return std::nullopt;
 }
 
 std::optional<std::string> TraceFormat::read_log(std::string_view line, std::int64_t n,
                                                  std::vector<TraceRecord>& out) const {
-  TraceRecord r;
+  TraceRecord& r = out.emplace_back();
   bool timed = false;
   std::size_t at = 0;
   for (std::size_t i = 0; i < pieces_.size(); ++i) {
@@ -477,7 +487,6 @@ std::optional<std::string> TraceFormat::read_log(std::string_view line, std::int
     }
     at = end;
   }
-  out.push_back(std::move(r));
   return std::nullopt;
 }
 
@@ -489,10 +498,9 @@ std::optional<std::string> TraceFormat::read_scan(std::string_view line, std::in
     return trace_position(n, 1) + "no $" + std::string(how.name) + " time (e.g. " +
            std::string(how.example) +
            ") on this line, as on the log's first: fix the line or cut it out";
-  TraceRecord r;
+  TraceRecord& r = out.emplace_back();
   if (auto error = timed_record(found->first, how, n, found->second, r)) return error;
   if (fields_) scan_request(line, r);
-  out.push_back(std::move(r));
   return std::nullopt;
 }
 
@@ -507,10 +515,9 @@ std::optional<std::string> TraceFormat::read_har(std::string_view line, std::int
       return trace_position(n, key + 1) +
              "startedDateTime has no quoted time: fix the HAR entry or cut it out";
     ++at;
-    TraceRecord r;
+    TraceRecord& r = out.emplace_back();
     if (auto error = timed_record(line.substr(at, close - at), kHarTime, n, at + 1, r))
       return error;
-    out.push_back(std::move(r));
   }
   return std::nullopt;
 }

@@ -2,6 +2,7 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -15,6 +16,13 @@ namespace stampede {
 // bytes; a field this long is not one).
 inline constexpr std::size_t kMaxTraceTenant = 1024;
 
+// A line's method and path, read only when asked for (exec hands them to its program): kept
+// apart from its record, so a record without them moves as one null pointer, not two strings.
+struct TraceRequest {
+  std::string method;
+  std::string path;
+};
+
 // One arrival of a trace as its line gives it.
 struct TraceRecord {
   // Since the epoch as the line spells it (CSV's bare seconds: since its zero); the reader
@@ -25,8 +33,16 @@ struct TraceRecord {
   std::size_t column = 0;             // where its time starts, from 1
   std::optional<std::string> tenant;  // checked: fit for a header line (kMaxTraceTenant)
   std::optional<std::int64_t> tokens;
-  std::string method;
-  std::string path;
+  // Shared by the copies --scale makes of a line, and never changed once the line is read.
+  std::shared_ptr<TraceRequest> request;
+
+  std::string_view method() const { return request ? request->method : std::string_view(); }
+  std::string_view path() const { return request ? request->path : std::string_view(); }
+  // The request to fill in, made on first use.
+  TraceRequest& fill_request() {
+    if (!request) request = std::make_shared<TraceRequest>();
+    return *request;
+  }
 };
 
 // How a trace's lines are read (--trace-format): CSV with a header, HAR 1.2, an access log in

@@ -19,13 +19,15 @@ std::optional<TraceArrival> TracePlayer::next() {
       if (!reader_.error().empty()) return std::nullopt;
       continue;
     }
-    if (record->time_ns >= playback_.from_ns) play(std::move(*record));
+    if (record->time_ns < playback_.from_ns) continue;
+    if (auto now = play(std::move(*record))) return now;
   }
 }
 
 // The draws are made record by record in the trace's order: the same trace and seed, the
-// same arrivals.
-void TracePlayer::play(TraceRecord&& record) {
+// same arrivals. An arrival that would be queued alone and taken at once (played once, not
+// spread: most of a trace with fractional times) is returned instead, its record moved once.
+std::optional<TraceArrival> TracePlayer::play(TraceRecord&& record) {
   const std::int64_t trace_ns = record.time_ns - playback_.from_ns;
   // Spreads and copies only move an arrival later: nothing read after this is earlier.
   settled_ns_ = played_ns(trace_ns);
@@ -43,10 +45,14 @@ void TracePlayer::play(TraceRecord&& record) {
     if (k + 1 < copies) {
       TraceRecord copy = record;
       push(copy_ns, std::move(copy));
+    } else if (const std::int64_t at_ns = played_ns(copy_ns);
+               copies == 1 && pending_.empty() && at_ns <= settled_ns_) {
+      return TraceArrival{at_ns, std::move(record)};
     } else {
       push(copy_ns, std::move(record));
     }
   }
+  return std::nullopt;
 }
 
 void TracePlayer::push(std::int64_t trace_ns, TraceRecord&& record) {

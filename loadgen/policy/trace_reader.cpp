@@ -52,10 +52,10 @@ bool TraceReader::settled() const {
   return pending_.earliest_ns() <= saturating_add(latest_ns_, -options_.reorder_ns);
 }
 
-TraceRecord TraceReader::pop() {
-  TraceRecord r = pending_.pop();
-  if (!first_ns_) first_ns_ = r.time_ns;
-  r.time_ns -= *first_ns_;
+std::optional<TraceRecord> TraceReader::pop() {
+  auto r = pending_.pop();
+  if (!first_ns_) first_ns_ = r->time_ns;
+  r->time_ns -= *first_ns_;
   return r;
 }
 

@@ -40,7 +40,7 @@ class TraceReader {
   bool read_line();
   bool choose_fields();
   std::optional<std::string> take(std::vector<TraceRecord>& records);
-  TraceRecord pop();
+  std::optional<TraceRecord> pop();
   bool settled() const;
 
   TraceLines lines_;

@@ -180,7 +180,10 @@ class Simulation {
     const auto groups = static_cast<std::uint32_t>(options_.shard.count);
     if (scenario_.fleet.workload == WorkloadKind::kTrace) rec_.trace.emplace();
     for (std::uint32_t g = 0; g < groups; ++g) {
-      streams_.emplace_back(schedule_, scenario_.fleet, open_trace(scenario_.fleet), g, groups);
+      if (options_.played)
+        streams_.emplace_back(schedule_, scenario_.fleet, nullptr, g, groups, options_.played);
+      else
+        streams_.emplace_back(schedule_, scenario_.fleet, open_trace(scenario_.fleet), g, groups);
       pools_.emplace_back();
     }
     for (std::uint32_t c = 0; c < fleet_.size(); ++c) pools_[c % groups].release(c);

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <functional>
 
+#include "policy/played_arrivals.hpp"
 #include "policy/shard.hpp"
 #include "results.hpp"
 #include "scenario.hpp"
@@ -24,6 +25,9 @@ struct SimOptions {
   // The provider's admissions depend on the whole fleet, so a shard simulates all of it and
   // records only its own clients: the shards' recordings add up to the unsharded one.
   Shard shard;
+  // The trace workload: its arrivals as checking the trace played them (the scenario's seed),
+  // played back rather than read from the trace again; none: each stream reads the trace.
+  const PlayedArrivals* played = nullptr;
 };
 
 // What both simulators (plain and occ) share around their event loops.

@@ -16,9 +16,12 @@ Results simulate_trials(const Scenario& scenario, std::int64_t trials, const Sim
   if (trials <= 1) return first;
   Summary sum = first.summary;
   Scenario s = scenario;
+  // The arrivals kept are the first seed's: later trials read the trace with their own.
+  SimOptions later = options;
+  later.played = nullptr;
   for (std::int64_t t = 1; t < trials; ++t) {
     s.fleet.seed = trial_seed(scenario.fleet.seed, t);
-    const Summary one = simulate_scenario(s, options).summary;
+    const Summary one = simulate_scenario(s, later).summary;
     for (const auto& m : kMetrics) sum.*(m.field) += one.*(m.field);
   }
   for (const auto& m : kMetrics) sum.*(m.field) /= static_cast<double>(trials);

@@ -23,8 +23,8 @@ std::string describe(const TraceRecord& r) {
   if (r.second_resolution) out += "s";
   if (r.tenant) out += " " + *r.tenant;
   if (r.tokens) out += " " + std::to_string(*r.tokens);
-  if (!r.method.empty()) out += " " + r.method;
-  if (!r.path.empty()) out += " " + r.path;
+  if (!r.method().empty()) out += " " + std::string(r.method());
+  if (!r.path().empty()) out += " " + std::string(r.path());
   return out;
 }
 
@@ -259,8 +259,8 @@ TEST_CASE("trace: times only keeps each record's time, tokens and tenant, not me
       const auto r = reader.next();
       REQUIRE(r);
       CHECK(r->line == 1 + (text == csv));
-      CHECK(r->method.empty() == times_only);
-      CHECK(r->path.empty() == times_only);
+      CHECK(r->method().empty() == times_only);
+      CHECK(r->path().empty() == times_only);
       if (text == csv) {
         // The items' tenants: played, so kept.
         CHECK(r->tenant == "acme");

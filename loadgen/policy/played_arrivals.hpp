@@ -1,0 +1,65 @@
+#pragma once
+
+#include <cstdint>
+#include <cstdio>
+#include <memory>
+#include <vector>
+
+#include "policy/trace_format.hpp"
+
+namespace stampede {
+
+// A played trace's arrivals, kept by the pass that checks the trace before the run, so the run
+// plays them back without reading and parsing the trace again. Each arrival is a few bytes: its
+// time since the one before, then its record's tenant and tokens when it has them (nothing
+// else of the record is kept). Blocks go to an unnamed temporary file as they fill: memory is
+// one block to write and one a reader, whatever the trace's length.
+class PlayedArrivals {
+ public:
+  PlayedArrivals();
+  ~PlayedArrivals();
+  PlayedArrivals(const PlayedArrivals&) = delete;
+  PlayedArrivals& operator=(const PlayedArrivals&) = delete;
+
+  // The next arrival, never earlier than the one before (as TracePlayer plays them).
+  void add(std::int64_t at_ns, const TraceRecord& record);
+  // False when the arrivals could not all be kept (no temporary file, a write that failed):
+  // the run then reads the trace again, as it would without them.
+  bool kept() const { return !lost_; }
+  std::int64_t size() const { return count_; }
+
+  // The arrivals in the order they were added; each reader reads them on its own.
+  class Reader {
+   public:
+    explicit Reader(const PlayedArrivals& played) : played_(played) {}
+    // The next arrival: its time, and its tenant and tokens set in record (its other fields
+    // untouched); false at the end.
+    bool next(std::int64_t& at_ns, TraceRecord& record);
+
+   private:
+    bool load();
+
+    const PlayedArrivals& played_;
+    std::size_t block_ = 0;     // the next block to load; the spilled ones, then the last
+    std::vector<char> buffer_;  // a spilled block read back
+    const unsigned char* at_ = nullptr;
+    const unsigned char* end_ = nullptr;
+    std::int64_t last_ns_ = 0;
+  };
+
+ private:
+  void spill();
+
+  struct Close {
+    void operator()(std::FILE* file) const { std::fclose(file); }
+  };
+  std::unique_ptr<unsigned char[]> block_;  // the block being written: the last, at the end
+  std::size_t size_ = 0;                    // its bytes written
+  std::unique_ptr<std::FILE, Close> file_;
+  std::vector<std::uint64_t> spilled_;  // each spilled block's end in the file
+  std::int64_t last_ns_ = 0;
+  std::int64_t count_ = 0;
+  bool lost_ = false;
+};
+
+}  // namespace stampede
