@@ -356,7 +356,8 @@ void NativeTransport::finish(std::uint32_t i, TransportError transport_error, in
   clear_answer_headers(c);
   if (transport_error == TransportError::kNone) {
     for (const auto& h : conn.parser.answer_headers()) read_answer_header(c, h.name, h.value);
-    if (shared_.request.records_tokens) read_kept_body(a, conn.body);
+    if (shared_.request.records_tokens)
+      read_kept_body(a, conn.body, shared_.request.tokens_asked.has_value());
   }
   conn.body.clear();
   done_.push_back({i, a});

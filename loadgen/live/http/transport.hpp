@@ -45,8 +45,8 @@ struct AttemptAnswer {
 // tokens; a longer one's usage is not read.
 inline constexpr std::size_t kMaxKeptBody = 256 * 1024;
 // What the token_limits section reads of an answer's body that was kept whole (not a stream's):
-// a 429's error.reason, a 2xx answer's usage.
-void read_kept_body(AttemptAnswer& a, const std::string& body);
+// a 429's error.reason, and, for an LLM request (llm), a 2xx answer's usage.
+void read_kept_body(AttemptAnswer& a, const std::string& body, bool llm);
 
 // What a transport calls back on its loop.
 class AttemptSink {
