@@ -1024,7 +1024,8 @@ bool has_token_refusals(const Results& r) {
 ChartScale refusals_extent(const Results& r, std::int64_t column_ns) {
   ChartScale s;
   s.column_ns = column_ns;
-  s.x_max = span_s(token_refusals(r), column_ns);
+  // As long as the flows' charts beside it: the last refusal is seldom the run's end.
+  s.x_max = std::max(span_s(token_refusals(r), column_ns), span_s(token_flows(r), column_ns));
   for (const auto& column : column_rates(token_refusals(r), refusal_layers(), column_ns))
     s.y_max = std::max(s.y_max, column_total(column));
   return s;

@@ -192,9 +192,9 @@ TEST_CASE("live: refusals by limit are the provider's reasons; reserved and sett
     }
     CHECK(t["refused_by"]["other"] == 0);
     CHECK(refused == r.results["counts"]["statuses"].value("429", std::int64_t{0}));
-    // Streamed, the ten hold their reservations for 2 s of scenario time: the other two are
-    // refused whatever the timing.
-    if (stream) CHECK(t["refused_by"]["output_tokens"].get<std::int64_t>() >= 2);
+    // Streamed, the ten hold their reservations for 2 s of scenario time (200 ms of wall): the
+    // other two, sent at t=0 too, are refused, unless a sanitizer spreads the sends that far.
+    if (stream && kTimingExact) CHECK(t["refused_by"]["output_tokens"].get<std::int64_t>() >= 2);
     // Each admitted request reserved its 4096 and was settled at the 50 tokens it was written.
     const std::int64_t served = reason_count(stats, "served");
     CHECK(served == 12);
