@@ -58,6 +58,7 @@ void Recording::merge(const Recording& o) {
   for (std::size_t i = 0; i < kSendLabels; ++i)
     response_ns_by_send[i].merge(o.response_ns_by_send[i]);
   streams.merge(o.streams);
+  tokens.merge(o.tokens);
   if (o.trace) {
     if (!trace) trace.emplace();
     trace->merge(*o.trace);
@@ -299,6 +300,7 @@ json to_json(const Results& r) {
   }
   // Only a run that streamed says so: the others' documents read as before.
   if (rec.streams.any()) doc["streams"] = to_json(rec.streams);
+  if (rec.tokens.any()) doc["token_limits"] = to_json(rec.tokens);
   if (rec.trace) doc["trace"] = to_json(*rec.trace, rec.client_by_send);
   if (r.context) {
     doc["context"] = {{"target", r.context->target},
@@ -396,6 +398,8 @@ Parsed<Results> results_from_json(const json& j) {
     }
     if (const auto it = j.find("streams"); it != j.end())
       rec.streams = stream_recording_from_json(*it);
+    if (const auto it = j.find("token_limits"); it != j.end())
+      rec.tokens = token_recording_from_json(*it);
     if (const auto it = j.find("trace"); it != j.end())
       rec.trace = trace_recording_from_json(*it, rec.client_by_send);
     if (const auto it = j.find("context"); it != j.end()) {

@@ -18,6 +18,7 @@
 #include "scenario.hpp"
 #include "stream_recording.hpp"
 #include "summary.hpp"
+#include "token_recording.hpp"
 #include "trace_recording.hpp"
 
 namespace stampede {
@@ -56,6 +57,8 @@ struct Recording {
   // simulation, whose model answers after a configured service time).
   std::vector<LogHistogram> response_ns_by_send = std::vector<LogHistogram>(kSendLabels);
   StreamRecording streams;  // loadgen run --stream: the answers streamed (none otherwise)
+  // LLM requests against the provider's token limits (none when the run met none).
+  TokenRecording tokens;
   // The trace workload's playback (its engines set it up): none for every other workload.
   std::optional<TraceRecording> trace;
 

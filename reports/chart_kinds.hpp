@@ -36,14 +36,17 @@ struct ChartKind {
 };
 
 // time_charts.cpp
-extern const ChartKind kArrivalsChart;     // arrivals by outcome
-extern const ChartKind kWavesChart;        // sends by send number
-extern const ChartKind kRetriesChart;      // the retries alone, from the first retry on
-extern const ChartKind kStatusesChart;     // the statuses the clients read
-extern const ChartKind kFidelityChart;     // client sends against provider arrivals
-extern const ChartKind kTraceChart;        // a trace's arrivals against first sends and retries
-extern const ChartKind kBackoffChart;      // items waiting in backoff
-extern const ChartKind kOpenStreamsChart;  // streamed answers open over time
+extern const ChartKind kArrivalsChart;      // arrivals by outcome
+extern const ChartKind kWavesChart;         // sends by send number
+extern const ChartKind kRetriesChart;       // the retries alone, from the first retry on
+extern const ChartKind kStatusesChart;      // the statuses the clients read
+extern const ChartKind kFidelityChart;      // client sends against provider arrivals
+extern const ChartKind kTraceChart;         // a trace's arrivals against first sends and retries
+extern const ChartKind kBackoffChart;       // items waiting in backoff
+extern const ChartKind kOpenStreamsChart;   // streamed answers open over time
+extern const ChartKind kInputTokensChart;   // input tokens admitted against their allowances
+extern const ChartKind kOutputTokensChart;  // output tokens reserved against those settled
+extern const ChartKind kRefusalsChart;      // 429s by the limit that refused
 
 // distribution_charts.cpp
 extern const ChartKind kLatencyChart;     // item latency, as a CDF

@@ -65,6 +65,17 @@ const std::vector<Chart>& report_charts() {
             "Streams open at the end of each second of scenario time, each from its request's "
             "send to its last byte, broken ones too. A provider bound by concurrency fills up "
             "here while the request rate stays flat."),
+      entry(kRefusalsChart, "refusals-by-limit", "Refusals per second, by limit",
+            "Each 429 by the limit that refused it (its body's reason, else the rate-limit "
+            "header at 0): a fleet whose LLM requests are refused by output tokens while their "
+            "output is small is caught by max_tokens, not by what it writes."),
+      entry(kInputTokensChart, "input-tokens", "Input tokens admitted per second",
+            "The input tokens of the LLM requests admitted each second, against the input-token "
+            "and token allowances in force (a per-minute allowance drawn as its rate a second)."),
+      entry(kOutputTokensChart, "output-tokens", "Output tokens reserved and settled",
+            "At admission a request reserves its max_tokens of the output allowance; at its "
+            "answer's end it is settled to the tokens written, and the rest goes back. Reserved "
+            "far above settled, at the allowance's line, is the max_tokens trap."),
       entry(kDeadLetterChart, "dead-letters", "Dead letters by reason",
             "Items given up on, by why, and the items a stop left unfinished: nothing is lost "
             "silently."),
@@ -79,7 +90,7 @@ std::int64_t column_ns_for(const std::vector<Results>& runs) {
     const auto& rec = r.recording;
     for (const BinnedCounts* h :
          {&rec.provider_by_outcome, &rec.provider_by_send, &rec.client_by_outcome, &rec.backoff,
-          &rec.streams.open_transitions}) {
+          &rec.streams.open_transitions, &rec.tokens.flows, &rec.tokens.refusals}) {
       bin_ns = std::max(bin_ns, h->bin_ns());
       bins = std::max(bins, h->bins());
     }

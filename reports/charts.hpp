@@ -50,7 +50,9 @@ struct Chart {
 // The charts of a report, in page order: arrivals by outcome, the waves by send number, the
 // retries from the first retry on, status codes, client sends against provider arrivals, a
 // trace's arrivals against the first sends and retries, items in backoff, item latency, sends per
-// item, wake lateness, response time by send number, dead letters by reason.
+// item, wake lateness, response time by send number, time to first token, open streams, 429s by
+// the limit that refused, input tokens admitted, output tokens reserved and settled, dead
+// letters by reason.
 const std::vector<Chart>& report_charts();
 
 // The column width that fits the longest of these runs in kMaxColumns columns.

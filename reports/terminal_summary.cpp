@@ -85,6 +85,26 @@ std::string why_dead_lettered(const Recording& rec) {
 
 }  // namespace
 
+// The token_limits section: which limits refused, most first, and what the LLM requests
+// reserved against what they wrote.
+std::string token_lines(const TokenRecording& t) {
+  std::string out;
+  if (const auto refused = refused_by_line(t); !refused.empty())
+    out += "refused by: " + refused + "\n";
+  const auto admitted = t.flow_total(TokenRecording::kAdmitted);
+  if (admitted == 0) return out;
+  const auto reserved = t.flow_total(TokenRecording::kReserved);
+  const auto settled = t.flow_total(TokenRecording::kSettled);
+  out += fmt(
+      "tokens: %lld LLM requests admitted, %lld input tokens; output reserved %lld, "
+      "settled %lld (%.1f%% of reserved)\n",
+      static_cast<long long>(admitted),
+      static_cast<long long>(t.flow_total(TokenRecording::kInput)),
+      static_cast<long long>(reserved), static_cast<long long>(settled),
+      reserved > 0 ? 100.0 * static_cast<double>(settled) / static_cast<double>(reserved) : 0.0);
+  return out;
+}
+
 std::string format_terminal_summary(const Results& r) {
   const auto& s = r.summary;
   const auto& f = r.scenario.fleet;
@@ -154,6 +174,7 @@ std::string format_terminal_summary(const Results& r) {
     out += fmt("dropped %s (%.1f%%): arrived with every one of the %lld clients busy, never sent\n",
                number(s.dropped).c_str(), 100 * s.dropped_ratio, static_cast<long long>(f.clients));
   }
+  out += token_lines(r.recording.tokens);
   if (const auto& trace = r.recording.trace) {
     const auto t = trace_fidelity(*trace, r.recording.client_by_send);
     out +=

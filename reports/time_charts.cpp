@@ -1,6 +1,6 @@
 // The time charts: arrivals by outcome and by send number, client sends against provider
-// arrivals, items in backoff, streams open. Each draws scenario time across, in columns of the
-// shared ChartScale::column_ns.
+// arrivals, items in backoff, streams open, tokens against their limits. Each draws scenario time
+// across, in columns of the shared ChartScale::column_ns.
 
 #include <algorithm>
 #include <array>
@@ -169,19 +169,17 @@ void label_outages(Plot& p, const Results& r, double x_max) {
   p.svg().end_group();
 }
 
-// The allowance (and the global capacity) as a per-second line across the plot.
-void limit_lines(Plot& p, const Results& r) {
-  const auto& provider = r.scenario.provider;
-  struct Limit {
-    const std::optional<Rate>& rate;
-    const char* name;
-    const char* color;
-    const char* dash;
-  };
-  // Declared, not measured: what the scenario says the provider admits, drawn as given.
-  for (const Limit& limit :
-       {Limit{provider.allowance, "declared allowance", kAllowanceColor, "6 4"},
-        Limit{provider.capacity, "declared capacity", kCapacityColor, "2 3"}}) {
+// A declared limit, drawn as its per-second rate across the plot (a per-minute one too).
+struct DeclaredLimit {
+  const std::optional<Rate>& rate;
+  const char* name;
+  const char* color;
+  const char* dash;
+};
+
+// Declared, not measured: what the scenario says the provider admits, drawn as given.
+void draw_limits(Plot& p, std::initializer_list<DeclaredLimit> limits) {
+  for (const DeclaredLimit& limit : limits) {
     if (!limit.rate) continue;
     const double per_s = limit.rate->per_second();
     std::string title = std::string(limit.name) + " " + format_rate(*limit.rate);
@@ -195,6 +193,13 @@ void limit_lines(Plot& p, const Results& r) {
     p.svg().end_group();
     p.label(kRight - 2, p.y(per_s) - 4, title, limit.color, SvgWriter::Anchor::kEnd);
   }
+}
+
+// The allowance (and the global capacity) as a per-second line across the plot.
+void limit_lines(Plot& p, const Results& r) {
+  const auto& provider = r.scenario.provider;
+  draw_limits(p, {{provider.allowance, "declared allowance", kAllowanceColor, "6 4"},
+                  {provider.capacity, "declared capacity", kCapacityColor, "2 3"}});
 }
 
 double limit_extent(const Results& r) {
@@ -676,11 +681,13 @@ std::vector<double> totals(const BinnedCounts& h, const Layer& layer, std::int64
   return out;
 }
 
-// Step lines, one a histogram, over a column's tooltip with every line's rate in it.
-std::string lines_chart(const char* title, const std::vector<Line>& lines,
-                        const ChartScale& scale) {
+// Step lines, one a histogram, over a column's tooltip with every line's rate in it; declared
+// limits across them.
+std::string lines_chart(const char* title, const std::vector<Line>& lines, const ChartScale& scale,
+                        const char* y_label = "requests/s",
+                        std::initializer_list<DeclaredLimit> limits = {}) {
   Plot p(title, 0, scale.x_max, scale.y_max);
-  p.axes(time_ticks(scale.x_max), "scenario time (s)", "requests/s");
+  p.axes(time_ticks(scale.x_max), "scenario time (s)", y_label);
   const auto columns =
       static_cast<std::size_t>(std::llround(scale.x_max * kNsPerSec) / scale.column_ns);
   std::vector<std::vector<double>> values;
@@ -700,6 +707,7 @@ std::string lines_chart(const char* title, const std::vector<Line>& lines,
     p.svg().polyline(step_line(p, values.back(), scale.column_ns));
     p.svg().end_group();
   }
+  draw_limits(p, limits);
   p.svg().begin_group({{"fill", "#000"}, {"fill-opacity", "0"}});
   const double column_s = ns_to_s(scale.column_ns);
   for (std::size_t c = 0; c < columns; ++c) {
@@ -881,6 +889,163 @@ std::vector<LegendEntry> open_streams_legend(const std::vector<Results>&) {
   return {{"streams open at the end of each second (most in each column)", kOpenStreamsColor}};
 }
 
+// 5. Token limits (docs/LLM.md): the LLM requests' tokens admitted per second against the limits
+// in force, output tokens reserved against those settled, and the refusals by which limit.
+
+constexpr const char* kInputColor = "#2f6fd1";
+constexpr const char* kReservedColor = "#f08a24";
+constexpr const char* kSettledColor = "#2e9e5b";
+constexpr const char* kTokenLimitColor = "#8b1e3f";
+
+// The limits the fleet's LLM requests are held to: their model's when provider.models lists
+// it (loadgen's requests name the model "stampede", docs/LLM.md#per-model), else the
+// provider's own.
+ModelLimits fleet_limits(const ProviderConfig& p) {
+  for (const auto& m : p.models)
+    if (m.name == "stampede") return m;
+  return {"",
+          p.allowance,
+          p.token_allowance,
+          p.input_token_allowance,
+          p.output_token_allowance,
+          p.max_concurrent};
+}
+
+double declared_top(std::initializer_list<std::optional<Rate>> rates) {
+  double top = 0;
+  for (const auto& rate : rates)
+    if (rate) top = std::max(top, rate->per_second() * 1.15);
+  return top;
+}
+
+const BinnedCounts& token_flows(const Results& r) {
+  return r.recording.tokens.flows;
+}
+
+bool has_input_limits(const Results& r) {
+  const auto limits = fleet_limits(r.scenario.provider);
+  return r.recording.tokens.flow_total(TokenRecording::kAdmitted) > 0 &&
+         (limits.input_token_allowance || limits.token_allowance);
+}
+
+// OpenAI counts the combined allowance as the input plus max_tokens at admission; the other
+// dialects, the input declared.
+std::vector<Line> input_lines(const Results& r) {
+  std::vector<Line> lines{
+      {token_flows(r), {"input tokens admitted", kInputColor, {TokenRecording::kInput}}}};
+  if (r.scenario.provider.dialect == Dialect::kOpenAi &&
+      fleet_limits(r.scenario.provider).token_allowance)
+    lines.push_back({token_flows(r),
+                     {"input + max_tokens (the combined charge)",
+                      kReservedColor,
+                      {TokenRecording::kInput, TokenRecording::kReserved}},
+                     true});
+  return lines;
+}
+
+ChartScale input_extent(const Results& r, std::int64_t column_ns) {
+  auto s = lines_extent(input_lines(r), r, column_ns);
+  const auto limits = fleet_limits(r.scenario.provider);
+  s.y_max = std::max(s.y_max, declared_top({limits.input_token_allowance, limits.token_allowance}));
+  return s;
+}
+
+std::string input_chart(const Results& r, const ChartScale& scale) {
+  const auto limits = fleet_limits(r.scenario.provider);
+  return lines_chart(
+      "input tokens admitted per second", input_lines(r), scale, "tokens/s",
+      {{limits.input_token_allowance, "declared input-token allowance", kTokenLimitColor, "6 4"},
+       {limits.token_allowance, "declared token allowance", kCapacityColor, "2 3"}});
+}
+
+std::vector<LegendEntry> input_legend(const std::vector<Results>& runs) {
+  auto out = lines_legend(input_lines(runs.empty() ? Results{} : runs.front()));
+  out.push_back({"declared limit (per second)", kTokenLimitColor, LegendEntry::Kind::kDashed});
+  return out;
+}
+
+bool has_reservations(const Results& r) {
+  return r.recording.tokens.flow_total(TokenRecording::kReserved) > 0;
+}
+
+std::vector<Line> output_lines(const Results& r) {
+  return {{token_flows(r),
+           {"output tokens reserved (max_tokens, at admission)",
+            kReservedColor,
+            {TokenRecording::kReserved}}},
+          {token_flows(r),
+           {"output tokens settled (written; the rest refunded)",
+            kSettledColor,
+            {TokenRecording::kSettled}},
+           true}};
+}
+
+ChartScale output_extent(const Results& r, std::int64_t column_ns) {
+  auto s = lines_extent(output_lines(r), r, column_ns);
+  s.y_max =
+      std::max(s.y_max, declared_top({fleet_limits(r.scenario.provider).output_token_allowance}));
+  return s;
+}
+
+std::string output_chart(const Results& r, const ChartScale& scale) {
+  return lines_chart("output tokens reserved and settled per second", output_lines(r), scale,
+                     "tokens/s",
+                     {{fleet_limits(r.scenario.provider).output_token_allowance,
+                       "declared output-token allowance", kTokenLimitColor, "6 4"}});
+}
+
+std::vector<LegendEntry> output_legend(const std::vector<Results>&) {
+  auto out = lines_legend(output_lines(Results{}));
+  out.push_back({"declared output-token allowance (per second)", kTokenLimitColor,
+                 LegendEntry::Kind::kDashed});
+  return out;
+}
+
+const std::vector<Layer>& refusal_layers() {
+  static const std::vector<Layer> layers = [] {
+    constexpr std::array<const char*, kTokenLimitCount> kColors{
+        "#f2a93b", "#b8232f", "#2f6fd1", "#f08a24", "#1f8a8a", "#6d4c9f", "#8a8f98"};
+    std::vector<Layer> out;
+    for (std::size_t i = 0; i < kTokenLimitCount; ++i)
+      out.push_back({std::string(limit_words(static_cast<TokenLimit>(i))), kColors[i], {i}});
+    return out;
+  }();
+  return layers;
+}
+
+const BinnedCounts& token_refusals(const Results& r) {
+  return r.recording.tokens.refusals;
+}
+
+bool has_token_refusals(const Results& r) {
+  return r.recording.tokens.refusals.total() > 0;
+}
+
+ChartScale refusals_extent(const Results& r, std::int64_t column_ns) {
+  ChartScale s;
+  s.column_ns = column_ns;
+  // As long as the flows' charts beside it: the last refusal is seldom the run's end.
+  s.x_max = std::max(span_s(token_refusals(r), column_ns), span_s(token_flows(r), column_ns));
+  for (const auto& column : column_rates(token_refusals(r), refusal_layers(), column_ns))
+    s.y_max = std::max(s.y_max, column_total(column));
+  return s;
+}
+
+// Stacked as the arrivals are, without their allowance line: these are 429s, not admissions.
+std::string refusals_chart(const Results& r, const ChartScale& scale) {
+  Plot p("429s per second by the limit that refused", scale.x_min, scale.x_max, scale.y_max);
+  p.axes(time_ticks(scale.x_max), "scenario time (s)", "refusals/s");
+  shade_outages(p, r, scale.x_max);
+  const auto rates = column_rates(token_refusals(r), refusal_layers(), scale.column_ns);
+  draw_stack(p, rates, refusal_layers(), scale.column_ns, "refusals/s");
+  label_outages(p, r, scale.x_max);
+  return p.finish();
+}
+
+std::vector<LegendEntry> refusals_legend(const std::vector<Results>& runs) {
+  return used_layers_legend(runs, refusal_layers(), token_refusals, 0);
+}
+
 }  // namespace
 
 constexpr ChartKind kArrivalsChart{always, outcome_extent, outcome_chart, outcome_legend,
@@ -896,5 +1061,10 @@ constexpr ChartKind kTraceChart{has_trace, trace_extent, trace_chart, trace_lege
 constexpr ChartKind kBackoffChart{has_backoff, backoff_extent, backoff_chart, backoff_legend};
 constexpr ChartKind kOpenStreamsChart{has_open_streams, open_streams_extent, open_streams_chart,
                                       open_streams_legend};
+constexpr ChartKind kInputTokensChart{has_input_limits, input_extent, input_chart, input_legend};
+constexpr ChartKind kOutputTokensChart{has_reservations, output_extent, output_chart,
+                                       output_legend};
+constexpr ChartKind kRefusalsChart{has_token_refusals, refusals_extent, refusals_chart,
+                                   refusals_legend};
 
 }  // namespace stampede

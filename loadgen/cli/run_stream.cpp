@@ -2,6 +2,7 @@
 
 #include "http/llm_stream.hpp"
 #include "policy/llm_request_body.hpp"
+#include "sim/sim_engine.hpp"
 
 namespace stampede {
 namespace {
@@ -63,7 +64,9 @@ std::optional<std::string> simulated_stream_error(const Scenario& scenario) {
 }
 
 std::optional<std::string> make_stream_request(RunCommand& cmd) {
-  if (!sends_llm_requests(cmd.scenario)) return std::nullopt;
+  const bool llm = sends_llm_requests(cmd.scenario);
+  cmd.request.records_tokens = records_token_limits(cmd.scenario, llm);
+  if (!llm) return std::nullopt;
   const Dialect dialect = cmd.scenario.provider.dialect;
   if (!streams_in(dialect))
     return dialect_error(llm_flag(cmd.scenario), dialect, cmd.provider_admin.has_value());
@@ -71,6 +74,7 @@ std::optional<std::string> make_stream_request(RunCommand& cmd) {
   const StreamRequest made = stream_request(dialect, cmd.scenario.fleet.max_tokens, streamed);
   LiveRequest& r = cmd.request;
   if (streamed) r.stream = dialect;
+  r.tokens_asked = fleet_token_ask(cmd.scenario);
   r.method = "POST";
   r.body = made.body;
   // A URL that names no path is the API's root: the dialect's endpoint under it.

@@ -24,7 +24,8 @@ std::optional<std::string> simulated_stream_error(const Scenario& scenario);
 
 // Once the provider's dialect is known (the scenario's, or the one --provider-admin enforces,
 // adopted): the request every client sends, or why there is none (a dialect loadgen does not
-// stream in). Nothing to do without --stream or --max-tokens.
+// stream in). Nothing to do without --stream or --max-tokens. Either way, whether the run records
+// its token limits (the token_limits section) and, for LLM requests, what each asks of them.
 std::optional<std::string> make_stream_request(RunCommand& cmd);
 
 }  // namespace stampede

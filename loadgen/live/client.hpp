@@ -14,6 +14,7 @@
 #include "policy/item_life.hpp"
 #include "policy/workload.hpp"
 #include "scenario_clock.hpp"
+#include "token_recording.hpp"
 
 namespace stampede {
 
@@ -80,6 +81,7 @@ struct LiveClient {
   std::int64_t send_lateness_ns = 0;
   std::string retry_after;           // the answer's Retry-After header, as sent
   std::optional<bool> should_retry;  // the answer's x-should-retry, if true or false
+  ExhaustedLimits exhausted = 0;     // the limits its rate-limit headers say are used up
   std::optional<LiveOcc> occ;        // occ mode only
 
   OccCycle* occ_cycle() { return occ ? &occ->cycle : nullptr; }

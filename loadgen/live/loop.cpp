@@ -316,6 +316,7 @@ void LiveLoop::start_attempt(LiveClient& c, std::int64_t due_wall_ns, std::int64
     recording.trace->record_first_send(shared_.clock.to_scenario_ns(c.handed_wall_ns));
   c.retry_after.clear();
   c.should_retry.reset();
+  c.exhausted = 0;
   if (c.occ) c.occ->etag.clear();
   c.state = LiveClient::State::kInFlight;
   ++in_flight_;
@@ -396,6 +397,7 @@ void LiveLoop::answered(LiveClient& c, const AttemptAnswer& a) {
   }
   const bool follows_hint = hint && shared_.scenario.fleet.retry_after != RetryAfterMode::kIgnore;
   const std::int64_t now = answer_time(c, a, follows_hint);
+  if (shared_.request.records_tokens) record_tokens(c, a, now);
   if (shared_.options.keep_attempts) {
     attempts.push_back({c.id, c.item_id, c.sends, c.send_at_ns, c.sent_ns, now, c.wake_lateness_ns,
                         c.send_lateness_ns, a.status, outcome, a.transport_error,
@@ -421,6 +423,23 @@ void LiveLoop::record_stream(const LiveClient& c, const AttemptAnswer& a) {
   recording.streams.record(
       s.first_token_wall_ns > 0 ? since_sent(s.first_token_wall_ns) : std::nullopt,
       s.completed() ? since_sent(s.end_wall_ns) : std::nullopt, s.tokens);
+}
+
+// The token_limits section, as the simulator records it from the provider's decisions: a 429
+// by the limit its body or headers name, at its send; an admitted LLM request's tokens at its
+// send (its head said 2xx, even if its stream broke or timed out later), and the tokens it was
+// written (streamed, or its one body's usage) at its answer's end.
+void LiveLoop::record_tokens(const LiveClient& c, const AttemptAnswer& a, std::int64_t now_ns) {
+  TokenRecording& t = recording.tokens;
+  if (a.status == 429) {
+    t.record_refusal(c.sent_ns, classify_refusal(a.error_reason, c.exhausted));
+    return;
+  }
+  const auto& ask = shared_.request.tokens_asked;
+  if (!ask || !((a.status >= 200 && a.status <= 299) || a.stream.streamed)) return;
+  t.record_admitted(c.sent_ns, c.item_tokens.value_or(ask->input_tokens), ask->max_tokens);
+  const auto written = a.stream.streamed ? std::optional(a.stream.tokens) : a.usage_output_tokens;
+  if (written) t.record_settled(now_ns, *written, ask->max_tokens);
 }
 
 // Adaptive throttling dropped the send on the client: it failed as a 429 that never left, and

@@ -84,6 +84,7 @@ class LiveLoop final : public AttemptSink {
   void count_outcome(Outcome outcome);
   // A streamed answer's tokens, time to its first, and how it ended (--stream).
   void record_stream(const LiveClient& c, const AttemptAnswer& a);
+  void record_tokens(const LiveClient& c, const AttemptAnswer& a, std::int64_t now_ns);
   void reject_locally(LiveClient& c, const Step& step);
   void finish_item(LiveClient& c, const Step& step, std::int64_t now_ns);
   void begin_stop(std::int64_t now_wall_ns);

@@ -9,6 +9,7 @@
 #include "live/http/tls_settings.hpp"
 #include "parsed.hpp"
 #include "scenario.hpp"
+#include "token_recording.hpp"
 
 namespace stampede {
 
@@ -36,6 +37,10 @@ struct LiveRequest {
   TlsSettings tls;                    // https only: whom to trust, which client certificate
   // --stream: every 2xx answer is read as an event stream in this dialect as it arrives.
   std::optional<Dialect> stream;
+  // The token_limits section (docs/RESULTS.md): recorded when the fleet sends LLM requests or
+  // its provider has token limits; what each LLM request asks of them, as the provider reads it.
+  bool records_tokens = false;
+  std::optional<TokenAsk> tokens_asked;
 };
 
 // "Name: value" with a token name and a value free of control characters; the error names

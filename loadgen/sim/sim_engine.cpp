@@ -240,6 +240,7 @@ class Simulation {
     const Seen seen = seen_of(c, t_ns, d);
     // Settled when the client reads the answer's end: the provider's last write, at once.
     if (d.reservation.held()) held_[c] = HeldAnswer{d.reservation, seen.tokens};
+    if (records_tokens_ && mine(c)) record_tokens(c, t_ns, d, seen);
     if (mine(c)) {
       rec_.record_arrival(t_ns, cl.item.sends, d.outcome());
       rec_.record_send(t_ns, cl.item.sends, seen.outcome);
@@ -320,6 +321,22 @@ class Simulation {
     answer(c, t_ns, PendingAnswer{Outcome::kClientError, false, -1});
   }
 
+  // The token_limits section (docs/RESULTS.md) as a live client records it from what it reads:
+  // a refusal by the limit that refused; an admitted LLM request's tokens at its send, and the
+  // tokens it was written at its answer's end (its last token, its break, its timeout).
+  void record_tokens(std::uint32_t c, std::int64_t t_ns, const Decision& d, const Seen& seen) {
+    TokenRecording& t = rec_.tokens;
+    if (d.outcome() == Outcome::kRateLimited) {
+      t.record_refusal(t_ns, limit_of_reason(to_string(d.reason)).value_or(TokenLimit::kOther));
+      return;
+    }
+    if (!llm_ || d.outcome() != Outcome::kOk) return;
+    const bool own_tokens = !senders_.empty() && senders_[c].tokens;
+    t.record_admitted(t_ns, own_tokens ? *senders_[c].tokens : llm_->input_tokens,
+                      llm_->max_tokens);
+    t.record_settled(saturating_add(t_ns, seen.after_ns), seen.tokens, llm_->max_tokens);
+  }
+
   // As the live provider would: by the tenant and tokens of a trace's item, the fleet's own
   // (no tenant key, --tokens) otherwise; a streamed fleet's requests charged as its LLM bodies.
   Decision admit(std::uint32_t c, std::int64_t t_ns) {
@@ -377,6 +394,7 @@ class Simulation {
   const DeclaredTokens tokens_ = fleet_declared_tokens(scenario_);
   const std::optional<LlmCharge> llm_ = fleet_llm_charge(scenario_);
   const bool model_refused_ = llm_ && route_model(scenario_.provider, llm_->model).refused;
+  const bool records_tokens_ = records_token_limits(scenario_, sends_llm_requests(scenario_));
   // By client: the admitted LLM answers still open that hold a reservation (few at a time).
   std::unordered_map<std::uint32_t, HeldAnswer> held_;
   Workload workload_;
@@ -391,6 +409,12 @@ class Simulation {
 };
 
 }  // namespace
+
+std::optional<TokenAsk> fleet_token_ask(const Scenario& s) {
+  const auto charge = fleet_llm_charge(s);
+  if (!charge) return std::nullopt;
+  return TokenAsk{charge->input_tokens, charge->max_tokens};
+}
 
 Results simulation_results(const Scenario& scenario, Recording rec) {
   rec.unfinished = rec.items - rec.delivered - rec.dead_lettered - rec.dropped;

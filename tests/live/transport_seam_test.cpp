@@ -68,10 +68,31 @@ TEST_CASE("transport seam: one reader keeps the answer headers the engine acts o
   read_answer_header(c, "retry-after", "9");  // the last of a name wins
   CHECK(c.occ->etag == "\"4\"");
   CHECK(c.retry_after == "9");
+  // The rate-limit headers at 0 say which limits are used up (the token_limits section).
+  read_answer_header(c, "anthropic-ratelimit-output-tokens-remaining", "0");
+  read_answer_header(c, "anthropic-ratelimit-requests-remaining", "3");
+  CHECK(classify_refusal("", c.exhausted) == TokenLimit::kOutputTokens);
   clear_answer_headers(c);
   CHECK(c.retry_after.empty());
   CHECK_FALSE(c.should_retry.has_value());
   CHECK(c.occ->etag.empty());
+  CHECK(c.exhausted == 0);
+}
+
+TEST_CASE("transport seam: a kept body gives a 429's reason, an LLM answer's usage") {
+  AttemptAnswer a;
+  a.status = 429;
+  read_kept_body(a, R"({"type":"error","error":{"reason":"concurrency_exceeded"}})", true);
+  CHECK(a.error_reason == "concurrency_exceeded");
+  CHECK_FALSE(a.usage_output_tokens);
+  a = {};
+  a.status = 200;
+  read_kept_body(a, R"({"usage":{"input_tokens":2,"output_tokens":31}})", true);
+  CHECK(a.usage_output_tokens == 31);
+  a = {};
+  a.status = 200;
+  read_kept_body(a, R"({"usage":{"output_tokens":31}})", false);  // no LLM request: not read
+  CHECK_FALSE(a.usage_output_tokens);
 }
 
 TEST_CASE("transport seam: a request plan holds every header both clients send") {

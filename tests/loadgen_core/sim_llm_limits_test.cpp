@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "sim/sim_engine.hpp"
+#include "support/process.hpp"
 
 using namespace stampede;
 
@@ -150,4 +151,38 @@ TEST_CASE("simulate: provider.models_only refuses the fleet's model with a 404, 
   CHECK(r.recording.provider_by_outcome.total() == 0);
   CHECK(r.recording.client_by_outcome.total() == 5);
   CHECK(r.recording.streams.completed == 0);
+}
+
+TEST_CASE(
+    "simulate: the max_tokens trap's token_limits: refused by output tokens, reserved > settled") {
+  auto loaded = load_scenario_file(support::source_path("examples/llm_max_tokens.json"));
+  REQUIRE_MESSAGE(loaded, loaded.error());
+  Scenario s = *loaded;
+  const Results trap = simulate(s);
+  const TokenRecording& t = trap.recording.tokens;
+  // 600 requests for 200 answers: every refusal is the output-token limit's, although each
+  // answer writes 100 of the 4096 tokens it reserved.
+  CHECK(t.refused_by(TokenLimit::kOutputTokens) == refused(trap));
+  CHECK(t.refused_by(TokenLimit::kOutputTokens) == 400);
+  CHECK(t.refusals.total() == 400);
+  CHECK(t.flow_total(TokenRecording::kAdmitted) == 200);
+  CHECK(t.flow_total(TokenRecording::kReserved) == 200 * 4096);
+  CHECK(t.flow_total(TokenRecording::kSettled) == 200 * 100);
+  // The first wave: 40 reservations fill the bucket at t=0, and are settled at 2.98 s.
+  CHECK(t.flows.at(0, TokenRecording::kReserved) == 40 * 4096);
+  CHECK(t.flows.at(2, TokenRecording::kSettled) == 40 * 100);
+  CHECK(refused_by_line(t) == "output tokens 400");
+
+  s.fleet.max_tokens = 512;
+  const TokenRecording fits = simulate(s).recording.tokens;
+  CHECK(fits.refusals.total() == 0);
+  CHECK(fits.flow_total(TokenRecording::kReserved) == 200 * 512);
+  CHECK(fits.flow_total(TokenRecording::kSettled) == 200 * 100);
+  CHECK(fits.flow_total(TokenRecording::kInput) == t.flow_total(TokenRecording::kInput));
+}
+
+TEST_CASE("simulate: a fleet that meets no token limit and sends no LLM request has no section") {
+  auto loaded = load_scenario_file(support::source_path("examples/storm.json"));
+  REQUIRE_MESSAGE(loaded, loaded.error());
+  CHECK_FALSE(simulate(*loaded).recording.tokens.any());
 }

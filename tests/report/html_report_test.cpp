@@ -13,6 +13,7 @@
 #include "html_report.hpp"
 #include "report_format.hpp"
 #include "report_test_support.hpp"
+#include "sim/sim_engine.hpp"
 #include "support/files.hpp"
 #include "support/process.hpp"
 #include "support/sanitized.hpp"
@@ -370,6 +371,46 @@ TEST_CASE("a streamed run's report draws time to first token and stream duration
   const auto fj = golden_results("storm_full_jitter.results.json");
   CHECK(render_report({fj}, {"fj"}).find("<section id=\"streams\">") == std::string::npos);
   CHECK(render_report({fj}, {"fj"}).find("<section id=\"open-streams\">") == std::string::npos);
+}
+
+TEST_CASE(
+    "the max_tokens trap's report: refusals by limit, reserved against settled, the summary") {
+  const auto scenario = load_scenario_file(source_path("examples/llm_max_tokens.json"));
+  REQUIRE_MESSAGE(scenario, scenario.error());
+  const Results r = simulate(*scenario);
+  const TempDir dir;
+  const auto html = render_report({r}, {"trap"});
+  checked(html, dir, "token_limits.html");
+  const auto section = [&](const std::string& id) {
+    const auto at = html.find("<section id=\"" + id + "\">");
+    REQUIRE_MESSAGE(at != std::string::npos, id);
+    return html.substr(at, html.find("</section>", at) - at);
+  };
+  const auto refusals = section("refusals-by-limit");
+  CHECK(refusals.find("Refusals per second, by limit") != std::string::npos);
+  // The first wave: 160 of the 200 refused at t=0, every one by the output-token limit.
+  CHECK(refusals.find("t=0 s: 160 refusals/s\n  output tokens: 160</title>") != std::string::npos);
+  CHECK(refusals.find("requests:") == std::string::npos);
+  const auto output = section("output-tokens");
+  CHECK(output.find("Output tokens reserved and settled") != std::string::npos);
+  CHECK(output.find("declared output-token allowance 163840/min = ") != std::string::npos);
+  // At t=0 the first 40 reserve the whole allowance; at 2.98 s they are settled at 100 each.
+  CHECK(output.find("t=0 s: output tokens reserved (max_tokens, at admission) 163,840/s") !=
+        std::string::npos);
+  CHECK(output.find("t=2 s: output tokens reserved (max_tokens, at admission) 0/s, output tokens "
+                    "settled (written; the rest refunded) 4,000/s") != std::string::npos);
+  // No input-token or token allowance in force: no input chart.
+  CHECK(html.find("<section id=\"input-tokens\">") == std::string::npos);
+  const auto text = format_terminal_summary(r);
+  CHECK(text.find("refused by: output tokens 400\n") != std::string::npos);
+  CHECK(text.find("tokens: 200 LLM requests admitted") != std::string::npos);
+  CHECK(text.find("output reserved 819200, settled 20000 (2.4% of reserved)") != std::string::npos);
+  // A run that met no token limit has none of them.
+  const auto fj = golden_results("storm_full_jitter.results.json");
+  const auto plain = render_report({fj}, {"fj"});
+  CHECK(plain.find("<section id=\"refusals-by-limit\">") == std::string::npos);
+  CHECK(plain.find("<section id=\"output-tokens\">") == std::string::npos);
+  CHECK(format_terminal_summary(fj).find("refused by:") == std::string::npos);
 }
 
 TEST_CASE("a million-client simulation's report stays small" * doctest::test_suite("long")) {

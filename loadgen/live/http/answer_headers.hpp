@@ -6,9 +6,9 @@
 
 namespace stampede {
 
-// The one reader of the answer headers the engine acts on (Retry-After, x-should-retry and,
-// in occ mode, ETag), fed the name/value pairs either transport sees: libcurl's header lines
-// split, or the native parser's kept headers.
+// The one reader of the answer headers the engine acts on (Retry-After, x-should-retry, the
+// rate-limit headers that say a limit is used up and, in occ mode, ETag), fed the name/value pairs
+// either transport sees: libcurl's header lines split, or the native parser's kept headers.
 
 // Forgets the last answer's: a new answer (the final one after a 100 Continue too) starts
 // over, and a failed answer's headers are not the client's to act on.

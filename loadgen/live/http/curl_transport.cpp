@@ -40,6 +40,13 @@ std::size_t discard_body(char*, std::size_t size, std::size_t n, void*) {
   return size * n;
 }
 
+// The token_limits section's: the body kept whole, up to kMaxKeptBody, for read_kept_body.
+std::size_t keep_body(char* data, std::size_t size, std::size_t n, void* body) {
+  auto& kept = *static_cast<std::string*>(body);
+  kept.append(data, std::min(size * n, kMaxKeptBody - std::min(kMaxKeptBody, kept.size())));
+  return size * n;
+}
+
 bool starts_with_nocase(const char* text, std::size_t len, std::string_view prefix) {
   if (len < prefix.size()) return false;
   for (std::size_t i = 0; i < prefix.size(); ++i) {
@@ -204,7 +211,12 @@ void CurlTransport::setup_client(CurlClient& cc, LiveClient& c) {
   // HTTP/1.1: with h2 over TLS libcurl would multiplex the whole fleet on one connection.
   curl_easy_setopt(e, CURLOPT_HTTP_VERSION, static_cast<long>(CURL_HTTP_VERSION_1_1));
   curl_easy_setopt(e, CURLOPT_USERAGENT, user_agent());
-  curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, &discard_body);
+  if (r.records_tokens) {
+    curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, &keep_body);
+    curl_easy_setopt(e, CURLOPT_WRITEDATA, &cc.body);
+  } else {
+    curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, &discard_body);
+  }
   curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, &on_header);
   curl_easy_setopt(e, CURLOPT_HEADERDATA, &cc);
   if (resolve_) curl_easy_setopt(e, CURLOPT_RESOLVE, resolve_);
@@ -236,6 +248,7 @@ void CurlTransport::send(LiveClient& c) {
   cc.head_bytes = 0;
   cc.interims = 0;
   cc.began = cc.head_ended = cc.final_head = cc.malformed = false;
+  cc.body.clear();
   const RequestPlan& plan = plan_attempt(c);
   if (c.occ) apply_method(cc.easy, plan);  // the cycle's read or write
   curl_multi_add_handle(shard_of(c).multi, cc.easy);
@@ -411,6 +424,8 @@ void CurlTransport::deliver_answers() {
       a.status = static_cast<int>(status);
       a.answer_began = cc.began;
       judge_answer(cc, a);
+      if (shared_.request.records_tokens && a.transport_error == TransportError::kNone)
+        read_kept_body(a, cc.body, shared_.request.tokens_asked.has_value());
       curl_multi_remove_handle(shard.multi, cc.easy);
       sink_.answered(*c, a);
     }

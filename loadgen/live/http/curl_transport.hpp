@@ -3,6 +3,7 @@
 #include <curl/curl.h>
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "live/http/transport.hpp"
@@ -43,6 +44,7 @@ struct CurlClient {
   bool head_ended = false;  // the last head read ended with its empty line
   bool final_head = false;  // that head's status is not 1xx: trailers follow, if any
   bool malformed = false;   // cut off here for a bound libcurl does not keep
+  std::string body;         // the answer's, when the run records its token limits
 };
 
 // The loop's attempts through libcurl's multi-socket API: https, and any target the native

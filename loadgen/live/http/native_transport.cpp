@@ -271,9 +271,11 @@ void NativeTransport::read_answer(std::uint32_t i) {
     conn.received += static_cast<std::size_t>(n);
     std::size_t used = 0;
     const bool streaming = shared_.request.stream.has_value();
+    const bool keeps = streaming || shared_.request.records_tokens;
     const auto state = conn.parser.feed(buffer_.data(), static_cast<std::size_t>(n), &used,
-                                        streaming ? &conn.body : nullptr);
+                                        keeps ? &conn.body : nullptr);
     if (streaming) read_stream(conn);
+    if (conn.body.size() > kMaxKeptBody) conn.body.resize(kMaxKeptBody);
     if (state == AnswerParser::State::kIncomplete) {
       if (static_cast<std::size_t>(n) < buffer_.size()) return;
       continue;
@@ -294,21 +296,21 @@ void NativeTransport::read_answer(std::uint32_t i) {
 void NativeTransport::ready_for_answer(Connection& conn, const LiveClient& c) {
   conn.parser.reset(plan_of(c).head());
   conn.stream = {};
+  conn.body.clear();
   if (shared_.request.stream) conn.stream_reader.reset(*shared_.request.stream);
 }
 
 void NativeTransport::read_stream(Connection& conn) {
   if (conn.body.empty()) return;
   const int status = conn.parser.status();
-  if (status >= 200 && status <= 299) {
-    conn.stream.streamed = true;
-    const std::int64_t now = ScenarioClock::steady_ns();
-    if (conn.stream_reader.feed(conn.body) > 0 && conn.stream.first_token_wall_ns == 0)
-      conn.stream.first_token_wall_ns = now;
-    conn.stream.tokens = conn.stream_reader.tokens();
-    conn.stream.end = conn.stream_reader.end();
-    conn.stream.end_wall_ns = now;
-  }
+  if (status < 200 || status > 299) return;  // kept whole, for read_kept_body
+  conn.stream.streamed = true;
+  const std::int64_t now = ScenarioClock::steady_ns();
+  if (conn.stream_reader.feed(conn.body) > 0 && conn.stream.first_token_wall_ns == 0)
+    conn.stream.first_token_wall_ns = now;
+  conn.stream.tokens = conn.stream_reader.tokens();
+  conn.stream.end = conn.stream_reader.end();
+  conn.stream.end_wall_ns = now;
   conn.body.clear();
 }
 
@@ -354,7 +356,10 @@ void NativeTransport::finish(std::uint32_t i, TransportError transport_error, in
   clear_answer_headers(c);
   if (transport_error == TransportError::kNone) {
     for (const auto& h : conn.parser.answer_headers()) read_answer_header(c, h.name, h.value);
+    if (shared_.request.records_tokens)
+      read_kept_body(a, conn.body, shared_.request.tokens_asked.has_value());
   }
+  conn.body.clear();
   done_.push_back({i, a});
 }
 

@@ -49,7 +49,9 @@ class NativeTransport final : public LiveTransport {
     std::int64_t answered_wall_ns = 0;
     std::int64_t deadline_ns = 0;  // the attempt times out then (steady)
     AnswerParser parser;
-    // --stream: the body's bytes of the last read, and the stream they are read into.
+    // --stream: a 2xx body's bytes of the last read, and the stream they are read into. Any
+    // other body, kept whole (up to kMaxKeptBody) for read_kept_body when the run records its
+    // token limits.
     std::string body;
     StreamAnswerReader stream_reader;
     StreamAnswer stream;

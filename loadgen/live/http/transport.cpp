@@ -14,6 +14,14 @@ const RequestPlan& LiveTransport::plan_attempt(const LiveClient& c) {
   return plan;
 }
 
+void read_kept_body(AttemptAnswer& a, const std::string& body, bool llm) {
+  if (a.status == 429) {
+    a.error_reason = error_reason_in_body(body);
+  } else if (llm && a.status >= 200 && a.status <= 299 && !a.stream.streamed) {
+    a.usage_output_tokens = usage_output_tokens(body);
+  }
+}
+
 Outcome outcome_of(const AttemptAnswer& a) {
   switch (a.transport_error) {
     case TransportError::kNone:

@@ -2,6 +2,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "http/llm_stream.hpp"
@@ -33,7 +35,18 @@ struct AttemptAnswer {
   // answer, not a connection that failed.
   bool answer_began = false;
   StreamAnswer stream;
+  // The token_limits section's (LiveRequest::records_tokens; the native client): a 429 body's
+  // error.reason, and the output tokens an LLM answer in one body reports in its usage.
+  std::string error_reason;
+  std::optional<std::int64_t> usage_output_tokens;
 };
+
+// The most of an answer's body kept for read_kept_body: an LLM answer of tens of thousands of
+// tokens; a longer one's usage is not read.
+inline constexpr std::size_t kMaxKeptBody = 256 * 1024;
+// What the token_limits section reads of an answer's body that was kept whole (not a stream's):
+// a 429's error.reason, and, for an LLM request (llm), a 2xx answer's usage.
+void read_kept_body(AttemptAnswer& a, const std::string& body, bool llm);
 
 // What a transport calls back on its loop.
 class AttemptSink {
