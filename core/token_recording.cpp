@@ -56,7 +56,8 @@ std::string_view trimmed(std::string_view v) {
 }
 
 const std::vector<std::string> kFlowLabels{"requests_admitted", "input_tokens_admitted",
-                                           "output_tokens_reserved", "output_tokens_settled"};
+                                           "output_tokens_reserved", "output_tokens_settled",
+                                           "answers_settled"};
 
 std::vector<std::string> limit_labels() {
   std::vector<std::string> out;
@@ -151,6 +152,7 @@ void TokenRecording::record_settled(std::int64_t t_ns, std::int64_t written,
                                     std::int64_t max_tokens) {
   flows.add(t_ns, kSettled,
             std::clamp<std::int64_t>(written, 0, std::max<std::int64_t>(0, max_tokens)));
+  flows.add(t_ns, kSettledAnswers);
 }
 
 std::int64_t TokenRecording::flow_total(std::size_t label) const {
@@ -195,6 +197,7 @@ nlohmann::json to_json(const TokenRecording& t) {
           {"input_tokens_admitted", t.flow_total(TokenRecording::kInput)},
           {"output_tokens_reserved", t.flow_total(TokenRecording::kReserved)},
           {"output_tokens_settled", t.flow_total(TokenRecording::kSettled)},
+          {"answers_settled", t.flow_total(TokenRecording::kSettledAnswers)},
           {"refused_by", refused},
           {"flows", t.flows.to_json(kFlowLabels)},
           {"refusals", t.refusals.to_json(limit_labels())}};

@@ -72,12 +72,14 @@ struct TokenAsk {
 struct TokenRecording {
   // Labels of flows: at admission, the requests and their input tokens admitted and their
   // output tokens reserved (max_tokens); at the answer's end the output tokens settled (those
-  // written: the reservation less its refund).
+  // written: the reservation less its refund), and the answers so settled: a live answer whose
+  // output was not read (its usage past the body kept) is admitted and never settled.
   static constexpr std::size_t kAdmitted = 0;
   static constexpr std::size_t kInput = 1;
   static constexpr std::size_t kReserved = 2;
   static constexpr std::size_t kSettled = 3;
-  BinnedCounts flows{kNsPerSec, 4};
+  static constexpr std::size_t kSettledAnswers = 4;
+  BinnedCounts flows{kNsPerSec, 5};
   BinnedCounts refusals{kNsPerSec, kTokenLimitCount};  // by TokenLimit
 
   // Whether anything was recorded: a run with none has no section.

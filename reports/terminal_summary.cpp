@@ -95,14 +95,20 @@ std::string token_lines(const TokenRecording& t) {
   if (admitted == 0) return out;
   const auto reserved = t.flow_total(TokenRecording::kReserved);
   const auto settled = t.flow_total(TokenRecording::kSettled);
-  out += fmt(
-      "tokens: %lld LLM requests admitted, %lld input tokens; output reserved %lld, "
-      "settled %lld (%.1f%% of reserved)\n",
-      static_cast<long long>(admitted),
-      static_cast<long long>(t.flow_total(TokenRecording::kInput)),
-      static_cast<long long>(reserved), static_cast<long long>(settled),
-      reserved > 0 ? 100.0 * static_cast<double>(settled) / static_cast<double>(reserved) : 0.0);
-  return out;
+  out +=
+      fmt("tokens: %lld LLM requests admitted, %lld input tokens; output reserved %lld, "
+          "settled %lld",
+          static_cast<long long>(admitted),
+          static_cast<long long>(t.flow_total(TokenRecording::kInput)),
+          static_cast<long long>(reserved), static_cast<long long>(settled));
+  // An answer whose output was not read settled nothing here: a share would understate.
+  const auto unread = admitted - t.flow_total(TokenRecording::kSettledAnswers);
+  if (unread > 0)
+    return out + fmt(" (%lld answers' output not read: no usage in the body kept)\n",
+                     static_cast<long long>(unread));
+  return out + fmt(" (%.1f%% of reserved)\n", reserved > 0 ? 100.0 * static_cast<double>(settled) /
+                                                                 static_cast<double>(reserved)
+                                                           : 0.0);
 }
 
 std::string format_terminal_summary(const Results& r) {

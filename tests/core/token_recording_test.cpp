@@ -112,6 +112,7 @@ TEST_CASE("the token_limits section: per second, merged by adding, round-tripped
   CHECK(t.flow_total(TokenRecording::kInput) == 20);
   CHECK(t.flow_total(TokenRecording::kReserved) == 8192);
   CHECK(t.flow_total(TokenRecording::kSettled) == 4196);
+  CHECK(t.flow_total(TokenRecording::kSettledAnswers) == 3);
   CHECK(t.flows.at(0, TokenRecording::kReserved) == 8192);
   CHECK(t.flows.at(3, TokenRecording::kSettled) == 4196);
   CHECK(refused_by_line(t) == "output tokens 2, requests 1");
@@ -120,6 +121,7 @@ TEST_CASE("the token_limits section: per second, merged by adding, round-tripped
   const json j = to_json(t);
   CHECK(j["output_tokens_reserved"] == 8192);
   CHECK(j["output_tokens_settled"] == 4196);
+  CHECK(j["answers_settled"] == 3);
   CHECK(j["refused_by"]["output_tokens"] == 2);
   CHECK(j["refused_by"]["concurrency"] == 0);
   const TokenRecording back = token_recording_from_json(json::parse(j.dump()));

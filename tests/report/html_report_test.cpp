@@ -405,6 +405,14 @@ TEST_CASE(
   CHECK(text.find("refused by: output tokens 400\n") != std::string::npos);
   CHECK(text.find("tokens: 200 LLM requests admitted") != std::string::npos);
   CHECK(text.find("output reserved 819200, settled 20000 (2.4% of reserved)") != std::string::npos);
+  // An answer admitted whose output was never read (live: its usage past the body kept) makes
+  // the share meaningless: the summary counts those answers instead.
+  Results unread = r;
+  unread.recording.tokens.record_admitted(0, 9, 4096);
+  const auto unread_text = format_terminal_summary(unread);
+  CHECK(unread_text.find("output reserved 823296, settled 20000 (1 answers' output not read: no "
+                         "usage in the body kept)\n") != std::string::npos);
+  CHECK(unread_text.find("% of reserved") == std::string::npos);
   // A run that met no token limit has none of them.
   const auto fj = golden_results("storm_full_jitter.results.json");
   const auto plain = render_report({fj}, {"fj"});
