@@ -2,6 +2,7 @@
 #include <doctest/doctest.h>
 
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -14,11 +15,20 @@ namespace {
 // Each member i runs body(i) in a forked child and exits with what it returns.
 ProcessGroup::Launch forked(int (*body)(std::size_t)) {
   return [body](std::size_t i, pid_t group) {
+    // SIGTERM stays blocked until the child has put back the default action: a stop sent
+    // before that would reach doctest's handler, which (deferred under TSan) could leave the
+    // child paused for ever and the group waiting on it.
+    sigset_t term, before;
+    sigemptyset(&term);
+    sigaddset(&term, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &term, &before);
     const pid_t pid = ProcessGroup::fork_member(group, SIGKILL);
     if (pid == 0) {
       signal(SIGTERM, SIG_DFL);  // not doctest's handler, which would report a crash
+      pthread_sigmask(SIG_SETMASK, &before, nullptr);
       _exit(body(i));
     }
+    pthread_sigmask(SIG_SETMASK, &before, nullptr);
     return ProcessGroup::Launched{pid, pid < 0 ? "fork failed" : ""};
   };
 }
