@@ -44,8 +44,10 @@ std::string format_exec_progress(const ExecProgress& p) {
 }
 
 std::string format_sim_progress(const SimProgress& p) {
-  return fmt("simulated t=%.0f s  requests %lld  finished %lld of %lld", ns_to_s(p.now_ns),
-             ll(p.requests), ll(p.finished), ll(p.items));
+  const std::string line = fmt("simulated t=%.0f s  requests %lld  finished %lld",
+                               ns_to_s(p.now_ns), ll(p.requests), ll(p.finished));
+  // A trace still being read has no count yet.
+  return p.items > 0 ? line + fmt(" of %lld", ll(p.items)) : line;
 }
 
 ProgressPrinter::ProgressPrinter(bool enabled, bool tty, std::int64_t period_ns,

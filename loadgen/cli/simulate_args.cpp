@@ -49,11 +49,10 @@ Checked<SimulateCommand> check_simulate(const Scenario& scenario, const std::str
   Errors errors;
   SimulateCommand cmd;
   cmd.scenario = scenario;
-  // Kept as they are checked: the run plays them back rather than reading the trace again.
-  if (scenario.fleet.workload == WorkloadKind::kTrace)
+  // The trace's lines are checked as it is read, by the run's own pass (TracePass).
+  check_trace_file(cmd.scenario, errors);
+  if (scenario.fleet.workload == WorkloadKind::kTrace && !scenario.fleet.trace.path.empty())
     cmd.played = std::make_shared<PlayedArrivals>();
-  take_trace(cmd.scenario, errors, cmd.played.get());
-  if (cmd.played && cmd.played->size() == 0) cmd.played.reset();  // no trace was read
   take_stream_flags(a.stream, cmd.scenario);
   add_error(simulated_stream_error(cmd.scenario), errors);
   take_assertions(a, scenario_path, cmd, errors);

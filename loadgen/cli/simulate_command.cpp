@@ -8,6 +8,7 @@
 #include "cli/junit_writer.hpp"
 #include "cli/progress_line.hpp"
 #include "cli/run_summary.hpp"
+#include "cli/trace_input.hpp"
 #include "cli/usage_errors.hpp"
 #include "exit_codes.hpp"
 #include "gate.hpp"
@@ -22,7 +23,11 @@ int run_simulate_command(const SimulateCommand& cmd) {
   SimOptions options;
   if (cmd.horizon_ns > 0) options.horizon_ns = cmd.horizon_ns;
   options.shard = cmd.shard;
-  if (cmd.played && cmd.played->kept()) options.played = cmd.played.get();
+  // The trace read on a thread of its own while the simulation plays it (a second core's
+  // work beside the simulation's).
+  std::optional<TracePass> pass;
+  if (cmd.played) pass.emplace(cmd.scenario.fleet, cmd.played);
+  options.played = cmd.played.get();
   // As run's: redrawn each second on a terminal, a plain line every 10 s in a CI log, so a
   // simulation of a million clients never looks hung.
   ProgressPrinter printer(!cmd.quiet, isatty(STDERR_FILENO) != 0, kProgressEveryDefaultNs,
@@ -34,6 +39,9 @@ int run_simulate_command(const SimulateCommand& cmd) {
   Results results = simulate_trials(cmd.scenario, cmd.trials, options);
   if (cmd.shard.sharded()) results.shard = ShardInfo{cmd.shard.index, cmd.shard.count, 0};
   printer.clear();
+  if (pass) {
+    if (auto error = pass->error()) return usage_errors({*error});
+  }
   results.verdicts = evaluate_gate(cmd.assertions, results, metric_context(results));
   const nlohmann::json doc = to_json(results);
   // A streamed fleet's line as run prints it (scenario time here, the wall's there).

@@ -21,8 +21,8 @@ struct SimulateCommand {
   bool quiet = false;
   std::int64_t trials = 1;  // > 1: report the means (sim_trials.hpp)
   Shard shard;              // record only this shard's clients
-  // The trace workload: its arrivals as checking the trace played them, for the run to play
-  // back (the trace read once); none, or not all kept: the run reads the trace again.
+  // The trace workload: where the run's pass over the trace keeps its arrivals as it plays
+  // them, for the simulation to play back as they come (the trace read once).
   std::shared_ptr<PlayedArrivals> played;
 };
 

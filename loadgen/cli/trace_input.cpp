@@ -8,23 +8,74 @@
 #include "policy/trace_arrivals.hpp"
 
 namespace stampede {
+namespace {
 
-void take_trace(Scenario& scenario, Errors& errors, PlayedArrivals* keep) {
-  auto& fleet = scenario.fleet;
-  if (fleet.workload != WorkloadKind::kTrace || fleet.trace.path.empty()) return;
-  const std::string flag = "--trace " + fleet.trace.path + ": ";
+bool reads_trace(const FleetConfig& fleet) {
+  return fleet.workload == WorkloadKind::kTrace && !fleet.trace.path.empty();
+}
+
+std::string flag_of(const FleetConfig& fleet) {
+  return "--trace " + fleet.trace.path + ": ";
+}
+
+// The trace file opened, or the error that says why it is not.
+std::optional<std::ifstream> open_trace_file(const FleetConfig& fleet, Errors& errors) {
   std::ifstream file(fleet.trace.path, std::ios::binary);
-  if (!file) {
-    errors.push_back(flag + "cannot open it (" + std::strerror(errno) +
-                     "); give the path of a readable trace file");
-    return;
-  }
-  const auto count = count_trace_arrivals(file, fleet.trace, fleet.seed, keep);
+  if (file) return file;
+  errors.push_back(flag_of(fleet) + "cannot open it (" + std::strerror(errno) +
+                   "); give the path of a readable trace file");
+  return std::nullopt;
+}
+
+}  // namespace
+
+void take_trace(Scenario& scenario, Errors& errors) {
+  auto& fleet = scenario.fleet;
+  if (!reads_trace(fleet)) return;
+  auto file = open_trace_file(fleet, errors);
+  if (!file) return;
+  const auto count = count_trace_arrivals(*file, fleet.trace, fleet.seed);
   if (!count) {
-    errors.push_back(flag + count.error());
+    errors.push_back(flag_of(fleet) + count.error());
     return;
   }
   fleet.items = std::min(fleet.items.value_or(*count), *count);
+}
+
+void check_trace_file(const Scenario& scenario, Errors& errors) {
+  if (!reads_trace(scenario.fleet)) return;
+  if (!open_trace_file(scenario.fleet, errors)) return;
+  if (const auto read = trace_read_options(scenario.fleet.trace); !read)
+    errors.push_back(flag_of(scenario.fleet) + read.error());
+}
+
+TracePass::TracePass(const FleetConfig& fleet, std::shared_ptr<PlayedArrivals> keep)
+    : thread_([this, fleet, keep = std::move(keep)] {
+        Errors errors;
+        auto file = open_trace_file(fleet, errors);
+        if (file) {
+          const auto count = count_trace_arrivals(*file, fleet.trace, fleet.seed, keep.get());
+          if (!count)
+            errors.push_back(flag_of(fleet) + count.error());
+          else if (!keep->kept())
+            errors.push_back(flag_of(fleet) +
+                             "its arrivals could not be kept for the run (a temporary file that "
+                             "could not be written, or two arrivals more than 146 years apart): "
+                             "give TMPDIR a writable directory with room, or cut the trace with "
+                             "--from/--to");
+        } else {
+          keep->finish(false);
+        }
+        if (!errors.empty()) error_ = errors.front();
+      }) {}
+
+TracePass::~TracePass() {
+  if (thread_.joinable()) thread_.join();
+}
+
+std::optional<std::string> TracePass::error() {
+  if (thread_.joinable()) thread_.join();
+  return error_;
 }
 
 }  // namespace stampede

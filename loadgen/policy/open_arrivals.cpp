@@ -1,6 +1,7 @@
 #include "policy/open_arrivals.hpp"
 
 #include <fstream>
+#include <limits>
 
 namespace stampede {
 
@@ -9,7 +10,9 @@ OpenArrivals::OpenArrivals(const ArrivalSchedule& schedule, const FleetConfig& f
                            std::int64_t stride, const PlayedArrivals* played)
     : steady_(schedule, first, stride), file_(std::move(trace)) {
   if (played) {
-    trace_ = std::make_unique<TraceArrivalStream>(*played, fleet.item_count(), first, stride);
+    // Played as the trace is read: all its arrivals, unless --items cuts them short.
+    trace_ = std::make_unique<TraceArrivalStream>(
+        *played, fleet.items.value_or(std::numeric_limits<std::int64_t>::max()), first, stride);
     return;
   }
   if (!file_) return;

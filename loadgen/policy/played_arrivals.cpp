@@ -67,6 +67,7 @@ void PlayedArrivals::add(std::int64_t at_ns, const TraceRecord& record) {
 }
 
 // The full block goes to the file, at its end: reads back at an offset leave no position shared.
+// Only this writer changes spilled_: it reads it unlocked.
 void PlayedArrivals::spill() {
   if (!file_) file_.reset(std::tmpfile());
   const std::uint64_t from = spilled_.empty() ? 0 : spilled_.back();
@@ -75,8 +76,28 @@ void PlayedArrivals::spill() {
     lost_ = true;
     return;
   }
-  spilled_.push_back(from + size_);
+  {
+    const std::lock_guard lock(mutex_);
+    spilled_.push_back(from + size_);
+  }
+  changed_.notify_all();
   size_ = 0;
+}
+
+void PlayedArrivals::finish(bool read_through) {
+  {
+    const std::lock_guard lock(mutex_);
+    finished_ = true;
+    read_through_ = read_through;
+  }
+  changed_.notify_all();
+}
+
+std::optional<std::int64_t> PlayedArrivals::total() const {
+  std::unique_lock lock(mutex_);
+  changed_.wait(lock, [&] { return finished_; });
+  if (!read_through_ || lost_) return std::nullopt;
+  return count_;
 }
 
 bool PlayedArrivals::Reader::next(std::int64_t& at_ns, TraceRecord& record) {
@@ -100,23 +121,28 @@ bool PlayedArrivals::Reader::next(std::int64_t& at_ns, TraceRecord& record) {
   return true;
 }
 
-// The next block with arrivals in it: a spilled one read back, then the one still in memory.
+// The next block with arrivals in it: a spilled one read back, then, once the writer has
+// finished, the one it kept in memory. Waits while the writer is behind.
 bool PlayedArrivals::Reader::load() {
-  const auto& spilled = played_.spilled_;
   while (at_ == end_) {
-    if (block_ < spilled.size()) {
-      const std::uint64_t from = block_ == 0 ? 0 : spilled[block_ - 1];
-      buffer_.resize(spilled[block_] - from);
+    std::unique_lock lock(played_.mutex_);
+    played_.changed_.wait(lock,
+                          [&] { return block_ < played_.spilled_.size() || played_.finished_; });
+    if (block_ < played_.spilled_.size()) {
+      const std::uint64_t from = block_ == 0 ? 0 : played_.spilled_[block_ - 1];
+      buffer_.resize(played_.spilled_[block_] - from);
+      lock.unlock();
       const auto got = ::pread(fileno(played_.file_.get()), buffer_.data(), buffer_.size(),
                                static_cast<off_t>(from));
       if (got != static_cast<ssize_t>(buffer_.size())) return false;
       at_ = reinterpret_cast<const unsigned char*>(buffer_.data());
-    } else if (block_ == spilled.size()) {
+      end_ = at_ + buffer_.size();
+    } else if (block_ == played_.spilled_.size()) {
       at_ = played_.block_.get();
+      end_ = at_ + played_.size_;
     } else {
       return false;
     }
-    end_ = at_ + (block_ < spilled.size() ? buffer_.size() : played_.size_);
     ++block_;
   }
   return true;

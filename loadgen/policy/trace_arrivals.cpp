@@ -17,8 +17,10 @@ TraceReadOptions times_only(TraceReadOptions read) {
 }
 }  // namespace
 
-Parsed<std::int64_t> count_trace_arrivals(std::istream& in, const TraceSettings& settings,
-                                          std::uint64_t seed, PlayedArrivals* keep) {
+namespace {
+
+Parsed<std::int64_t> play_trace(std::istream& in, const TraceSettings& settings, std::uint64_t seed,
+                                PlayedArrivals* keep) {
   const auto read = trace_read_options(settings);
   if (!read) return Parsed<std::int64_t>::fail(read.error());
   TraceReader reader(in, times_only(*read));
@@ -39,6 +41,15 @@ Parsed<std::int64_t> count_trace_arrivals(std::istream& in, const TraceSettings&
     return Parsed<std::int64_t>::fail(
         "the trace has records but none is played: widen --from/--to or raise --scale");
   return Parsed<std::int64_t>::ok(count);
+}
+
+}  // namespace
+
+Parsed<std::int64_t> count_trace_arrivals(std::istream& in, const TraceSettings& settings,
+                                          std::uint64_t seed, PlayedArrivals* keep) {
+  auto count = play_trace(in, settings, seed, keep);
+  if (keep) keep->finish(static_cast<bool>(count));
+  return count;
 }
 
 TraceArrivalStream::TraceArrivalStream(std::istream& in, const TraceReadOptions& read,

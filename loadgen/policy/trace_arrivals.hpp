@@ -15,9 +15,9 @@ namespace stampede {
 // How to read a trace the settings name: the error is --trace-format's.
 Parsed<TraceReadOptions> trace_read_options(const TraceSettings& settings);
 
-// Reads the trace through to its end as the run will play it, before anything runs: every
-// error it has, or its arrivals' count (the items of the run). Memory as the run's. With keep,
-// the arrivals go there as they are played, for the run to play back (simulate's one pass).
+// Reads the trace through to its end as the run will play it: every error it has, or its
+// arrivals' count (the items of the run). Memory as the run's. With keep, the arrivals go there
+// as they are played, for the run to play back (simulate's one pass), and keep is finished.
 Parsed<std::int64_t> count_trace_arrivals(std::istream& in, const TraceSettings& settings,
                                           std::uint64_t seed, PlayedArrivals* keep = nullptr);
 

@@ -131,7 +131,13 @@ class Simulation {
       for (std::uint32_t c = 0; c < fleet_.size(); ++c) take_next_item(c, 0);
     }
     loop();
-    return simulation_results(scenario_, std::move(rec_));
+    if (!options_.played) return simulation_results(scenario_, std::move(rec_));
+    // A trace played as it is read: its items are counted when the read ends.
+    Scenario counted = scenario_;
+    if (const auto total = options_.played->total())
+      counted.fleet.items = std::min(counted.fleet.items.value_or(*total), *total);
+    rec_.items = items_of(counted.fleet, options_.shard);
+    return simulation_results(counted, std::move(rec_));
   }
 
  private:

@@ -26,8 +26,9 @@ struct SimOptions {
   // The provider's admissions depend on the whole fleet, so a shard simulates all of it and
   // records only its own clients: the shards' recordings add up to the unsharded one.
   Shard shard;
-  // The trace workload: its arrivals as checking the trace played them (the scenario's seed),
-  // played back rather than read from the trace again; none: each stream reads the trace.
+  // The trace workload: its arrivals as a pass over the trace plays them (the scenario's seed),
+  // played back as they are kept, even while the pass still reads; the items are the count at
+  // its end. None: each stream reads the trace, whose items were counted before.
   const PlayedArrivals* played = nullptr;
 };
 

@@ -14,9 +14,13 @@ std::uint64_t trial_seed(std::uint64_t seed, std::int64_t trial) {
 Results simulate_trials(const Scenario& scenario, std::int64_t trials, const SimOptions& options) {
   Results first = simulate_scenario(scenario, options);
   if (trials <= 1) return first;
+  // A trace that could not be played through: the command reports its error, not the means.
+  if (options.played && !options.played->total()) return first;
   Summary sum = first.summary;
   Scenario s = scenario;
-  // The arrivals kept are the first seed's: later trials read the trace with their own.
+  // The arrivals kept are the first seed's: later trials read the trace with their own, as
+  // many as the first counted.
+  s.fleet.items = first.scenario.fleet.items;
   SimOptions later = options;
   later.played = nullptr;
   for (std::int64_t t = 1; t < trials; ++t) {

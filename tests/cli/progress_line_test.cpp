@@ -93,4 +93,7 @@ TEST_CASE("the printer: due once a period, on a grid; never when disabled") {
 TEST_CASE("a simulation's progress line: its own clock, its requests and items") {
   const SimProgress p{42'400'000'000, 480, 150, 1'000'000};
   CHECK(format_sim_progress(p) == "simulated t=42 s  requests 480  finished 150 of 1000000");
+  // A trace still being read: its count is not known yet.
+  const SimProgress reading{42'400'000'000, 480, 150, 0};
+  CHECK(format_sim_progress(reading) == "simulated t=42 s  requests 480  finished 150");
 }

@@ -223,6 +223,17 @@ TEST_CASE("simulate --workload trace: bad input exits 2 naming its line and colu
     CHECK(contains(res.err, r.wanted));
     CHECK_FALSE(std::filesystem::exists(out));
   }
+  // Found while the simulation already plays the blocks of arrivals kept before it: still exit
+  // 2, and no results.
+  std::string late = "time\n";
+  for (int i = 0; i < 200000; ++i)
+    late += std::to_string(i / 1000) + "." + std::to_string(i % 10) + "\n";
+  late += "200.x\n";
+  const auto late_out = dir.file("late.json");
+  const auto late_bad = run_binary("loadgen", simulate(dir.write("late.csv", late), late_out));
+  CHECK(late_bad.code == 2);
+  CHECK(contains(late_bad.err, "line 200002, column 1: '200.x' is not"));
+  CHECK_FALSE(std::filesystem::exists(late_out));
   const auto missing = run_binary("loadgen", simulate(dir.file("none.log"), dir.file("o.json")));
   CHECK(missing.code == 2);
   CHECK(contains(missing.err, "none.log: cannot open it"));

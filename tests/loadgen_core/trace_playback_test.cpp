@@ -3,6 +3,7 @@
 #include <array>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "duration.hpp"
@@ -233,6 +234,32 @@ TEST_CASE("trace arrivals: kept as they are counted, played back as the trace pl
     const std::string want = arrivals_text(from_trace);
     CHECK(want.size() > 100000);
     CHECK(arrivals_text(played) == want);
+  }
+}
+
+TEST_CASE("trace arrivals: played back while they are still being kept, to the writer's end") {
+  for (const bool read_through : {true, false}) {
+    CAPTURE(read_through);
+    PlayedArrivals kept;
+    constexpr std::int64_t kArrivals = 300000;  // several blocks, so readers wait for spills
+    std::thread writer([&] {
+      TraceRecord r;
+      for (std::int64_t i = 0; i < kArrivals; ++i) {
+        r.tokens = i % 3 == 0 ? std::optional<std::int64_t>(i) : std::nullopt;
+        kept.add(i * 7, r);
+      }
+      kept.finish(read_through);  // false: the trace had an error after these
+    });
+    PlayedArrivals::Reader reader(kept);
+    std::int64_t at_ns = 0, n = 0;
+    bool in_order = true;
+    for (TraceRecord r; reader.next(at_ns, r); ++n)
+      in_order =
+          in_order && at_ns == n * 7 && r.tokens == (n % 3 == 0 ? std::optional(n) : std::nullopt);
+    writer.join();
+    CHECK(in_order);
+    CHECK(n == kArrivals);
+    CHECK(kept.total() == (read_through ? std::optional(kArrivals) : std::nullopt));
   }
 }
 
