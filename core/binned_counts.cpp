@@ -52,6 +52,13 @@ std::int64_t BinnedCounts::bin_total(std::size_t bin) const {
   return sum_of(counts_.data() + bin * labels_, labels_);
 }
 
+std::int64_t BinnedCounts::label_total(std::size_t label) const {
+  std::int64_t sum = 0;
+  for (std::size_t i = label; i < counts_.size(); i += labels_)
+    sum = saturating_add(sum, counts_[i]);
+  return sum;
+}
+
 std::int64_t BinnedCounts::total() const {
   return sum_of(counts_.data(), counts_.size());
 }

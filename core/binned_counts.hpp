@@ -41,6 +41,8 @@ class BinnedCounts {
     return counts_[bin * labels_ + label];
   }
   std::int64_t bin_total(std::size_t bin) const;
+  // One label's counts over every bin (the overflow bin's apart: overflow()).
+  std::int64_t label_total(std::size_t label) const;
   // Every count in a bin; the overflow bin's are apart, below, so a total above zero means
   // a bin to draw.
   std::int64_t total() const;

@@ -76,9 +76,7 @@ std::optional<int> parse_status(const std::string& text) {
 
 std::vector<std::int64_t> label_totals(const BinnedCounts& h) {
   std::vector<std::int64_t> totals(h.labels(), 0);
-  for (std::size_t b = 0; b < h.bins(); ++b) {
-    for (std::size_t l = 0; l < h.labels(); ++l) totals[l] += h.at(b, l);
-  }
+  for (std::size_t l = 0; l < h.labels(); ++l) totals[l] = h.label_total(l);
   return totals;
 }
 

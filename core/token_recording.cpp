@@ -27,33 +27,10 @@ constexpr std::array<LimitNames, kTokenLimitCount> kLimits{{
     {TokenLimit::kOther, "other", "other", ""},
 }};
 
-// The remaining-count headers of each dialect, and the limit each counts.
-constexpr std::array<std::pair<std::string_view, TokenLimit>, 6> kRemainingHeaders{{
-    {"anthropic-ratelimit-requests-remaining", TokenLimit::kRequests},
-    {"anthropic-ratelimit-tokens-remaining", TokenLimit::kTokens},
-    {"anthropic-ratelimit-input-tokens-remaining", TokenLimit::kInputTokens},
-    {"anthropic-ratelimit-output-tokens-remaining", TokenLimit::kOutputTokens},
-    {"x-ratelimit-remaining-requests", TokenLimit::kRequests},
-    {"x-ratelimit-remaining-tokens", TokenLimit::kTokens},
-}};
-
 // The most specific first: a token limit's refusal may also have used the last request.
 constexpr std::array<TokenLimit, 4> kHeaderPrecedence{TokenLimit::kOutputTokens,
                                                       TokenLimit::kInputTokens, TokenLimit::kTokens,
                                                       TokenLimit::kRequests};
-
-bool same_name(std::string_view a, std::string_view b) {
-  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-           const auto lower = [](char c) { return c >= 'A' && c <= 'Z' ? char(c - 'A' + 'a') : c; };
-           return lower(x) == y;
-         });
-}
-
-std::string_view trimmed(std::string_view v) {
-  while (!v.empty() && (v.front() == ' ' || v.front() == '\t')) v.remove_prefix(1);
-  while (!v.empty() && (v.back() == ' ' || v.back() == '\t')) v.remove_suffix(1);
-  return v;
-}
 
 const std::vector<std::string> kFlowLabels{"requests_admitted", "input_tokens_admitted",
                                            "output_tokens_reserved", "output_tokens_settled",
@@ -66,9 +43,7 @@ std::vector<std::string> limit_labels() {
 }
 
 std::int64_t label_total(const BinnedCounts& h, std::size_t label) {
-  std::int64_t n = h.overflow(label);
-  for (std::size_t b = 0; b < h.bins(); ++b) n = saturating_add(n, h.at(b, label));
-  return n;
+  return saturating_add(h.label_total(label), h.overflow(label));
 }
 
 BinnedCounts per_second(const nlohmann::json& j, const std::vector<std::string>& labels,
@@ -97,13 +72,6 @@ std::string_view limit_words(TokenLimit limit) {
 std::optional<TokenLimit> limit_of_reason(std::string_view reason) {
   for (const auto& l : kLimits)
     if (!l.reason.empty() && l.reason == reason) return l.limit;
-  return std::nullopt;
-}
-
-std::optional<TokenLimit> exhausted_limit(std::string_view name, std::string_view value) {
-  if (trimmed(value) != "0") return std::nullopt;
-  for (const auto& [header, limit] : kRemainingHeaders)
-    if (same_name(name, header)) return limit;
   return std::nullopt;
 }
 

@@ -37,12 +37,7 @@ std::string_view limit_words(TokenLimit limit);
 // The limit a refusal's reason names, as fakeprovider's stats and 429 bodies name them
 // (request_rate_exceeded, output_token_rate_exceeded, ...); none for any other.
 std::optional<TokenLimit> limit_of_reason(std::string_view reason);
-// The limit a rate-limit header says is used up: an anthropic
-// anthropic-ratelimit-{requests,tokens,input-tokens,output-tokens}-remaining or openai
-// x-ratelimit-remaining-{requests,tokens} whose value is 0 (name in any case); none for any
-// other header or value.
-std::optional<TokenLimit> exhausted_limit(std::string_view name, std::string_view value);
-// A set of TokenLimit bits, one per header exhausted_limit named.
+// A set of TokenLimit bits: the limits an answer's rate-limit headers say are used up.
 using ExhaustedLimits = std::uint8_t;
 inline ExhaustedLimits with_limit(ExhaustedLimits set, TokenLimit limit) {
   return static_cast<ExhaustedLimits>(set | (1u << static_cast<unsigned>(limit)));

@@ -2,7 +2,7 @@
 
 #include "http/llm_stream.hpp"
 #include "policy/llm_request_body.hpp"
-#include "sim/sim_engine.hpp"
+#include "sim/fleet_llm_ask.hpp"
 
 namespace stampede {
 namespace {

@@ -1,11 +1,11 @@
 #include "sim/sim_engine.hpp"
 
+#include <array>
 #include <limits>
 #include <unordered_map>
 #include <vector>
 
 #include "model/llm_pacing.hpp"
-#include "model/llm_request.hpp"
 #include "model/model_limits.hpp"
 #include "model/provider_policy.hpp"
 #include "policy/arrival_schedule.hpp"
@@ -15,6 +15,7 @@
 #include "policy/workload.hpp"
 #include "saturating.hpp"
 #include "sim/event_queue.hpp"
+#include "sim/fleet_llm_ask.hpp"
 #include "sim/sim_fleet.hpp"
 
 namespace stampede {
@@ -72,34 +73,17 @@ class TenantKeys {
   std::unordered_map<std::string, std::uint32_t> ids_;
 };
 
-// The body every request of an LLM fleet sends (--stream, or --max-tokens without it).
-std::string fleet_llm_body(const Scenario& s) {
-  return stream_request(s.provider.dialect, s.fleet.max_tokens, s.fleet.stream).body;
-}
-
-// What every request of an LLM fleet asks of the provider's LLM limits (docs/LLM.md): what the
-// provider reads from the body the live fleet sends, its input tokens the declared --tokens
-// when the fleet declares them, else the estimate from that body. None: the fleet sends no LLM
-// request.
-std::optional<LlmCharge> fleet_llm_charge(const Scenario& s) {
-  if (!sends_llm_requests(s)) return std::nullopt;
-  const ReadLlmRequest read = read_llm_request(s.provider.dialect, fleet_llm_body(s));
-  if (!read.request) return std::nullopt;  // a dialect that streams nothing: refused before
-  const LlmRequest& asked = *read.request;
-  // Its model too: the provider's limits for that model (provider.models), as live.
-  return LlmCharge{s.fleet.tokens.value_or(asked.input_tokens), asked.max_tokens, asked.stream,
-                   asked.model};
-}
-
-// What every request of the fleet declares: --tokens in the token header, else, for an LLM
-// fleet against a provider that counts tokens from a body field (provider.token_field), the
-// field of the body it sends, as the live provider reads it.
-DeclaredTokens fleet_declared_tokens(const Scenario& s) {
-  const ProviderConfig& p = s.provider;
-  const bool counts = p.token_allowance || p.spend_cap;
-  if (s.fleet.tokens || !sends_llm_requests(s) || p.token_field.empty() || !counts)
-    return {s.fleet.tokens, false};
-  return declared_tokens_in_body(fleet_llm_body(s), p.token_field);
+// The limit each refusal reason names, as a live client reads it from the 429's body: the
+// names compared once, not a string scan a 429.
+TokenLimit limit_of(DecisionReason reason) {
+  static const auto kByReason = [] {
+    std::array<TokenLimit, kDecisionReasonCount> by{};
+    for (std::size_t r = 0; r < kDecisionReasonCount; ++r)
+      by[r] =
+          limit_of_reason(to_string(static_cast<DecisionReason>(r))).value_or(TokenLimit::kOther);
+    return by;
+  }();
+  return kByReason[static_cast<std::size_t>(reason)];
 }
 
 // What an admitted LLM answer holds until it ends, and the tokens it will have written then.
@@ -333,7 +317,7 @@ class Simulation {
   void record_tokens(std::uint32_t c, std::int64_t t_ns, const Decision& d, const Seen& seen) {
     TokenRecording& t = rec_.tokens;
     if (d.outcome() == Outcome::kRateLimited) {
-      t.record_refusal(t_ns, limit_of_reason(to_string(d.reason)).value_or(TokenLimit::kOther));
+      t.record_refusal(t_ns, limit_of(d.reason));
       return;
     }
     if (!llm_ || d.outcome() != Outcome::kOk) return;
@@ -415,12 +399,6 @@ class Simulation {
 };
 
 }  // namespace
-
-std::optional<TokenAsk> fleet_token_ask(const Scenario& s) {
-  const auto charge = fleet_llm_charge(s);
-  if (!charge) return std::nullopt;
-  return TokenAsk{charge->input_tokens, charge->max_tokens};
-}
 
 Results simulation_results(const Scenario& scenario, Recording rec) {
   rec.unfinished = rec.items - rec.delivered - rec.dead_lettered - rec.dropped;

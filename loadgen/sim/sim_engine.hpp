@@ -55,12 +55,6 @@ class SimProgressTicker {
 // unfinished, and the provider's side was recorded too.
 Results simulation_results(const Scenario& scenario, Recording rec);
 
-// What every request of an LLM fleet asks of the provider's token limits, read by the provider's
-// own code from the body the live fleet sends (its input tokens the declared --input-tokens, else
-// the estimate from that body): what the simulated provider charges, and what a live run records of
-// an admitted request. None: the fleet sends no LLM request.
-std::optional<TokenAsk> fleet_token_ask(const Scenario& s);
-
 // Discrete-event simulation in virtual time, driving the same Backoff, RetryPolicy and
 // ProviderPolicy objects as the live engine and the server. Deterministic for a seed.
 Results simulate(const Scenario& scenario, const SimOptions& options = {});

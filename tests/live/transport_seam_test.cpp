@@ -79,6 +79,32 @@ TEST_CASE("transport seam: one reader keeps the answer headers the engine acts o
   CHECK(c.exhausted == 0);
 }
 
+TEST_CASE("transport seam: the rate-limit headers that say a limit is used up") {
+  struct Row {
+    std::string_view name, value;
+    std::optional<TokenLimit> limit;
+  };
+  using L = TokenLimit;
+  const std::vector<Row> rows{
+      {"anthropic-ratelimit-requests-remaining", "0", L::kRequests},
+      {"anthropic-ratelimit-tokens-remaining", " 0 ", L::kTokens},
+      {"Anthropic-RateLimit-Input-Tokens-Remaining", "0", L::kInputTokens},
+      {"anthropic-ratelimit-output-tokens-remaining", "0", L::kOutputTokens},
+      {"x-ratelimit-remaining-requests", "0", L::kRequests},
+      {"X-RateLimit-Remaining-Tokens", "0", L::kTokens},
+      {"anthropic-ratelimit-output-tokens-remaining", "12", std::nullopt},
+      {"anthropic-ratelimit-output-tokens-remaining", "", std::nullopt},
+      {"anthropic-ratelimit-output-tokens-remaining", "00", std::nullopt},
+      {"anthropic-ratelimit-output-tokens-limit", "0", std::nullopt},
+      {"x-ratelimit-limit-tokens", "0", std::nullopt},
+      {"retry-after", "0", std::nullopt},
+  };
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    CAPTURE(i);
+    CHECK(exhausted_limit(rows[i].name, rows[i].value) == rows[i].limit);
+  }
+}
+
 TEST_CASE("transport seam: a kept body gives a 429's reason, an LLM answer's usage") {
   AttemptAnswer a;
   a.status = 429;
