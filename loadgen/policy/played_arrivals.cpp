@@ -9,6 +9,9 @@ namespace {
 
 // A block's size: the reads back cost nothing beside the decoding, and a reader holds one.
 constexpr std::size_t kBlock = std::size_t{256} << 10;
+// The first block's: a reader playing as the arrivals are kept starts after it, so the first
+// blocks are small and each twice the one before, up to kBlock.
+constexpr std::size_t kFirstBlock = std::size_t{8} << 10;
 // An arrival's bytes at most: its time and flags, its tenant's length and bytes, its tokens.
 constexpr std::size_t kMaxArrival = 10 + 2 + kMaxTraceTenant + 10;
 // The low bits of an arrival's first number: which of its record's fields follow.
@@ -39,7 +42,7 @@ std::int64_t unzigzag(std::uint64_t v) {
 
 }  // namespace
 
-PlayedArrivals::PlayedArrivals() : block_(new unsigned char[kBlock]) {}
+PlayedArrivals::PlayedArrivals() : block_(new unsigned char[kBlock]), filled_at_(kFirstBlock) {}
 PlayedArrivals::~PlayedArrivals() = default;
 
 void PlayedArrivals::add(std::int64_t at_ns, const TraceRecord& record) {
@@ -50,7 +53,7 @@ void PlayedArrivals::add(std::int64_t at_ns, const TraceRecord& record) {
     lost_ = true;
     return;
   }
-  if (size_ + kMaxArrival > kBlock) spill();
+  if (size_ + kMaxArrival > filled_at_) spill();
   if (lost_) return;
   const auto delta = static_cast<std::uint64_t>(at_ns - last_ns_);
   unsigned char* out = block_.get() + size_;
@@ -82,6 +85,7 @@ void PlayedArrivals::spill() {
   }
   changed_.notify_all();
   size_ = 0;
+  filled_at_ = std::min(filled_at_ * 2, kBlock);
 }
 
 void PlayedArrivals::finish(bool read_through) {

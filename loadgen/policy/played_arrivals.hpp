@@ -68,6 +68,7 @@ class PlayedArrivals {
   };
   std::unique_ptr<unsigned char[]> block_;  // the block being written: the last, at the end
   std::size_t size_ = 0;                    // its bytes written
+  std::size_t filled_at_;                   // its bytes when it is spilled
   std::unique_ptr<std::FILE, Close> file_;
   std::int64_t last_ns_ = 0;
   std::int64_t count_ = 0;
