@@ -28,12 +28,15 @@ struct TimeVariable {
   std::string_view label;  // for errors
   std::optional<std::int64_t> (*parse)(std::string_view);
   std::string_view example;
+  bool whole_seconds = false;  // never a fraction ($time_local): each time is a second's
 };
 constexpr std::array<TimeVariable, 3> kTimeVariables = {{
-    {"time_local", "a $time_local time", clf_time_ns, "10/Oct/2000:13:55:36 -0700"},
+    {"time_local", "a $time_local time", clf_time_ns, "10/Oct/2000:13:55:36 -0700", true},
     {"msec", "a $msec time", decimal_seconds_ns, "1767225600.123"},
     {"time_iso8601", "a $time_iso8601 time", rfc3339_ns, "2026-01-01T00:00:00+00:00"},
 }};
+constexpr const TimeVariable& kMsec = kTimeVariables[1];
+constexpr const TimeVariable& kTimeIso8601 = kTimeVariables[2];
 
 // CSV's time: seconds (since the epoch or the trace's zero) or an RFC 3339 time.
 std::optional<std::int64_t> seconds_or_rfc3339(std::string_view text) {
@@ -55,19 +58,25 @@ std::string in_quotes(std::string_view text) {
   return "'" + std::string(text) + "'";
 }
 
-// A record at the time `text` gives, or the error that names where and what was expected.
-std::optional<std::string> timed_record(std::string_view text, const TimeVariable& how,
-                                        std::int64_t n, std::size_t column, TraceRecord& record) {
-  const auto ns = how.parse(text);
+// A record at `ns`, the time `text` gives as `how` reads it (none: it is not one), or the error
+// that names where and what was expected.
+std::optional<std::string> timed_record(std::optional<std::int64_t> ns, std::string_view text,
+                                        const TimeVariable& how, std::int64_t n, std::size_t column,
+                                        TraceRecord& record) {
   if (!ns)
     return trace_position(n, column) + in_quotes(text) + " is not " + std::string(how.label) +
            " (e.g. " + std::string(how.example) + "): fix the line or cut it out";
   record.time_ns = *ns;
   // $time_local has whole seconds only; the others have a fraction when the log wrote one.
-  record.second_resolution = how.name == "time_local" || text.find('.') == std::string_view::npos;
+  record.second_resolution = how.whole_seconds || text.find('.') == std::string_view::npos;
   record.line = n;
   record.column = column;
   return std::nullopt;
+}
+
+std::optional<std::string> timed_record(std::string_view text, const TimeVariable& how,
+                                        std::int64_t n, std::size_t column, TraceRecord& record) {
+  return timed_record(how.parse(text), text, how, n, column, record);
 }
 
 // "GET /v1/chat HTTP/1.1" -> method and path (a request line a log could not parse: neither).
@@ -176,11 +185,11 @@ bool blank(std::string_view line) {
 }
 
 // $msec: epoch seconds with exactly three decimals (nginx's form), so a status or a byte count
-// is never taken for it.
-bool looks_like_msec(std::string_view token) {
+// is never taken for it. The time, if it is one.
+std::optional<std::int64_t> msec_ns(std::string_view token) {
   const auto dot = token.find('.');
-  return dot != std::string_view::npos && dot >= 9 && token.size() - dot == 4 &&
-         decimal_seconds_ns(token).has_value();
+  if (dot == std::string_view::npos || dot < 9 || token.size() - dot != 4) return std::nullopt;
+  return decimal_seconds_ns(token);
 }
 
 std::string_view unwrap(std::string_view token) {
@@ -189,21 +198,39 @@ std::string_view unwrap(std::string_view token) {
   return token;
 }
 
-using Found = std::optional<std::pair<std::string_view, std::size_t>>;
+// A time found on a log line: its text, where it starts (from 1) and what it is, read once.
+struct FoundTime {
+  std::string_view token;
+  std::size_t column;
+  std::int64_t ns;
+};
+using Found = std::optional<FoundTime>;
 
-Found found_at(std::string_view line, std::string_view token) {
-  return std::pair{token, static_cast<std::size_t>(token.data() - line.data()) + 1};
+Found found_at(std::string_view line, std::string_view token, std::int64_t ns) {
+  return FoundTime{token, static_cast<std::size_t>(token.data() - line.data()) + 1, ns};
+}
+
+// Whether the '.' at `dot` may be a $msec time's, as far as its neighbours tell: a digit before
+// it, exactly three after it, and then the token's end. Most dots of a log line (an address's,
+// "HTTP/1.1", a user agent's versions) fail this before their token is looked for.
+bool msec_dot(std::string_view line, std::size_t dot) {
+  const auto at = [&](std::size_t i) { return i < line.size() ? line[i] : ' '; };
+  const char after = at(dot + 4);
+  return dot > 0 && ascii_digit(line[dot - 1]) && ascii_digit(at(dot + 1)) &&
+         ascii_digit(at(dot + 2)) && ascii_digit(at(dot + 3)) &&
+         (after == ' ' || after == ']' || after == '"');
 }
 
 // The first space-separated token that is a $msec time: only a token with a '.' can be, so
 // the line is searched for those, not split token by token.
 Found scan_msec(std::string_view line) {
-  for (auto dot = line.find('.'); dot != std::string_view::npos; dot = line.find('.', dot)) {
+  for (auto dot = line.find('.'); dot != std::string_view::npos; dot = line.find('.', dot + 1)) {
+    if (!msec_dot(line, dot)) continue;
     const auto space = line.rfind(' ', dot);
     const auto start = space == std::string_view::npos ? 0 : space + 1;
     dot = std::min(line.find(' ', dot), line.size());  // the token's end: its other dots skipped
     const auto token = unwrap(line.substr(start, dot - start));
-    if (looks_like_msec(token)) return found_at(line, token);
+    if (const auto ns = msec_ns(token)) return found_at(line, token, *ns);
   }
   return std::nullopt;
 }
@@ -216,7 +243,7 @@ Found scan_time(std::string_view line, bool msec) {
     auto end = line.find(' ', start);
     if (end == std::string_view::npos) end = line.size();
     const auto token = unwrap(line.substr(start, end - start));
-    if (rfc3339_ns(token)) return found_at(line, token);
+    if (const auto ns = rfc3339_ns(token)) return found_at(line, token, *ns);
     start = end + 1;
   }
   return std::nullopt;
@@ -493,13 +520,13 @@ std::optional<std::string> TraceFormat::read_log(std::string_view line, std::int
 std::optional<std::string> TraceFormat::read_scan(std::string_view line, std::int64_t n,
                                                   std::vector<TraceRecord>& out) const {
   const auto found = scan_time(line, scan_msec_);
-  const TimeVariable& how = *time_variable(scan_msec_ ? "msec" : "time_iso8601");
+  const TimeVariable& how = scan_msec_ ? kMsec : kTimeIso8601;
   if (!found)
     return trace_position(n, 1) + "no $" + std::string(how.name) + " time (e.g. " +
            std::string(how.example) +
            ") on this line, as on the log's first: fix the line or cut it out";
   TraceRecord& r = out.emplace_back();
-  if (auto error = timed_record(found->first, how, n, found->second, r)) return error;
+  if (auto error = timed_record(found->ns, found->token, how, n, found->column, r)) return error;
   if (fields_) scan_request(line, r);
   return std::nullopt;
 }
