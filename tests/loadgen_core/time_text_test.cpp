@@ -14,11 +14,12 @@ std::string shown(std::optional<std::int64_t> ns) {
   return ns ? std::to_string(*ns) : "none";
 }
 
-struct Row {
+struct TimeRow {
   std::string text, ns;
 };
 
-void check(std::optional<std::int64_t> (*parse)(std::string_view), const std::vector<Row>& rows) {
+void check(std::optional<std::int64_t> (*parse)(std::string_view),
+           const std::vector<TimeRow>& rows) {
   for (const auto& r : rows) {
     CAPTURE(r.text);
     CHECK(shown(parse(r.text)) == r.ns);

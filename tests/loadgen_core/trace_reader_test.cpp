@@ -229,6 +229,38 @@ TEST_CASE("trace: lines end at \\n or \\r\\n, the last one with or without") {
   CHECK(lines.line() == 4);
 }
 
+TEST_CASE("trace: a NUL or a byte not UTF-8 is named wherever its block and line fall") {
+  // Three blocks and more of lines: text not ASCII (valid UTF-8) here and there, and the bad
+  // byte late, so the reads before it are checked a block at a time and its line whole.
+  const std::string ascii = "1767225600.000 GET /v1/chat HTTP/1.1\n";
+  std::string text;
+  std::int64_t lines = 0;
+  for (; text.size() < (std::size_t{3} << 20) + 12345; ++lines)
+    text += lines % 10007 == 5 ? "1767225600.000 GET /caf\xC3\xA9\r\n" : ascii;
+  struct Row {
+    std::string bad, error;
+  };
+  for (const auto& r : std::vector<Row>{
+           {std::string("x\0y", 3), "column 2: a NUL byte"},
+           {"caf\xC3\xA9 \xE9t\xC3", "column 7: a byte that is not UTF-8"},
+           {"ok \xE9", "column 4: a byte that is not UTF-8"},
+       }) {
+    CAPTURE(r.error);
+    std::istringstream in(text + r.bad + "\n" + ascii);
+    TraceLines read(in);
+    std::int64_t good = 0;
+    while (read.next()) ++good;
+    CHECK(good == lines);
+    CHECK(read.error().starts_with("line " + std::to_string(lines + 1) + ", " + r.error));
+  }
+  std::istringstream in(text);
+  TraceLines read(in);
+  std::string_view last;
+  while (const auto line = read.next()) last = *line;
+  CHECK(read.error() == "");
+  CHECK(read.line() == lines);
+}
+
 TEST_CASE("trace: count() reads every record once, unsorted, with next()'s errors") {
   struct Row {
     std::string name, text;
