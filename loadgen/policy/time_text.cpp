@@ -1,5 +1,6 @@
 #include "policy/time_text.hpp"
 
+#include <algorithm>
 #include <array>
 #include <limits>
 
@@ -22,17 +23,20 @@ std::int64_t digits_at(std::string_view text, std::size_t at, std::size_t width)
 }
 
 // "25" (after a decimal point) -> 250'000'000 (beyond 9 digits ignored); -1 when empty or
-// not all digits.
+// not all digits. The digits read as a number, then scaled once: no division per digit.
 std::int64_t fraction_ns(std::string_view text) {
+  static constexpr std::array<std::int64_t, 10> kScale = {
+      1'000'000'000, 100'000'000, 10'000'000, 1'000'000, 100'000, 10'000, 1'000, 100, 10, 1};
   if (text.empty()) return -1;
-  std::int64_t ns = 0;
-  std::int64_t scale = kNsPerSec;
-  for (const char c : text) {
-    if (!ascii_digit(c)) return -1;
-    scale /= 10;
-    ns += (c - '0') * scale;
+  const std::size_t read = std::min<std::size_t>(text.size(), 9);
+  std::int64_t v = 0;
+  for (std::size_t i = 0; i < read; ++i) {
+    if (!ascii_digit(text[i])) return -1;
+    v = v * 10 + (text[i] - '0');
   }
-  return ns;
+  for (std::size_t i = read; i < text.size(); ++i)
+    if (!ascii_digit(text[i])) return -1;
+  return v * kScale[read];
 }
 
 struct Civil {
@@ -89,14 +93,15 @@ std::optional<std::int64_t> rfc3339_ns(std::string_view t) {
 std::optional<std::int64_t> decimal_seconds_ns(std::string_view text) {
   // More whole digits than this and the seconds are past 2262 in nanoseconds anyway.
   constexpr std::size_t kMaxWhole = 18;
+  // One digit more is read, for the check, and fits unsigned.
+  const std::size_t limit = std::min(text.size(), kMaxWhole + 1);
   std::size_t i = 0;
-  std::int64_t seconds = 0;
-  for (; i < text.size() && ascii_digit(text[i]); ++i) {
-    if (i == kMaxWhole) return std::nullopt;
-    seconds = seconds * 10 + (text[i] - '0');
-  }
-  if (i == 0 || seconds > std::numeric_limits<std::int64_t>::max() / kNsPerSec - 1)
-    return std::nullopt;
+  std::uint64_t whole = 0;
+  for (; i < limit && ascii_digit(text[i]); ++i) whole = whole * 10 + (text[i] - '0');
+  constexpr auto kMaxSeconds =
+      static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max() / kNsPerSec - 1);
+  if (i == 0 || i > kMaxWhole || whole > kMaxSeconds) return std::nullopt;
+  const auto seconds = static_cast<std::int64_t>(whole);
   std::int64_t fraction = 0;
   if (i < text.size()) {
     if (text[i] != '.') return std::nullopt;

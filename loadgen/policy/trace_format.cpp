@@ -94,6 +94,15 @@ void read_request(std::string_view request, TraceRecord& record) {
   fill.path = rest.substr(0, rest.find(' '));
 }
 
+// Whether a tenant goes into a header unchanged: no longer than kMaxTraceTenant, visible
+// ASCII and spaces between words only. Every byte looked at without a branch, as each of a
+// trace's lines asks; the error that names the byte is found only when this fails.
+bool header_safe(std::string_view value) {
+  bool visible = true;
+  for (const char c : value) visible &= c >= ' ' && c < 0x7f;
+  return visible && value.size() <= kMaxTraceTenant && value.front() != ' ' && value.back() != ' ';
+}
+
 // A field's value as the tenant, or the error naming where it is: it is sent verbatim in a
 // header, so only what a header carries unchanged (visible ASCII, spaces between words) and
 // no more than kMaxTraceTenant bytes. Empty, or nginx's "-" for a variable with no value: no
@@ -101,6 +110,10 @@ void read_request(std::string_view request, TraceRecord& record) {
 std::optional<std::string> read_tenant(std::string_view value, std::int64_t n, std::size_t column,
                                        TraceRecord& record) {
   if (value.empty() || value == "-") return std::nullopt;
+  if (header_safe(value)) {
+    record.tenant.emplace(value);
+    return std::nullopt;
+  }
   if (value.size() > kMaxTraceTenant)
     return trace_position(n, column) + "the tenant is " + std::to_string(value.size()) +
            " bytes, more than the " + std::to_string(kMaxTraceTenant) +
@@ -146,12 +159,14 @@ void log_field(std::string_view name, std::string_view value, TraceRecord& recor
   if (name == "uri" || name == "request_uri") record.fill_request().path = value;
 }
 
+// Without the spaces and tabs around it, then without the quotes around it.
 std::string_view trim(std::string_view text) {
-  while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) text.remove_prefix(1);
-  while (!text.empty() && (text.back() == ' ' || text.back() == '\t')) text.remove_suffix(1);
-  if (text.size() >= 2 && text.front() == '"' && text.back() == '"')
-    text = text.substr(1, text.size() - 2);
-  return text;
+  const auto blank_at = [&](std::size_t i) { return text[i] == ' ' || text[i] == '\t'; };
+  std::size_t begin = 0, end = text.size();
+  while (begin < end && blank_at(begin)) ++begin;
+  while (end > begin && blank_at(end - 1)) --end;
+  if (end - begin >= 2 && text[begin] == '"' && text[end - 1] == '"') ++begin, --end;
+  return {text.data() + begin, end - begin};
 }
 
 // A CSV line's fields: its commas counted, many bytes at a time. No quoted commas: a trace's
@@ -162,12 +177,15 @@ std::size_t csv_field_count(std::string_view line) {
 
 // Calls take(index, field, column from 1) for each of a CSV line's first `fields` fields: the
 // columns after the last one read are not split at all.
+// A field is a few bytes: a plain loop finds its comma sooner than a call to memchr would.
 template <class Take>
 void each_csv_field(std::string_view line, std::size_t fields, Take&& take) {
   std::size_t start = 0;
-  for (std::size_t i = 0; i < fields && start <= line.size(); ++i) {
-    const auto comma = std::min(line.find(',', start), line.size());
-    take(i, trim(line.substr(start, comma - start)), start + 1);
+  for (std::size_t i = 0; i < fields; ++i) {
+    std::size_t comma = start;
+    while (comma < line.size() && line[comma] != ',') ++comma;
+    take(i, trim({line.data() + start, comma - start}), start + 1);
+    if (comma == line.size()) return;
     start = comma + 1;
   }
 }
