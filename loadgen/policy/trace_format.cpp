@@ -5,6 +5,7 @@
 #include <cctype>
 #include <charconv>
 #include <cstdio>
+#include <cstring>
 
 #include "policy/time_text.hpp"
 #include "policy/trace_lines.hpp"
@@ -239,10 +240,25 @@ bool msec_dot(std::string_view line, std::size_t dot) {
          (after == ' ' || after == ']' || after == '"');
 }
 
+// The first '.' at or after `from`, or npos. A log line's dots are many and close together
+// (an address's, "HTTP/1.1"): eight bytes are looked at a step, without a call for each dot.
+std::size_t find_dot(std::string_view text, std::size_t from) {
+  constexpr std::uint64_t kOnes = 0x0101010101010101, kHighs = kOnes * 0x80, kDots = kOnes * '.';
+  for (; from + 8 <= text.size(); from += 8) {
+    std::uint64_t word;
+    std::memcpy(&word, text.data() + from, 8);
+    const std::uint64_t x = word ^ kDots;  // a zero byte where a '.' is, in any byte order
+    if ((x - kOnes) & ~x & kHighs) break;
+  }
+  for (; from < text.size(); ++from)
+    if (text[from] == '.') return from;
+  return std::string_view::npos;
+}
+
 // The first space-separated token that is a $msec time: only a token with a '.' can be, so
 // the line is searched for those, not split token by token.
 Found scan_msec(std::string_view line) {
-  for (auto dot = line.find('.'); dot != std::string_view::npos; dot = line.find('.', dot + 1)) {
+  for (auto dot = find_dot(line, 0); dot != std::string_view::npos; dot = find_dot(line, dot + 1)) {
     if (!msec_dot(line, dot)) continue;
     const auto space = line.rfind(' ', dot);
     const auto start = space == std::string_view::npos ? 0 : space + 1;
