@@ -20,14 +20,17 @@ std::optional<TraceArrival> TracePlayer::next() {
       continue;
     }
     if (record->time_ns < playback_.from_ns) continue;
-    if (auto now = play(std::move(*record))) return now;
+    // Made in place: a record is moved once on its way out, not through two temporaries.
+    if (const auto now_ns = play(*record))
+      return std::optional<TraceArrival>(std::in_place, *now_ns, std::move(*record));
   }
 }
 
 // The draws are made record by record in the trace's order: the same trace and seed, the
 // same arrivals. An arrival that would be queued alone and taken at once (played once, not
-// spread: most of a trace with fractional times) is returned instead, its record moved once.
-std::optional<TraceArrival> TracePlayer::play(TraceRecord&& record) {
+// spread: most of a trace with fractional times) is not queued: its time is returned, and
+// the record left to the caller. Otherwise the record is moved into its last copy.
+std::optional<std::int64_t> TracePlayer::play(TraceRecord& record) {
   const std::int64_t trace_ns = record.time_ns - playback_.from_ns;
   // Spreads and copies only move an arrival later: nothing read after this is earlier.
   settled_ns_ = played_ns(trace_ns);
@@ -47,7 +50,7 @@ std::optional<TraceArrival> TracePlayer::play(TraceRecord&& record) {
       push(copy_ns, std::move(copy));
     } else if (const std::int64_t at_ns = played_ns(copy_ns);
                copies == 1 && pending_.empty() && at_ns <= settled_ns_) {
-      return TraceArrival{at_ns, std::move(record)};
+      return at_ns;
     } else {
       push(copy_ns, std::move(record));
     }

@@ -34,7 +34,7 @@ class TracePlayer {
   const std::string& error() const { return reader_.error(); }
 
  private:
-  std::optional<TraceArrival> play(TraceRecord&& record);
+  std::optional<std::int64_t> play(TraceRecord& record);
   void push(std::int64_t trace_ns, TraceRecord&& record);
   std::int64_t played_ns(std::int64_t trace_ns) const;
 
