@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
+#include <cstring>
 #include <limits>
 
 #include "civil_date.hpp"
@@ -10,6 +12,24 @@
 
 namespace stampede {
 namespace {
+
+// The eight ASCII digits at `p` as a number, or -1 when one is not a digit: a word at a time
+// (checked and combined in pairs, fours, then eights), where a byte at a time costs a
+// compare and a multiply each. A little-endian word: the first digit in its lowest byte.
+std::int64_t eight_digits(const char* p) {
+  constexpr std::uint64_t kOnes = 0x0101010101010101, kHighNibbles = kOnes * 0xF0;
+  std::uint64_t w;
+  std::memcpy(&w, p, 8);
+  // A digit is 0x30..0x39: its high nibble 3, and still 3 once 6 is added (0x3A..0x3F: 4).
+  if ((w & kHighNibbles) != kOnes * 0x30 || ((w + kOnes * 6) & kHighNibbles) != kOnes * 0x30)
+    return -1;
+  w -= kOnes * '0';
+  w = w * 10 + (w >> 8);  // each even byte: two digits' value
+  constexpr std::uint64_t kPairs = 0x000000FF000000FF;
+  w = ((w & kPairs) * (100 + (1000000ULL << 32)) + ((w >> 16) & kPairs) * (1 + (10000ULL << 32))) >>
+      32;
+  return static_cast<std::int64_t>(w);
+}
 
 // The `width` digits at `at` as a number, or -1 when one is not a digit. Plain, not an
 // optional per group: a trace's ten million times read a dozen groups each.
@@ -97,6 +117,13 @@ std::optional<std::int64_t> decimal_seconds_ns(std::string_view text) {
   const std::size_t limit = std::min(text.size(), kMaxWhole + 1);
   std::size_t i = 0;
   std::uint64_t whole = 0;
+  // Epoch seconds have ten digits: the first eight read as one word.
+  if constexpr (std::endian::native == std::endian::little) {
+    if (const auto first = text.size() >= 8 ? eight_digits(text.data()) : -1; first >= 0) {
+      whole = static_cast<std::uint64_t>(first);
+      i = 8;
+    }
+  }
   for (; i < limit && ascii_digit(text[i]); ++i) whole = whole * 10 + (text[i] - '0');
   constexpr auto kMaxSeconds =
       static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max() / kNsPerSec - 1);
