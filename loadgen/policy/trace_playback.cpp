@@ -6,7 +6,11 @@
 
 namespace stampede {
 TracePlayer::TracePlayer(TraceReader& reader, const TracePlayback& playback, std::uint64_t seed)
-    : reader_(reader), playback_(playback), rng_(make_stream(seed, kTraceStream)) {}
+    : reader_(reader),
+      playback_(playback),
+      rng_(make_stream(seed, kTraceStream)),
+      whole_copies_(static_cast<std::int64_t>(std::floor(playback.scale))),
+      part_copy_(playback.scale - std::floor(playback.scale)) {}
 
 std::optional<TraceArrival> TracePlayer::next() {
   while (true) {
@@ -37,10 +41,8 @@ std::optional<std::int64_t> TracePlayer::play(TraceRecord& record) {
   std::int64_t at = trace_ns;
   if (record.second_resolution && playback_.spread == TraceSpread::kUniform)
     at += rng_.uniform(0, kNsPerSec);
-  const double whole = std::floor(playback_.scale);
-  const double part = playback_.scale - whole;
-  auto copies = static_cast<std::int64_t>(whole);
-  if (part > 0) copies += rng_.unit() < part;
+  std::int64_t copies = whole_copies_;
+  if (part_copy_ > 0) copies += rng_.unit() < part_copy_;
   for (std::int64_t k = 0; k < copies; ++k) {
     const std::int64_t copy_ns =
         k == 0 ? at : saturating_add(at, rng_.uniform(0, playback_.scale_spread_ns));

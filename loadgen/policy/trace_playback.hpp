@@ -41,6 +41,8 @@ class TracePlayer {
   TraceReader& reader_;
   TracePlayback playback_;
   Rng rng_;
+  std::int64_t whole_copies_;  // --scale's whole copies of every line
+  double part_copy_;           // and the chance of one more
   bool done_ = false;
   std::int64_t settled_ns_ = 0;  // no arrival still to come is earlier than this
   TimeHeap<TraceArrival> pending_;
