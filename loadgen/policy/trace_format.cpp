@@ -173,7 +173,18 @@ std::string_view trim(std::string_view text) {
 // A CSV line's fields: its commas counted, many bytes at a time. No quoted commas: a trace's
 // fields are times, names, numbers and paths.
 std::size_t csv_field_count(std::string_view line) {
-  return static_cast<std::size_t>(std::count(line.begin(), line.end(), ',')) + 1;
+  // Counted in a byte per lane, up to 255 bytes a run: std::count's 64-bit count widens
+  // every byte compared to eight, which costs more than the compare.
+  constexpr std::size_t kRun = 255;
+  std::size_t commas = 0;
+  for (std::size_t at = 0; at < line.size(); at += kRun) {
+    const std::size_t n = std::min(kRun, line.size() - at);
+    unsigned char run = 0;
+    for (std::size_t i = 0; i < n; ++i)
+      run = static_cast<unsigned char>(run + (line[at + i] == ','));
+    commas += run;
+  }
+  return commas + 1;
 }
 
 // Calls take(index, field, column from 1) for each of a CSV line's first `fields` fields: the

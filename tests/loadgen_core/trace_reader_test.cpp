@@ -150,6 +150,14 @@ TEST_CASE("trace: bad input names its line and column and how to fix it") {
            {"a CSV line short of a field", "auto", "time,tenant\n1,a\n2\n",
             "line 3, column 1: 1 fields where the header has 2: give every line the header's "
             "columns"},
+           {"a CSV line of more fields than the header, and over 255 commas", "auto",
+            [] {
+              std::string header = "time", line = "1";
+              for (int i = 0; i < 299; ++i) header += ",c";
+              return header + "\n" + line + std::string(300, ',') + "\n";
+            }(),
+            "line 2, column 1: 301 fields where the header has 300: give every line the "
+            "header's columns"},
            {"tokens that are not a number", "auto", "time,tokens\n1,12k\n",
             "line 2, column 3: '12k' is not a whole number of tokens: write tokens as digits, "
             "e.g. 1200"},
