@@ -5,6 +5,19 @@
 #include "saturating.hpp"
 
 namespace stampede {
+namespace {
+
+// An arrival made in the optional it is returned in: its record moved once on its way out,
+// not through a TraceArrival and then an optional of one.
+std::optional<TraceArrival> arrival_now(std::int64_t at_ns, TraceRecord& record) {
+  std::optional<TraceArrival> arrival(std::in_place);
+  arrival->at_ns = at_ns;
+  arrival->record = std::move(record);
+  return arrival;
+}
+
+}  // namespace
+
 TracePlayer::TracePlayer(TraceReader& reader, const TracePlayback& playback, std::uint64_t seed)
     : reader_(reader),
       playback_(playback),
@@ -24,9 +37,7 @@ std::optional<TraceArrival> TracePlayer::next() {
       continue;
     }
     if (record->time_ns < playback_.from_ns) continue;
-    // Made in place: a record is moved once on its way out, not through two temporaries.
-    if (const auto now_ns = play(*record))
-      return std::optional<TraceArrival>(std::in_place, *now_ns, std::move(*record));
+    if (const auto now_ns = play(*record)) return arrival_now(*now_ns, *record);
   }
 }
 
