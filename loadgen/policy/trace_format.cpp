@@ -49,10 +49,20 @@ constexpr TimeVariable kCsvTime{"time", "a time in seconds or RFC 3339", seconds
 constexpr TimeVariable kHarTime{"startedDateTime", "an RFC 3339 startedDateTime", rfc3339_ns,
                                 "2026-01-01T00:00:00.123Z"};
 
-const TimeVariable* time_variable(std::string_view name) {
-  for (const auto& v : kTimeVariables)
-    if (v.name == name) return &v;
-  return nullptr;
+// Which of kTimeVariables a log variable is, or -1: found once, when the format is read.
+int time_index(std::string_view name) {
+  for (std::size_t i = 0; i < kTimeVariables.size(); ++i)
+    if (kTimeVariables[i].name == name) return static_cast<int>(i);
+  return -1;
+}
+
+// Whether `text` is in `line` at `at`: a log format's literals are a few bytes, compared in
+// place rather than by a call to memcmp each.
+bool literal_at(std::string_view line, std::size_t at, std::string_view text) {
+  if (line.size() - at < text.size()) return false;
+  for (std::size_t i = 0; i < text.size(); ++i)
+    if (line[at + i] != text[i]) return false;
+  return true;
 }
 
 std::string in_quotes(std::string_view text) {
@@ -348,8 +358,9 @@ Parsed<TraceFormat> TraceFormat::log_format(std::string_view format) {
       return Parsed<TraceFormat>::fail("--trace-format: $" + f.pieces_.back().text + " and $" +
                                        name + " have nothing between them in " + in_quotes(format) +
                                        ": a log line could not be split there");
-    timed = timed || time_variable(name);
-    f.pieces_.push_back({true, name});
+    const int time = time_index(name);
+    timed = timed || time >= 0;
+    f.pieces_.push_back({true, name, time});
     at = end + braced;
   }
   if (!timed)
@@ -535,7 +546,7 @@ std::optional<std::string> TraceFormat::read_log(std::string_view line, std::int
   for (std::size_t i = 0; i < pieces_.size(); ++i) {
     const Piece& p = pieces_[i];
     if (!p.variable) {
-      if (line.substr(at, p.text.size()) != p.text)
+      if (!literal_at(line, at, p.text))
         return trace_position(n, at + 1) + "expected " + in_quotes(p.text) +
                " here, as the log format has it: give --trace-format 'nginx:<the log_format "
                "that wrote the log>'";
@@ -552,8 +563,9 @@ std::optional<std::string> TraceFormat::read_log(std::string_view line, std::int
     if (i == tokens_piece_) {
       if (auto error = read_tokens(value, n, at + 1, r)) return error;
     }
-    if (const auto* how = time_variable(p.text); how && !timed) {
-      if (auto error = timed_record(value, *how, n, at + 1, r)) return error;
+    if (p.time >= 0 && !timed) {
+      const TimeVariable& how = kTimeVariables[static_cast<std::size_t>(p.time)];
+      if (auto error = timed_record(value, how, n, at + 1, r)) return error;
       timed = true;
     } else if (fields_) {
       log_field(p.text, value, r);
