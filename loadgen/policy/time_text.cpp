@@ -144,9 +144,11 @@ std::optional<std::int64_t> clf_time_ns(std::string_view t) {
   if (t.size() != 26 || t[2] != '/' || t[6] != '/' || t[11] != ':' || t[14] != ':' ||
       t[17] != ':' || t[20] != ' ')
     return std::nullopt;
+  // Compared a byte at a time: three bytes, where a string compare costs a call to memcmp.
   std::int64_t month = 0;
-  for (std::size_t i = 0; i < kMonths.size(); ++i)
-    if (t.substr(3, 3) == kMonths[i]) month = static_cast<std::int64_t>(i) + 1;
+  for (std::size_t i = 0; i < kMonths.size() && !month; ++i)
+    if (t[3] == kMonths[i][0] && t[4] == kMonths[i][1] && t[5] == kMonths[i][2])
+      month = static_cast<std::int64_t>(i) + 1;
   const Civil c{digits_at(t, 7, 4),  month,
                 digits_at(t, 0, 2),  digits_at(t, 12, 2),
                 digits_at(t, 15, 2), digits_at(t, 18, 2)};
