@@ -197,8 +197,6 @@ std::size_t csv_field_count(std::string_view line) {
   return commas + 1;
 }
 
-// Calls take(index, field, column from 1) for each of a CSV line's first `fields` fields: the
-// columns after the last one read are not split at all.
 // The first `byte` at or after `from`, or npos. What a trace's lines are searched for (a log
 // line's dots, a CSV line's commas) is a few bytes apart: eight bytes are looked at a step,
 // without a call to memchr for each.
@@ -216,6 +214,18 @@ std::size_t find_byte(std::string_view text, std::size_t from, char byte) {
   return std::string_view::npos;
 }
 
+// Where `text` (a log format's literal) next is in `line` from `at`, or npos: its first byte
+// searched for a word at a time, where string_view::find compares at every byte.
+std::size_t find_literal(std::string_view line, std::size_t at, std::string_view text) {
+  if (text.empty()) return at;
+  for (auto pos = find_byte(line, at, text[0]); pos != std::string_view::npos;
+       pos = find_byte(line, pos + 1, text[0]))
+    if (literal_at(line, pos, text)) return pos;
+  return std::string_view::npos;
+}
+
+// Calls take(index, field, column from 1) for each of a CSV line's first `fields` fields: the
+// columns after the last one read are not split at all.
 template <class Take>
 void each_csv_field(std::string_view line, std::size_t fields, Take&& take) {
   std::size_t start = 0;
@@ -554,7 +564,7 @@ std::optional<std::string> TraceFormat::read_log(std::string_view line, std::int
       continue;
     }
     // A variable runs to where the literal after it starts (the line's end when last).
-    auto end = i + 1 < pieces_.size() ? line.find(pieces_[i + 1].text, at) : line.size();
+    auto end = i + 1 < pieces_.size() ? find_literal(line, at, pieces_[i + 1].text) : line.size();
     if (end == std::string_view::npos) end = line.size();
     const std::string_view value = line.substr(at, end - at);
     if (i == tenant_piece_) {
