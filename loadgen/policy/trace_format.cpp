@@ -5,6 +5,7 @@
 #include <cctype>
 #include <charconv>
 #include <cstdio>
+#include <cstring>
 
 #include "policy/time_text.hpp"
 #include "policy/trace_lines.hpp"
@@ -28,12 +29,15 @@ struct TimeVariable {
   std::string_view label;  // for errors
   std::optional<std::int64_t> (*parse)(std::string_view);
   std::string_view example;
+  bool whole_seconds = false;  // never a fraction ($time_local): each time is a second's
 };
 constexpr std::array<TimeVariable, 3> kTimeVariables = {{
-    {"time_local", "a $time_local time", clf_time_ns, "10/Oct/2000:13:55:36 -0700"},
+    {"time_local", "a $time_local time", clf_time_ns, "10/Oct/2000:13:55:36 -0700", true},
     {"msec", "a $msec time", decimal_seconds_ns, "1767225600.123"},
     {"time_iso8601", "a $time_iso8601 time", rfc3339_ns, "2026-01-01T00:00:00+00:00"},
 }};
+constexpr const TimeVariable& kMsec = kTimeVariables[1];
+constexpr const TimeVariable& kTimeIso8601 = kTimeVariables[2];
 
 // CSV's time: seconds (since the epoch or the trace's zero) or an RFC 3339 time.
 std::optional<std::int64_t> seconds_or_rfc3339(std::string_view text) {
@@ -45,29 +49,45 @@ constexpr TimeVariable kCsvTime{"time", "a time in seconds or RFC 3339", seconds
 constexpr TimeVariable kHarTime{"startedDateTime", "an RFC 3339 startedDateTime", rfc3339_ns,
                                 "2026-01-01T00:00:00.123Z"};
 
-const TimeVariable* time_variable(std::string_view name) {
-  for (const auto& v : kTimeVariables)
-    if (v.name == name) return &v;
-  return nullptr;
+// Which of kTimeVariables a log variable is, or -1: found once, when the format is read.
+int time_index(std::string_view name) {
+  for (std::size_t i = 0; i < kTimeVariables.size(); ++i)
+    if (kTimeVariables[i].name == name) return static_cast<int>(i);
+  return -1;
+}
+
+// Whether `text` is in `line` at `at`: a log format's literals are a few bytes, compared in
+// place rather than by a call to memcmp each.
+bool literal_at(std::string_view line, std::size_t at, std::string_view text) {
+  if (line.size() - at < text.size()) return false;
+  for (std::size_t i = 0; i < text.size(); ++i)
+    if (line[at + i] != text[i]) return false;
+  return true;
 }
 
 std::string in_quotes(std::string_view text) {
   return "'" + std::string(text) + "'";
 }
 
-// A record at the time `text` gives, or the error that names where and what was expected.
-std::optional<std::string> timed_record(std::string_view text, const TimeVariable& how,
-                                        std::int64_t n, std::size_t column, TraceRecord& record) {
-  const auto ns = how.parse(text);
+// A record at `ns`, the time `text` gives as `how` reads it (none: it is not one), or the error
+// that names where and what was expected.
+std::optional<std::string> timed_record(std::optional<std::int64_t> ns, std::string_view text,
+                                        const TimeVariable& how, std::int64_t n, std::size_t column,
+                                        TraceRecord& record) {
   if (!ns)
     return trace_position(n, column) + in_quotes(text) + " is not " + std::string(how.label) +
            " (e.g. " + std::string(how.example) + "): fix the line or cut it out";
   record.time_ns = *ns;
   // $time_local has whole seconds only; the others have a fraction when the log wrote one.
-  record.second_resolution = how.name == "time_local" || text.find('.') == std::string_view::npos;
+  record.second_resolution = how.whole_seconds || text.find('.') == std::string_view::npos;
   record.line = n;
   record.column = column;
   return std::nullopt;
+}
+
+std::optional<std::string> timed_record(std::string_view text, const TimeVariable& how,
+                                        std::int64_t n, std::size_t column, TraceRecord& record) {
+  return timed_record(how.parse(text), text, how, n, column, record);
 }
 
 // "GET /v1/chat HTTP/1.1" -> method and path (a request line a log could not parse: neither).
@@ -85,6 +105,15 @@ void read_request(std::string_view request, TraceRecord& record) {
   fill.path = rest.substr(0, rest.find(' '));
 }
 
+// Whether a tenant goes into a header unchanged: no longer than kMaxTraceTenant, visible
+// ASCII and spaces between words only. Every byte looked at without a branch, as each of a
+// trace's lines asks; the error that names the byte is found only when this fails.
+bool header_safe(std::string_view value) {
+  bool visible = true;
+  for (const char c : value) visible &= c >= ' ' && c < 0x7f;
+  return visible && value.size() <= kMaxTraceTenant && value.front() != ' ' && value.back() != ' ';
+}
+
 // A field's value as the tenant, or the error naming where it is: it is sent verbatim in a
 // header, so only what a header carries unchanged (visible ASCII, spaces between words) and
 // no more than kMaxTraceTenant bytes. Empty, or nginx's "-" for a variable with no value: no
@@ -92,6 +121,10 @@ void read_request(std::string_view request, TraceRecord& record) {
 std::optional<std::string> read_tenant(std::string_view value, std::int64_t n, std::size_t column,
                                        TraceRecord& record) {
   if (value.empty() || value == "-") return std::nullopt;
+  if (header_safe(value)) {
+    record.tenant.emplace(value);
+    return std::nullopt;
+  }
   if (value.size() > kMaxTraceTenant)
     return trace_position(n, column) + "the tenant is " + std::to_string(value.size()) +
            " bytes, more than the " + std::to_string(kMaxTraceTenant) +
@@ -137,18 +170,58 @@ void log_field(std::string_view name, std::string_view value, TraceRecord& recor
   if (name == "uri" || name == "request_uri") record.fill_request().path = value;
 }
 
+// Without the spaces and tabs around it, then without the quotes around it.
 std::string_view trim(std::string_view text) {
-  while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) text.remove_prefix(1);
-  while (!text.empty() && (text.back() == ' ' || text.back() == '\t')) text.remove_suffix(1);
-  if (text.size() >= 2 && text.front() == '"' && text.back() == '"')
-    text = text.substr(1, text.size() - 2);
-  return text;
+  const auto blank_at = [&](std::size_t i) { return text[i] == ' ' || text[i] == '\t'; };
+  std::size_t begin = 0, end = text.size();
+  while (begin < end && blank_at(begin)) ++begin;
+  while (end > begin && blank_at(end - 1)) --end;
+  if (end - begin >= 2 && text[begin] == '"' && text[end - 1] == '"') ++begin, --end;
+  return {text.data() + begin, end - begin};
 }
 
 // A CSV line's fields: its commas counted, many bytes at a time. No quoted commas: a trace's
 // fields are times, names, numbers and paths.
 std::size_t csv_field_count(std::string_view line) {
-  return static_cast<std::size_t>(std::count(line.begin(), line.end(), ',')) + 1;
+  // Counted in a byte per lane, up to 255 bytes a run: std::count's 64-bit count widens
+  // every byte compared to eight, which costs more than the compare.
+  constexpr std::size_t kRun = 255;
+  std::size_t commas = 0;
+  for (std::size_t at = 0; at < line.size(); at += kRun) {
+    const std::size_t n = std::min(kRun, line.size() - at);
+    unsigned char run = 0;
+    for (std::size_t i = 0; i < n; ++i)
+      run = static_cast<unsigned char>(run + (line[at + i] == ','));
+    commas += run;
+  }
+  return commas + 1;
+}
+
+// The first `byte` at or after `from`, or npos. What a trace's lines are searched for (a log
+// line's dots, a CSV line's commas) is a few bytes apart: eight bytes are looked at a step,
+// without a call to memchr for each.
+std::size_t find_byte(std::string_view text, std::size_t from, char byte) {
+  constexpr std::uint64_t kOnes = 0x0101010101010101, kHighs = kOnes * 0x80;
+  const std::uint64_t bytes = kOnes * static_cast<unsigned char>(byte);
+  for (; from + 8 <= text.size(); from += 8) {
+    std::uint64_t word;
+    std::memcpy(&word, text.data() + from, 8);
+    const std::uint64_t x = word ^ bytes;  // a zero byte where `byte` is, in any byte order
+    if ((x - kOnes) & ~x & kHighs) break;
+  }
+  for (; from < text.size(); ++from)
+    if (text[from] == byte) return from;
+  return std::string_view::npos;
+}
+
+// Where `text` (a log format's literal) next is in `line` from `at`, or npos: its first byte
+// searched for a word at a time, where string_view::find compares at every byte.
+std::size_t find_literal(std::string_view line, std::size_t at, std::string_view text) {
+  if (text.empty()) return at;
+  for (auto pos = find_byte(line, at, text[0]); pos != std::string_view::npos;
+       pos = find_byte(line, pos + 1, text[0]))
+    if (literal_at(line, pos, text)) return pos;
+  return std::string_view::npos;
 }
 
 // Calls take(index, field, column from 1) for each of a CSV line's first `fields` fields: the
@@ -156,9 +229,10 @@ std::size_t csv_field_count(std::string_view line) {
 template <class Take>
 void each_csv_field(std::string_view line, std::size_t fields, Take&& take) {
   std::size_t start = 0;
-  for (std::size_t i = 0; i < fields && start <= line.size(); ++i) {
-    const auto comma = std::min(line.find(',', start), line.size());
-    take(i, trim(line.substr(start, comma - start)), start + 1);
+  for (std::size_t i = 0; i < fields; ++i) {
+    const std::size_t comma = std::min(find_byte(line, start, ','), line.size());
+    take(i, trim({line.data() + start, comma - start}), start + 1);
+    if (comma == line.size()) return;
     start = comma + 1;
   }
 }
@@ -176,11 +250,11 @@ bool blank(std::string_view line) {
 }
 
 // $msec: epoch seconds with exactly three decimals (nginx's form), so a status or a byte count
-// is never taken for it.
-bool looks_like_msec(std::string_view token) {
+// is never taken for it. The time, if it is one.
+std::optional<std::int64_t> msec_ns(std::string_view token) {
   const auto dot = token.find('.');
-  return dot != std::string_view::npos && dot >= 9 && token.size() - dot == 4 &&
-         decimal_seconds_ns(token).has_value();
+  if (dot == std::string_view::npos || dot < 9 || token.size() - dot != 4) return std::nullopt;
+  return decimal_seconds_ns(token);
 }
 
 std::string_view unwrap(std::string_view token) {
@@ -189,21 +263,40 @@ std::string_view unwrap(std::string_view token) {
   return token;
 }
 
-using Found = std::optional<std::pair<std::string_view, std::size_t>>;
+// A time found on a log line: its text, where it starts (from 1) and what it is, read once.
+struct FoundTime {
+  std::string_view token;
+  std::size_t column;
+  std::int64_t ns;
+};
+using Found = std::optional<FoundTime>;
 
-Found found_at(std::string_view line, std::string_view token) {
-  return std::pair{token, static_cast<std::size_t>(token.data() - line.data()) + 1};
+Found found_at(std::string_view line, std::string_view token, std::int64_t ns) {
+  return FoundTime{token, static_cast<std::size_t>(token.data() - line.data()) + 1, ns};
+}
+
+// Whether the '.' at `dot` may be a $msec time's, as far as its neighbours tell: a digit before
+// it, exactly three after it, and then the token's end. Most dots of a log line (an address's,
+// "HTTP/1.1", a user agent's versions) fail this before their token is looked for.
+bool msec_dot(std::string_view line, std::size_t dot) {
+  const auto at = [&](std::size_t i) { return i < line.size() ? line[i] : ' '; };
+  const char after = at(dot + 4);
+  return dot > 0 && ascii_digit(line[dot - 1]) && ascii_digit(at(dot + 1)) &&
+         ascii_digit(at(dot + 2)) && ascii_digit(at(dot + 3)) &&
+         (after == ' ' || after == ']' || after == '"');
 }
 
 // The first space-separated token that is a $msec time: only a token with a '.' can be, so
 // the line is searched for those, not split token by token.
 Found scan_msec(std::string_view line) {
-  for (auto dot = line.find('.'); dot != std::string_view::npos; dot = line.find('.', dot)) {
+  for (auto dot = find_byte(line, 0, '.'); dot != std::string_view::npos;
+       dot = find_byte(line, dot + 1, '.')) {
+    if (!msec_dot(line, dot)) continue;
     const auto space = line.rfind(' ', dot);
     const auto start = space == std::string_view::npos ? 0 : space + 1;
     dot = std::min(line.find(' ', dot), line.size());  // the token's end: its other dots skipped
     const auto token = unwrap(line.substr(start, dot - start));
-    if (looks_like_msec(token)) return found_at(line, token);
+    if (const auto ns = msec_ns(token)) return found_at(line, token, *ns);
   }
   return std::nullopt;
 }
@@ -216,7 +309,7 @@ Found scan_time(std::string_view line, bool msec) {
     auto end = line.find(' ', start);
     if (end == std::string_view::npos) end = line.size();
     const auto token = unwrap(line.substr(start, end - start));
-    if (rfc3339_ns(token)) return found_at(line, token);
+    if (const auto ns = rfc3339_ns(token)) return found_at(line, token, *ns);
     start = end + 1;
   }
   return std::nullopt;
@@ -275,8 +368,9 @@ Parsed<TraceFormat> TraceFormat::log_format(std::string_view format) {
       return Parsed<TraceFormat>::fail("--trace-format: $" + f.pieces_.back().text + " and $" +
                                        name + " have nothing between them in " + in_quotes(format) +
                                        ": a log line could not be split there");
-    timed = timed || time_variable(name);
-    f.pieces_.push_back({true, name});
+    const int time = time_index(name);
+    timed = timed || time >= 0;
+    f.pieces_.push_back({true, name, time});
     at = end + braced;
   }
   if (!timed)
@@ -462,7 +556,7 @@ std::optional<std::string> TraceFormat::read_log(std::string_view line, std::int
   for (std::size_t i = 0; i < pieces_.size(); ++i) {
     const Piece& p = pieces_[i];
     if (!p.variable) {
-      if (line.substr(at, p.text.size()) != p.text)
+      if (!literal_at(line, at, p.text))
         return trace_position(n, at + 1) + "expected " + in_quotes(p.text) +
                " here, as the log format has it: give --trace-format 'nginx:<the log_format "
                "that wrote the log>'";
@@ -470,7 +564,7 @@ std::optional<std::string> TraceFormat::read_log(std::string_view line, std::int
       continue;
     }
     // A variable runs to where the literal after it starts (the line's end when last).
-    auto end = i + 1 < pieces_.size() ? line.find(pieces_[i + 1].text, at) : line.size();
+    auto end = i + 1 < pieces_.size() ? find_literal(line, at, pieces_[i + 1].text) : line.size();
     if (end == std::string_view::npos) end = line.size();
     const std::string_view value = line.substr(at, end - at);
     if (i == tenant_piece_) {
@@ -479,8 +573,9 @@ std::optional<std::string> TraceFormat::read_log(std::string_view line, std::int
     if (i == tokens_piece_) {
       if (auto error = read_tokens(value, n, at + 1, r)) return error;
     }
-    if (const auto* how = time_variable(p.text); how && !timed) {
-      if (auto error = timed_record(value, *how, n, at + 1, r)) return error;
+    if (p.time >= 0 && !timed) {
+      const TimeVariable& how = kTimeVariables[static_cast<std::size_t>(p.time)];
+      if (auto error = timed_record(value, how, n, at + 1, r)) return error;
       timed = true;
     } else if (fields_) {
       log_field(p.text, value, r);
@@ -493,13 +588,13 @@ std::optional<std::string> TraceFormat::read_log(std::string_view line, std::int
 std::optional<std::string> TraceFormat::read_scan(std::string_view line, std::int64_t n,
                                                   std::vector<TraceRecord>& out) const {
   const auto found = scan_time(line, scan_msec_);
-  const TimeVariable& how = *time_variable(scan_msec_ ? "msec" : "time_iso8601");
+  const TimeVariable& how = scan_msec_ ? kMsec : kTimeIso8601;
   if (!found)
     return trace_position(n, 1) + "no $" + std::string(how.name) + " time (e.g. " +
            std::string(how.example) +
            ") on this line, as on the log's first: fix the line or cut it out";
   TraceRecord& r = out.emplace_back();
-  if (auto error = timed_record(found->first, how, n, found->second, r)) return error;
+  if (auto error = timed_record(found->ns, found->token, how, n, found->column, r)) return error;
   if (fields_) scan_request(line, r);
   return std::nullopt;
 }

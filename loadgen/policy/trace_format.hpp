@@ -82,6 +82,7 @@ class TraceFormat {
   struct Piece {
     bool variable = false;
     std::string text;  // the literal, or the variable's name without '$'
+    int time = -1;     // a time variable: which (the .cpp's table's index), once, not a line
   };
   // A CSV column's meaning, in the header's names' order: time, tenant, tokens, method, path.
   static constexpr std::size_t kCsvTimeRole = 0, kCsvTenantRole = 1, kCsvTokensRole = 2,

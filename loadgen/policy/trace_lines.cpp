@@ -39,6 +39,21 @@ bool plain_ascii(std::string_view text) {
   return lowest != 0 && highest < 0x80;
 }
 
+// The offset of the first byte in [from, to) that is a NUL or not ASCII, or `to`: a block's
+// bytes checked a chunk at a time, and only a chunk with such a byte looked at byte by byte.
+std::size_t first_suspect(const char* data, std::size_t from, std::size_t to) {
+  constexpr std::size_t kChunk = 64;
+  for (; from < to; from += kChunk) {
+    const std::size_t n = std::min(kChunk, to - from);
+    if (n == kChunk ? plain_ascii({data + from, kChunk}) : plain_ascii({data + from, n})) continue;
+    for (std::size_t i = from; i < from + n; ++i) {
+      const auto c = static_cast<unsigned char>(data[i]);
+      if (c == 0 || c >= 0x80) return i;
+    }
+  }
+  return to;
+}
+
 }  // namespace
 
 std::string trace_position(std::int64_t line, std::size_t column) {
@@ -58,11 +73,14 @@ std::optional<std::string_view> TraceLines::refuse(std::string why) {
 
 // Moves the part line still unread to the front and reads a block after it; false on an error.
 bool TraceLines::fill() {
+  const bool known = suspect_ < end_;  // a suspect byte is still ahead: the new ones can wait
   std::memmove(buffer_.get(), buffer_.get() + begin_, end_ - begin_);
   end_ -= begin_;
+  suspect_ -= begin_;
   begin_ = 0;
   in_.read(buffer_.get() + end_, static_cast<std::streamsize>(size_ - end_));
   const auto read = static_cast<std::size_t>(in_.gcount());
+  if (!known) suspect_ = first_suspect(buffer_.get(), end_, end_ + read);
   end_ += read;
   if (in_.bad()) {
     refuse("line " + std::to_string(line_ + 1) +
@@ -81,9 +99,15 @@ std::optional<std::string_view> TraceLines::next() {
     const auto* nl = static_cast<const char*>(std::memchr(from, '\n', left));
     if (nl || (eof_ && left > 0)) {
       const std::size_t length = nl ? static_cast<std::size_t>(nl - from) : left;
+      const std::size_t line_end = begin_ + length;
       begin_ += nl ? length + 1 : length;
       ++line_;
-      return length > max_line_ ? too_long() : checked({from, length});
+      if (length > max_line_) return too_long();
+      if (line_end <= suspect_) return without_cr({from, length});
+      // The line has the block's first suspect byte: looked at whole, then the next found.
+      auto text = checked(without_cr({from, length}));
+      suspect_ = first_suspect(buffer_.get(), begin_, end_);
+      return text;
     }
     // A line without its end that already passes the bound is refused unread.
     if (left > max_line_) {
@@ -99,8 +123,12 @@ std::optional<std::string_view> TraceLines::too_long() {
                 ": this is not a log, CSV or HAR file with one record a line; give one");
 }
 
-std::optional<std::string_view> TraceLines::checked(std::string_view text) {
+std::string_view TraceLines::without_cr(std::string_view text) {
   if (!text.empty() && text.back() == '\r') text.remove_suffix(1);
+  return text;
+}
+
+std::optional<std::string_view> TraceLines::checked(std::string_view text) {
   if (plain_ascii(text)) return text;
   if (const void* nul = std::memchr(text.data(), '\0', text.size()))
     return refuse(trace_position(line_, static_cast<const char*>(nul) - text.data() + 1) +

@@ -28,6 +28,7 @@ class TraceLines {
 
  private:
   std::optional<std::string_view> refuse(std::string why);
+  static std::string_view without_cr(std::string_view text);
   std::optional<std::string_view> checked(std::string_view text);
   std::optional<std::string_view> too_long();
   bool fill();
@@ -40,6 +41,10 @@ class TraceLines {
   std::unique_ptr<char[]> buffer_;
   std::size_t begin_ = 0;
   std::size_t end_ = 0;
+  // Every byte in [begin_, suspect_) is ASCII and not NUL, and suspect_ (when before end_) is
+  // not: the bytes are checked as they are read, a block at a time, and only a line that
+  // holds a suspect byte is looked at whole (for the column of a NUL or a byte not UTF-8).
+  std::size_t suspect_ = 0;
   bool eof_ = false;
   std::int64_t line_ = 0;
   std::string error_;

@@ -34,13 +34,15 @@ class TracePlayer {
   const std::string& error() const { return reader_.error(); }
 
  private:
-  std::optional<TraceArrival> play(TraceRecord&& record);
+  std::optional<std::int64_t> play(TraceRecord& record);
   void push(std::int64_t trace_ns, TraceRecord&& record);
   std::int64_t played_ns(std::int64_t trace_ns) const;
 
   TraceReader& reader_;
   TracePlayback playback_;
   Rng rng_;
+  std::int64_t whole_copies_;  // --scale's whole copies of every line
+  double part_copy_;           // and the chance of one more
   bool done_ = false;
   std::int64_t settled_ns_ = 0;  // no arrival still to come is earlier than this
   TimeHeap<TraceArrival> pending_;

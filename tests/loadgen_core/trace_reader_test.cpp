@@ -84,6 +84,13 @@ TEST_CASE("trace: each format's records, times relative to the first") {
             "10.0.0.1 - [05/Dec/2026:10:00:00 +0000] 1767225600.123 \"GET /v1 HTTP/1.1\" 200\n"
             "10.0.0.1 - [05/Dec/2026:10:00:00 +0000] 1767225600.456 \"GET /v2 HTTP/1.1\" 200\n",
             "0 GET /v1|333 GET /v2"},
+           {"$msec: the first token of 9+ digits, '.', 3 digits; other dotted tokens skipped",
+            "auto",
+            "1.2.3.4 a.1767225600.001 1767225600.0011 12345678.123 1767225600.00x "
+            "\"1767225600.100\" [1767225600.200]\n"
+            "1767225600.1234.5 x/1767225600.300 [\"1767225600.350\"] 1767225600.400\n"
+            "1767225600.500\n",
+            "0|250|400"},
            {"a log carrying $time_iso8601, detected", "auto",
             "2026-01-01T00:00:00+00:00 \"GET /a HTTP/1.1\"\n2026-01-01T00:00:03+00:00 x\n",
             "0s GET /a|3000s"},
@@ -143,6 +150,14 @@ TEST_CASE("trace: bad input names its line and column and how to fix it") {
            {"a CSV line short of a field", "auto", "time,tenant\n1,a\n2\n",
             "line 3, column 1: 1 fields where the header has 2: give every line the header's "
             "columns"},
+           {"a CSV line of more fields than the header, and over 255 commas", "auto",
+            [] {
+              std::string header = "time", line = "1";
+              for (int i = 0; i < 299; ++i) header += ",c";
+              return header + "\n" + line + std::string(300, ',') + "\n";
+            }(),
+            "line 2, column 1: 301 fields where the header has 300: give every line the "
+            "header's columns"},
            {"tokens that are not a number", "auto", "time,tokens\n1,12k\n",
             "line 2, column 3: '12k' is not a whole number of tokens: write tokens as digits, "
             "e.g. 1200"},
@@ -220,6 +235,38 @@ TEST_CASE("trace: lines end at \\n or \\r\\n, the last one with or without") {
   CHECK(got == std::vector<std::string>{"a", "", "b", "c"});
   CHECK(lines.error() == "");
   CHECK(lines.line() == 4);
+}
+
+TEST_CASE("trace: a NUL or a byte not UTF-8 is named wherever its block and line fall") {
+  // Three blocks and more of lines: text not ASCII (valid UTF-8) here and there, and the bad
+  // byte late, so the reads before it are checked a block at a time and its line whole.
+  const std::string ascii = "1767225600.000 GET /v1/chat HTTP/1.1\n";
+  std::string text;
+  std::int64_t lines = 0;
+  for (; text.size() < (std::size_t{3} << 20) + 12345; ++lines)
+    text += lines % 10007 == 5 ? "1767225600.000 GET /caf\xC3\xA9\r\n" : ascii;
+  struct Row {
+    std::string bad, error;
+  };
+  for (const auto& r : std::vector<Row>{
+           {std::string("x\0y", 3), "column 2: a NUL byte"},
+           {"caf\xC3\xA9 \xE9t\xC3", "column 7: a byte that is not UTF-8"},
+           {"ok \xE9", "column 4: a byte that is not UTF-8"},
+       }) {
+    CAPTURE(r.error);
+    std::istringstream in(text + r.bad + "\n" + ascii);
+    TraceLines read(in);
+    std::int64_t good = 0;
+    while (read.next()) ++good;
+    CHECK(good == lines);
+    CHECK(read.error().starts_with("line " + std::to_string(lines + 1) + ", " + r.error));
+  }
+  std::istringstream in(text);
+  TraceLines read(in);
+  std::string_view last;
+  while (const auto line = read.next()) last = *line;
+  CHECK(read.error() == "");
+  CHECK(read.line() == lines);
 }
 
 TEST_CASE("trace: count() reads every record once, unsorted, with next()'s errors") {
