@@ -5,9 +5,9 @@
 #include <vector>
 
 #include "assertion.hpp"
-#include "policy/played_arrivals.hpp"
 #include "policy/shard.hpp"
 #include "scenario.hpp"
+#include "sim/played_arrivals.hpp"
 
 namespace stampede {
 

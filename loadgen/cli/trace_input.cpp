@@ -49,25 +49,31 @@ void check_trace_file(const Scenario& scenario, Errors& errors) {
     errors.push_back(flag_of(scenario.fleet) + read.error());
 }
 
+namespace {
+
+// simulate's pass: the trace read through, its arrivals kept and keep finished; what was wrong.
+std::optional<std::string> keep_trace(const FleetConfig& fleet, PlayedArrivals& keep) {
+  Errors errors;
+  auto file = open_trace_file(fleet, errors);
+  if (!file) {
+    keep.finish(false);
+    return errors.front();
+  }
+  const auto count = count_trace_arrivals(*file, fleet.trace, fleet.seed, &keep);
+  keep.finish(static_cast<bool>(count));
+  if (!count) return flag_of(fleet) + count.error();
+  if (!keep.kept())
+    return flag_of(fleet) +
+           "its arrivals could not be kept for the run (a temporary file that could not be "
+           "written, or two arrivals more than 146 years apart): give TMPDIR a writable "
+           "directory with room, or cut the trace with --from/--to";
+  return std::nullopt;
+}
+
+}  // namespace
+
 TracePass::TracePass(const FleetConfig& fleet, std::shared_ptr<PlayedArrivals> keep)
-    : thread_([this, fleet, keep = std::move(keep)] {
-        Errors errors;
-        auto file = open_trace_file(fleet, errors);
-        if (file) {
-          const auto count = count_trace_arrivals(*file, fleet.trace, fleet.seed, keep.get());
-          if (!count)
-            errors.push_back(flag_of(fleet) + count.error());
-          else if (!keep->kept())
-            errors.push_back(flag_of(fleet) +
-                             "its arrivals could not be kept for the run (a temporary file that "
-                             "could not be written, or two arrivals more than 146 years apart): "
-                             "give TMPDIR a writable directory with room, or cut the trace with "
-                             "--from/--to");
-        } else {
-          keep->finish(false);
-        }
-        if (!errors.empty()) error_ = errors.front();
-      }) {}
+    : thread_([this, fleet, keep = std::move(keep)] { error_ = keep_trace(fleet, *keep); }) {}
 
 TracePass::~TracePass() {
   if (thread_.joinable()) thread_.join();

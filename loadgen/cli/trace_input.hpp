@@ -6,8 +6,8 @@
 #include <thread>
 
 #include "checked.hpp"
-#include "policy/played_arrivals.hpp"
 #include "scenario.hpp"
+#include "sim/played_arrivals.hpp"
 
 namespace stampede {
 

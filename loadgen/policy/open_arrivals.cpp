@@ -7,12 +7,13 @@ namespace stampede {
 
 OpenArrivals::OpenArrivals(const ArrivalSchedule& schedule, const FleetConfig& fleet,
                            std::unique_ptr<std::istream> trace, std::int64_t first,
-                           std::int64_t stride, const PlayedArrivals* played)
+                           std::int64_t stride, std::unique_ptr<KeptArrivals> played)
     : steady_(schedule, first, stride), file_(std::move(trace)) {
   if (played) {
     // Played as the trace is read: all its arrivals, unless --items cuts them short.
     trace_ = std::make_unique<TraceArrivalStream>(
-        *played, fleet.items.value_or(std::numeric_limits<std::int64_t>::max()), first, stride);
+        std::move(played), fleet.items.value_or(std::numeric_limits<std::int64_t>::max()), first,
+        stride);
     return;
   }
   if (!file_) return;

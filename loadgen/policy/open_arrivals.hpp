@@ -13,13 +13,13 @@ namespace stampede {
 
 // One part of the open model's arrivals (a shard's, a live loop's): the steady schedule's, or,
 // for the trace workload, a trace's, read from the file the caller opened (checked whole
-// before the run: count_trace_arrivals) and handed in, or played back from the arrivals that
-// check kept (played: simulate reads the trace once).
+// before the run: count_trace_arrivals) and handed in, or played back from the arrivals a pass
+// over it kept (played: simulate reads the trace once).
 class OpenArrivals {
  public:
   OpenArrivals(const ArrivalSchedule& schedule, const FleetConfig& fleet,
                std::unique_ptr<std::istream> trace, std::int64_t first, std::int64_t stride,
-               const PlayedArrivals* played = nullptr);
+               std::unique_ptr<KeptArrivals> played = nullptr);
 
   // A trace workload never falls back to the steady schedule: a trace that can no longer be
   // read has no more arrivals, and its items stay unfinished for the checks to see.

@@ -17,10 +17,8 @@ TraceReadOptions times_only(TraceReadOptions read) {
 }
 }  // namespace
 
-namespace {
-
-Parsed<std::int64_t> play_trace(std::istream& in, const TraceSettings& settings, std::uint64_t seed,
-                                PlayedArrivals* keep) {
+Parsed<std::int64_t> count_trace_arrivals(std::istream& in, const TraceSettings& settings,
+                                          std::uint64_t seed, ArrivalKeeper* keep) {
   const auto read = trace_read_options(settings);
   if (!read) return Parsed<std::int64_t>::fail(read.error());
   TraceReader reader(in, times_only(*read));
@@ -43,15 +41,6 @@ Parsed<std::int64_t> play_trace(std::istream& in, const TraceSettings& settings,
   return Parsed<std::int64_t>::ok(count);
 }
 
-}  // namespace
-
-Parsed<std::int64_t> count_trace_arrivals(std::istream& in, const TraceSettings& settings,
-                                          std::uint64_t seed, PlayedArrivals* keep) {
-  auto count = play_trace(in, settings, seed, keep);
-  if (keep) keep->finish(static_cast<bool>(count));
-  return count;
-}
-
 TraceArrivalStream::TraceArrivalStream(std::istream& in, const TraceReadOptions& read,
                                        const TraceSettings& settings, std::uint64_t seed,
                                        std::int64_t total, std::int64_t first, std::int64_t stride,
@@ -62,9 +51,9 @@ TraceArrivalStream::TraceArrivalStream(std::istream& in, const TraceReadOptions&
   advance(first + 1);
 }
 
-TraceArrivalStream::TraceArrivalStream(const PlayedArrivals& played, std::int64_t total,
+TraceArrivalStream::TraceArrivalStream(std::unique_ptr<KeptArrivals> played, std::int64_t total,
                                        std::int64_t first, std::int64_t stride)
-    : played_(std::in_place, played), total_(total), stride_(stride) {
+    : played_(std::move(played)), total_(total), stride_(stride) {
   advance(first + 1);
 }
 

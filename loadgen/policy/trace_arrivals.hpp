@@ -2,24 +2,41 @@
 
 #include <cstdint>
 #include <istream>
+#include <memory>
 #include <optional>
 
 #include "parsed.hpp"
-#include "policy/played_arrivals.hpp"
 #include "policy/trace_playback.hpp"
 #include "policy/workload.hpp"
 #include "trace_settings.hpp"
 
 namespace stampede {
 
+// Where a pass over a trace keeps the arrivals it plays (simulate's: sim/played_arrivals).
+class ArrivalKeeper {
+ public:
+  virtual ~ArrivalKeeper() = default;
+  // The next arrival, never earlier than the one before: its time and record.
+  virtual void add(std::int64_t at_ns, const TraceRecord& record) = 0;
+};
+
+// Arrivals played back from where a pass kept them, in the order kept.
+class KeptArrivals {
+ public:
+  virtual ~KeptArrivals() = default;
+  // The next arrival: its time, and its tenant and tokens set in record (its other fields
+  // untouched); false at the end.
+  virtual bool next(std::int64_t& at_ns, TraceRecord& record) = 0;
+};
+
 // How to read a trace the settings name: the error is --trace-format's.
 Parsed<TraceReadOptions> trace_read_options(const TraceSettings& settings);
 
 // Reads the trace through to its end as the run will play it: every error it has, or its
 // arrivals' count (the items of the run). Memory as the run's. With keep, the arrivals go there
-// as they are played, for the run to play back (simulate's one pass), and keep is finished.
+// as they are played, for the run to play back (simulate's one pass).
 Parsed<std::int64_t> count_trace_arrivals(std::istream& in, const TraceSettings& settings,
-                                          std::uint64_t seed, PlayedArrivals* keep = nullptr);
+                                          std::uint64_t seed, ArrivalKeeper* keep = nullptr);
 
 // One stream of a played trace's arrivals as the open model's items: arrival k is item k, and
 // a stream takes first, first + stride, ... below the total (a sharded fleet's part, as
@@ -33,7 +50,7 @@ class TraceArrivalStream {
                      std::int64_t stride, bool requests = false);
   // The same arrivals played back from what count_trace_arrivals kept, for the same settings
   // and seed: their records carry their tenants and tokens alone.
-  TraceArrivalStream(const PlayedArrivals& played, std::int64_t total, std::int64_t first,
+  TraceArrivalStream(std::unique_ptr<KeptArrivals> played, std::int64_t total, std::int64_t first,
                      std::int64_t stride);
 
   // The next arrival, or none: the stream is done. Never earlier than the one before.
@@ -49,7 +66,7 @@ class TraceArrivalStream {
   // The trace read and played, or the arrivals played back.
   std::optional<TraceReader> reader_;
   std::optional<TracePlayer> player_;
-  std::optional<PlayedArrivals::Reader> played_;
+  std::unique_ptr<KeptArrivals> played_;
   std::int64_t index_ = -1;  // the arrival next_ is
   std::int64_t total_;
   std::int64_t stride_;

@@ -171,7 +171,8 @@ class Simulation {
     if (scenario_.fleet.workload == WorkloadKind::kTrace) rec_.trace.emplace();
     for (std::uint32_t g = 0; g < groups; ++g) {
       if (options_.played)
-        streams_.emplace_back(schedule_, scenario_.fleet, nullptr, g, groups, options_.played);
+        streams_.emplace_back(schedule_, scenario_.fleet, nullptr, g, groups,
+                              std::make_unique<PlayedArrivals::Reader>(*options_.played));
       else
         streams_.emplace_back(schedule_, scenario_.fleet, open_trace(scenario_.fleet), g, groups);
       pools_.emplace_back();

@@ -5,10 +5,10 @@
 #include <functional>
 #include <optional>
 
-#include "policy/played_arrivals.hpp"
 #include "policy/shard.hpp"
 #include "results.hpp"
 #include "scenario.hpp"
+#include "sim/played_arrivals.hpp"
 
 namespace stampede {
 

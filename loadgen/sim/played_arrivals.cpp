@@ -1,4 +1,4 @@
-#include "policy/played_arrivals.hpp"
+#include "sim/played_arrivals.hpp"
 
 #include <unistd.h>
 

@@ -8,7 +8,7 @@
 #include <optional>
 #include <vector>
 
-#include "policy/trace_format.hpp"
+#include "policy/trace_arrivals.hpp"
 
 namespace stampede {
 
@@ -21,15 +21,15 @@ namespace stampede {
 // One writer and any number of readers may work at once (simulate reads the trace on a thread
 // of its own while the run plays what is kept so far): a reader that catches up with the
 // writer waits for its next block, or for finish().
-class PlayedArrivals {
+class PlayedArrivals final : public ArrivalKeeper {
  public:
   PlayedArrivals();
-  ~PlayedArrivals();
+  ~PlayedArrivals() override;
   PlayedArrivals(const PlayedArrivals&) = delete;
   PlayedArrivals& operator=(const PlayedArrivals&) = delete;
 
   // The next arrival, never earlier than the one before (as TracePlayer plays them).
-  void add(std::int64_t at_ns, const TraceRecord& record);
+  void add(std::int64_t at_ns, const TraceRecord& record) override;
   // The writer's last call: no arrival follows. read_through: the trace was read to its end
   // without an error (else the arrivals kept are those before it). Waiting readers go on.
   void finish(bool read_through);
@@ -42,12 +42,12 @@ class PlayedArrivals {
   std::int64_t size() const { return count_; }
 
   // The arrivals in the order they were added; each reader reads them on its own.
-  class Reader {
+  class Reader final : public KeptArrivals {
    public:
     explicit Reader(const PlayedArrivals& played) : played_(played) {}
     // The next arrival: its time, and its tenant and tokens set in record (its other fields
     // untouched); false at the end.
-    bool next(std::int64_t& at_ns, TraceRecord& record);
+    bool next(std::int64_t& at_ns, TraceRecord& record) override;
 
    private:
     bool load();
