@@ -48,7 +48,7 @@ PlayedArrivals::~PlayedArrivals() = default;
 void PlayedArrivals::add(std::int64_t at_ns, const TraceRecord& record) {
   if (lost_) return;
   // Earlier than the one before, or a gap too wide to share its number with the flags: none
-  // are kept from here, and the run reads the trace instead.
+  // are kept from here, and total() says so (the run's results are not written).
   if (at_ns < last_ns_ || static_cast<std::uint64_t>(at_ns - last_ns_) >> (64 - kFlagBits)) {
     lost_ = true;
     return;
