@@ -51,8 +51,7 @@ Checked<SimulateCommand> check_simulate(const Scenario& scenario, const std::str
   cmd.scenario = scenario;
   // The trace's lines are checked as it is read, by the run's own pass (TracePass).
   check_trace_file(cmd.scenario, errors);
-  if (scenario.fleet.workload == WorkloadKind::kTrace && !scenario.fleet.trace.path.empty())
-    cmd.played = std::make_shared<PlayedArrivals>();
+  if (reads_trace(scenario.fleet)) cmd.played = std::make_shared<PlayedArrivals>();
   take_stream_flags(a.stream, cmd.scenario);
   add_error(simulated_stream_error(cmd.scenario), errors);
   take_assertions(a, scenario_path, cmd, errors);

@@ -8,11 +8,11 @@
 #include "policy/trace_arrivals.hpp"
 
 namespace stampede {
-namespace {
-
 bool reads_trace(const FleetConfig& fleet) {
   return fleet.workload == WorkloadKind::kTrace && !fleet.trace.path.empty();
 }
+
+namespace {
 
 std::string flag_of(const FleetConfig& fleet) {
   return "--trace " + fleet.trace.path + ": ";
@@ -62,18 +62,15 @@ std::optional<std::string> keep_trace(const FleetConfig& fleet, PlayedArrivals& 
   const auto count = count_trace_arrivals(*file, fleet.trace, fleet.seed, &keep);
   keep.finish(static_cast<bool>(count));
   if (!count) return flag_of(fleet) + count.error();
-  if (!keep.kept())
-    return flag_of(fleet) +
-           "its arrivals could not be kept for the run (a temporary file that could not be "
-           "written, or two arrivals more than 146 years apart): give TMPDIR a writable "
-           "directory with room, or cut the trace with --from/--to";
   return std::nullopt;
 }
 
 }  // namespace
 
 TracePass::TracePass(const FleetConfig& fleet, std::shared_ptr<PlayedArrivals> keep)
-    : thread_([this, fleet, keep = std::move(keep)] { error_ = keep_trace(fleet, *keep); }) {}
+    : fleet_(fleet),
+      keep_(std::move(keep)),
+      thread_([this] { error_ = keep_trace(fleet_, *keep_); }) {}
 
 TracePass::~TracePass() {
   if (thread_.joinable()) thread_.join();
@@ -81,6 +78,11 @@ TracePass::~TracePass() {
 
 std::optional<std::string> TracePass::error() {
   if (thread_.joinable()) thread_.join();
+  if (!error_ && !keep_->total())
+    return flag_of(fleet_) +
+           "its arrivals could not be kept for the run in a temporary file (one that could not "
+           "be written or read back, or two arrivals more than 146 years apart): give TMPDIR a "
+           "writable directory with room, or cut the trace with --from/--to";
   return error_;
 }
 

@@ -11,6 +11,9 @@
 
 namespace stampede {
 
+// The trace workload with a file to read (a scenario may name none).
+bool reads_trace(const FleetConfig& fleet);
+
 // --workload trace: the trace file read through as the run will play it, before anything
 // runs, so a bad line is a usage error naming its line and column; its arrivals become the
 // items (--items, when given, cuts them short).
@@ -30,11 +33,15 @@ class TracePass {
   TracePass(const TracePass&) = delete;
   TracePass& operator=(const TracePass&) = delete;
 
-  // Waits for the pass's end: what was wrong with the trace, as take_trace would say it.
+  // Waits for the pass's end: what was wrong with the trace, as take_trace would say it, or
+  // with keeping its arrivals for the run.
   std::optional<std::string> error();
 
  private:
-  std::optional<std::string> error_;  // before the thread, which writes it
+  // All before the thread, which reads and writes them.
+  FleetConfig fleet_;
+  std::shared_ptr<PlayedArrivals> keep_;
+  std::optional<std::string> error_;
   std::thread thread_;
 };
 

@@ -100,7 +100,7 @@ void PlayedArrivals::finish(bool read_through) {
 std::optional<std::int64_t> PlayedArrivals::total() const {
   std::unique_lock lock(mutex_);
   changed_.wait(lock, [&] { return finished_; });
-  if (!read_through_ || lost_) return std::nullopt;
+  if (!read_through_ || lost_ || unread_) return std::nullopt;
   return count_;
 }
 
@@ -138,7 +138,11 @@ bool PlayedArrivals::Reader::load() {
       lock.unlock();
       const auto got = ::pread(fileno(played_.file_.get()), buffer_.data(), buffer_.size(),
                                static_cast<off_t>(from));
-      if (got != static_cast<ssize_t>(buffer_.size())) return false;
+      if (got != static_cast<ssize_t>(buffer_.size())) {
+        lock.lock();
+        played_.unread_ = true;
+        return false;
+      }
       at_ = reinterpret_cast<const unsigned char*>(buffer_.data());
       end_ = at_ + buffer_.size();
     } else if (block_ == played_.spilled_.size()) {

@@ -33,8 +33,9 @@ class PlayedArrivals final : public ArrivalKeeper {
   // The writer's last call: no arrival follows. read_through: the trace was read to its end
   // without an error (else the arrivals kept are those before it). Waiting readers go on.
   void finish(bool read_through);
-  // Waits for finish(): the arrivals' count when the trace was read through and every arrival
-  // kept; none when it had an error or one could not be kept (see kept()).
+  // Waits for finish(): the arrivals' count when the trace was read through, every arrival
+  // kept and every block a reader asked for read back; none otherwise (see kept()), so a run
+  // that played fewer is never taken for the trace's.
   std::optional<std::int64_t> total() const;
   // The writer's view: false when the arrivals could not all be kept (no temporary file, a
   // write that failed, a gap between two arrivals wider than 146 years).
@@ -79,6 +80,7 @@ class PlayedArrivals final : public ArrivalKeeper {
   std::vector<std::uint64_t> spilled_;  // each spilled block's end in the file
   bool finished_ = false;
   bool read_through_ = false;
+  mutable bool unread_ = false;  // a reader could not read a spilled block back
 };
 
 }  // namespace stampede
